@@ -1,0 +1,10 @@
+/** The resource API of mcpctl: config schema, identities, equality, merging, gating, resources. */
+export * from './schema.js';
+export * from './transport.js';
+export * from './identity.js';
+export * from './equality.js';
+export * from './scope.js';
+export * from './assemble.js';
+export * from './gating.js';
+export * from './resource.js';
+export * from './redact.js';

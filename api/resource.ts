@@ -1,0 +1,116 @@
+/**
+ * The McpServer resource and Kubernetes-style conditions (DESIGN §6).
+ *
+ * Types come from @kubernetes/client-node by `import type` only; no runtime code of that
+ * package is ever loaded (a test checks the emitted JavaScript).
+ */
+import type { V1Condition, V1ObjectMeta } from '@kubernetes/client-node';
+import type { McpServerConfig } from './schema.js';
+
+export const API_VERSION = 'mcpctl.dev/v1alpha1';
+export const ANNOTATION_SCOPE = 'mcpctl.dev/scope';
+export const ANNOTATION_SOURCE = 'mcpctl.dev/source';
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+/** A V1Condition whose time is an RFC 3339 string, as it travels in JSON. */
+export type Condition = Omit<
+  Pick<V1Condition, 'type' | 'status' | 'reason' | 'message' | 'observedGeneration'>,
+  'status'
+> & {
+  status: ConditionStatus;
+  lastTransitionTime: string;
+};
+
+export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
+
+export type AdmittedReason =
+  | 'NotGated'
+  | 'Approved'
+  | 'ApprovedForSession'
+  | 'Disabled'
+  | 'Excluded'
+  | 'NotAllowed'
+  | 'PendingApproval'
+  | 'Rejected'
+  | 'UntrustedFolder';
+
+export type ReadyReason =
+  'Connected' | 'Connecting' | 'NotAdmitted' | 'ConnectFailed' | 'CrashLoopBackOff';
+
+export type UpToDateReason = 'Current' | 'RollingOut' | 'RolloutFailed';
+
+export type ObjectMeta = Pick<V1ObjectMeta, 'name' | 'generation' | 'annotations'> & {
+  name: string;
+  generation: number;
+  creationTimestamp: string;
+};
+
+export interface McpServerStatus {
+  observedGeneration?: number;
+  connectionId?: string;
+  approvalHash?: string;
+  pid?: number;
+  connectedAt?: string;
+  restarts: number;
+  tools: string[];
+  prompts: string[];
+  conditions: Condition[];
+}
+
+export interface McpServer {
+  apiVersion: typeof API_VERSION;
+  kind: 'McpServer';
+  metadata: ObjectMeta;
+  spec: McpServerConfig;
+  status: McpServerStatus;
+}
+
+export interface McpServerList {
+  apiVersion: typeof API_VERSION;
+  kind: 'McpServerList';
+  items: McpServer[];
+}
+
+export interface SetConditionResult {
+  readonly conditions: Condition[];
+  /** True when anything (status, reason, message or observedGeneration) changed. */
+  readonly changed: boolean;
+}
+
+/**
+ * Sets one condition, Kubernetes style: `lastTransitionTime` moves only when `status` changes;
+ * reason, message and observedGeneration are updated in place. Returns a new array.
+ */
+export function setCondition(
+  conditions: readonly Condition[],
+  next: ConditionInput,
+  now: Date = new Date(),
+): SetConditionResult {
+  const index = conditions.findIndex((c) => c.type === next.type);
+  const existing = index >= 0 ? conditions[index] : undefined;
+  if (!existing) {
+    return {
+      conditions: [...conditions, { ...next, lastTransitionTime: now.toISOString() }],
+      changed: true,
+    };
+  }
+  const lastTransitionTime =
+    existing.status === next.status ? existing.lastTransitionTime : now.toISOString();
+  const updated: Condition = { ...next, lastTransitionTime };
+  const changed =
+    existing.status !== updated.status ||
+    existing.reason !== updated.reason ||
+    existing.message !== updated.message ||
+    existing.observedGeneration !== updated.observedGeneration;
+  const out = [...conditions];
+  out[index] = updated;
+  return { conditions: out, changed };
+}
+
+export function findCondition(
+  conditions: readonly Condition[],
+  type: string,
+): Condition | undefined {
+  return conditions.find((c) => c.type === type);
+}

@@ -1,0 +1,306 @@
+/**
+ * The config schema of one MCP server entry and of the parts of a settings file mcpctl reads.
+ *
+ * Guarantees:
+ * - A bad entry yields errors that name the server, the field path and what was expected,
+ *   e.g. `mcpServers.fs.args: expected an array of strings, got "a b"`.
+ * - Unknown fields are kept (passthrough) and reported as warnings, never as errors.
+ * - A server needs `command`, `httpUrl` or `url`; one without is an error, not a late surprise.
+ */
+import { z } from 'zod';
+
+const stringRecord = z.record(z.string(), z.string());
+
+export const serverConfigSchema = z
+  .object({
+    command: z.string().min(1),
+    args: z.array(z.string()),
+    env: stringRecord,
+    cwd: z.string().min(1),
+    url: z.string().url(),
+    httpUrl: z.string().url(),
+    type: z.enum(['stdio', 'sse', 'http']),
+    headers: stringRecord,
+    timeout: z.number().int().positive(),
+    discoveryTimeoutMs: z.number().int().positive(),
+    trust: z.boolean(),
+    description: z.string(),
+    includeTools: z.array(z.string()),
+    excludeTools: z.array(z.string()),
+    disabled: z.boolean(),
+    updateStrategy: z.enum(['RollingUpdate', 'Recreate']),
+    shared: z.boolean(),
+    oauth: z.record(z.string(), z.unknown()),
+    authProviderType: z.string(),
+    extensionName: z.string(),
+  })
+  .partial()
+  .passthrough();
+
+/** One server entry as written in a config file, after normalisation (no Claude `type` left). */
+export type McpServerConfig = z.infer<typeof serverConfigSchema>;
+
+/** Human words for what each known field must be; used in error messages. */
+const EXPECTED: Record<string, string> = {
+  command: 'a non-empty string',
+  args: 'an array of strings',
+  env: 'an object of string values',
+  cwd: 'a non-empty string',
+  url: 'an absolute URL (SSE)',
+  httpUrl: 'an absolute URL (streamable HTTP)',
+  type: 'one of "stdio", "sse", "http"',
+  headers: 'an object of string values',
+  timeout: 'a positive whole number of milliseconds',
+  discoveryTimeoutMs: 'a positive whole number of milliseconds',
+  trust: 'true or false',
+  description: 'a string',
+  includeTools: 'an array of strings',
+  excludeTools: 'an array of strings',
+  disabled: 'true or false',
+  updateStrategy: 'one of "RollingUpdate", "Recreate"',
+  shared: 'true or false',
+  oauth: 'an object',
+  authProviderType: 'a string',
+  extensionName: 'a string',
+};
+
+export const KNOWN_SERVER_FIELDS: ReadonlySet<string> = new Set(Object.keys(EXPECTED));
+
+export type ConfigPath = ReadonlyArray<string | number>;
+
+export interface ConfigIssue {
+  /** Path inside the file, e.g. ['mcpServers', 'fs', 'args']. */
+  readonly path: ConfigPath;
+  /** Full message starting with the dotted path. */
+  readonly message: string;
+}
+
+export function formatPath(path: ConfigPath): string {
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : p))
+    .join('.')
+    .replace(/\.\[/g, '[');
+}
+
+/** A short rendering of the offending value for messages (never the whole of a big value). */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function valueAt(root: unknown, path: ConfigPath): unknown {
+  let cur = root;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string | number, unknown>)[key];
+  }
+  return cur;
+}
+
+function expectedFor(relPath: ConfigPath, issue: z.ZodIssue): string {
+  const [field, ...rest] = relPath;
+  if (typeof field === 'string' && rest.length === 0 && EXPECTED[field]) return EXPECTED[field];
+  if ((field === 'env' || field === 'headers') && rest.length === 1) return 'a string';
+  if (
+    (field === 'args' || field === 'includeTools' || field === 'excludeTools') &&
+    rest.length === 1
+  )
+    return 'a string';
+  if (issue.code === 'invalid_type') return `a value of type ${issue.expected}`;
+  return issue.message.toLowerCase();
+}
+
+export interface ServerValidation {
+  readonly config?: McpServerConfig;
+  readonly errors: ConfigIssue[];
+  readonly warnings: ConfigIssue[];
+}
+
+/**
+ * Validates one server entry found at `basePath` (e.g. ['mcpServers', 'fs']).
+ * The returned config is not yet normalised; see normalizeServerConfig().
+ */
+export function validateServerConfig(raw: unknown, basePath: ConfigPath): ServerValidation {
+  const where = formatPath(basePath);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return {
+      errors: [
+        {
+          path: basePath,
+          message: `${where}: expected an object describing the server, got ${describeValue(raw)}`,
+        },
+      ],
+      warnings: [],
+    };
+  }
+  const warnings: ConfigIssue[] = Object.keys(raw)
+    .filter((k) => !KNOWN_SERVER_FIELDS.has(k))
+    .map((k) => ({
+      path: [...basePath, k],
+      message: `${formatPath([...basePath, k])}: unknown field, kept but not used by mcpctl`,
+    }));
+  const parsed = serverConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((issue) => {
+      const path = [...basePath, ...issue.path];
+      const got = describeValue(valueAt(raw, issue.path));
+      return {
+        path,
+        message: `${formatPath(path)}: expected ${expectedFor(issue.path, issue)}, got ${got}`,
+      };
+    });
+    return { errors, warnings };
+  }
+  const config = parsed.data;
+  const hasUrl = config.url !== undefined || config.httpUrl !== undefined;
+  if (config.command === undefined && !hasUrl) {
+    return {
+      errors: [
+        {
+          path: basePath,
+          message: `${where}: needs "command" (a local stdio server), "httpUrl" (streamable HTTP) or "url" (SSE, or HTTP with "type": "http")`,
+        },
+      ],
+      warnings,
+    };
+  }
+  if (config.type === 'stdio' && config.command === undefined) {
+    return {
+      errors: [
+        {
+          path: [...basePath, 'command'],
+          message: `${where}.command: "type": "stdio" needs a command`,
+        },
+      ],
+      warnings,
+    };
+  }
+  return { config, errors: [], warnings };
+}
+
+function stringList(raw: unknown, path: ConfigPath, errors: ConfigIssue[]): string[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw) || raw.some((x) => typeof x !== 'string')) {
+    errors.push({
+      path,
+      message: `${formatPath(path)}: expected an array of server names (strings), got ${describeValue(raw)}`,
+    });
+    return undefined;
+  }
+  return [...(raw as string[])];
+}
+
+/** The `mcp` section of a settings file: the gating lists and the restart-only serverCommand. */
+export interface McpSettings {
+  allowed?: string[];
+  excluded?: string[];
+  serverCommand?: string;
+}
+
+/** What mcpctl takes from one config file. Everything else in the file is ignored here. */
+export interface SourceContent {
+  /** `undefined` when the file has no `mcpServers` key. */
+  mcpServers?: Record<string, McpServerConfig>;
+  mcp?: McpSettings;
+  /** `security.folderTrust.enabled` (only meaningful in user settings). */
+  folderTrustEnabled?: boolean;
+}
+
+export interface SourceValidation {
+  readonly content: SourceContent;
+  readonly errors: ConfigIssue[];
+  readonly warnings: ConfigIssue[];
+}
+
+/**
+ * Validates the parts of a parsed settings / .mcp.json document that mcpctl uses.
+ * `normalize` is applied to each valid server (Claude shape → ours).
+ */
+export function validateSourceDocument(
+  doc: unknown,
+  normalize: (c: McpServerConfig) => McpServerConfig,
+): SourceValidation {
+  const errors: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [];
+  const content: SourceContent = {};
+  if (doc === undefined || doc === null) return { content, errors, warnings };
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    errors.push({
+      path: [],
+      message: `expected a JSON object at the top of the file, got ${describeValue(doc)}`,
+    });
+    return { content, errors, warnings };
+  }
+  const top = doc as Record<string, unknown>;
+  if (top.mcpServers !== undefined) {
+    const servers = top.mcpServers;
+    if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
+      errors.push({
+        path: ['mcpServers'],
+        message: `mcpServers: expected an object mapping server names to their config, got ${describeValue(servers)}`,
+      });
+    } else {
+      // A null-prototype map: server names like "__proto__" are ordinary names here.
+      const out: Record<string, McpServerConfig> = Object.create(null) as Record<
+        string,
+        McpServerConfig
+      >;
+      for (const [name, raw] of Object.entries(servers)) {
+        if (name.trim() === '') {
+          errors.push({
+            path: ['mcpServers', name],
+            message: 'mcpServers: a server name must not be empty',
+          });
+          continue;
+        }
+        const v = validateServerConfig(raw, ['mcpServers', name]);
+        errors.push(...v.errors);
+        warnings.push(...v.warnings);
+        if (v.config) out[name] = normalize(v.config);
+      }
+      content.mcpServers = out;
+    }
+  }
+  if (top.mcp !== undefined) {
+    const mcp = top.mcp;
+    if (mcp === null || typeof mcp !== 'object' || Array.isArray(mcp)) {
+      errors.push({ path: ['mcp'], message: `mcp: expected an object, got ${describeValue(mcp)}` });
+    } else {
+      const m = mcp as Record<string, unknown>;
+      const section: McpSettings = {};
+      const allowed = stringList(m.allowed, ['mcp', 'allowed'], errors);
+      const excluded = stringList(m.excluded, ['mcp', 'excluded'], errors);
+      if (allowed !== undefined) section.allowed = allowed;
+      if (excluded !== undefined) section.excluded = excluded;
+      if (m.serverCommand !== undefined) {
+        if (typeof m.serverCommand === 'string') section.serverCommand = m.serverCommand;
+        else
+          errors.push({
+            path: ['mcp', 'serverCommand'],
+            message: `mcp.serverCommand: expected a string, got ${describeValue(m.serverCommand)}`,
+          });
+      }
+      content.mcp = section;
+    }
+  }
+  const security = top.security as Record<string, unknown> | undefined;
+  const folderTrust =
+    security && typeof security === 'object'
+      ? (security.folderTrust as Record<string, unknown> | undefined)
+      : undefined;
+  if (folderTrust && typeof folderTrust === 'object' && folderTrust.enabled !== undefined) {
+    if (typeof folderTrust.enabled === 'boolean') content.folderTrustEnabled = folderTrust.enabled;
+    else
+      errors.push({
+        path: ['security', 'folderTrust', 'enabled'],
+        message: `security.folderTrust.enabled: expected true or false, got ${describeValue(folderTrust.enabled)}`,
+      });
+  }
+  return { content, errors, warnings };
+}

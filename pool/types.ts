@@ -1,0 +1,91 @@
+/**
+ * The pool's public surface. Reconcilers depend on this interface only, so tests and the bench
+ * can drive a pool whose connector uses in-memory transports.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Prompt,
+  Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { AdmissionTicket } from './ticket.js';
+
+/** Who holds a lease, and how the pool tells them about the connection's life. */
+export interface Holder {
+  readonly sessionId: string;
+  /** The connection died (exit, transport error); the lease is gone. Called once. */
+  onLost(reason: string): void;
+  /** The server's tool or prompt list changed and was re-listed. */
+  onListChanged?(): void;
+}
+
+/** A holder's view of one live pooled connection. */
+export interface Lease {
+  /** The pool key: the connectionId, suffixed with the session for `shared: false`. */
+  readonly key: string;
+  readonly connectionId: string;
+  readonly pid: number | undefined;
+  readonly startedAt: Date;
+  tools(): readonly Tool[];
+  prompts(): readonly Prompt[];
+  /** Last lines the server wrote to stderr (stdio only). */
+  stderrTail(): readonly string[];
+}
+
+export type EntryState = 'connecting' | 'ready' | 'draining' | 'failed' | 'closed';
+
+export interface PoolEntryStats {
+  readonly key: string;
+  readonly connectionId: string;
+  readonly state: EntryState;
+  readonly refs: readonly string[];
+  readonly pid: number | undefined;
+  readonly startedAt: Date | undefined;
+  readonly tools: number;
+  readonly prompts: number;
+}
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** ms; defaults to the server's configured `timeout`, else 10 minutes. */
+  readonly timeout?: number;
+}
+
+export interface Pool {
+  /** Single-flight per key: concurrent acquires of one key start one connection. */
+  acquire(ticket: AdmissionTicket, holder: Holder): Promise<Lease>;
+  /** Drops the session's ref; at zero refs the entry drains after drainDelayMs. */
+  release(key: string, sessionId: string): void;
+  releaseSession(sessionId: string): void;
+  callTool(
+    key: string,
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options?: CallOptions,
+  ): Promise<CallToolResult>;
+  getPrompt(
+    key: string,
+    name: string,
+    args: Record<string, string> | undefined,
+    options?: CallOptions,
+  ): Promise<GetPromptResult>;
+  stats(): PoolEntryStats[];
+  /** Closes every connection (process groups gone) and resolves when all are closed. */
+  close(): Promise<void>;
+}
+
+/** An opened MCP client plus what the pool needs to supervise it. */
+export interface Connected {
+  readonly client: Client;
+  readonly transport: Transport;
+  readonly pid: number | undefined;
+  stderrTail(): readonly string[];
+}
+
+/**
+ * Opens a connection for a ticket (spawn/connect + initialize). The default connector uses the
+ * SDK's real transports; tests and the bench inject one built on InMemoryTransport.
+ */
+export type Connector = (ticket: AdmissionTicket, signal: AbortSignal) => Promise<Connected>;
