@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'eslint.config.js', 'scripts/**'] },
+  { ignores: ['dist/**', '.build-*/**', 'node_modules/**', 'eslint.config.js', 'scripts/**'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

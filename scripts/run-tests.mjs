@@ -5,7 +5,8 @@ import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 const root = new URL('..', import.meta.url).pathname;
-const dist = join(root, 'dist');
+// MCPCTL_DIST lets parallel builds use their own output folder.
+const dist = process.env.MCPCTL_DIST ? join(root, process.env.MCPCTL_DIST) : join(root, 'dist');
 const filters = process.argv.slice(2);
 
 function walk(dir) {
