@@ -29,7 +29,20 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.test.ts', 'e2e/**', 'bench/**', 'fixtures/**'],
+    // Only admission mints tickets (DESIGN §5): a cast anywhere else is a second admission path.
+    ignores: ['reconcilers/admission.ts', 'pool/testing/**', '**/*.test.ts', 'bench/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "TSAsExpression > TSTypeReference[typeName.name='AdmissionTicket']",
+          message: 'Only reconcilers/admission.ts may create an AdmissionTicket.',
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.test.ts', 'e2e/**', 'bench/**'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -1,0 +1,23 @@
+/** Where reconcilers report what happened; the controller's event recorder implements it. */
+
+export type EventType = 'Normal' | 'Warning';
+
+export type EventReason =
+  | 'Connected'
+  | 'Disconnected'
+  | 'Restarted'
+  | 'ConnectFailed'
+  | 'BackOff'
+  | 'PendingApproval'
+  | 'Approved'
+  | 'Rejected'
+  | 'Removed'
+  | 'ConfigInvalid'
+  | 'ConfigValid'
+  | 'RolloutFailed'
+  | 'NotAdmitted';
+
+export interface EventSink {
+  /** `object` is `server/NAME` or `session/NAME`. */
+  record(type: EventType, reason: EventReason, object: string, message: string): void;
+}

@@ -1,0 +1,59 @@
+/**
+ * The tool/prompt registry of one session: what each Ready server offers now, already
+ * filtered. Replacing an entry is one step, so a rolling update swaps tools with no gap.
+ *
+ * Guarantees: `set` and `delete` notify listeners only when the visible content changed;
+ * listeners get the server name; readers always see a consistent per-server entry.
+ */
+import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { canonicalJson } from '../api/index.js';
+
+export interface RegistryEntry {
+  /** Pool key of the lease that serves these tools (for routing calls). */
+  readonly key: string;
+  readonly connectionId: string;
+  readonly tools: readonly Tool[];
+  readonly prompts: readonly Prompt[];
+}
+
+export type RegistryListener = (serverName: string) => void;
+
+export class Registry {
+  readonly #entries = new Map<string, RegistryEntry>();
+  readonly #listeners = new Set<RegistryListener>();
+
+  get(name: string): RegistryEntry | undefined {
+    return this.#entries.get(name);
+  }
+
+  entries(): ReadonlyMap<string, RegistryEntry> {
+    return this.#entries;
+  }
+
+  set(name: string, entry: RegistryEntry): void {
+    const before = this.#entries.get(name);
+    this.#entries.set(name, entry);
+    if (!before || !sameVisible(before, entry)) this.#emit(name);
+  }
+
+  delete(name: string): void {
+    if (this.#entries.delete(name)) this.#emit(name);
+  }
+
+  onChange(listener: RegistryListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(name: string): void {
+    for (const l of this.#listeners) l(name);
+  }
+}
+
+function sameVisible(a: RegistryEntry, b: RegistryEntry): boolean {
+  return (
+    a.key === b.key &&
+    canonicalJson(a.tools) === canonicalJson(b.tools) &&
+    canonicalJson(a.prompts) === canonicalJson(b.prompts)
+  );
+}

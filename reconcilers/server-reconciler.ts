@@ -1,0 +1,358 @@
+/**
+ * The per-server reconcile: level-based, for one name, looking only at desired and actual now
+ * (DESIGN §2, §4 rules 11–13, §5).
+ *
+ * Guarantees:
+ * - A connection is acquired only with a ticket from admission; a refused server is torn down.
+ * - Unchanged connectionId → the same lease is kept; filter-only edits re-filter in place.
+ * - RollingUpdate connects the new config first, swaps the registry entry in one step, then
+ *   releases the old lease; if the new one fails, the old one keeps serving (RolloutFailed).
+ * - Failures back off per server; three in a row show CrashLoopBackOff with the next retry
+ *   time; a connection that stayed up `stableAfterMs` starts the count afresh.
+ * - The queue guarantees one pass per name at a time; pool callbacks only mark and enqueue.
+ */
+import {
+  approvalHashOf,
+  type DesiredServer,
+  type DesiredServers,
+  type Gating,
+  type McpServerConfig,
+} from '../api/index.js';
+import type { Lease, Pool } from '../pool/types.js';
+import { admit, type ApprovalView } from './admission.js';
+import type { EventSink } from './events.js';
+import type { Registry, RegistryEntry } from './registry.js';
+import { ServerRecord, type LiveConnection } from './server-record.js';
+import { toolFilterOf } from './tool-filter.js';
+
+/** The slice of the session's desired state a reconcile reads. */
+export interface DesiredView {
+  readonly servers: DesiredServers;
+  readonly gating: Gating;
+  readonly trusted: boolean;
+}
+
+export interface ServerReconcilerDeps {
+  readonly sessionId: string;
+  readonly workspace: string;
+  desired(): DesiredView;
+  readonly approvals: ApprovalView;
+  readonly pool: Pool;
+  readonly registry: Registry;
+  readonly events: EventSink;
+  /** Re-run the reconcile of `name` (pool callbacks use it). */
+  enqueue(name: string): void;
+  /** A gated server was left strictly pending by a pass (rule 17). */
+  onPendingApproval(server: DesiredServer): void;
+  now(): number;
+  /** Delay before retry number `failures` (1-based). */
+  backoff(failures: number): number;
+  /** A connection up this long resets the failure count (60 s). */
+  readonly stableAfterMs: number;
+  /** Three failures in a row (or this many) show CrashLoopBackOff. */
+  readonly crashLoopAfter: number;
+}
+
+export interface ReconcileResult {
+  readonly requeueAfter?: number;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class ServerReconciler {
+  readonly #deps: ServerReconcilerDeps;
+  readonly #records = new Map<string, ServerRecord>();
+  /** Names configured earlier in this session and gone now (rule 16 `Removed`). */
+  readonly #removed = new Set<string>();
+  #closed = false;
+
+  constructor(deps: ServerReconcilerDeps) {
+    this.#deps = deps;
+  }
+
+  record(name: string): ServerRecord | undefined {
+    return this.#records.get(name);
+  }
+
+  records(): ReadonlyMap<string, ServerRecord> {
+    return this.#records;
+  }
+
+  wasRemoved(name: string): boolean {
+    return this.#removed.has(name);
+  }
+
+  async reconcile(name: string): Promise<ReconcileResult> {
+    if (this.#closed) return {};
+    const d = this.#deps;
+    const desired = d.desired();
+    const server = desired.servers[name];
+    const now = d.now();
+    let rec = this.#records.get(name);
+
+    if (!server) {
+      if (rec) {
+        this.#teardown(rec, 'removed from the config');
+        this.#records.delete(name);
+        this.#removed.add(name);
+        d.events.record(
+          'Normal',
+          'Removed',
+          `server/${name}`,
+          `server ${name} was removed from the config`,
+        );
+      }
+      return {};
+    }
+
+    this.#removed.delete(name);
+    if (!rec) {
+      rec = new ServerRecord(name, now);
+      this.#records.set(name, rec);
+    }
+    rec.observeSpec(server.config);
+
+    const admission = admit(server, {
+      trusted: desired.trusted,
+      gating: desired.gating,
+      approvals: d.approvals,
+      sessionId: d.sessionId,
+      workspace: d.workspace,
+    });
+    rec.setCondition(
+      {
+        type: 'Admitted',
+        status: admission.admitted ? 'True' : 'False',
+        reason: admission.reason,
+        message: admission.admitted ? '' : admission.message,
+      },
+      now,
+    );
+
+    if (!admission.admitted) {
+      this.#teardown(rec, admission.message);
+      rec.failures = 0;
+      rec.retry = undefined;
+      rec.setCondition(
+        { type: 'Ready', status: 'False', reason: 'NotAdmitted', message: admission.message },
+        now,
+      );
+      rec.setCondition({ type: 'UpToDate', status: 'True', reason: 'Current', message: '' }, now);
+      if (admission.reason === 'PendingApproval') {
+        // Prompt once per config: a new server, or one edited after a decision (rule 8).
+        const hash = approvalHashOf(server.config);
+        if (rec.promptedHash !== hash) {
+          rec.promptedHash = hash;
+          d.events.record('Normal', 'PendingApproval', `server/${name}`, admission.message);
+          d.onPendingApproval(server);
+        }
+      } else {
+        rec.promptedHash = undefined;
+      }
+      return {};
+    }
+
+    rec.promptedHash = undefined;
+    const wanted = admission.ticket.connectionId;
+    if (rec.live?.lost !== undefined) this.#handleLost(rec, rec.live, now);
+
+    const live = rec.live;
+    if (live && live.connectionId === wanted) {
+      live.config = server.config;
+      d.registry.set(name, entryOf(live.lease, server.config));
+      this.#markReady(rec, live, now);
+      return {};
+    }
+
+    // A failed config is not retried before its backoff window ends; an edited one is.
+    if (rec.retry && rec.retry.connectionId !== wanted) {
+      rec.retry = undefined;
+      rec.failures = 0;
+    }
+    if (rec.retry && now < rec.retry.at) return { requeueAfter: rec.retry.at - now };
+
+    if (live && (server.config.updateStrategy ?? 'RollingUpdate') === 'Recreate') {
+      this.#teardown(rec, 'config changed (Recreate)');
+    }
+    const rolling = rec.live !== undefined;
+    if (rolling) {
+      rec.setCondition(
+        {
+          type: 'UpToDate',
+          status: 'False',
+          reason: 'RollingOut',
+          message: `connecting ${wanted}`,
+        },
+        now,
+      );
+    } else {
+      rec.setCondition(
+        { type: 'Ready', status: 'Unknown', reason: 'Connecting', message: `connecting ${wanted}` },
+        now,
+      );
+    }
+
+    let lease: Lease;
+    try {
+      lease = await d.pool.acquire(admission.ticket, {
+        sessionId: d.sessionId,
+        onLost: (reason) => this.#onLost(name, wanted, reason),
+        onListChanged: () => d.enqueue(name),
+      });
+    } catch (err) {
+      return this.#failed(rec, wanted, errorText(err), rolling);
+    }
+
+    if (this.#closed || this.#records.get(name) !== rec) {
+      // The session closed or the server went away while we were connecting.
+      d.pool.release(lease.key, d.sessionId);
+      return {};
+    }
+    const previous = rec.live;
+    const next: LiveConnection = {
+      lease,
+      connectionId: wanted,
+      config: server.config,
+      connectedAt: d.now(),
+    };
+    rec.live = next;
+    d.registry.set(name, entryOf(lease, server.config));
+    if (previous) d.pool.release(previous.lease.key, d.sessionId);
+    if (rec.everConnected) rec.restarts += 1;
+    rec.everConnected = true;
+    rec.retry = undefined;
+    rec.lastError = undefined;
+    const t = d.now();
+    this.#markReady(rec, next, t);
+    d.events.record(
+      'Normal',
+      previous ? 'Restarted' : 'Connected',
+      `server/${name}`,
+      `${previous ? `rolled ${previous.connectionId} to` : 'connected'} ${wanted} (pid ${lease.pid ?? 'remote'}, ${lease.tools().length} tools)`,
+    );
+    return {};
+  }
+
+  /** Ends every lease; later passes do nothing. */
+  close(): void {
+    this.#closed = true;
+    for (const rec of this.#records.values()) this.#teardown(rec, 'session closed', false);
+  }
+
+  #markReady(rec: ServerRecord, live: LiveConnection, now: number): void {
+    const tools = this.#deps.registry.get(rec.name)?.tools.length ?? 0;
+    rec.setCondition(
+      { type: 'Ready', status: 'True', reason: 'Connected', message: `${tools} tools` },
+      now,
+    );
+    rec.setCondition({ type: 'UpToDate', status: 'True', reason: 'Current', message: '' }, now);
+    if (now - live.connectedAt >= this.#deps.stableAfterMs) rec.failures = 0;
+  }
+
+  #failed(
+    rec: ServerRecord,
+    connectionId: string,
+    message: string,
+    rolling: boolean,
+  ): ReconcileResult {
+    const d = this.#deps;
+    const now = d.now();
+    rec.failures += 1;
+    const delay = d.backoff(rec.failures);
+    rec.retry = { connectionId, at: now + delay };
+    rec.lastError = message;
+    const retryAt = new Date(now + delay).toISOString();
+    if (rolling) {
+      rec.setCondition(
+        {
+          type: 'UpToDate',
+          status: 'False',
+          reason: 'RolloutFailed',
+          message: `${message}; the previous connection keeps serving; next try at ${retryAt}`,
+        },
+        now,
+      );
+      d.events.record('Warning', 'RolloutFailed', `server/${rec.name}`, message);
+      return { requeueAfter: delay };
+    }
+    const crashLoop = rec.failures >= d.crashLoopAfter;
+    rec.setCondition(
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: crashLoop ? 'CrashLoopBackOff' : 'ConnectFailed',
+        message: `${message}; back-off ${Math.round(delay / 1000)}s, next retry at ${retryAt}`,
+      },
+      now,
+    );
+    d.events.record(
+      'Warning',
+      crashLoop ? 'BackOff' : 'ConnectFailed',
+      `server/${rec.name}`,
+      `${message} (failure ${rec.failures}; next retry at ${retryAt})`,
+    );
+    return { requeueAfter: delay };
+  }
+
+  #onLost(name: string, connectionId: string, reason: string): void {
+    const rec = this.#records.get(name);
+    if (!rec?.live || rec.live.connectionId !== connectionId) return;
+    rec.live.lost = reason;
+    this.#deps.enqueue(name);
+  }
+
+  /** The pool dropped the lease: tools go at once, a retry is scheduled with backoff. */
+  #handleLost(rec: ServerRecord, live: LiveConnection, now: number): void {
+    const d = this.#deps;
+    rec.live = undefined;
+    d.registry.delete(rec.name);
+    rec.lastStderr = live.lease.stderrTail();
+    if (now - live.connectedAt >= d.stableAfterMs) rec.failures = 0;
+    rec.failures += 1;
+    const delay = d.backoff(rec.failures);
+    rec.retry = { connectionId: live.connectionId, at: now + delay };
+    const message = `connection lost: ${live.lost ?? 'unknown'}`;
+    rec.lastError = message;
+    const crashLoop = rec.failures >= d.crashLoopAfter;
+    const retryAt = new Date(now + delay).toISOString();
+    rec.setCondition(
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: crashLoop ? 'CrashLoopBackOff' : 'ConnectFailed',
+        message: `${message}; back-off ${Math.round(delay / 1000)}s, next retry at ${retryAt}`,
+      },
+      now,
+    );
+    d.events.record('Warning', 'Disconnected', `server/${rec.name}`, message);
+    d.events.record(
+      'Warning',
+      'BackOff',
+      `server/${rec.name}`,
+      `restarting failed server in ${Math.round(delay / 1000)}s (failure ${rec.failures})`,
+    );
+  }
+
+  #teardown(rec: ServerRecord, why: string, record = true): void {
+    const d = this.#deps;
+    const live = rec.live;
+    d.registry.delete(rec.name);
+    if (!live) return;
+    rec.live = undefined;
+    if (live.lost === undefined) d.pool.release(live.lease.key, d.sessionId);
+    if (record)
+      d.events.record('Normal', 'Disconnected', `server/${rec.name}`, `disconnected: ${why}`);
+  }
+}
+
+function entryOf(lease: Lease, config: McpServerConfig): RegistryEntry {
+  const keep = toolFilterOf(config);
+  return {
+    key: lease.key,
+    connectionId: lease.connectionId,
+    tools: lease.tools().filter((t) => keep(t.name)),
+    prompts: lease.prompts(),
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * What the controller knows about one server of one session: its generation, conditions, the
+ * lease that serves it and its failure history. Owned by the server reconciler; read by the
+ * session to build McpServer resources.
+ */
+import {
+  canonicalJson,
+  setCondition,
+  type Condition,
+  type ConditionInput,
+  type McpServerConfig,
+} from '../api/index.js';
+import type { Lease } from '../pool/types.js';
+
+export interface LiveConnection {
+  readonly lease: Lease;
+  readonly connectionId: string;
+  config: McpServerConfig;
+  readonly connectedAt: number;
+  /** Set by the pool's onLost: the connection is gone and must be handled by the next pass. */
+  lost?: string;
+}
+
+export interface RetryWindow {
+  /** The connectionId that failed; a different desired id retries at once. */
+  readonly connectionId: string;
+  /** Epoch ms before which this id is not tried again. */
+  readonly at: number;
+}
+
+export class ServerRecord {
+  generation = 0;
+  #specJson = '';
+  readonly creationTimestamp: string;
+  conditions: Condition[] = [];
+  live: LiveConnection | undefined;
+  /** Consecutive failures of the current config (connect failures and crashes). */
+  failures = 0;
+  retry: RetryWindow | undefined;
+  restarts = 0;
+  everConnected = false;
+  /** The approval hash a PendingApproval prompt was last sent for (one prompt per config). */
+  promptedHash: string | undefined;
+  lastError: string | undefined;
+  /** Last stderr lines seen from a failed or lost connection. */
+  lastStderr: readonly string[] = [];
+
+  constructor(
+    readonly name: string,
+    now: number,
+  ) {
+    this.creationTimestamp = new Date(now).toISOString();
+  }
+
+  /** Bumps the generation when the spec changed; returns true on a change. */
+  observeSpec(config: McpServerConfig): boolean {
+    const json = canonicalJson(config);
+    if (json === this.#specJson) return false;
+    this.#specJson = json;
+    this.generation += 1;
+    return true;
+  }
+
+  setCondition(next: Omit<ConditionInput, 'observedGeneration'>, now: number): boolean {
+    const result = setCondition(
+      this.conditions,
+      { ...next, observedGeneration: this.generation },
+      new Date(now),
+    );
+    this.conditions = result.conditions;
+    return result.changed;
+  }
+
+  condition(type: string): Condition | undefined {
+    return this.conditions.find((c) => c.type === type);
+  }
+}

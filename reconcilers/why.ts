@@ -1,0 +1,115 @@
+/**
+ * Why a server's tools are unavailable, and what fixes it (DESIGN §4 rule 16).
+ *
+ * Classification uses the merged server map before allowlist filtering, so a server filtered
+ * out by a narrowed allowlist is `NotAllowed`, never `Removed`.
+ */
+import type { DesiredServer } from '../api/index.js';
+import { decideAdmission, type AdmissionContext } from './admission.js';
+import type { ServerRecord } from './server-record.js';
+
+export type UnavailableReason =
+  | 'NotAllowed'
+  | 'Excluded'
+  | 'PendingApproval'
+  | 'Rejected'
+  | 'Removed'
+  | 'Disabled'
+  | 'UntrustedFolder'
+  | 'ConnectFailed';
+
+export interface WhyAnswer {
+  readonly name: string;
+  /** `Available` when the server is Ready; `Unknown` when no such server was ever configured. */
+  readonly reason: UnavailableReason | 'Available' | 'Connecting' | 'Unknown';
+  readonly message: string;
+  readonly action: string;
+}
+
+export interface WhyContext extends AdmissionContext {
+  readonly server: DesiredServer | undefined;
+  readonly record: ServerRecord | undefined;
+  readonly removed: boolean;
+  /** The `--allowed-mcp-server-names` ceiling, if any. */
+  readonly ceiling: readonly string[] | undefined;
+  /** Settings' own `mcp.allowed`, if any. */
+  readonly settingsAllowed: readonly string[] | undefined;
+}
+
+export function why(name: string, ctx: WhyContext): WhyAnswer {
+  const { server } = ctx;
+  if (!server) {
+    if (ctx.removed)
+      return {
+        name,
+        reason: 'Removed',
+        message: `server ${name} was removed from the config during this session`,
+        action: `add "${name}" back under mcpServers in a settings file or .mcp.json`,
+      };
+    return {
+      name,
+      reason: 'Unknown',
+      message: `no server named ${name} is configured for this session`,
+      action: `add "${name}" under mcpServers in a settings file or .mcp.json`,
+    };
+  }
+  const decision = decideAdmission(server, ctx);
+  if (!decision.admitted) {
+    return {
+      name,
+      reason: decision.reason,
+      message: decision.message,
+      action: actionFor(name, server, decision.reason, ctx),
+    };
+  }
+  const ready = ctx.record?.condition('Ready');
+  if (ready?.status === 'True')
+    return {
+      name,
+      reason: 'Available',
+      message: `server ${name} is ready: ${ready.message}`,
+      action: 'none',
+    };
+  if (ready?.status === 'False')
+    return {
+      name,
+      reason: 'ConnectFailed',
+      message: `server ${name} failed to connect: ${ready.message}`,
+      action: `fix the server's command or URL in ${server.source} and save; mcpctl retries with back-off ('mcpctl describe server ${name}' shows its stderr)`,
+    };
+  return {
+    name,
+    reason: 'Connecting',
+    message: `server ${name} is connecting`,
+    action: `wait: 'mcpctl wait server/${name} --for=condition=Ready'`,
+  };
+}
+
+function actionFor(
+  name: string,
+  server: DesiredServer,
+  reason: Exclude<
+    WhyAnswer['reason'],
+    'Available' | 'Connecting' | 'Unknown' | 'Removed' | 'ConnectFailed'
+  >,
+  ctx: WhyContext,
+): string {
+  switch (reason) {
+    case 'PendingApproval':
+      return `run 'mcpctl approve ${name}' (or 'mcpctl approve ${name} --session' for this session only)`;
+    case 'Rejected':
+      return `edit the server's config in ${server.source} to be asked again, or run 'mcpctl approve ${name}'`;
+    case 'NotAllowed': {
+      const inCeiling = ctx.ceiling === undefined || ctx.ceiling.includes(name);
+      if (!inCeiling)
+        return `the daemon was started with --allowed-mcp-server-names=${(ctx.ceiling ?? []).join(',')}; restart it with ${name} in that list`;
+      return `add "${name}" to mcp.allowed in your settings (now ${JSON.stringify(ctx.settingsAllowed ?? [])})`;
+    }
+    case 'Excluded':
+      return `remove "${name}" from mcp.excluded in your settings`;
+    case 'Disabled':
+      return `set "disabled": false (or remove it) for ${name} in ${server.source}`;
+    case 'UntrustedFolder':
+      return `trust the workspace ${ctx.workspace} in ~/.qwen/trustedFolders.json ("TRUST_FOLDER"), or turn off security.folderTrust.enabled`;
+  }
+}
