@@ -82,14 +82,28 @@ export function formatPath(path: ConfigPath): string {
     .replace(/\.\[/g, '[');
 }
 
+/** For what JSON cannot render: bigint, symbol, function, or an object with a cycle. */
+function nonJsonText(value: unknown): string {
+  switch (typeof value) {
+    case 'bigint':
+    case 'symbol':
+      return value.toString();
+    case 'function':
+      return 'a function';
+    default:
+      // String() would print "[object Object]", which tells the reader nothing.
+      return 'an object that cannot be shown as JSON';
+  }
+}
+
 /** A short rendering of the offending value for messages (never the whole of a big value). */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   let text: string;
   try {
-    text = JSON.stringify(value) ?? String(value);
+    text = JSON.stringify(value) ?? nonJsonText(value);
   } catch {
-    text = String(value);
+    text = nonJsonText(value);
   }
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

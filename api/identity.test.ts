@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  approvalHashOf,
+  changedConnectionFields,
+  connectionIdOf,
+  parseConnectionId,
+} from './identity.js';
+import type { McpServerConfig } from './schema.js';
+import { normalizeServerConfig } from './transport.js';
+
+const STDIO: McpServerConfig = {
+  command: 'node',
+  args: ['server.js', '--root', '/data'],
+  cwd: '/srv',
+  env: { A: '1', B: '2' },
+  timeout: 60_000,
+};
+const HTTP: McpServerConfig = {
+  httpUrl: 'https://mcp.example.test/mcp',
+  headers: { Authorization: 'Bearer t', 'X-Team': 'core' },
+};
+
+function fingerprintOf(id: string): string {
+  return parseConnectionId(id).fingerprint;
+}
+
+describe('connectionIdOf', { timeout: 10_000 }, () => {
+  it('is `${name}::${16 hex}`', () => {
+    assert.match(connectionIdOf('fs', STDIO), /^fs::[0-9a-f]{16}$/);
+    assert.notEqual(connectionIdOf('fs', STDIO), connectionIdOf('fs2', STDIO));
+    assert.equal(
+      fingerprintOf(connectionIdOf('fs', STDIO)),
+      fingerprintOf(connectionIdOf('fs2', STDIO)),
+    );
+  });
+
+  it('is stable under env and headers key order', () => {
+    assert.equal(
+      connectionIdOf('fs', STDIO),
+      connectionIdOf('fs', { ...STDIO, env: { B: '2', A: '1' } }),
+    );
+    assert.equal(
+      connectionIdOf('web', HTTP),
+      connectionIdOf('web', {
+        headers: { 'X-Team': 'core', Authorization: 'Bearer t' },
+        httpUrl: HTTP.httpUrl,
+      }),
+    );
+  });
+
+  it('treats absent args, env and headers as empty', () => {
+    assert.equal(
+      connectionIdOf('x', { command: 'c' }),
+      connectionIdOf('x', { command: 'c', args: [], env: {}, headers: {} }),
+    );
+  });
+
+  it('changes with any connection field', () => {
+    const base = connectionIdOf('fs', STDIO);
+    const variants: Array<[string, McpServerConfig]> = [
+      ['command', { ...STDIO, command: 'bun' }],
+      ['args order', { ...STDIO, args: ['--root', '/data', 'server.js'] }],
+      ['args value', { ...STDIO, args: ['server.js', '--root', '/other'] }],
+      ['cwd', { ...STDIO, cwd: '/elsewhere' }],
+      ['env value', { ...STDIO, env: { A: '1', B: '3' } }],
+      ['env key', { ...STDIO, env: { A: '1', B: '2', C: '3' } }],
+      ['timeout', { ...STDIO, timeout: 1 }],
+      ['oauth', { ...STDIO, oauth: { clientId: 'x' } }],
+      ['authProviderType', { ...STDIO, authProviderType: 'google_credentials' }],
+    ];
+    for (const [what, config] of variants)
+      assert.notEqual(connectionIdOf('fs', config), base, what);
+    const web = connectionIdOf('web', HTTP);
+    assert.notEqual(
+      connectionIdOf('web', { ...HTTP, headers: { ...HTTP.headers, 'X-Team': 'ops' } }),
+      web,
+    );
+    assert.notEqual(connectionIdOf('web', { ...HTTP, httpUrl: 'https://other.test/mcp' }), web);
+    // Same URL over SSE is another connection than over streamable HTTP.
+    assert.notEqual(connectionIdOf('web', { url: HTTP.httpUrl!, headers: HTTP.headers! }), web);
+  });
+
+  it('leaves tool filters, trust, description and other non-connection fields out', () => {
+    const base = connectionIdOf('fs', STDIO);
+    const same: McpServerConfig[] = [
+      { ...STDIO, includeTools: ['read'] },
+      { ...STDIO, excludeTools: ['write'] },
+      { ...STDIO, trust: true },
+      { ...STDIO, description: 'files' },
+      { ...STDIO, discoveryTimeoutMs: 5_000 },
+      { ...STDIO, updateStrategy: 'Recreate' },
+    ];
+    for (const config of same)
+      assert.equal(connectionIdOf('fs', config), base, JSON.stringify(config));
+  });
+
+  it('gives the Claude and Qwen shapes of one server the same id', () => {
+    const claude = normalizeServerConfig({ type: 'http', url: 'https://mcp.example.test/mcp' });
+    assert.equal(
+      connectionIdOf('web', claude),
+      connectionIdOf('web', { httpUrl: 'https://mcp.example.test/mcp' }),
+    );
+  });
+});
+
+describe('parseConnectionId', { timeout: 10_000 }, () => {
+  it('splits on the last "::" so names containing "::" survive', () => {
+    for (const name of ['fs', 'a::b', 'ns::tool::x', '::lead']) {
+      const id = connectionIdOf(name, STDIO);
+      assert.deepEqual(parseConnectionId(id), {
+        name,
+        fingerprint: fingerprintOf(connectionIdOf('fs', STDIO)),
+      });
+    }
+  });
+
+  it('rejects a string that is not a connectionId, saying so', () => {
+    assert.throws(() => parseConnectionId('plain'), {
+      message: 'not a connectionId (no "::"): plain',
+    });
+  });
+});
+
+describe('approvalHashOf', { timeout: 10_000 }, () => {
+  it('is 64 hex and independent of key order at every depth', () => {
+    const hash = approvalHashOf(STDIO);
+    assert.match(hash, /^[0-9a-f]{64}$/);
+    assert.equal(
+      approvalHashOf({
+        timeout: 60_000,
+        env: { B: '2', A: '1' },
+        cwd: '/srv',
+        args: STDIO.args!,
+        command: 'node',
+      }),
+      hash,
+    );
+  });
+
+  it('ignores description, scope and extensionName at the top level', () => {
+    const hash = approvalHashOf(STDIO);
+    assert.equal(approvalHashOf({ ...STDIO, description: 'files' }), hash);
+    assert.equal(approvalHashOf({ ...STDIO, scope: 'project' }), hash);
+    assert.equal(approvalHashOf({ ...STDIO, extensionName: 'ext' }), hash);
+  });
+
+  it('counts a nested key named description (inside env)', () => {
+    assert.notEqual(
+      approvalHashOf({ ...STDIO, env: { ...STDIO.env, description: 'x' } }),
+      approvalHashOf(STDIO),
+    );
+  });
+
+  it('changes with every behavioural field', () => {
+    const hash = approvalHashOf(STDIO);
+    const variants: Array<[string, McpServerConfig]> = [
+      ['command', { ...STDIO, command: 'bun' }],
+      ['args order', { ...STDIO, args: ['--root', '/data', 'server.js'] }],
+      ['cwd', { ...STDIO, cwd: '/x' }],
+      ['env', { ...STDIO, env: { A: '1' } }],
+      ['url', { ...STDIO, url: 'https://a.test/sse' }],
+      ['httpUrl', { ...STDIO, httpUrl: 'https://a.test/mcp' }],
+      ['headers', { ...STDIO, headers: { H: 'v' } }],
+      ['timeout', { ...STDIO, timeout: 1 }],
+      ['discoveryTimeoutMs', { ...STDIO, discoveryTimeoutMs: 1 }],
+      ['trust', { ...STDIO, trust: true }],
+      ['includeTools', { ...STDIO, includeTools: ['a'] }],
+      ['excludeTools', { ...STDIO, excludeTools: ['a'] }],
+      ['disabled', { ...STDIO, disabled: true }],
+      ['updateStrategy', { ...STDIO, updateStrategy: 'Recreate' }],
+      ['shared', { ...STDIO, shared: true }],
+      ['oauth', { ...STDIO, oauth: { clientId: 'x' } }],
+      ['authProviderType', { ...STDIO, authProviderType: 'x' }],
+      ['unknown field', { ...STDIO, somethingNew: 1 }],
+    ];
+    const seen = new Set([hash]);
+    for (const [what, config] of variants) {
+      const h = approvalHashOf(config);
+      assert.ok(!seen.has(h), what);
+      seen.add(h);
+    }
+  });
+});
+
+describe('changedConnectionFields', { timeout: 10_000 }, () => {
+  it('names exactly the connection fields that differ', () => {
+    assert.deepEqual(
+      changedConnectionFields(STDIO, { ...STDIO, description: 'x', trust: true }),
+      [],
+    );
+    assert.deepEqual(
+      changedConnectionFields(STDIO, { ...STDIO, args: ['other.js'], env: { A: '2' } }),
+      ['args', 'env'],
+    );
+    assert.deepEqual(changedConnectionFields(STDIO, HTTP).sort(), [
+      'args',
+      'command',
+      'cwd',
+      'env',
+      'headers',
+      'httpUrl',
+      'timeout',
+      'transport',
+    ]);
+  });
+});

@@ -1,0 +1,326 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  describeValue,
+  formatPath,
+  validateServerConfig,
+  validateSourceDocument,
+  type McpServerConfig,
+} from './schema.js';
+import { normalizeServerConfig } from './transport.js';
+
+/** The error messages for one server entry `mcpServers.<name>`. */
+function errorsOf(name: string, raw: unknown): string[] {
+  return validateServerConfig(raw, ['mcpServers', name]).errors.map((e) => e.message);
+}
+
+describe('validateServerConfig error messages', { timeout: 10_000 }, () => {
+  const cases: Array<[string, string, unknown, string]> = [
+    [
+      'args as a string',
+      'fs',
+      { command: 'node', args: 'a b' },
+      'mcpServers.fs.args: expected an array of strings, got "a b"',
+    ],
+    [
+      'an args element',
+      'fs',
+      { command: 'node', args: ['a', 2] },
+      'mcpServers.fs.args[1]: expected a string, got 2',
+    ],
+    [
+      'an env value',
+      'fs',
+      { command: 'node', env: { TOKEN: 5 } },
+      'mcpServers.fs.env.TOKEN: expected a string, got 5',
+    ],
+    [
+      'headers',
+      'web',
+      { httpUrl: 'https://a.test', headers: 'x' },
+      'mcpServers.web.headers: expected an object of string values, got "x"',
+    ],
+    [
+      'url',
+      'web',
+      { url: 'not a url' },
+      'mcpServers.web.url: expected an absolute URL (SSE), got "not a url"',
+    ],
+    [
+      'httpUrl',
+      'web',
+      { httpUrl: 'nope' },
+      'mcpServers.web.httpUrl: expected an absolute URL (streamable HTTP), got "nope"',
+    ],
+    [
+      'empty command',
+      'fs',
+      { command: '' },
+      'mcpServers.fs.command: expected a non-empty string, got ""',
+    ],
+    [
+      'timeout',
+      'fs',
+      { command: 'node', timeout: -5 },
+      'mcpServers.fs.timeout: expected a positive whole number of milliseconds, got -5',
+    ],
+    [
+      'fractional discoveryTimeoutMs',
+      'fs',
+      { command: 'node', discoveryTimeoutMs: 1.5 },
+      'mcpServers.fs.discoveryTimeoutMs: expected a positive whole number of milliseconds, got 1.5',
+    ],
+    [
+      'type',
+      'fs',
+      { command: 'node', type: 'grpc' },
+      'mcpServers.fs.type: expected one of "stdio", "sse", "http", got "grpc"',
+    ],
+    [
+      'updateStrategy',
+      'fs',
+      { command: 'node', updateStrategy: 'BlueGreen' },
+      'mcpServers.fs.updateStrategy: expected one of "RollingUpdate", "Recreate", got "BlueGreen"',
+    ],
+    [
+      'trust',
+      'fs',
+      { command: 'node', trust: 'yes' },
+      'mcpServers.fs.trust: expected true or false, got "yes"',
+    ],
+    [
+      'includeTools element',
+      'fs',
+      { command: 'node', includeTools: [1] },
+      'mcpServers.fs.includeTools[0]: expected a string, got 1',
+    ],
+    [
+      'oauth',
+      'fs',
+      { command: 'node', oauth: 'token' },
+      'mcpServers.fs.oauth: expected an object, got "token"',
+    ],
+    [
+      'a non-object entry',
+      'fs',
+      'node server.js',
+      'mcpServers.fs: expected an object describing the server, got "node server.js"',
+    ],
+    [
+      'a null entry',
+      'fs',
+      null,
+      'mcpServers.fs: expected an object describing the server, got null',
+    ],
+    [
+      'nothing to connect to',
+      'fs',
+      { args: ['x'] },
+      'mcpServers.fs: needs "command" (a local stdio server), "httpUrl" (streamable HTTP) or "url" (SSE, or HTTP with "type": "http")',
+    ],
+    [
+      'stdio without command',
+      'fs',
+      { type: 'stdio', url: 'https://a.test' },
+      'mcpServers.fs.command: "type": "stdio" needs a command',
+    ],
+  ];
+
+  for (const [what, name, raw, message] of cases) {
+    it(`names server and field for ${what}`, () => {
+      assert.deepEqual(errorsOf(name, raw), [message]);
+    });
+  }
+
+  it('reports every bad field, not just the first', () => {
+    assert.deepEqual(errorsOf('fs', { command: 'node', args: 'a', trust: 1 }), [
+      'mcpServers.fs.args: expected an array of strings, got "a"',
+      'mcpServers.fs.trust: expected true or false, got 1',
+    ]);
+  });
+
+  it('returns no config when there are errors', () => {
+    assert.equal(validateServerConfig({ command: 1 }, ['mcpServers', 'fs']).config, undefined);
+  });
+
+  it('shortens long offending values', () => {
+    const long = 'x'.repeat(200);
+    const [message] = errorsOf('fs', { command: 'node', args: long });
+    assert.equal(
+      message,
+      `mcpServers.fs.args: expected an array of strings, got "${'x'.repeat(56)}...`,
+    );
+    assert.equal(describeValue(undefined), 'nothing');
+  });
+
+  it('describes values JSON cannot render by kind', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    assert.equal(describeValue(cyclic), 'an object that cannot be shown as JSON');
+    assert.equal(describeValue(10n), '10');
+    assert.equal(describeValue(Symbol('s')), 'Symbol(s)');
+    assert.equal(
+      describeValue(() => 1),
+      'a function',
+    );
+  });
+});
+
+describe('validateServerConfig unknown fields', { timeout: 10_000 }, () => {
+  it('keeps them and reports warnings, not errors', () => {
+    const result = validateServerConfig({ command: 'node', colour: 'blue', retries: 3 }, [
+      'mcpServers',
+      'fs',
+    ]);
+    assert.deepEqual(result.errors, []);
+    assert.deepEqual(
+      result.warnings.map((w) => w.message),
+      [
+        'mcpServers.fs.colour: unknown field, kept but not used by mcpctl',
+        'mcpServers.fs.retries: unknown field, kept but not used by mcpctl',
+      ],
+    );
+    assert.deepEqual(result.warnings[0]?.path, ['mcpServers', 'fs', 'colour']);
+    assert.deepEqual(result.config, { command: 'node', colour: 'blue', retries: 3 });
+  });
+
+  it('accepts every known field without a warning', () => {
+    const full: McpServerConfig = {
+      command: 'node',
+      args: ['s.js'],
+      env: { A: '1' },
+      cwd: '/srv',
+      headers: { H: 'v' },
+      timeout: 600_000,
+      discoveryTimeoutMs: 30_000,
+      trust: false,
+      description: 'd',
+      includeTools: ['a'],
+      excludeTools: ['b'],
+      disabled: false,
+      updateStrategy: 'Recreate',
+      shared: true,
+      oauth: { clientId: 'x' },
+      authProviderType: 'dynamic_discovery',
+      extensionName: 'ext',
+    };
+    const result = validateServerConfig(full, ['mcpServers', 'fs']);
+    assert.deepEqual(result.errors, []);
+    assert.deepEqual(result.warnings, []);
+    assert.deepEqual(result.config, full);
+  });
+});
+
+describe('validateSourceDocument', { timeout: 10_000 }, () => {
+  it('keeps valid servers, reports invalid ones with their path, and collects warnings', () => {
+    const result = validateSourceDocument(
+      { mcpServers: { ok: { command: 'node', extra: 1 }, bad: { command: 'node', args: 'a b' } } },
+      normalizeServerConfig,
+    );
+    assert.deepEqual(
+      result.errors.map((e) => e.message),
+      ['mcpServers.bad.args: expected an array of strings, got "a b"'],
+    );
+    assert.deepEqual(result.errors[0]?.path, ['mcpServers', 'bad', 'args']);
+    assert.deepEqual(
+      result.warnings.map((w) => w.message),
+      ['mcpServers.ok.extra: unknown field, kept but not used by mcpctl'],
+    );
+    assert.deepEqual(Object.keys(result.content.mcpServers ?? {}), ['ok']);
+  });
+
+  it('distinguishes no mcpServers key (undefined) from an empty map', () => {
+    assert.equal(
+      validateSourceDocument({ theme: 'dark' }, normalizeServerConfig).content.mcpServers,
+      undefined,
+    );
+    assert.deepEqual(
+      { ...validateSourceDocument({ mcpServers: {} }, normalizeServerConfig).content.mcpServers },
+      {},
+    );
+    assert.deepEqual(validateSourceDocument(undefined, normalizeServerConfig).content, {});
+  });
+
+  it('rejects a document or mcpServers that is not an object', () => {
+    assert.deepEqual(
+      validateSourceDocument([1], normalizeServerConfig).errors.map((e) => e.message),
+      ['expected a JSON object at the top of the file, got [1]'],
+    );
+    assert.deepEqual(
+      validateSourceDocument({ mcpServers: ['fs'] }, normalizeServerConfig).errors.map(
+        (e) => e.message,
+      ),
+      ['mcpServers: expected an object mapping server names to their config, got ["fs"]'],
+    );
+  });
+
+  it('rejects an empty server name', () => {
+    assert.deepEqual(
+      validateSourceDocument(
+        { mcpServers: { ' ': { command: 'x' } } },
+        normalizeServerConfig,
+      ).errors.map((e) => e.message),
+      ['mcpServers: a server name must not be empty'],
+    );
+  });
+
+  it('reads the mcp gating lists, keeping allowed [] as deny-all', () => {
+    const denyAll = validateSourceDocument(
+      { mcp: { allowed: [], excluded: ['x'] } },
+      normalizeServerConfig,
+    );
+    assert.deepEqual(denyAll.content.mcp, { allowed: [], excluded: ['x'] });
+    const none = validateSourceDocument({ mcp: {} }, normalizeServerConfig);
+    assert.deepEqual(none.content.mcp, {});
+    assert.equal('allowed' in (none.content.mcp ?? {}), false);
+  });
+
+  it('reports bad gating lists and serverCommand by path', () => {
+    const result = validateSourceDocument(
+      { mcp: { allowed: 'fs', excluded: [1], serverCommand: 3 } },
+      normalizeServerConfig,
+    );
+    assert.deepEqual(
+      result.errors.map((e) => e.message),
+      [
+        'mcp.allowed: expected an array of server names (strings), got "fs"',
+        'mcp.excluded: expected an array of server names (strings), got [1]',
+        'mcp.serverCommand: expected a string, got 3',
+      ],
+    );
+  });
+
+  it('reads security.folderTrust.enabled and reports a non-boolean', () => {
+    assert.equal(
+      validateSourceDocument(
+        { security: { folderTrust: { enabled: true } } },
+        normalizeServerConfig,
+      ).content.folderTrustEnabled,
+      true,
+    );
+    assert.deepEqual(
+      validateSourceDocument(
+        { security: { folderTrust: { enabled: 'yes' } } },
+        normalizeServerConfig,
+      ).errors.map((e) => e.message),
+      ['security.folderTrust.enabled: expected true or false, got "yes"'],
+    );
+  });
+
+  it('keeps a server named "__proto__" as an ordinary entry', () => {
+    const doc = JSON.parse(
+      '{"mcpServers": {"__proto__": {"command": "x"}, "constructor": {"command": "y"}}}',
+    ) as unknown;
+    const servers = validateSourceDocument(doc, normalizeServerConfig).content.mcpServers ?? {};
+    assert.deepEqual(Object.keys(servers), ['__proto__', 'constructor']);
+    assert.equal(Object.getOwnPropertyDescriptor(servers, '__proto__')?.value.command, 'x');
+    assert.equal(({} as Record<string, unknown>).command, undefined);
+  });
+});
+
+describe('formatPath', { timeout: 10_000 }, () => {
+  it('joins keys with dots and indexes with brackets', () => {
+    assert.equal(formatPath(['mcpServers', 'fs', 'args', 0]), 'mcpServers.fs.args[0]');
+    assert.equal(formatPath(['mcp', 'allowed']), 'mcp.allowed');
+  });
+});

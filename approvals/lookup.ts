@@ -1,0 +1,68 @@
+/**
+ * The approval state of a server as the gating and the admission code need it.
+ *
+ * Guarantees:
+ * - Servers from non-gated scopes (user, system, cli, session) are approved without consulting
+ *   any store (DESIGN §4 rule 7): their config is the user's own.
+ * - A gated server is approved if the store says so for its current config, or if it was
+ *   approved for this session for its current config (rule 10); otherwise the store's state
+ *   (`pending` or `rejected`) stands, so rejected stays down and only pending is promptable.
+ * - The verdict also carries the Admitted reason, so `Approved` and `ApprovedForSession` are
+ *   told apart in status without a second lookup.
+ * - Stores and session approvals are taken as narrow interfaces: tests and the controller may
+ *   pass their own.
+ */
+import type {
+  AdmittedReason,
+  ApprovalLookup,
+  ApprovalState,
+  DesiredServer,
+  McpServerConfig,
+} from '../api/index.js';
+import { isGatedScope } from '../api/index.js';
+
+/** What the lookup needs from a store (ApprovalStore has it). */
+export interface ApprovalReader {
+  getState(root: string, name: string, config: McpServerConfig): ApprovalState;
+}
+
+/** What the lookup needs from session approvals (SessionApprovals has it). */
+export interface SessionApprovalReader {
+  isApproved(name: string, config: McpServerConfig): boolean;
+}
+
+export type ApprovalReason = Extract<
+  AdmittedReason,
+  'NotGated' | 'Approved' | 'ApprovedForSession' | 'PendingApproval' | 'Rejected'
+>;
+
+export interface ApprovalVerdict {
+  readonly state: ApprovalState;
+  readonly reason: ApprovalReason;
+}
+
+export function approvalVerdictOf(
+  store: ApprovalReader,
+  root: string,
+  session: SessionApprovalReader | undefined,
+  server: DesiredServer,
+): ApprovalVerdict {
+  if (!isGatedScope(server.scope)) return { state: 'approved', reason: 'NotGated' };
+  const stored = store.getState(root, server.name, server.config);
+  if (stored === 'approved') return { state: 'approved', reason: 'Approved' };
+  if (session?.isApproved(server.name, server.config)) {
+    return { state: 'approved', reason: 'ApprovedForSession' };
+  }
+  return stored === 'rejected'
+    ? { state: 'rejected', reason: 'Rejected' }
+    : { state: 'pending', reason: 'PendingApproval' };
+}
+
+/** api's ApprovalLookup for one session: project root `root`, its session approvals. */
+export function approvalLookup(
+  store: ApprovalReader,
+  root: string,
+  session?: SessionApprovalReader,
+): ApprovalLookup {
+  return (server) => approvalVerdictOf(store, root, session, server).state;
+}
