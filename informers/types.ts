@@ -6,9 +6,11 @@ import type {
   ApprovalLookup,
   ComputedGating,
   DesiredServers,
+  McpServerConfig,
   McpSettings,
   Scope,
 } from '../api/index.js';
+import type { SourceRegistry } from './source-registry.js';
 
 /** A problem with one source file, located for humans. */
 export interface SourceError {
@@ -59,6 +61,15 @@ export interface SessionStoreOptions {
   readonly approvals: ApprovalLookup;
   /** Per-file debounce; 300 ms unless a test or `--debounce-ms` says otherwise. */
   readonly debounceMs?: number;
+  /**
+   * Where the store gets its file sources. The daemon passes one registry to every session so
+   * that the user settings and trustedFolders.json are watched once for all of them. Without
+   * one, the store makes a private registry (with `debounceMs`); with one, the registry's own
+   * debounce applies and `debounceMs` is ignored.
+   */
+  readonly registry?: SourceRegistry;
+  /** Servers injected by the session that opened the store (scope `session`). */
+  readonly sessionServers?: Readonly<Record<string, McpServerConfig>>;
 }
 
 export interface SessionStore {

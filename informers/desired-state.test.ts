@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ApprovalLookup, SourceContent } from '../api/index.js';
+import {
+  assembleDesiredState,
+  folderTrustEnabled,
+  mergeMcpSettings,
+  type SessionSnapshots,
+} from './desired-state.js';
+import type { FileSnapshot } from './file-source.js';
+import type { TrustRule } from './trust.js';
+
+function snap<T>(file: string, value: T, errors: FileSnapshot<T>['errors'] = []): FileSnapshot<T> {
+  return { file, exists: true, document: value, value, errors, warnings: [] };
+}
+
+const WS = '/home/u/ws';
+const approvals: ApprovalLookup = () => 'approved';
+
+function snapshots(parts: {
+  system?: SourceContent;
+  user?: SourceContent;
+  workspace?: SourceContent;
+  project?: SourceContent;
+  cli?: SourceContent;
+  trust?: TrustRule[];
+}): SessionSnapshots {
+  return {
+    system: snap('/etc/qwen-code/settings.json', parts.system ?? {}),
+    user: snap('/home/u/.qwen/settings.json', parts.user ?? {}),
+    workspace: snap(`${WS}/.qwen/settings.json`, parts.workspace ?? {}),
+    project: snap(`${WS}/.mcp.json`, parts.project ?? {}),
+    ...(parts.cli ? { cli: snap('/tmp/cli.json', parts.cli) } : {}),
+    trustedFolders: snap('/home/u/.qwen/trustedFolders.json', parts.trust ?? []),
+  };
+}
+
+test(
+  'mcp merge: system > workspace > user, key by key, lists replaced not merged',
+  { timeout: 5000 },
+  () => {
+    assert.equal(mergeMcpSettings([undefined, undefined, undefined]), undefined);
+    assert.deepEqual(
+      mergeMcpSettings([
+        undefined,
+        { excluded: ['w'] },
+        { allowed: ['u1', 'u2'], excluded: ['u'] },
+      ]),
+      { allowed: ['u1', 'u2'], excluded: ['w'] },
+    );
+    assert.deepEqual(
+      mergeMcpSettings([
+        { allowed: ['s'] },
+        { allowed: ['w'], serverCommand: 'wc' },
+        { allowed: ['u'] },
+      ]),
+      { allowed: ['s'], serverCommand: 'wc' },
+    );
+    // A higher `allowed: []` is deny-all and wins over a lower list.
+    assert.deepEqual(mergeMcpSettings([undefined, { allowed: [] }, { allowed: ['u'] }]), {
+      allowed: [],
+    });
+  },
+);
+
+test('workspace mcp section counts only in a trusted folder', { timeout: 5000 }, () => {
+  const parts = {
+    user: { mcp: { excluded: ['from-user'] }, folderTrustEnabled: true },
+    workspace: { mcp: { excluded: ['from-ws'] } },
+  };
+  const untrusted = assembleDesiredState({ workspace: WS, snapshots: snapshots(parts), approvals });
+  assert.equal(untrusted.trusted, false);
+  assert.deepEqual(untrusted.gating.excluded, ['from-user']);
+  const trusted = assembleDesiredState({
+    workspace: WS,
+    snapshots: snapshots({ ...parts, trust: [{ path: WS, level: 'TRUST_FOLDER' }] }),
+    approvals,
+  });
+  assert.equal(trusted.trusted, true);
+  assert.deepEqual(trusted.gating.excluded, ['from-ws']);
+});
+
+test('folder trust is enabled by system, else user, never workspace', { timeout: 5000 }, () => {
+  assert.equal(folderTrustEnabled({}, {}), false);
+  assert.equal(folderTrustEnabled({}, { folderTrustEnabled: true }), true);
+  assert.equal(
+    folderTrustEnabled({ folderTrustEnabled: false }, { folderTrustEnabled: true }),
+    false,
+  );
+  const s = assembleDesiredState({
+    workspace: WS,
+    snapshots: snapshots({ workspace: { folderTrustEnabled: true } }),
+    approvals,
+  });
+  assert.equal(s.trusted, true, 'a workspace cannot turn folder trust on for itself');
+});
+
+test(
+  'servers: precedence, scopes and files; untrusted drops workspace servers',
+  { timeout: 5000 },
+  () => {
+    const parts = {
+      system: { mcpServers: { sys: { command: 's' } } },
+      user: {
+        mcpServers: { a: { command: 'user' }, u: { command: 'u' } },
+        folderTrustEnabled: true,
+      },
+      workspace: { mcpServers: { a: { command: 'ws' }, w: { command: 'w' } } },
+      project: { mcpServers: { a: { command: 'proj' }, p: { command: 'p' } } },
+      cli: { mcpServers: { sys: { command: 'cli' } } },
+    };
+    const trusted = assembleDesiredState({
+      workspace: WS,
+      snapshots: snapshots({ ...parts, trust: [{ path: WS, level: 'TRUST_FOLDER' }] }),
+      approvals,
+      sessionServers: { sess: { type: 'http', url: 'http://localhost:1/mcp' } },
+    });
+    assert.deepEqual(Object.keys(trusted.servers).sort(), ['a', 'p', 'sess', 'sys', 'u', 'w']);
+    assert.equal(trusted.servers.a?.scope, 'workspace');
+    assert.equal(trusted.servers.a?.config.command, 'ws');
+    assert.equal(trusted.servers.sys?.scope, 'cli');
+    assert.equal(trusted.servers.sys?.source, '/tmp/cli.json');
+    assert.equal(trusted.servers.sess?.scope, 'session');
+    assert.equal(trusted.servers.sess?.config.httpUrl, 'http://localhost:1/mcp', 'normalised');
+    const untrusted = assembleDesiredState({
+      workspace: WS,
+      snapshots: snapshots(parts),
+      approvals,
+    });
+    assert.equal(untrusted.servers.a?.scope, 'project');
+    assert.equal(untrusted.servers.w, undefined);
+  },
+);
+
+test('gating: ceiling, approvals and the sources list', { timeout: 5000 }, () => {
+  const s = assembleDesiredState({
+    workspace: WS,
+    snapshots: snapshots({
+      user: { mcp: { allowed: ['a', 'b', 'c'] } },
+      project: { mcpServers: { p: { command: 'p' } } },
+    }),
+    ceiling: ['a', 'b'],
+    approvals: () => 'pending',
+  });
+  assert.deepEqual(s.gating.allowed, ['a', 'b']);
+  assert.deepEqual(s.gating.pending, ['p']);
+  assert.deepEqual(
+    s.sources.map((x) => x.scope),
+    ['system', 'user', 'workspace', 'project', 'trust'],
+  );
+});

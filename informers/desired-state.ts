@@ -1,0 +1,125 @@
+/**
+ * Assembling a session's desired state from the snapshots of its sources (pure).
+ *
+ * Guarantees:
+ * - Servers: assembleMcpServers() over user < project < workspace < system < session < cli
+ *   (DESIGN §4 rule 1); workspace servers only in a trusted folder.
+ * - The `mcp` section: settings layers merge key by key with precedence system > workspace >
+ *   user; a higher layer's `allowed` / `excluded` / `serverCommand` replaces a lower one's (lists
+ *   are never concatenated, `allowed: []` stays deny-all); the workspace layer only counts in a
+ *   trusted folder. `.mcp.json` and `--mcp-config` have no say in gating.
+ * - Trust: folder trust is enabled by `security.folderTrust.enabled` of the system settings,
+ *   else of the user settings; never of the workspace settings (a folder cannot vouch for
+ *   itself). Disabled → trusted; enabled → trust.ts decides.
+ * - Gating: computeGating() with the session's ceiling and approval lookup.
+ * - Every source is listed in `sources` with its file, scope, existence, errors and warnings;
+ *   a source's last good content is what is assembled, whatever its current errors.
+ */
+import {
+  assembleMcpServers,
+  computeGating,
+  normalizeServerConfig,
+  type ApprovalLookup,
+  type McpServerConfig,
+  type McpSettings,
+  type SourceContent,
+  type SourceServers,
+} from '../api/index.js';
+import type { FileSnapshot } from './file-source.js';
+import { isWorkspaceTrusted, type TrustRule } from './trust.js';
+import type { DesiredState, SourceStatus } from './types.js';
+
+export interface SessionSnapshots {
+  readonly system: FileSnapshot<SourceContent>;
+  readonly user: FileSnapshot<SourceContent>;
+  /** Absent when the workspace settings file is the user settings file (workspace = home). */
+  readonly workspace?: FileSnapshot<SourceContent>;
+  readonly project: FileSnapshot<SourceContent>;
+  readonly cli?: FileSnapshot<SourceContent>;
+  readonly trustedFolders: FileSnapshot<readonly TrustRule[]>;
+}
+
+export interface AssembleInput {
+  readonly workspace: string;
+  readonly snapshots: SessionSnapshots;
+  readonly sessionServers?: Readonly<Record<string, McpServerConfig>>;
+  readonly ceiling?: readonly string[];
+  readonly approvals: ApprovalLookup;
+}
+
+/** Merges `mcp` sections given highest precedence first; undefined when no layer has one. */
+export function mergeMcpSettings(
+  layersHighestFirst: readonly (McpSettings | undefined)[],
+): McpSettings | undefined {
+  const present = layersHighestFirst.filter((l): l is McpSettings => l !== undefined);
+  if (present.length === 0) return undefined;
+  const merged: McpSettings = {};
+  const allowed = present.find((l) => l.allowed !== undefined)?.allowed;
+  const excluded = present.find((l) => l.excluded !== undefined)?.excluded;
+  const serverCommand = present.find((l) => l.serverCommand !== undefined)?.serverCommand;
+  if (allowed !== undefined) merged.allowed = [...allowed];
+  if (excluded !== undefined) merged.excluded = [...excluded];
+  if (serverCommand !== undefined) merged.serverCommand = serverCommand;
+  return merged;
+}
+
+export function folderTrustEnabled(system: SourceContent, user: SourceContent): boolean {
+  return system.folderTrustEnabled ?? user.folderTrustEnabled ?? false;
+}
+
+function status(snapshot: FileSnapshot<unknown>, scope: SourceStatus['scope']): SourceStatus {
+  return {
+    file: snapshot.file,
+    scope,
+    exists: snapshot.exists,
+    errors: snapshot.errors,
+    warnings: snapshot.warnings,
+  };
+}
+
+export function assembleDesiredState(input: AssembleInput): DesiredState {
+  const s = input.snapshots;
+  const trusted = isWorkspaceTrusted(
+    folderTrustEnabled(s.system.value, s.user.value),
+    s.trustedFolders.value,
+    input.workspace,
+  );
+  const layers: SourceServers[] = [
+    { scope: 'user', file: s.user.file, servers: s.user.value.mcpServers },
+    { scope: 'project', file: s.project.file, servers: s.project.value.mcpServers },
+    { scope: 'system', file: s.system.file, servers: s.system.value.mcpServers },
+  ];
+  if (s.workspace) {
+    layers.push({
+      scope: 'workspace',
+      file: s.workspace.file,
+      servers: s.workspace.value.mcpServers,
+    });
+  }
+  if (input.sessionServers) {
+    const normalised = Object.create(null) as Record<string, McpServerConfig>;
+    for (const [name, config] of Object.entries(input.sessionServers)) {
+      normalised[name] = normalizeServerConfig(config);
+    }
+    layers.push({ scope: 'session', file: 'session', servers: normalised });
+  }
+  if (s.cli) layers.push({ scope: 'cli', file: s.cli.file, servers: s.cli.value.mcpServers });
+  const servers = assembleMcpServers(layers, { trusted });
+  const mcp = mergeMcpSettings([
+    s.system.value.mcp,
+    trusted ? s.workspace?.value.mcp : undefined,
+    s.user.value.mcp,
+  ]);
+  const gating = computeGating({
+    settings: mcp,
+    servers,
+    ceiling: input.ceiling,
+    approvals: input.approvals,
+  });
+  const sources: SourceStatus[] = [status(s.system, 'system'), status(s.user, 'user')];
+  if (s.workspace) sources.push(status(s.workspace, 'workspace'));
+  sources.push(status(s.project, 'project'));
+  if (s.cli) sources.push(status(s.cli, 'cli'));
+  sources.push(status(s.trustedFolders, 'trust'));
+  return { servers, gating, mcp, trusted, sources };
+}

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ComputedGating, DesiredServer, McpServerConfig, Scope } from '../api/index.js';
+import { affectedNames, gatingMovedNames, sourceErrorsChanged, specChangedNames } from './diff.js';
+import type { DesiredState } from './types.js';
+
+function server(name: string, config: McpServerConfig, scope: Scope = 'user'): DesiredServer {
+  return { name, config, scope, source: `/${scope}.json` };
+}
+
+function state(
+  servers: DesiredServer[],
+  gating: Partial<ComputedGating> = {},
+  trusted = true,
+): DesiredState {
+  return {
+    servers: Object.fromEntries(servers.map((s) => [s.name, s])),
+    gating: { excluded: [], pending: [], ...gating },
+    mcp: undefined,
+    trusted,
+    sources: [],
+  };
+}
+
+test('added, removed and changed servers; key order is not a change', { timeout: 5000 }, () => {
+  const before = state([
+    server('keep', { command: 'n', env: { A: '1', B: '2' } }),
+    server('gone', { command: 'x' }),
+    server('edit', { command: 'n', args: ['a', 'b'] }),
+  ]);
+  const after = state([
+    server('keep', { env: { B: '2', A: '1' }, command: 'n' }),
+    server('edit', { command: 'n', args: ['b', 'a'] }),
+    server('new', { command: 'y' }),
+  ]);
+  assert.deepEqual(affectedNames(before, after), ['edit', 'gone', 'new']);
+});
+
+test('a scope move with the same config is a change', { timeout: 5000 }, () => {
+  const before = state([server('a', { command: 'n' }, 'user')]);
+  const after = state([server('a', { command: 'n' }, 'project')]);
+  assert.deepEqual(specChangedNames(before.servers, after.servers), ['a']);
+});
+
+test('gating: only names whose membership moved', { timeout: 5000 }, () => {
+  const servers = [server('a', { command: 'a' }), server('b', { command: 'b' })];
+  assert.deepEqual(affectedNames(state(servers), state(servers, { excluded: ['b'] })), ['b']);
+  // Allowlist appears: everyone it does not list loses admission.
+  assert.deepEqual(affectedNames(state(servers), state(servers, { allowed: ['a'] })), ['b']);
+  // `[]` vs absent is a change for every server.
+  assert.deepEqual(affectedNames(state(servers), state(servers, { allowed: [] })), ['a', 'b']);
+  // Reordering a list moves nobody.
+  assert.deepEqual(
+    affectedNames(
+      state(servers, { excluded: ['a', 'b'] }),
+      state(servers, { excluded: ['b', 'a'] }),
+    ),
+    [],
+  );
+  assert.deepEqual(
+    gatingMovedNames({ excluded: [], pending: ['a'] }, { excluded: [], pending: [] }, []),
+    ['a'],
+  );
+});
+
+test('trust flip affects every name of both states', { timeout: 5000 }, () => {
+  const before = state([server('a', { command: 'a' })], {}, true);
+  const after = state([server('a', { command: 'a' }), server('b', { command: 'b' })], {}, false);
+  assert.deepEqual(affectedNames(before, after), ['a', 'b']);
+});
+
+test('identical states affect nothing', { timeout: 5000 }, () => {
+  const s = [server('a', { command: 'a' })];
+  assert.deepEqual(affectedNames(state(s, { allowed: ['a'] }), state(s, { allowed: ['a'] })), []);
+});
+
+test('sourceErrorsChanged follows errors, not warnings or existence', { timeout: 5000 }, () => {
+  const base = { file: '/f', scope: 'user' as const, exists: true, warnings: [] };
+  const bad = [{ ...base, errors: [{ file: '/f', line: 1, column: 2, message: 'x' }] }];
+  const good = [{ ...base, errors: [] }];
+  assert.equal(sourceErrorsChanged(good, bad), true);
+  assert.equal(sourceErrorsChanged(bad, good), true);
+  assert.equal(sourceErrorsChanged(good, [{ ...base, exists: false, errors: [] }]), false);
+  assert.equal(
+    sourceErrorsChanged(bad, [
+      { ...base, errors: [{ file: '/f', line: 3, column: 1, message: 'y' }] },
+    ]),
+    true,
+  );
+});

@@ -1,0 +1,253 @@
+/**
+ * One config file as a watched resource: watch, debounce, read (bounded), parse JSONC, validate,
+ * keep the last good content, and tell listeners only about real changes.
+ *
+ * Guarantees:
+ * - Debounce per file (default 300 ms, never below 60 ms so that chokidar's 50 ms change throttle
+ *   can never hide the last write of a burst): a burst of saves yields one read.
+ * - A missing file is an empty source (`exists: false`, no errors): deleting a file removes its
+ *   servers, it is not an error. An empty or comment-only file is empty too.
+ * - A file over the size cap (default 4 MiB) is refused unread, with an error.
+ * - Keep-last-good: when a read fails (syntax, validation, size, permission), `document` and
+ *   `value` stay what they were after the last good read and `errors` say what is wrong, each
+ *   with the file, a 1-based line and column, and a message.
+ * - Listeners hear a change only when the parsed document changed in a hot way (the optional
+ *   restart gate decides; without one every content change is hot) or when the errors changed.
+ *   Format-only and comment-only edits, rewriting the same content, and prefix-sharing siblings
+ *   emit nothing. A restart-only edit is still taken in silently, so the snapshot is the file's
+ *   truth and a later hot edit does not resurrect the old value.
+ * - Reads are serialised: one at a time per file, in order.
+ * - refresh() reads now (no debounce), commits and notifies like a watcher event would;
+ *   peek() reads now and commits nothing, notifies no one.
+ * - A source can be shared by many sessions (see source-registry.ts): it holds no per-session
+ *   state, and every listener sees the same snapshots.
+ */
+import { canonicalJson, type ConfigIssue } from '../api/index.js';
+import { createDebouncer } from './debounce.js';
+import { LineIndex, locateIssue, parseJsonc } from './parse.js';
+import {
+  DEFAULT_MAX_BYTES,
+  readFileCapped,
+  tooLargeMessage,
+  type ReadResult,
+} from './read-file.js';
+import type { SourceError } from './types.js';
+import { watchPath, type PathWatcher } from './watch-path.js';
+
+export const DEFAULT_DEBOUNCE_MS = 300;
+/** chokidar drops a `change` within 50 ms of the previous one; our debounce must outlast that. */
+export const MIN_DEBOUNCE_MS = 60;
+
+export interface Validated<T> {
+  readonly value: T;
+  readonly errors: readonly ConfigIssue[];
+  readonly warnings: readonly ConfigIssue[];
+}
+
+export interface FileSourceOptions<T> {
+  readonly file: string;
+  /** Turns a parsed document into the source's value; issues carry paths inside the document. */
+  readonly validate: (document: unknown) => Validated<T>;
+  /** The value of a missing or empty file. */
+  readonly empty: T;
+  /** Restart gate: false suppresses notification of a content change. Absent: all hot. */
+  readonly isHotChange?: (before: unknown, after: unknown) => boolean;
+  readonly debounceMs?: number;
+  readonly maxBytes?: number;
+}
+
+export interface FileSnapshot<T> {
+  readonly file: string;
+  /** The file is on disk now (independent of whether it could be read). */
+  readonly exists: boolean;
+  /** The last good parsed document; `undefined` when there never was one or the file is gone. */
+  readonly document: unknown;
+  readonly value: T;
+  /** Problems of the latest read; empty when it was good. */
+  readonly errors: readonly SourceError[];
+  /** Warnings of the last good read. */
+  readonly warnings: readonly SourceError[];
+}
+
+export interface FileSource<T> {
+  readonly file: string;
+  /** Starts watching and reads once (no notification); idempotent. */
+  start(): Promise<void>;
+  snapshot(): FileSnapshot<T>;
+  /** Notified after each committed read that changed content (hot) or errors. */
+  onChange(listener: (snapshot: FileSnapshot<T>) => void): () => void;
+  /** Notified after every committed read, `changed` saying whether onChange fired (diagnostics). */
+  onRead(listener: (snapshot: FileSnapshot<T>, changed: boolean) => void): () => void;
+  refresh(): Promise<FileSnapshot<T>>;
+  peek(): Promise<FileSnapshot<T>>;
+  close(): Promise<void>;
+}
+
+function fileError(file: string, message: string): SourceError {
+  return { file, line: 0, column: 0, message };
+}
+
+/**
+ * The snapshot a read leads to, given the previous one (pure; exported for tests).
+ * Any failed read keeps the previous document, value and warnings and sets `errors`.
+ */
+export function evaluateRead<T>(
+  previous: FileSnapshot<T>,
+  read: ReadResult,
+  options: Pick<FileSourceOptions<T>, 'validate' | 'empty' | 'maxBytes'>,
+): FileSnapshot<T> {
+  const file = previous.file;
+  const keep = (errors: readonly SourceError[]): FileSnapshot<T> => ({
+    ...previous,
+    exists: true,
+    errors,
+  });
+  switch (read.kind) {
+    case 'missing':
+      return {
+        file,
+        exists: false,
+        document: undefined,
+        value: options.empty,
+        errors: [],
+        warnings: [],
+      };
+    case 'tooLarge':
+      return keep([
+        fileError(file, tooLargeMessage(read.size, options.maxBytes ?? DEFAULT_MAX_BYTES)),
+      ]);
+    case 'error':
+      return keep([fileError(file, read.message)]);
+    case 'ok': {
+      const parsed = parseJsonc(file, read.text);
+      if (parsed.errors.length > 0) return keep(parsed.errors);
+      if (parsed.document === undefined) {
+        return {
+          file,
+          exists: true,
+          document: undefined,
+          value: options.empty,
+          errors: [],
+          warnings: [],
+        };
+      }
+      const validated = options.validate(parsed.document);
+      const index = new LineIndex(read.text);
+      const locate = (issue: ConfigIssue): SourceError =>
+        locateIssue(file, read.text, parsed.tree, issue, index);
+      if (validated.errors.length > 0) return keep(validated.errors.map(locate));
+      return {
+        file,
+        exists: true,
+        document: parsed.document,
+        value: validated.value,
+        errors: [],
+        warnings: [...parsed.warnings, ...validated.warnings.map(locate)],
+      };
+    }
+  }
+}
+
+/** Whether listeners must hear about the move from `before` to `after`. */
+export function isNotableChange<T>(
+  before: FileSnapshot<T>,
+  after: FileSnapshot<T>,
+  isHotChange?: (before: unknown, after: unknown) => boolean,
+): boolean {
+  if (canonicalJson(before.errors) !== canonicalJson(after.errors)) return true;
+  if (canonicalJson(before.document) === canonicalJson(after.document)) return false;
+  return isHotChange === undefined || isHotChange(before.document, after.document);
+}
+
+function notifyAll<A extends unknown[]>(
+  listeners: Iterable<(...args: A) => void>,
+  ...args: A
+): void {
+  for (const listener of [...listeners]) {
+    try {
+      listener(...args);
+    } catch (err) {
+      // One broken subscriber must not starve the others (sources are shared by sessions).
+      process.emitWarning(`mcpctl informer listener failed: ${String(err)}`);
+    }
+  }
+}
+
+export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T> {
+  const file = options.file;
+  const debounceMs = Math.max(options.debounceMs ?? DEFAULT_DEBOUNCE_MS, MIN_DEBOUNCE_MS);
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  let current: FileSnapshot<T> = {
+    file,
+    exists: false,
+    document: undefined,
+    value: options.empty,
+    errors: [],
+    warnings: [],
+  };
+  const changeListeners = new Set<(s: FileSnapshot<T>) => void>();
+  const readListeners = new Set<(s: FileSnapshot<T>, changed: boolean) => void>();
+  let started: Promise<void> | undefined;
+  let closed = false;
+  let watcher: PathWatcher | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const readNow = async (): Promise<FileSnapshot<T>> =>
+    evaluateRead(current, await readFileCapped(file, maxBytes), { ...options, maxBytes });
+
+  /** One read + commit, serialised behind earlier ones. */
+  const sync = (notify: boolean): Promise<FileSnapshot<T>> => {
+    const run = queue.then(async () => {
+      if (closed) return current;
+      if (watcher) await watcher.revalidate();
+      const next = await readNow();
+      if (closed) return current;
+      const changed = notify && isNotableChange(current, next, options.isHotChange);
+      current = next;
+      if (changed) notifyAll(changeListeners, next);
+      notifyAll(readListeners, next, changed);
+      return next;
+    });
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const debouncer = createDebouncer(debounceMs, () => {
+    // Errors are impossible here in practice (reads report failures as snapshots); keep the
+    // chain alive regardless.
+    sync(true).catch(() => undefined);
+  });
+
+  return {
+    file,
+    start() {
+      started ??= (async () => {
+        watcher = watchPath(file, () => debouncer.schedule());
+        await sync(false);
+      })();
+      return started;
+    },
+    snapshot: () => current,
+    onChange(listener) {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
+    },
+    onRead(listener) {
+      readListeners.add(listener);
+      return () => readListeners.delete(listener);
+    },
+    refresh() {
+      debouncer.cancel();
+      return sync(true);
+    },
+    peek: readNow,
+    async close() {
+      closed = true;
+      debouncer.cancel();
+      await queue;
+      await watcher?.close();
+      changeListeners.clear();
+      readListeners.clear();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * The informer layer: config files as watched resources, assembled into each session's desired
+ * state, with a stream of affected server names. It connects nothing (DESIGN §2).
+ */
+export * from './types.js';
+export { createSessionStore, sessionFiles, DEFAULT_SYSTEM_SETTINGS_PATH } from './session-store.js';
+export type { SessionFiles } from './session-store.js';
+export { createSourceRegistry } from './source-registry.js';
+export type { SourceLease, SourceRegistry, SourceRegistryOptions } from './source-registry.js';
+export {
+  createFileSource,
+  evaluateRead,
+  isNotableChange,
+  DEFAULT_DEBOUNCE_MS,
+  MIN_DEBOUNCE_MS,
+} from './file-source.js';
+export type { FileSnapshot, FileSource, FileSourceOptions, Validated } from './file-source.js';
+export { watchPath } from './watch-path.js';
+export type { PathWatcher } from './watch-path.js';
+export { readFileCapped, DEFAULT_MAX_BYTES } from './read-file.js';
+export type { ReadResult } from './read-file.js';
+export { parseJsonc, locateIssue, formatSourceError, LineIndex } from './parse.js';
+export type { ParsedText } from './parse.js';
+export {
+  SETTINGS_SCHEMA,
+  flattenSchema,
+  isRestartRequiredKey,
+  changedKeys,
+  isHotChange,
+} from './restart-gate.js';
+export type { SettingDefinition, SettingsSchema } from './restart-gate.js';
+export {
+  TRUST_LEVELS,
+  validateTrustRules,
+  resolveTrust,
+  isWorkspaceTrusted,
+  isWithin,
+} from './trust.js';
+export type { TrustLevel, TrustRule, TrustDecision, TrustRulesValidation } from './trust.js';
+export {
+  validateSettingsDocument,
+  validateMcpJsonDocument,
+  SETTINGS_KIND,
+  MCP_JSON_KIND,
+  TRUSTED_FOLDERS_KIND,
+} from './source-kinds.js';
+export type { KindOptions } from './source-kinds.js';
+export { assembleDesiredState, mergeMcpSettings, folderTrustEnabled } from './desired-state.js';
+export type { AssembleInput, SessionSnapshots } from './desired-state.js';
+export { affectedNames, gatingMovedNames, specChangedNames, sourceErrorsChanged } from './diff.js';

@@ -1,0 +1,172 @@
+/**
+ * JSONC text → document, with every problem located for humans.
+ *
+ * Guarantees:
+ * - Comments and trailing commas are accepted (jsonc-parser). A text that is empty or holds only
+ *   whitespace and comments is the empty document (`undefined`), not an error: that is what an
+ *   editor leaves between truncate and write, and what a user means by "nothing here".
+ * - Objects come back with a null prototype, so keys such as `__proto__` are ordinary data.
+ * - A syntax error is reported once (the first one; later ones are almost always its echoes)
+ *   with the file, a 1-based line and column, and a message that says how to fix it.
+ * - A duplicate key is a warning, not an error: the last one wins, as with JSON.parse.
+ * - locateIssue() places a validation issue (a path inside the document) at the key of the
+ *   deepest node of that path that exists, so "mcpServers.fs.args: …" points at `"args"`.
+ */
+import {
+  findNodeAtLocation,
+  getNodeValue,
+  parseTree,
+  printParseErrorCode,
+  type Node,
+  type ParseError,
+} from 'jsonc-parser';
+import type { ConfigIssue, ConfigPath } from '../api/index.js';
+import type { SourceError } from './types.js';
+
+export interface ParsedText {
+  /** `undefined` for an empty text, or when the text does not parse. */
+  readonly document: unknown;
+  /** The syntax tree, for locating validation issues; absent when the text is empty. */
+  readonly tree: Node | undefined;
+  readonly errors: readonly SourceError[];
+  readonly warnings: readonly SourceError[];
+}
+
+/** What each syntax error means and, where obvious, what to do about it. */
+const PARSE_HINTS: Record<string, string> = {
+  InvalidSymbol: 'unexpected character; strings and property names need double quotes',
+  InvalidNumberFormat: 'invalid number',
+  PropertyNameExpected: 'expected a property name in double quotes',
+  ValueExpected:
+    'expected a value (a "string", a number, true, false, null, an object or an array)',
+  ColonExpected: 'expected ":" after the property name',
+  CommaExpected: 'expected "," between two entries; add the missing comma',
+  CloseBraceExpected: 'expected "}": an object is not closed',
+  CloseBracketExpected: 'expected "]": an array is not closed',
+  EndOfFileExpected:
+    'unexpected text after the end of the document; the file must hold one JSON object',
+  InvalidCommentToken: 'invalid comment',
+  UnexpectedEndOfComment: 'a /* comment is not closed; add "*/"',
+  UnexpectedEndOfString: 'a string is not closed; add the closing double quote',
+  UnexpectedEndOfNumber: 'a number is cut short',
+  InvalidUnicode: 'invalid \\u escape; it needs four hex digits',
+  InvalidEscapeCharacter:
+    'invalid escape in a string; write a backslash as "\\\\" (Windows paths, regexes)',
+  InvalidCharacter: 'invalid character in a string; write a newline as "\\n" and a tab as "\\t"',
+};
+
+/** Offsets → 1-based line and column, computed once per text. */
+export class LineIndex {
+  private readonly starts: number[] = [0];
+
+  constructor(text: string) {
+    for (let i = 0; i < text.length; i++) {
+      if (text.charCodeAt(i) === 10) this.starts.push(i + 1);
+    }
+  }
+
+  position(offset: number): { line: number; column: number } {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((this.starts[mid] ?? 0) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - (this.starts[lo] ?? 0) + 1 };
+  }
+}
+
+function located(file: string, index: LineIndex, offset: number, message: string): SourceError {
+  const { line, column } = index.position(offset);
+  return { file, line, column, message };
+}
+
+function duplicateKeyWarnings(file: string, index: LineIndex, node: Node): SourceError[] {
+  const out: SourceError[] = [];
+  const walk = (n: Node, path: ConfigPath): void => {
+    if (n.type === 'object') {
+      const seen = new Set<string>();
+      for (const prop of n.children ?? []) {
+        const [keyNode, valueNode] = prop.children ?? [];
+        if (keyNode === undefined) continue;
+        const key = String(keyNode.value);
+        if (seen.has(key)) {
+          const where = [...path, key].join('.');
+          out.push(
+            located(
+              file,
+              index,
+              keyNode.offset,
+              `${where}: duplicate key; the last one wins, remove the other`,
+            ),
+          );
+        }
+        seen.add(key);
+        if (valueNode) walk(valueNode, [...path, key]);
+      }
+    } else if (n.type === 'array') {
+      (n.children ?? []).forEach((child, i) => walk(child, [...path, i]));
+    }
+  };
+  walk(node, []);
+  return out;
+}
+
+/** Parses JSONC text; `file` only labels the errors. */
+export function parseJsonc(file: string, text: string): ParsedText {
+  // A UTF-8 BOM is not content; editors on Windows like to add one.
+  const body = text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text;
+  const index = new LineIndex(body);
+  const parseErrors: ParseError[] = [];
+  const tree = parseTree(body, parseErrors, {
+    allowTrailingComma: true,
+    disallowComments: false,
+    allowEmptyContent: true,
+  });
+  const first = parseErrors[0];
+  if (first !== undefined) {
+    const code = printParseErrorCode(first.error);
+    const hint = PARSE_HINTS[code] ?? code;
+    return {
+      document: undefined,
+      tree,
+      errors: [located(file, index, first.offset, `syntax error: ${hint}`)],
+      warnings: [],
+    };
+  }
+  if (tree === undefined) return { document: undefined, tree, errors: [], warnings: [] };
+  // getNodeValue builds null-prototype objects (see the module comment); `any` → unknown here.
+  const document: unknown = getNodeValue(tree);
+  return { document, tree, errors: [], warnings: duplicateKeyWarnings(file, index, tree) };
+}
+
+/**
+ * Places a validation issue in the text. The issue's message already starts with its dotted
+ * path, so only the position is added.
+ */
+export function locateIssue(
+  file: string,
+  text: string,
+  tree: Node | undefined,
+  issue: ConfigIssue,
+  index: LineIndex = new LineIndex(text),
+): SourceError {
+  if (tree === undefined) return { file, line: 1, column: 1, message: issue.message };
+  let node: Node | undefined;
+  // The deepest node of the path that exists: a missing field is reported at its object.
+  for (let len = issue.path.length; len >= 0 && node === undefined; len--) {
+    node = findNodeAtLocation(tree, [...issue.path.slice(0, len)]);
+  }
+  const target = node ?? tree;
+  // Point at the key (`"args": …`) rather than at the value when the node is a property value.
+  const offset = target.parent?.type === 'property' ? target.parent.offset : target.offset;
+  return located(file, index, offset, issue.message);
+}
+
+/** `file:line:column: message`, or `file: message` when the error is about the whole file. */
+export function formatSourceError(error: SourceError): string {
+  return error.line > 0
+    ? `${error.file}:${error.line}:${error.column}: ${error.message}`
+    : `${error.file}: ${error.message}`;
+}

@@ -1,0 +1,404 @@
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test, type TestContext } from 'node:test';
+import type { ApprovalState, DesiredServer } from '../api/index.js';
+import type { FileSnapshot } from './file-source.js';
+import { createSessionStore } from './session-store.js';
+import { createSourceRegistry, type SourceRegistry } from './source-registry.js';
+import { makeTempDir, Recorder, sleep, writeJson } from './test-support.js';
+import type { SessionStore, SessionStoreOptions, StoreChange } from './types.js';
+
+const DEBOUNCE = 80;
+const QUIET = DEBOUNCE + 300;
+
+interface Env {
+  root: string;
+  home: string;
+  ws: string;
+  system: string;
+  user: string;
+  wsSettings: string;
+  project: string;
+  trust: string;
+  registry: SourceRegistry;
+  approvals: Map<string, ApprovalState>;
+}
+
+async function env(t: TestContext, debounceMs = DEBOUNCE): Promise<Env> {
+  const { dir: root, cleanup } = await makeTempDir();
+  const home = path.join(root, 'home');
+  const ws = path.join(root, 'ws');
+  await mkdir(path.join(home, '.qwen'), { recursive: true });
+  await mkdir(path.join(ws, '.qwen'), { recursive: true });
+  await mkdir(path.join(root, 'etc'));
+  const registry = createSourceRegistry({ debounceMs });
+  t.after(async () => {
+    await registry.close();
+    await cleanup();
+  });
+  return {
+    root,
+    home,
+    ws,
+    system: path.join(root, 'etc', 'settings.json'),
+    user: path.join(home, '.qwen', 'settings.json'),
+    wsSettings: path.join(ws, '.qwen', 'settings.json'),
+    project: path.join(ws, '.mcp.json'),
+    trust: path.join(home, '.qwen', 'trustedFolders.json'),
+    registry,
+    approvals: new Map(),
+  };
+}
+
+async function openStore(
+  t: TestContext,
+  e: Env,
+  extra: Partial<SessionStoreOptions> = {},
+): Promise<{ store: SessionStore; changes: Recorder<StoreChange> }> {
+  const store = createSessionStore({
+    workspace: e.ws,
+    home: e.home,
+    systemSettingsPath: e.system,
+    registry: e.registry,
+    approvals: (s: DesiredServer) => e.approvals.get(s.name) ?? 'pending',
+    ...extra,
+  });
+  const changes = new Recorder<StoreChange>();
+  store.onChange(changes.push);
+  t.after(() => store.close());
+  await store.start();
+  return { store, changes };
+}
+
+/** Reads of one settings file, seen through the shared registry (closed with the test). */
+function settingsReads(t: TestContext, e: Env, file: string): Recorder<boolean> {
+  const lease = e.registry.settings(file);
+  const reads = new Recorder<boolean>();
+  lease.source.onRead((_s: FileSnapshot<unknown>, changed) => reads.push(changed));
+  t.after(() => lease.release());
+  return reads;
+}
+
+const stdio = (arg: string) => ({ command: 'node', args: [arg] });
+const names = (store: SessionStore) => Object.keys(store.current().servers).sort();
+
+test(
+  'an mcpServers-only edit emits one change naming added and changed servers',
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await writeJson(e.user, { mcpServers: { a: stdio('a'), b: stdio('b') } });
+    const { store, changes } = await openStore(t, e);
+    assert.deepEqual(names(store), ['a', 'b']);
+    await writeJson(e.user, { mcpServers: { a: stdio('a'), b: stdio('b2'), c: stdio('c') } });
+    const change = await changes.nth(1, 'the edit');
+    assert.deepEqual(change, { names: ['b', 'c'], configValidityChanged: false });
+    assert.equal(store.current().servers.b?.config.args?.[0], 'b2');
+    await writeJson(e.user, { mcpServers: { a: stdio('a'), c: stdio('c') } });
+    assert.deepEqual((await changes.nth(2, 'the removal')).names, ['b']);
+    await sleep(QUIET);
+    assert.equal(changes.count, 2);
+  },
+);
+
+test(
+  'an mcp.excluded-only edit emits one change naming the excluded server',
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await writeJson(e.user, {
+      mcpServers: { a: stdio('a'), b: stdio('b') },
+      mcp: { excluded: [] },
+    });
+    const { store, changes } = await openStore(t, e);
+    await writeJson(e.user, {
+      mcpServers: { a: stdio('a'), b: stdio('b') },
+      mcp: { excluded: ['a'] },
+    });
+    assert.deepEqual((await changes.nth(1, 'the exclusion')).names, ['a']);
+    assert.deepEqual(store.current().gating.excluded, ['a']);
+    await sleep(QUIET);
+    assert.equal(changes.count, 1);
+  },
+);
+
+test('theme and restart-only edits emit no change at all', { timeout: 10000 }, async (t) => {
+  const e = await env(t);
+  const base = {
+    mcpServers: { a: stdio('a') },
+    ui: { theme: 'dark' },
+    mcp: { serverCommand: 'x' },
+  };
+  await writeJson(e.user, base);
+  const { changes } = await openStore(t, e);
+  // Subscribed after start: the reads counted are those of the edits below.
+  const reads = settingsReads(t, e, e.user);
+  await writeJson(e.user, { ...base, ui: { theme: 'light' } });
+  await reads.nth(1, 'the theme read');
+  await writeJson(e.user, { ...base, ui: { theme: 'light' }, mcp: { serverCommand: 'y' } });
+  assert.equal(await reads.nth(2, 'the restart-only read'), false);
+  await writeJson(e.user, { ...base, ui: { theme: 'light' }, skills: { enabled: ['z'] } });
+  await reads.nth(3, 'the skills read');
+  assert.equal(changes.count, 0);
+});
+
+test(
+  '.mcp.json in the Claude shape is read, gated, and watched on its own',
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await writeJson(e.project, {
+      mcpServers: {
+        remote: { type: 'http', url: 'http://127.0.0.1:9/mcp' },
+        events: { type: 'sse', url: 'http://127.0.0.1:9/sse' },
+        local: { type: 'stdio', command: 'node', args: ['s.js'] },
+      },
+    });
+    const { store, changes } = await openStore(t, e);
+    const s = store.current().servers;
+    assert.equal(s.remote?.scope, 'project');
+    assert.equal(s.remote?.source, e.project);
+    assert.deepEqual(s.remote?.config, { httpUrl: 'http://127.0.0.1:9/mcp' });
+    assert.deepEqual(s.events?.config, { url: 'http://127.0.0.1:9/sse' });
+    assert.deepEqual(s.local?.config, { command: 'node', args: ['s.js'] });
+    assert.deepEqual(store.current().gating.pending, ['events', 'local', 'remote']);
+    await writeJson(e.project, {
+      mcpServers: { local: { type: 'stdio', command: 'node', args: ['t.js'] } },
+    });
+    assert.deepEqual((await changes.nth(1, 'the .mcp.json edit')).names, [
+      'events',
+      'local',
+      'remote',
+    ]);
+  },
+);
+
+test(
+  'invalid JSON: ConfigValid flips with line, last good stays; the fix recovers',
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await writeJson(e.wsSettings, { mcpServers: { w: stdio('w') } });
+    const { store, changes } = await openStore(t, e);
+    await writeFile(
+      e.wsSettings,
+      '{\n  "mcpServers": {\n    "w": { "command": "node" },\n    "x": { "command": }\n  }\n}\n',
+    );
+    const invalid = await changes.nth(1, 'the broken save');
+    assert.deepEqual(invalid, { names: [], configValidityChanged: true });
+    const status = store.current().sources.find((s) => s.scope === 'workspace');
+    assert.equal(status?.errors.length, 1);
+    assert.equal(status?.errors[0]?.line, 4);
+    assert.equal(status?.errors[0]?.file, e.wsSettings);
+    assert.deepEqual(names(store), ['w'], 'the last good content stays in force');
+    assert.deepEqual(store.current().servers.w?.config, stdio('w'));
+
+    await writeJson(e.wsSettings, { mcpServers: { w: stdio('w'), x: stdio('x') } });
+    const fixed = await changes.nth(2, 'the fix');
+    assert.deepEqual(fixed, { names: ['x'], configValidityChanged: true });
+    assert.ok(store.current().sources.every((s) => s.errors.length === 0));
+  },
+);
+
+test(
+  'an untrusted folder ignores workspace settings; trusting it re-emits every name',
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await writeJson(e.user, {
+      security: { folderTrust: { enabled: true } },
+      mcpServers: { u: stdio('u') },
+      mcp: { excluded: ['u'] },
+    });
+    await writeJson(e.wsSettings, { mcpServers: { w: stdio('w') }, mcp: { excluded: [] } });
+    await writeJson(e.project, { mcpServers: { p: stdio('p') } });
+    const { store, changes } = await openStore(t, e);
+    assert.equal(store.current().trusted, false);
+    assert.deepEqual(names(store), ['p', 'u']);
+    assert.deepEqual(store.current().gating.excluded, ['u'], 'workspace mcp section ignored');
+
+    await writeJson(e.trust, { [e.ws]: 'TRUST_FOLDER' });
+    const trusted = await changes.nth(1, 'the trust change');
+    assert.deepEqual(trusted.names, ['p', 'u', 'w']);
+    assert.equal(store.current().trusted, true);
+    assert.deepEqual(store.current().gating.excluded, [], 'workspace mcp section now counts');
+
+    // A more specific DO_NOT_TRUST wins over trusting the parent.
+    await writeJson(e.trust, {
+      [e.ws]: 'DO_NOT_TRUST',
+      [path.join(e.ws, 'sub')]: 'TRUST_PARENT',
+      [e.root]: 'TRUST_FOLDER',
+    });
+    const distrusted = await changes.nth(2, 'the distrust');
+    assert.deepEqual(distrusted.names, ['p', 'u', 'w']);
+    assert.equal(store.current().trusted, false);
+  },
+);
+
+test(
+  'turning folder trust off in user settings trusts the workspace',
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await writeJson(e.user, { security: { folderTrust: { enabled: true } } });
+    await writeJson(e.wsSettings, { mcpServers: { w: stdio('w') } });
+    const { store, changes } = await openStore(t, e);
+    assert.equal(store.current().trusted, false);
+    assert.deepEqual(names(store), []);
+    await writeJson(e.user, { security: { folderTrust: { enabled: false } } });
+    assert.deepEqual((await changes.nth(1, 'trust off')).names, ['w']);
+    assert.equal(store.current().trusted, true);
+  },
+);
+
+test(
+  'resync re-reads every file, emits once, and returns old ∪ new names',
+  { timeout: 10000 },
+  async (t) => {
+    // A long debounce: only resync can pick the edits up within the test.
+    const e = await env(t, 5000);
+    await writeJson(e.user, { mcpServers: { a: stdio('a'), b: stdio('b') } });
+    const { store, changes } = await openStore(t, e);
+    await writeJson(e.user, { mcpServers: { a: stdio('a') } });
+    await writeJson(e.project, { mcpServers: { p: stdio('p') } });
+    const all = await store.resync();
+    assert.deepEqual(all, ['a', 'b', 'p']);
+    assert.equal(changes.count, 1);
+    assert.deepEqual(changes.events[0], { names: ['b', 'p'], configValidityChanged: false });
+    assert.deepEqual(names(store), ['a', 'p']);
+    // Nothing changed on disk: still every known name, and no event.
+    assert.deepEqual(await store.resync(), ['a', 'p']);
+    assert.equal(changes.count, 1);
+  },
+);
+
+test('peek shows the files on disk now and commits nothing', { timeout: 10000 }, async (t) => {
+  const e = await env(t, 5000);
+  await writeJson(e.user, { mcpServers: { a: stdio('a') } });
+  const { store, changes } = await openStore(t, e);
+  await writeJson(e.user, { mcpServers: { b: stdio('b') }, mcp: { allowed: [] } });
+  const peeked = await store.peek();
+  assert.deepEqual(Object.keys(peeked.servers), ['b']);
+  assert.deepEqual(peeked.gating.allowed, []);
+  assert.deepEqual(names(store), ['a']);
+  assert.equal(store.current().gating.allowed, undefined);
+  assert.equal(changes.count, 0);
+});
+
+test('refreshGating emits the names whose approval moved', { timeout: 10000 }, async (t) => {
+  const e = await env(t);
+  await writeJson(e.project, { mcpServers: { p: stdio('p'), q: stdio('q') } });
+  await writeJson(e.user, { mcpServers: { u: stdio('u') } });
+  const { store, changes } = await openStore(t, e);
+  assert.deepEqual(store.current().gating.pending, ['p', 'q']);
+  e.approvals.set('p', 'approved');
+  store.refreshGating();
+  assert.deepEqual(changes.events, [{ names: ['p'], configValidityChanged: false }]);
+  assert.deepEqual(store.current().gating.pending, ['q']);
+  e.approvals.set('q', 'rejected');
+  store.refreshGating();
+  assert.equal(changes.count, 1, 'rejected stays in pending: no move');
+});
+
+test(
+  'ceiling, --mcp-config, session servers and system precedence',
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    const cliFile = path.join(e.root, 'cli.json');
+    await writeJson(cliFile, { mcpServers: { a: stdio('from-cli') } });
+    await writeJson(e.system, {
+      mcpServers: { a: stdio('from-system'), s: stdio('s') },
+      mcp: { excluded: ['s'] },
+    });
+    await writeJson(e.user, {
+      mcpServers: { a: stdio('from-user') },
+      mcp: { allowed: ['a', 'b', 'c'], excluded: [] },
+    });
+    const { store, changes } = await openStore(t, e, {
+      ceiling: ['a', 'b'],
+      mcpConfigPath: cliFile,
+      sessionServers: { sess: stdio('sess') },
+    });
+    const cur = store.current();
+    assert.equal(cur.servers.a?.scope, 'cli');
+    assert.deepEqual(cur.servers.a?.config.args, ['from-cli']);
+    assert.equal(cur.servers.sess?.scope, 'session');
+    assert.deepEqual(cur.gating.allowed, ['a', 'b'], 'settings cannot widen the ceiling');
+    assert.deepEqual(cur.gating.excluded, ['s'], 'system replaces the user list');
+    assert.deepEqual(
+      cur.sources.map((s) => s.scope),
+      ['system', 'user', 'workspace', 'project', 'cli', 'trust'],
+    );
+    await writeJson(cliFile, { mcpServers: { a: stdio('from-cli-2') } });
+    assert.deepEqual((await changes.nth(1, 'the --mcp-config edit')).names, ['a']);
+  },
+);
+
+test(
+  'sessions share sources through one registry; the last release closes them',
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    const ws2 = path.join(e.root, 'ws2');
+    await mkdir(ws2);
+    await writeJson(e.user, { mcpServers: { u: stdio('u') } });
+    const one = await openStore(t, e);
+    const two = await openStore(t, e, { workspace: ws2 });
+    // system, user and trust are shared; each workspace has its settings and .mcp.json.
+    assert.equal(e.registry.size(), 3 + 2 + 2);
+    await writeJson(e.user, { mcpServers: { u: stdio('u2') } });
+    assert.deepEqual((await one.changes.nth(1, 'session one')).names, ['u']);
+    assert.deepEqual((await two.changes.nth(1, 'session two')).names, ['u']);
+    await one.store.close();
+    assert.equal(e.registry.size(), 5);
+    await writeJson(e.user, { mcpServers: { u: stdio('u3') } });
+    assert.deepEqual((await two.changes.nth(2, 'session two after one closed')).names, ['u']);
+    await two.store.close();
+    assert.equal(e.registry.size(), 0);
+    assert.equal(one.changes.count, 1);
+  },
+);
+
+test(
+  'a workspace that is the home has no separate workspace layer',
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await writeJson(e.user, { mcpServers: { u: stdio('u') } });
+    const { store } = await openStore(t, e, { workspace: e.home });
+    assert.equal(store.current().servers.u?.scope, 'user', 'not shadowed as a workspace server');
+    assert.deepEqual(
+      store.current().sources.map((s) => s.scope),
+      ['system', 'user', 'project', 'trust'],
+    );
+  },
+);
+
+test('a store without a registry makes and closes its own', { timeout: 10000 }, async (t) => {
+  const { dir, cleanup } = await makeTempDir();
+  t.after(cleanup);
+  const home = path.join(dir, 'home');
+  const ws = path.join(dir, 'ws');
+  await mkdir(path.join(home, '.qwen'), { recursive: true });
+  await mkdir(ws);
+  await writeJson(path.join(ws, '.mcp.json'), { mcpServers: { p: stdio('p') } });
+  const store = createSessionStore({
+    workspace: ws,
+    home,
+    systemSettingsPath: path.join(dir, 'none', 'settings.json'),
+    approvals: () => 'approved',
+    debounceMs: DEBOUNCE,
+  });
+  const changes = new Recorder<StoreChange>();
+  store.onChange(changes.push);
+  try {
+    await store.start();
+    assert.deepEqual(store.current().gating.pending, []);
+    await writeJson(path.join(ws, '.mcp.json'), { mcpServers: {} });
+    assert.deepEqual((await changes.nth(1, 'removal')).names, ['p']);
+  } finally {
+    await store.close();
+  }
+});

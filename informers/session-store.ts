@@ -1,0 +1,256 @@
+/**
+ * The session store: the desired state of one session, kept in step with its watched files.
+ *
+ * Sources: system settings (`options.systemSettingsPath` ?? `$MCPCTL_SYSTEM_SETTINGS_PATH` ??
+ * /etc/qwen-code/settings.json), user `<home>/.qwen/settings.json`, workspace
+ * `<ws>/.qwen/settings.json` (skipped when it is the user file, i.e. the workspace is the home,
+ * as Qwen Code does), project `<ws>/.mcp.json`, the `--mcp-config` file (scope `cli`) and
+ * `<home>/.qwen/trustedFolders.json`. They come from a SourceRegistry, so sessions share them.
+ *
+ * Guarantees:
+ * - Every source keeps its last good content; the store assembles from those (desired-state.ts).
+ * - On each committed change it computes the affected names (diff.ts) and notifies listeners
+ *   only when some name is affected or some source's errors changed; an edit that moves neither
+ *   servers nor gating (theme, skills, restart-only keys) notifies nobody.
+ * - peek() reads every file now and commits nothing, notifies no one.
+ * - resync() re-reads every file, commits once, notifies as usual (one change at most for this
+ *   session) and returns every name known before or after.
+ * - refreshGating() recomputes gating only (after an approval decision) and notifies the names
+ *   whose gating moved.
+ * - close() releases every source (the registry closes those nobody else holds) and stops
+ *   notifications; it does not close a registry it was given.
+ */
+import path from 'node:path';
+import { computeGating, type SourceContent } from '../api/index.js';
+import { assembleDesiredState, type SessionSnapshots } from './desired-state.js';
+import { affectedNames, gatingMovedNames, sourceErrorsChanged } from './diff.js';
+import type { FileSnapshot, FileSource } from './file-source.js';
+import { createSourceRegistry, type SourceLease } from './source-registry.js';
+import type { TrustRule } from './trust.js';
+import type { DesiredState, SessionStore, SessionStoreOptions, StoreChange } from './types.js';
+
+export const DEFAULT_SYSTEM_SETTINGS_PATH = '/etc/qwen-code/settings.json';
+
+/** The files of a session, by role (the workspace file absent when it is the user file). */
+export interface SessionFiles {
+  readonly system: string;
+  readonly user: string;
+  readonly workspace?: string;
+  readonly project: string;
+  readonly cli?: string;
+  readonly trustedFolders: string;
+}
+
+export function sessionFiles(options: SessionStoreOptions): SessionFiles {
+  const home = path.resolve(options.home);
+  const ws = path.resolve(options.workspace);
+  const user = path.join(home, '.qwen', 'settings.json');
+  const workspace = path.join(ws, '.qwen', 'settings.json');
+  return {
+    system: path.resolve(
+      options.systemSettingsPath ??
+        process.env.MCPCTL_SYSTEM_SETTINGS_PATH ??
+        DEFAULT_SYSTEM_SETTINGS_PATH,
+    ),
+    user,
+    ...(workspace === user ? {} : { workspace }),
+    project: path.join(ws, '.mcp.json'),
+    ...(options.mcpConfigPath === undefined ? {} : { cli: path.resolve(options.mcpConfigPath) }),
+    trustedFolders: path.join(home, '.qwen', 'trustedFolders.json'),
+  };
+}
+
+interface Leases {
+  readonly system: SourceLease<SourceContent>;
+  readonly user: SourceLease<SourceContent>;
+  readonly workspace?: SourceLease<SourceContent>;
+  readonly project: SourceLease<SourceContent>;
+  readonly cli?: SourceLease<SourceContent>;
+  readonly trustedFolders: SourceLease<readonly TrustRule[]>;
+}
+
+function emptyState(): DesiredState {
+  return {
+    servers: Object.create(null) as DesiredState['servers'],
+    gating: { excluded: [], pending: [] },
+    mcp: undefined,
+    trusted: false,
+    sources: [],
+  };
+}
+
+/** What the store does with every source alike, whatever its value type. */
+interface AnySource {
+  start(): Promise<void>;
+  refresh(): Promise<unknown>;
+  onChange(listener: () => void): () => void;
+}
+
+function allSources(leases: Leases): AnySource[] {
+  return [
+    leases.system.source,
+    leases.user.source,
+    leases.workspace?.source,
+    leases.project.source,
+    leases.cli?.source,
+    leases.trustedFolders.source,
+  ].filter(
+    (s): s is FileSource<SourceContent> | FileSource<readonly TrustRule[]> => s !== undefined,
+  );
+}
+
+export function createSessionStore(options: SessionStoreOptions): SessionStore {
+  const files = sessionFiles(options);
+  const registry = options.registry ?? createSourceRegistry({ debounceMs: options.debounceMs });
+  const listeners = new Set<(change: StoreChange) => void>();
+  let leases: Leases | undefined;
+  let unsubscribes: (() => void)[] = [];
+  let state = emptyState();
+  let started: Promise<void> | undefined;
+  let ready = false;
+  let closed = false;
+  let batching = 0;
+
+  function assemble(snapshots: SessionSnapshots): DesiredState {
+    return assembleDesiredState({
+      workspace: options.workspace,
+      snapshots,
+      sessionServers: options.sessionServers,
+      ceiling: options.ceiling,
+      approvals: options.approvals,
+    });
+  }
+
+  function committedSnapshots(l: Leases): SessionSnapshots {
+    return {
+      system: l.system.source.snapshot(),
+      user: l.user.source.snapshot(),
+      workspace: l.workspace?.source.snapshot(),
+      project: l.project.source.snapshot(),
+      cli: l.cli?.source.snapshot(),
+      trustedFolders: l.trustedFolders.source.snapshot(),
+    };
+  }
+
+  function emit(change: StoreChange): void {
+    for (const listener of [...listeners]) {
+      try {
+        listener(change);
+      } catch (err) {
+        process.emitWarning(`mcpctl session store listener failed: ${String(err)}`);
+      }
+    }
+  }
+
+  /** Re-assembles from the sources' snapshots, commits, and notifies when it matters. */
+  function commit(): void {
+    if (!leases || !ready || closed) return;
+    const next = assemble(committedSnapshots(leases));
+    const names = affectedNames(state, next);
+    const configValidityChanged = sourceErrorsChanged(state.sources, next.sources);
+    state = next;
+    if (names.length > 0 || configValidityChanged) emit({ names, configValidityChanged });
+  }
+
+  function onSourceChange(): void {
+    // During resync() the sources report one by one; the store commits once at the end.
+    if (batching > 0) return;
+    commit();
+  }
+
+  async function doStart(): Promise<void> {
+    const l: Leases = {
+      system: registry.settings(files.system),
+      user: registry.settings(files.user),
+      ...(files.workspace === undefined ? {} : { workspace: registry.settings(files.workspace) }),
+      project: registry.mcpJson(files.project),
+      ...(files.cli === undefined ? {} : { cli: registry.mcpJson(files.cli) }),
+      trustedFolders: registry.trustedFolders(files.trustedFolders),
+    };
+    leases = l;
+    unsubscribes = allSources(l).map((s) => s.onChange(onSourceChange));
+    await Promise.all(allSources(l).map((s) => s.start()));
+    if (closed) return;
+    state = assemble(committedSnapshots(l));
+    ready = true;
+  }
+
+  async function peekSnapshots(l: Leases): Promise<SessionSnapshots> {
+    const peekOf = <T>(lease: SourceLease<T> | undefined): Promise<FileSnapshot<T> | undefined> =>
+      lease ? lease.source.peek() : Promise.resolve(undefined);
+    const [system, user, workspace, project, cli, trustedFolders] = await Promise.all([
+      l.system.source.peek(),
+      l.user.source.peek(),
+      peekOf(l.workspace),
+      l.project.source.peek(),
+      peekOf(l.cli),
+      l.trustedFolders.source.peek(),
+    ]);
+    return { system, user, workspace, project, cli, trustedFolders };
+  }
+
+  function requireStarted(what: string): Leases {
+    if (!leases || !ready) throw new Error(`session store: ${what}() before start() finished`);
+    return leases;
+  }
+
+  return {
+    start() {
+      started ??= doStart();
+      return started;
+    },
+    current: () => state,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    async resync() {
+      await started;
+      const l = requireStarted('resync');
+      const before = state;
+      batching++;
+      try {
+        await Promise.all(allSources(l).map((s) => s.refresh()));
+      } finally {
+        batching--;
+      }
+      commit();
+      return [...new Set([...Object.keys(before.servers), ...Object.keys(state.servers)])].sort();
+    },
+    async peek() {
+      await started;
+      return assemble(await peekSnapshots(requireStarted('peek')));
+    },
+    refreshGating() {
+      if (!ready || closed) return;
+      const gating = computeGating({
+        settings: state.mcp,
+        servers: state.servers,
+        ceiling: options.ceiling,
+        approvals: options.approvals,
+      });
+      const names = gatingMovedNames(state.gating, gating, Object.keys(state.servers));
+      state = { ...state, gating };
+      if (names.length > 0) emit({ names, configValidityChanged: false });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      listeners.clear();
+      for (const unsubscribe of unsubscribes) unsubscribe();
+      unsubscribes = [];
+      await started?.catch(() => undefined);
+      const l = leases;
+      leases = undefined;
+      if (l) {
+        const held = [l.system, l.user, l.workspace, l.project, l.cli, l.trustedFolders];
+        await Promise.all(held.map((lease) => (lease ? lease.release() : Promise.resolve())));
+      }
+      // A registry the store made for itself has nothing left open now; one it was given
+      // belongs to its owner.
+      if (options.registry === undefined) await registry.close();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * Sharing file sources between sessions: a small reference-counted registry.
+ *
+ * Why a registry (and not pre-made sources handed to each store): the daemon runs many
+ * sessions, and the user settings file and trustedFolders.json are the same file for all of
+ * them; two sessions on one workspace even share every file. With a registry each session simply
+ * acquires what it needs and releases it when it closes, nobody has to know which session
+ * created a source, and the last release closes the watcher.
+ *
+ * Guarantees:
+ * - One FileSource (one chokidar watcher, one debounce, one parse) per (kind, absolute path).
+ * - acquire → lease; lease.release() is idempotent; the source is closed when its last lease is
+ *   released, and acquiring it again later creates a fresh one.
+ * - The registry's debounce and size cap apply to every source it makes.
+ * - close() closes every source still open, whatever leases remain.
+ */
+import path from 'node:path';
+import type { SourceContent } from '../api/index.js';
+import { createFileSource, type FileSource } from './file-source.js';
+import {
+  MCP_JSON_KIND,
+  SETTINGS_KIND,
+  TRUSTED_FOLDERS_KIND,
+  type KindOptions,
+} from './source-kinds.js';
+import type { TrustRule } from './trust.js';
+import type { SourceKind } from './types.js';
+
+export interface SourceLease<T> {
+  readonly source: FileSource<T>;
+  /** Gives the source back; closes it when this was the last lease. Idempotent. */
+  release(): Promise<void>;
+}
+
+export interface SourceRegistryOptions {
+  /** Per-file debounce of every source; 300 ms by default. */
+  readonly debounceMs?: number;
+  /** Size cap of every source; 4 MiB by default. */
+  readonly maxBytes?: number;
+}
+
+export interface SourceRegistry {
+  settings(file: string): SourceLease<SourceContent>;
+  mcpJson(file: string): SourceLease<SourceContent>;
+  trustedFolders(file: string): SourceLease<readonly TrustRule[]>;
+  /** Number of open sources (for diagnostics and tests). */
+  size(): number;
+  close(): Promise<void>;
+}
+
+interface Entry {
+  // Sources of different value types live in one map; each accessor casts back to the type its
+  // own kind created (the kind is part of the key).
+  readonly source: FileSource<unknown>;
+  refs: number;
+}
+
+export function createSourceRegistry(options: SourceRegistryOptions = {}): SourceRegistry {
+  const entries = new Map<string, Entry>();
+
+  function acquire<T>(kind: SourceKind, kindOptions: KindOptions<T>, file: string) {
+    const abs = path.resolve(file);
+    const key = `${kind}\0${abs}`;
+    let entry = entries.get(key);
+    if (entry === undefined) {
+      const source = createFileSource<T>({
+        ...kindOptions,
+        file: abs,
+        debounceMs: options.debounceMs,
+        maxBytes: options.maxBytes,
+      });
+      entry = { source, refs: 0 };
+      entries.set(key, entry);
+    }
+    const held = entry;
+    held.refs++;
+    let released = false;
+    const lease: SourceLease<T> = {
+      source: held.source as FileSource<T>,
+      async release() {
+        if (released) return;
+        released = true;
+        held.refs--;
+        if (held.refs === 0 && entries.get(key) === held) {
+          entries.delete(key);
+          await held.source.close();
+        }
+      },
+    };
+    return lease;
+  }
+
+  return {
+    settings: (file) => acquire('settings', SETTINGS_KIND, file),
+    mcpJson: (file) => acquire('mcpJson', MCP_JSON_KIND, file),
+    trustedFolders: (file) => acquire('trustedFolders', TRUSTED_FOLDERS_KIND, file),
+    size: () => entries.size,
+    async close() {
+      const all = [...entries.values()];
+      entries.clear();
+      await Promise.all(all.map((e) => e.source.close()));
+    },
+  };
+}
