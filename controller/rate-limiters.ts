@@ -29,6 +29,19 @@ export interface ExponentialBackoffOptions {
 export const DEFAULT_BASE_DELAY_MS = 1000;
 export const DEFAULT_MAX_DELAY_MS = 5 * 60 * 1000;
 
+/**
+ * The delay before retry number `failures` (1-based): base, 2×base, 4×base … capped at max.
+ * Shared by the rate limiter and the server reconciler's crash back-off.
+ */
+export function exponentialDelay(
+  failures: number,
+  baseDelayMs: number,
+  maxDelayMs: number,
+): number {
+  // 2 ** n reaches Infinity after ~1024 failures; Math.min still yields the cap.
+  return Math.min(baseDelayMs * 2 ** Math.max(0, failures - 1), maxDelayMs);
+}
+
 export class ExponentialBackoffRateLimiter<K extends WorkKey> implements RateLimiter<K> {
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
@@ -50,8 +63,7 @@ export class ExponentialBackoffRateLimiter<K extends WorkKey> implements RateLim
   when(key: K): number {
     const previous = this.failures.get(key) ?? 0;
     this.failures.set(key, previous + 1);
-    // 2 ** previous reaches Infinity after ~1024 failures; Math.min still yields the cap.
-    return Math.min(this.baseDelayMs * 2 ** previous, this.maxDelayMs);
+    return exponentialDelay(previous + 1, this.baseDelayMs, this.maxDelayMs);
   }
 
   forget(key: K): void {

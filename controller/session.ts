@@ -1,0 +1,424 @@
+/**
+ * A session: one workspace's desired set, reconciled into leases from a (possibly shared) pool.
+ *
+ * Wiring (DESIGN §2, one direction): informer store → work queue → server reconciler → pool.
+ * The store's changes only enqueue names; approvals only record a decision and enqueue; the
+ * pool's callbacks only mark and enqueue. Nothing but a reconcile pass acquires a connection.
+ *
+ * Guarantees:
+ * - `reload()` re-reads every source, enqueues every known name and resolves when settled, so
+ *   a manual reload and the watcher can never race (both go through the queue).
+ * - `diff()` reads the files on disk and acquires nothing.
+ * - `pendingApproval` listeners hear of a server after the pass that left it pending finished.
+ * - `close()` stops the watchers, drains the queue and releases every lease of the session.
+ */
+import { EventEmitter } from 'node:events';
+import { realpathSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import {
+  isGatedScope,
+  setCondition,
+  type ApprovalState,
+  type Condition,
+  type DesiredServer,
+  type McpServer,
+  type McpServerConfig,
+} from '../api/index.js';
+import { approvalLookup } from '../approvals/index.js';
+import { createSessionStore } from '../informers/session-store.js';
+import type { DesiredState, SessionStore, SourceStatus } from '../informers/types.js';
+import type { Pool } from '../pool/types.js';
+import type { ApprovalView } from '../reconcilers/admission.js';
+import { Registry } from '../reconcilers/registry.js';
+import { toMcpServer, type ResourceOptions } from '../reconcilers/resource.js';
+import { ServerReconciler } from '../reconcilers/server-reconciler.js';
+import { why, type WhyAnswer } from '../reconcilers/why.js';
+import { diffReload, type DiffLine } from './diff.js';
+import { EventRecorder, type McpEvent } from './event-recorder.js';
+import { ExponentialBackoffRateLimiter, exponentialDelay } from './rate-limiters.js';
+import { RateLimitingQueue } from './rate-limiting-queue.js';
+import { Workers } from './workers.js';
+
+/** The persisted approvals, as the session uses them (approvals/ implements it). */
+export interface ApprovalStoreLike {
+  getState(root: string, name: string, config: McpServerConfig): ApprovalState;
+  approve(root: string, name: string, config: McpServerConfig): Promise<unknown>;
+  reject(root: string, name: string, config: McpServerConfig): Promise<unknown>;
+}
+
+/** Approve-for-session decisions, in memory only (rule 10). */
+export interface SessionApprovalsLike {
+  approve(name: string, config: McpServerConfig): void;
+  isApproved(name: string, config: McpServerConfig): boolean;
+  revoke(name: string): void;
+}
+
+export interface SessionOptions {
+  readonly id?: string;
+  readonly workspace: string;
+  readonly home: string;
+  readonly ceiling?: readonly string[];
+  readonly mcpConfigPath?: string;
+  readonly systemSettingsPath?: string;
+  readonly pool: Pool;
+  readonly approvals: ApprovalStoreLike;
+  readonly sessionApprovals: SessionApprovalsLike;
+  readonly debounceMs?: number;
+  readonly concurrency?: number;
+  readonly backoffBaseMs?: number;
+  readonly backoffCapMs?: number;
+  readonly stableAfterMs?: number;
+  readonly events?: EventRecorder;
+  readonly now?: () => number;
+  /** Builds the informer store; the daemon passes one that shares the user-settings watcher. */
+  readonly storeFactory?: typeof createSessionStore;
+}
+
+export interface SessionEvents {
+  /** A server's status or the session's conditions changed. */
+  change: [name: string | undefined];
+  /** A gated server became promptable (strictly pending). */
+  pendingApproval: [server: DesiredServer];
+  /** A server's tools or prompts changed in the registry. */
+  registry: [name: string];
+  /** The queue went idle after work. */
+  settled: [];
+}
+
+export class Session {
+  readonly id: string;
+  readonly workspace: string;
+  readonly registry = new Registry();
+  readonly events: EventRecorder;
+  readonly ceiling: readonly string[] | undefined;
+  readonly mcpConfigPath: string | undefined;
+  conditions: Condition[] = [];
+
+  readonly #opts: SessionOptions;
+  readonly #now: () => number;
+  readonly #emitter = new EventEmitter<SessionEvents>();
+  readonly #store: SessionStore;
+  readonly #queue: RateLimitingQueue<string>;
+  readonly #workers: Workers<string>;
+  readonly #reconciler: ServerReconciler;
+  readonly #approvalView: ApprovalView;
+  #lastSourceErrors = '';
+  #started = false;
+  #closed = false;
+
+  constructor(opts: SessionOptions) {
+    this.#opts = opts;
+    this.id = opts.id ?? randomUUID();
+    this.workspace = safeRealpath(opts.workspace);
+    this.ceiling = opts.ceiling;
+    this.mcpConfigPath = opts.mcpConfigPath;
+    this.#now = opts.now ?? Date.now;
+    this.events = opts.events ?? new EventRecorder(1000, this.#now);
+    const backoff = new ExponentialBackoffRateLimiter<string>({
+      baseDelayMs: opts.backoffBaseMs ?? 1000,
+      maxDelayMs: opts.backoffCapMs ?? 5 * 60_000,
+    });
+    this.#queue = new RateLimitingQueue<string>({ rateLimiter: backoff });
+    const root = this.workspace;
+    this.#approvalView = {
+      state: (s) => opts.approvals.getState(root, s.name, s.config),
+      approvedForSession: (s) => opts.sessionApprovals.isApproved(s.name, s.config),
+    };
+    const lookup = approvalLookup(opts.approvals, root, opts.sessionApprovals);
+    this.#store = (opts.storeFactory ?? createSessionStore)({
+      workspace: root,
+      home: opts.home,
+      ...(opts.mcpConfigPath !== undefined ? { mcpConfigPath: opts.mcpConfigPath } : {}),
+      ...(opts.systemSettingsPath !== undefined
+        ? { systemSettingsPath: opts.systemSettingsPath }
+        : {}),
+      ...(opts.ceiling !== undefined ? { ceiling: opts.ceiling } : {}),
+      ...(opts.debounceMs !== undefined ? { debounceMs: opts.debounceMs } : {}),
+      approvals: lookup,
+    });
+    const pending: DesiredServer[] = [];
+    this.#reconciler = new ServerReconciler({
+      sessionId: this.id,
+      workspace: root,
+      desired: () => this.#store.current(),
+      approvals: this.#approvalView,
+      pool: opts.pool,
+      registry: this.registry,
+      events: this.events,
+      enqueue: (name) => this.#queue.add(name),
+      onPendingApproval: (server) => pending.push(server),
+      now: this.#now,
+      backoff: (failures) =>
+        exponentialDelay(failures, opts.backoffBaseMs ?? 1000, opts.backoffCapMs ?? 5 * 60_000),
+      stableAfterMs: opts.stableAfterMs ?? 60_000,
+      crashLoopAfter: 3,
+    });
+    this.#workers = new Workers<string>({
+      queue: this.#queue,
+      concurrency: opts.concurrency ?? 4,
+      reconciler: {
+        reconcile: async (name: string) => {
+          try {
+            return await this.#reconciler.reconcile(name);
+          } finally {
+            // Rule 17: listeners hear of pending servers after the pass, success or not.
+            for (const server of pending.splice(0)) this.#emitter.emit('pendingApproval', server);
+            this.#emitter.emit('change', name);
+          }
+        },
+      },
+      onError: (failure) =>
+        this.events.record(
+          'Warning',
+          'ConnectFailed',
+          `server/${failure.key}`,
+          `reconcile failed: ${errorText(failure.error)}; retry in ${failure.retryAfterMs} ms`,
+        ),
+    });
+    this.registry.onChange((name) => this.#emitter.emit('registry', name));
+  }
+
+  async start(): Promise<void> {
+    if (this.#started || this.#closed) return;
+    this.#started = true;
+    await this.#store.start();
+    this.#store.onChange((change) => {
+      if (change.configValidityChanged) this.#updateSessionConditions();
+      for (const name of change.names) this.#queue.add(name);
+    });
+    this.#updateSessionConditions();
+    this.#workers.start();
+    for (const name of Object.keys(this.#store.current().servers)) this.#queue.add(name);
+  }
+
+  on<E extends keyof SessionEvents>(
+    event: E,
+    listener: (...args: SessionEvents[E]) => void,
+  ): () => void {
+    // Node's EventEmitter generics cannot follow E here; SessionEvents keeps the pairs honest.
+    const l = listener as never;
+    this.#emitter.on(event, l);
+    return () => this.#emitter.off(event, l);
+  }
+
+  desired(): DesiredState {
+    return this.#store.current();
+  }
+
+  servers(options: ResourceOptions = {}): McpServer[] {
+    const desired = this.#store.current();
+    return Object.keys(desired.servers)
+      .sort()
+      .map((name) => this.#resource(name, options))
+      .filter((s): s is McpServer => s !== undefined);
+  }
+
+  get(name: string, options: ResourceOptions = {}): McpServer | undefined {
+    return this.#resource(name, options);
+  }
+
+  /** Last stderr lines of a server (for `describe` when it is not Ready). */
+  stderrTail(name: string): readonly string[] {
+    const rec = this.#reconciler.record(name);
+    return rec?.live?.lease.stderrTail() ?? rec?.lastStderr ?? [];
+  }
+
+  why(name: string): WhyAnswer {
+    const desired = this.#store.current();
+    return why(name, {
+      server: desired.servers[name],
+      record: this.#reconciler.record(name),
+      removed: this.#reconciler.wasRemoved(name),
+      ceiling: this.ceiling,
+      settingsAllowed: desired.mcp?.allowed,
+      trusted: desired.trusted,
+      gating: desired.gating,
+      approvals: this.#approvalView,
+      sessionId: this.id,
+      workspace: this.workspace,
+    });
+  }
+
+  eventList(): McpEvent[] {
+    return this.events.list();
+  }
+
+  async approve(name: string, options: { sessionOnly?: boolean } = {}): Promise<void> {
+    const server = this.#gatedServer(name);
+    if (options.sessionOnly) this.#opts.sessionApprovals.approve(name, server.config);
+    else await this.#opts.approvals.approve(this.workspace, name, server.config);
+    this.events.record(
+      'Normal',
+      'Approved',
+      `server/${name}`,
+      options.sessionOnly ? 'approved for this session' : 'approved for this config',
+    );
+    this.#store.refreshGating();
+    this.#queue.add(name);
+  }
+
+  async reject(name: string): Promise<void> {
+    const server = this.#gatedServer(name);
+    this.#opts.sessionApprovals.revoke(name);
+    await this.#opts.approvals.reject(this.workspace, name, server.config);
+    this.events.record('Normal', 'Rejected', `server/${name}`, 'rejected for this config');
+    this.#store.refreshGating();
+    this.#queue.add(name);
+  }
+
+  /** Re-reads every source, reconciles every known name, resolves when settled. */
+  async reload(): Promise<void> {
+    // Before start (or after close) there is nothing live to converge: a safe no-op.
+    if (!this.#started || this.#closed) return;
+    const names = await this.#store.resync();
+    this.#updateSessionConditions();
+    for (const name of names) this.#queue.add(name);
+    await this.settled();
+  }
+
+  async diff(): Promise<DiffLine[]> {
+    const next = await this.#store.peek();
+    return diffReload({
+      next,
+      records: this.#reconciler.records(),
+      approvals: this.#approvalView,
+      sessionId: this.id,
+      workspace: this.workspace,
+    });
+  }
+
+  /** Resolves when no reconcile is queued or running (delayed retries do not count). */
+  async settled(): Promise<void> {
+    await this.#workers.whenIdle();
+    this.#emitter.emit('settled');
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#store.close();
+    await this.#workers.stop();
+    this.#reconciler.close();
+    this.#opts.pool.releaseSession(this.id);
+    this.#emitter.removeAllListeners();
+  }
+
+  #gatedServer(name: string): DesiredServer {
+    const server = this.#store.current().servers[name];
+    if (!server) throw new UnknownServerError(name, Object.keys(this.#store.current().servers));
+    if (!isGatedScope(server.scope))
+      throw new NotGatedError(
+        `server ${name} comes from ${server.scope} scope (${server.source}), which needs no approval`,
+      );
+    return server;
+  }
+
+  #resource(name: string, options: ResourceOptions): McpServer | undefined {
+    const server = this.#store.current().servers[name];
+    if (!server) return undefined;
+    return toMcpServer(server, this.#reconciler.record(name), this.registry.get(name), options);
+  }
+
+  #updateSessionConditions(): void {
+    const desired = this.#store.current();
+    const now = new Date(this.#now());
+    const errors = desired.sources.flatMap((s: SourceStatus) => s.errors);
+    const message = errors
+      .map((e) => `${e.file}${e.line ? `:${e.line}:${e.column}` : ''}: ${e.message}`)
+      .join('; ');
+    let next = setCondition(
+      this.conditions,
+      errors.length === 0
+        ? { type: 'ConfigValid', status: 'True', reason: 'Valid', message: '' }
+        : {
+            type: 'ConfigValid',
+            status: 'False',
+            reason: errors.some((e) => e.line > 0 && /parse|JSON/i.test(e.message))
+              ? 'ParseError'
+              : 'InvalidConfig',
+            message: `${message} (the last good content stays in force)`,
+          },
+      now,
+    ).conditions;
+    next = setCondition(
+      next,
+      desired.trusted
+        ? { type: 'Trusted', status: 'True', reason: 'Trusted', message: '' }
+        : {
+            type: 'Trusted',
+            status: 'False',
+            reason: 'UntrustedFolder',
+            message: `${this.workspace} is not trusted; no server connects`,
+          },
+      now,
+    ).conditions;
+    this.conditions = next;
+    if (message !== this.#lastSourceErrors) {
+      if (errors.length > 0)
+        this.events.record('Warning', 'ConfigInvalid', `session/${this.id}`, message);
+      else if (this.#lastSourceErrors !== '')
+        this.events.record('Normal', 'ConfigValid', `session/${this.id}`, 'config is valid again');
+      this.#lastSourceErrors = message;
+    }
+    this.#emitter.emit('change', undefined);
+  }
+}
+
+export async function createSession(opts: SessionOptions): Promise<Session> {
+  const session = new Session(opts);
+  await session.start();
+  return session;
+}
+
+export class UnknownServerError extends Error {
+  constructor(
+    readonly serverName: string,
+    known: readonly string[],
+  ) {
+    const near = closest(serverName, known);
+    super(
+      `no server named ${serverName} in this session${near.length ? `; did you mean ${near.join(' or ')}?` : ''}`,
+    );
+    this.name = 'UnknownServerError';
+  }
+}
+
+export class NotGatedError extends Error {
+  override name = 'NotGatedError';
+}
+
+/** Names within a small edit distance, nearest first (for "did you mean"). */
+export function closest(name: string, known: readonly string[]): string[] {
+  return known
+    .map((k) => ({ k, d: editDistance(name.toLowerCase(), k.toLowerCase()) }))
+    .filter(({ k, d }) => d <= Math.max(2, Math.floor(k.length / 3)))
+    .sort((a, b) => a.d - b.d)
+    .slice(0, 3)
+    .map(({ k }) => k);
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length];
+}
+
+function safeRealpath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

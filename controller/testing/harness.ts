@@ -1,0 +1,151 @@
+/**
+ * Test harness for sessions: a temp home and workspace with real files, a real pool (stdio
+ * fixture processes) wrapped in a spy, a real approval store, and helpers to wait for state.
+ * Not exported from the controller.
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { McpServerConfig, McpServer } from '../../api/index.js';
+import { ApprovalStore, SessionApprovals } from '../../approvals/index.js';
+import { createPool } from '../../pool/index.js';
+import type { AdmissionTicket } from '../../pool/ticket.js';
+import type { Holder, Lease, Pool } from '../../pool/types.js';
+import { fixtureConfig } from '../../pool/testing/fixtures.js';
+import { createSession, type Session, type SessionOptions } from '../session.js';
+
+export { fixtureConfig };
+
+/** Records every acquire and release that reaches the pool. */
+export class SpyPool implements Pool {
+  readonly acquired: string[] = [];
+  readonly released: string[] = [];
+  constructor(readonly inner: Pool) {}
+  acquire(ticket: AdmissionTicket, holder: Holder): Promise<Lease> {
+    this.acquired.push(ticket.name);
+    return this.inner.acquire(ticket, holder);
+  }
+  release(key: string, sessionId: string): void {
+    this.released.push(key);
+    this.inner.release(key, sessionId);
+  }
+  releaseSession(sessionId: string): void {
+    this.inner.releaseSession(sessionId);
+  }
+  callTool(...args: Parameters<Pool['callTool']>): ReturnType<Pool['callTool']> {
+    return this.inner.callTool(...args);
+  }
+  getPrompt(...args: Parameters<Pool['getPrompt']>): ReturnType<Pool['getPrompt']> {
+    return this.inner.getPrompt(...args);
+  }
+  stats(): ReturnType<Pool['stats']> {
+    return this.inner.stats();
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+  count(name: string): number {
+    return this.acquired.filter((n) => n === name).length;
+  }
+}
+
+export interface Harness {
+  readonly home: string;
+  readonly workspace: string;
+  readonly pool: SpyPool;
+  readonly approvals: ApprovalStore;
+  /** Paths of the files a session reads. */
+  readonly files: {
+    user: string;
+    workspace: string;
+    project: string;
+    system: string;
+    trust: string;
+  };
+  write(file: string, content: unknown): void;
+  session(extra?: Partial<SessionOptions>): Promise<Session>;
+  close(): Promise<void>;
+}
+
+export async function harness(options: { pool?: Pool } = {}): Promise<Harness> {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'mcpctl-session-')));
+  const home = join(root, 'home');
+  const workspace = join(root, 'ws');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(workspace, { recursive: true });
+  const files = {
+    user: join(home, '.qwen', 'settings.json'),
+    workspace: join(workspace, '.qwen', 'settings.json'),
+    project: join(workspace, '.mcp.json'),
+    system: join(root, 'system', 'settings.json'),
+    trust: join(home, '.qwen', 'trustedFolders.json'),
+  };
+  const pool = new SpyPool(options.pool ?? createPool({ drainDelayMs: 0, graceMs: 300 }));
+  const approvals = await ApprovalStore.open({ home, env: {} });
+  const sessions: Session[] = [];
+  return {
+    home,
+    workspace,
+    pool,
+    approvals,
+    files,
+    write(file, content) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+    },
+    async session(extra = {}) {
+      const s = await createSession({
+        workspace,
+        home,
+        systemSettingsPath: files.system,
+        pool,
+        approvals,
+        sessionApprovals: new SessionApprovals(),
+        debounceMs: 80,
+        backoffBaseMs: 50,
+        backoffCapMs: 400,
+        ...extra,
+      });
+      sessions.push(s);
+      return s;
+    },
+    async close() {
+      for (const s of sessions) await s.close();
+      await pool.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+export function servers(map: Record<string, McpServerConfig>): {
+  mcpServers: Record<string, McpServerConfig>;
+} {
+  return { mcpServers: map };
+}
+
+/** Polls until `check` returns a value that is not undefined/false, or throws at the deadline. */
+export async function until<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export function condition(server: McpServer | undefined, type: string): string | undefined {
+  const c = server?.status.conditions.find((x) => x.type === type);
+  return c ? `${c.status}/${c.reason}` : undefined;
+}
+
+export function readyPid(session: Session, name: string): number | undefined {
+  const s = session.get(name);
+  return condition(s, 'Ready') === 'True/Connected' ? s?.status.pid : undefined;
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
