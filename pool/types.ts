@@ -82,10 +82,26 @@ export interface Connected {
   readonly transport: Transport;
   readonly pid: number | undefined;
   stderrTail(): readonly string[];
+  /**
+   * Whether an error the transport reported means the connection is dead. Absent: every
+   * transport error is fatal. Remote transports report recoverable hiccups too (an SSE stream
+   * the SDK is about to reopen), which must not cost a reconnect.
+   */
+  isFatalError?(error: Error): boolean;
+  /**
+   * Ends the connection completely (stdio: the process group is gone; HTTP: the server's
+   * session is ended). Absent: `client.close()`.
+   */
+  close?(): Promise<void>;
 }
 
 /**
  * Opens a connection for a ticket (spawn/connect + initialize). The default connector uses the
  * SDK's real transports; tests and the bench inject one built on InMemoryTransport.
+ *
+ * The pool owns the discovery deadline: it aborts `signal` when `discoveryTimeoutMs` passes
+ * (reason: a `DiscoveryDeadline`) or when the connection is no longer wanted (pool closing).
+ * On abort a connector must stop, close what it opened (kill the process) and reject; the
+ * pool waits a bounded time for that before it reports the failure.
  */
 export type Connector = (ticket: AdmissionTicket, signal: AbortSignal) => Promise<Connected>;

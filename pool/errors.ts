@@ -1,0 +1,124 @@
+/**
+ * The errors the pool reports, so callers can tell a failed connect from a timed-out one
+ * without parsing messages.
+ *
+ * Guarantees:
+ * - Every ConnectError message starts with `server "<name>":` and says what failed, so the
+ *   reconciler can put it in a condition as is.
+ * - A connect failure of a stdio server carries the server's last stderr lines, in
+ *   `stderrTail` and (the last STDERR_LINES_IN_MESSAGE of them) in the message itself: the
+ *   reason a server dies at start is almost always there.
+ * - Messages never contain env or header values (secrets, DESIGN §5); URLs are shown without
+ *   credentials or query.
+ */
+
+/** How many stderr lines a connect-failure message quotes; the full tail is on the error. */
+export const STDERR_LINES_IN_MESSAGE = 20;
+
+export class PoolError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PoolError';
+  }
+}
+
+/** A connection could not be opened (spawn, initialize or the first listing failed). */
+export class ConnectError extends PoolError {
+  readonly server: string;
+  /** What was going on: 'spawn', 'connect', 'initialize', 'tools/list', 'prompts/list'. */
+  readonly phase: string;
+  readonly stderrTail: readonly string[];
+
+  constructor(
+    server: string,
+    phase: string,
+    what: string,
+    stderrTail: readonly string[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(withStderr(`server "${server}": ${what}`, stderrTail), options);
+    this.name = 'ConnectError';
+    this.server = server;
+    this.phase = phase;
+    this.stderrTail = stderrTail;
+  }
+}
+
+/** The discovery deadline (`discoveryTimeoutMs`) passed; the process, if any, was killed. */
+export class DiscoveryTimeoutError extends ConnectError {
+  readonly timeoutMs: number;
+
+  constructor(
+    server: string,
+    phase: string,
+    timeoutMs: number,
+    stderrTail: readonly string[] = [],
+  ) {
+    super(
+      server,
+      phase,
+      `timed out after ${timeoutMs} ms during ${phase} (discoveryTimeoutMs); the connection was closed and its process killed`,
+      stderrTail,
+    );
+    this.name = 'DiscoveryTimeoutError';
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The abort reason the pool uses when the discovery deadline passes. A connector that sees it
+ * on its signal knows the abort is a timeout (and not a cancel) and can name its phase.
+ * It is an Error so that the SDK, which stringifies abort reasons, prints something useful.
+ */
+export class DiscoveryDeadline extends Error {
+  readonly timeoutMs: number;
+
+  constructor(timeoutMs: number) {
+    super(`discovery deadline of ${timeoutMs} ms passed`);
+    this.name = 'DiscoveryDeadline';
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** Appends the last stderr lines to a message, indented, when there are any. */
+export function withStderr(message: string, stderrTail: readonly string[]): string {
+  if (stderrTail.length === 0) return message;
+  const shown = stderrTail.slice(-STDERR_LINES_IN_MESSAGE);
+  const header =
+    shown.length < stderrTail.length
+      ? `stderr (last ${shown.length} of ${stderrTail.length} lines):`
+      : 'stderr:';
+  return `${message}\n${header}\n${shown.map((l) => `  ${l}`).join('\n')}`;
+}
+
+/** The message of anything thrown. */
+export function messageOf(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+/**
+ * Removes what may be secret from a text that may quote a URL (the SDK's messages do): the
+ * userinfo, query and fragment of `url` wherever it appears, and any `//user:pass@`.
+ */
+export function scrubUrl(text: string, url: string): string {
+  let out = text;
+  if (url !== '') out = out.split(url).join(safeUrl(url));
+  try {
+    const href = new URL(url).href;
+    out = out.split(href).join(safeUrl(url));
+  } catch {
+    // Not a URL: nothing more to find.
+  }
+  return out.replace(/\/\/[^/\s@]*:[^/\s@]*@/g, '//');
+}
+
+/** A URL fit for messages and logs: no userinfo, no query, no fragment (they may hold tokens). */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '<invalid URL>';
+  }
+}

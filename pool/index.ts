@@ -1,0 +1,46 @@
+/**
+ * The pool's public API: live MCP connections shared by sessions (DESIGN §3, §5).
+ *
+ * There is deliberately no way to make an AdmissionTicket here: tickets come from
+ * `reconcilers/admission.ts` only (tests use `pool/testing/tickets.ts`).
+ */
+export type {
+  CallOptions,
+  Connected,
+  Connector,
+  EntryState,
+  Holder,
+  Lease,
+  Pool,
+  PoolEntryStats,
+} from './types.js';
+export type { AdmissionTicket } from './ticket.js';
+export {
+  createPool,
+  DEFAULT_DRAIN_DELAY_MS,
+  DEFAULT_TOOL_CALL_TIMEOUT_MS,
+  type PoolOptions,
+} from './pool.js';
+export {
+  createConnector,
+  discoveryTimeoutOf,
+  remoteErrorIsFatal,
+  DEFAULT_REMOTE_DISCOVERY_TIMEOUT_MS,
+  DEFAULT_STDIO_DISCOVERY_TIMEOUT_MS,
+  type ConnectorOptions,
+} from './connector.js';
+export {
+  GroupStdioTransport,
+  describeExit,
+  type ExitInfo,
+  type GroupStdioTransportOptions,
+} from './stdio-transport.js';
+export {
+  reapOrphans,
+  processStartTime,
+  ProcessRecorder,
+  type ProcessRecord,
+  type ReapOptions,
+  type ReapReport,
+} from './orphans.js';
+export { ConnectError, DiscoveryDeadline, DiscoveryTimeoutError, PoolError } from './errors.js';

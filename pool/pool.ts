@@ -1,0 +1,549 @@
+/**
+ * The connection pool: every live MCP connection of a daemon, shared by its sessions.
+ *
+ * Guarantees:
+ * - Keys: the connectionId, or `${connectionId}@${sessionId}` for `shared: false`, so equal
+ *   configs share one connection (one pid) and unshared ones get one per session.
+ * - `acquire` is single-flight per key: concurrent acquires start one connection; when that
+ *   fails, every waiter is rejected with the same error and no entry is left.
+ * - The pool decides nothing about admission: it only accepts an AdmissionTicket, and only
+ *   for the session the ticket was made for, and only if the ticket's connectionId is the
+ *   one of its config (so a key always describes what runs under it).
+ * - Refs are a set of sessions; an entry with no refs drains for `drainDelayMs` and then
+ *   closes; an acquire during the drain cancels it and gets the very same connection.
+ * - Discovery (connect + initialize + listing every page of tools and, when declared,
+ *   prompts) runs under one deadline: `discoveryTimeoutMs`, else 30 s stdio / 10 s remote.
+ * - `tools/list_changed` and `prompts/list_changed` re-list (serialised per entry) and then
+ *   call each holder's `onListChanged`.
+ * - A connection that dies unexpectedly (exit, fatal transport error, close) is marked
+ *   failed, removed, closed (process group gone), and then every holder's `onLost(reason)`
+ *   is called once. Callbacks that throw are reported, never break the pool.
+ * - Every server process is in the state file (when one is given) while it may be alive.
+ * - `close()` closes every connection, including draining and still-connecting ones, and
+ *   resolves when all are gone. Holders are not told (shutting down is not a loss).
+ */
+import {
+  PromptListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type GetPromptResult,
+  type Prompt,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { connectionIdOf, urlOf, type McpServerConfig } from '../api/index.js';
+import { settleOrAbandon } from './abort.js';
+import { createConnector, discoveryTimeoutOf } from './connector.js';
+import {
+  ConnectError,
+  DiscoveryDeadline,
+  DiscoveryTimeoutError,
+  messageOf,
+  PoolError,
+  scrubUrl,
+} from './errors.js';
+import { listAllPrompts, listAllTools } from './listing.js';
+import { ProcessRecorder } from './orphans.js';
+import type { AdmissionTicket } from './ticket.js';
+import type {
+  CallOptions,
+  Connected,
+  Connector,
+  EntryState,
+  Holder,
+  Lease,
+  Pool,
+  PoolEntryStats,
+} from './types.js';
+
+export interface PoolOptions {
+  /** Opens connections. Default: the SDK's real transports (createConnector). */
+  readonly connector?: Connector;
+  /** ms an entry with no refs stays open for a re-acquire. Default 30 000. */
+  readonly drainDelayMs?: number;
+  /**
+   * Where to record server processes for reapOrphans(). Default: no record. Reap the file of
+   * the previous run (`reapOrphans(stateFile)`) before creating the pool: the pool's first
+   * write replaces it.
+   */
+  readonly stateFile?: string;
+  /** stdio close grace (after ending stdin, and after SIGTERM). Default 1000. */
+  readonly graceMs?: number;
+  /** The clock for `startedAt` (ms since the epoch). Default Date.now. */
+  readonly now?: () => number;
+  /** Problems that fail nothing but someone should see (state file, throwing callbacks). */
+  readonly onWarning?: (message: string) => void;
+}
+
+export const DEFAULT_DRAIN_DELAY_MS = 30_000;
+export const DEFAULT_TOOL_CALL_TIMEOUT_MS = 10 * 60_000;
+
+type ListKind = 'tools' | 'prompts';
+
+interface Waiter {
+  readonly sessionId: string;
+  readonly resolve: (lease: Lease) => void;
+  readonly reject: (err: Error) => void;
+}
+
+interface Entry {
+  readonly key: string;
+  readonly connectionId: string;
+  readonly name: string;
+  readonly config: McpServerConfig;
+  readonly discoveryTimeoutMs: number;
+  state: EntryState;
+  readonly holders: Map<string, Holder>;
+  waiters: Waiter[];
+  /** Aborted when the discovery deadline passes or the entry is no longer wanted. */
+  readonly abort: AbortController;
+  connected?: Connected;
+  tools: Tool[];
+  prompts: Prompt[];
+  startedAt?: Date;
+  drainTimer?: NodeJS.Timeout;
+  /** Set (synchronously) once we decided to close it: a close after this is expected. */
+  stopping: boolean;
+  /** Why it went down on its own (first reason wins). */
+  downReason?: string;
+  closed?: Promise<void>;
+  readonly dirty: Set<ListKind>;
+  refreshing?: Promise<void>;
+}
+
+const isLive = (e: Entry): boolean => e.state === 'ready' || e.state === 'draining';
+
+export function createPool(options: PoolOptions = {}): Pool {
+  const drainDelayMs = options.drainDelayMs ?? DEFAULT_DRAIN_DELAY_MS;
+  const now = options.now ?? Date.now;
+  const warn = options.onWarning ?? (() => undefined);
+  const recorder =
+    options.stateFile !== undefined ? new ProcessRecorder(options.stateFile, warn) : undefined;
+  const connector =
+    options.connector ??
+    createConnector({
+      graceMs: options.graceMs,
+      onSpawn: (pid, ticket) =>
+        recorder?.add(pid, { connectionId: ticket.connectionId, command: ticket.config.command }),
+      onGone: (pid) => recorder?.remove(pid),
+    });
+  // After an abort, how long a connector gets to clean up (kill its process) and reject.
+  // (The default connector needs at most two graces plus its 3 s reap wait.)
+  const abandonAfterMs = 2 * (options.graceMs ?? 1000) + 4000;
+
+  const entries = new Map<string, Entry>();
+  /** Connects and closes in flight, so close() can wait for all of them. */
+  const inFlight = new Set<Promise<unknown>>();
+  let closing: Promise<void> | undefined;
+
+  function track<T>(p: Promise<T>): Promise<T> {
+    inFlight.add(p);
+    const drop = (): void => {
+      inFlight.delete(p);
+    };
+    p.then(drop, drop);
+    return p;
+  }
+
+  function safeCall(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      warn(`${what} threw: ${messageOf(err)}`);
+    }
+  }
+
+  function leaseOf(entry: Entry): Lease {
+    const startedAt = entry.startedAt ?? new Date(now());
+    return {
+      key: entry.key,
+      connectionId: entry.connectionId,
+      get pid() {
+        return entry.connected?.pid;
+      },
+      startedAt,
+      tools: () => entry.tools,
+      prompts: () => entry.prompts,
+      // After the entry is gone the last lines stay readable: they say why it went.
+      stderrTail: () => entry.connected?.stderrTail() ?? [],
+    };
+  }
+
+  function removeFromMap(entry: Entry): void {
+    if (entries.get(entry.key) === entry) entries.delete(entry.key);
+  }
+
+  function cancelDrain(entry: Entry): void {
+    if (entry.drainTimer !== undefined) {
+      clearTimeout(entry.drainTimer);
+      entry.drainTimer = undefined;
+    }
+  }
+
+  /** Ends the entry's connection; idempotent. */
+  function closeEntry(entry: Entry): Promise<void> {
+    entry.stopping = true;
+    cancelDrain(entry);
+    entry.closed ??= track(
+      (async () => {
+        entry.abort.abort(new PoolError('connection closed'));
+        const c = entry.connected;
+        if (c) {
+          try {
+            await (c.close ? c.close() : c.client.close());
+          } catch (err) {
+            warn(`server "${entry.name}": closing the connection failed: ${messageOf(err)}`);
+          }
+          if (c.pid !== undefined) recorder?.remove(c.pid);
+        }
+        if (entry.state !== 'failed') entry.state = 'closed';
+      })(),
+    );
+    return entry.closed;
+  }
+
+  function retire(entry: Entry): void {
+    removeFromMap(entry);
+    void closeEntry(entry);
+  }
+
+  function maybeDrain(entry: Entry): void {
+    if (entry.holders.size > 0 || entry.state !== 'ready') return;
+    if (drainDelayMs <= 0) {
+      retire(entry);
+      return;
+    }
+    entry.state = 'draining';
+    entry.drainTimer = setTimeout(() => {
+      entry.drainTimer = undefined;
+      if (entry.state === 'draining') retire(entry);
+    }, drainDelayMs);
+    // A pending drain must not keep the daemon alive; close() ends it anyway.
+    entry.drainTimer.unref();
+  }
+
+  /** The connection went away on its own. */
+  function onDown(entry: Entry, reason: string): void {
+    if (entry.stopping || entry.downReason !== undefined) return;
+    entry.downReason = reason;
+    // While connecting, the discovery in progress fails and reports it (with this reason).
+    if (!isLive(entry)) return;
+    entry.state = 'failed';
+    removeFromMap(entry);
+    const holders = [...entry.holders.values()];
+    entry.holders.clear();
+    const url = urlOf(entry.config);
+    const message = `server "${entry.name}": ${url !== undefined ? scrubUrl(reason, url) : reason}`;
+    // Tell holders after the close, so the process group is gone and the stderr tail complete
+    // when they look at it or reconnect.
+    void closeEntry(entry).then(() => {
+      for (const h of holders)
+        safeCall(`onLost of session ${h.sessionId}`, () => h.onLost(message));
+    });
+  }
+
+  function watch(entry: Entry, c: Connected): void {
+    const previousOnClose = c.client.onclose;
+    c.client.onclose = () => {
+      previousOnClose?.();
+      onDown(entry, 'connection closed');
+    };
+    const previousOnError = c.transport.onerror;
+    c.transport.onerror = (error: Error) => {
+      previousOnError?.(error);
+      let fatal = true;
+      try {
+        fatal = c.isFatalError ? c.isFatalError(error) : true;
+      } catch {
+        fatal = true;
+      }
+      if (fatal) onDown(entry, error.message);
+    };
+    c.client.setNotificationHandler(ToolListChangedNotificationSchema, () =>
+      refresh(entry, 'tools'),
+    );
+    c.client.setNotificationHandler(PromptListChangedNotificationSchema, () =>
+      refresh(entry, 'prompts'),
+    );
+  }
+
+  /** Re-lists after a list_changed notification; serialised, coalesced per entry. */
+  function refresh(entry: Entry, kind: ListKind): void {
+    entry.dirty.add(kind);
+    if (entry.refreshing || !isLive(entry)) return; // connecting: runs once ready
+    entry.refreshing = (async () => {
+      try {
+        while (entry.dirty.size > 0 && isLive(entry) && entry.connected) {
+          const kinds = [...entry.dirty];
+          entry.dirty.clear();
+          const opts = { timeout: entry.discoveryTimeoutMs, signal: entry.abort.signal };
+          for (const k of kinds) {
+            if (k === 'tools') entry.tools = await listAllTools(entry.connected.client, opts);
+            else entry.prompts = await listAllPrompts(entry.connected.client, opts);
+          }
+          if (!isLive(entry)) return;
+          for (const h of [...entry.holders.values()]) {
+            if (h.onListChanged) {
+              const notify = h.onListChanged.bind(h);
+              safeCall(`onListChanged of session ${h.sessionId}`, notify);
+            }
+          }
+        }
+      } catch (err) {
+        // A dead connection is reported by onDown; anything else leaves the old list in place.
+        if (isLive(entry))
+          warn(`server "${entry.name}": re-listing after list_changed failed: ${messageOf(err)}`);
+      } finally {
+        entry.refreshing = undefined;
+      }
+    })();
+  }
+
+  function connectFailure(entry: Entry, phase: string, err: unknown): Error {
+    const tail = entry.connected?.stderrTail() ?? [];
+    const reason: unknown = entry.abort.signal.reason;
+    if (reason instanceof DiscoveryDeadline) {
+      return err instanceof DiscoveryTimeoutError
+        ? err
+        : new DiscoveryTimeoutError(entry.name, phase, reason.timeoutMs, tail);
+    }
+    if (err instanceof ConnectError) return err;
+    if (entry.abort.signal.aborted) {
+      return new ConnectError(entry.name, phase, `connect cancelled: ${messageOf(reason)}`, tail);
+    }
+    if (entry.downReason !== undefined) {
+      return new ConnectError(entry.name, phase, `${entry.downReason} during ${phase}`, tail, {
+        cause: err,
+      });
+    }
+    const url = urlOf(entry.config);
+    const text = url !== undefined ? scrubUrl(messageOf(err), url) : messageOf(err);
+    return new ConnectError(entry.name, phase, `${phase} failed: ${text}`, tail, { cause: err });
+  }
+
+  async function discover(entry: Entry, ticket: AdmissionTicket): Promise<void> {
+    const signal = entry.abort.signal;
+    const deadline = setTimeout(
+      () => entry.abort.abort(new DiscoveryDeadline(entry.discoveryTimeoutMs)),
+      entry.discoveryTimeoutMs,
+    );
+    let phase = 'connect';
+    try {
+      const connected = await settleOrAbandon(
+        connector(ticket, signal),
+        signal,
+        abandonAfterMs,
+        (late) => {
+          // The connector finished after we gave up on it: close what it opened.
+          void (late.close ? late.close() : late.client.close()).catch(() => undefined);
+        },
+      );
+      entry.connected = connected;
+      if (connected.pid !== undefined) {
+        recorder?.add(connected.pid, {
+          connectionId: entry.connectionId,
+          command: entry.config.command,
+        });
+      }
+      if (signal.aborted) throw abortReason(signal);
+      watch(entry, connected);
+      const opts = { timeout: entry.discoveryTimeoutMs, signal };
+      phase = 'tools/list';
+      entry.tools = await listAllTools(connected.client, opts);
+      phase = 'prompts/list';
+      entry.prompts = await listAllPrompts(connected.client, opts);
+      if (signal.aborted) throw abortReason(signal);
+      if (entry.downReason !== undefined) throw new Error(entry.downReason);
+    } catch (err) {
+      clearTimeout(deadline);
+      const error = connectFailure(entry, phase, err);
+      entry.state = 'failed';
+      removeFromMap(entry);
+      entry.holders.clear();
+      const waiters = entry.waiters;
+      entry.waiters = [];
+      // Kill first, then report: nobody hears "failed" while the process still runs.
+      await closeEntry(entry);
+      for (const w of waiters) w.reject(error);
+      return;
+    }
+    clearTimeout(deadline);
+    entry.state = 'ready';
+    entry.startedAt = new Date(now());
+    const lease = leaseOf(entry);
+    const waiters = entry.waiters;
+    entry.waiters = [];
+    for (const w of waiters) w.resolve(lease);
+    if (entry.dirty.size > 0) {
+      const kinds = [...entry.dirty];
+      entry.dirty.clear();
+      for (const k of kinds) refresh(entry, k);
+    }
+    maybeDrain(entry);
+  }
+
+  function keyOf(ticket: AdmissionTicket): string {
+    return ticket.config.shared === false
+      ? `${ticket.connectionId}@${ticket.sessionId}`
+      : ticket.connectionId;
+  }
+
+  const pool: Pool = {
+    acquire(ticket: AdmissionTicket, holder: Holder): Promise<Lease> {
+      if (closing) return Promise.reject(new PoolError('the pool is closed'));
+      if (holder.sessionId !== ticket.sessionId) {
+        return Promise.reject(
+          new PoolError(
+            `server "${ticket.name}": the ticket was admitted for session ${ticket.sessionId}, not for ${holder.sessionId}`,
+          ),
+        );
+      }
+      let expected: string;
+      try {
+        expected = connectionIdOf(ticket.name, ticket.config);
+      } catch (err) {
+        return Promise.reject(new PoolError(`server "${ticket.name}": ${messageOf(err)}`));
+      }
+      if (expected !== ticket.connectionId) {
+        return Promise.reject(
+          new PoolError(
+            `server "${ticket.name}": ticket connectionId ${ticket.connectionId} does not match its config (${expected})`,
+          ),
+        );
+      }
+      const key = keyOf(ticket);
+      let entry = entries.get(key);
+      if (!entry) {
+        entry = {
+          key,
+          connectionId: ticket.connectionId,
+          name: ticket.name,
+          config: ticket.config,
+          discoveryTimeoutMs: discoveryTimeoutOf(ticket.config),
+          state: 'connecting',
+          holders: new Map(),
+          waiters: [],
+          abort: new AbortController(),
+          tools: [],
+          prompts: [],
+          stopping: false,
+          dirty: new Set(),
+        };
+        entries.set(key, entry);
+        void track(discover(entry, ticket));
+      }
+      const e = entry;
+      // A session holds a key once; a second acquire by it only refreshes its callbacks.
+      e.holders.set(holder.sessionId, holder);
+      if (e.state === 'draining') {
+        cancelDrain(e);
+        e.state = 'ready';
+      }
+      if (e.state === 'ready') return Promise.resolve(leaseOf(e));
+      return new Promise<Lease>((resolve, reject) => {
+        e.waiters.push({ sessionId: holder.sessionId, resolve, reject });
+      });
+    },
+
+    release(key: string, sessionId: string): void {
+      const entry = entries.get(key);
+      if (!entry) return;
+      entry.holders.delete(sessionId);
+      const mine = entry.waiters.filter((w) => w.sessionId === sessionId);
+      if (mine.length > 0) {
+        entry.waiters = entry.waiters.filter((w) => w.sessionId !== sessionId);
+        const err = new PoolError(
+          `server "${entry.name}": released by session ${sessionId} before the connection was ready`,
+        );
+        for (const w of mine) w.reject(err);
+      }
+      maybeDrain(entry);
+    },
+
+    releaseSession(sessionId: string): void {
+      for (const entry of [...entries.values()]) {
+        if (entry.holders.has(sessionId) || entry.waiters.some((w) => w.sessionId === sessionId)) {
+          pool.release(entry.key, sessionId);
+        }
+      }
+    },
+
+    async callTool(
+      key: string,
+      name: string,
+      args: Record<string, unknown> | undefined,
+      callOptions: CallOptions = {},
+    ): Promise<CallToolResult> {
+      const entry = liveEntry(key);
+      const result = await entry.connected.client.callTool({ name, arguments: args }, undefined, {
+        signal: callOptions.signal,
+        timeout: callOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
+      });
+      // callTool may answer in the pre-2024-11 shape ({ toolResult }); normalise to content.
+      if ('content' in result) return result as CallToolResult;
+      return {
+        content: [{ type: 'text', text: JSON.stringify(result.toolResult) }],
+      };
+    },
+
+    async getPrompt(
+      key: string,
+      name: string,
+      args: Record<string, string> | undefined,
+      callOptions: CallOptions = {},
+    ): Promise<GetPromptResult> {
+      const entry = liveEntry(key);
+      return entry.connected.client.getPrompt(
+        { name, arguments: args },
+        {
+          signal: callOptions.signal,
+          timeout: callOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
+        },
+      );
+    },
+
+    stats(): PoolEntryStats[] {
+      return [...entries.values()].map((e) => ({
+        key: e.key,
+        connectionId: e.connectionId,
+        state: e.state,
+        refs: [...e.holders.keys()].sort(),
+        pid: e.connected?.pid,
+        startedAt: e.startedAt,
+        tools: e.tools.length,
+        prompts: e.prompts.length,
+      }));
+    },
+
+    close(): Promise<void> {
+      closing ??= (async () => {
+        for (const entry of [...entries.values()]) {
+          if (entry.state === 'connecting') {
+            // discover() sees the abort, closes what was opened and rejects its waiters.
+            entry.abort.abort(new PoolError('the pool is closing'));
+          } else {
+            retire(entry);
+          }
+        }
+        entries.clear();
+        // Closing may start more work (a connect finishing); wait until nothing is left.
+        while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      })();
+      return closing;
+    },
+  };
+
+  function liveEntry(key: string): Entry & { connected: Connected } {
+    const entry = entries.get(key);
+    if (!entry || !isLive(entry) || !entry.connected) {
+      throw new PoolError(`no live connection for ${key}`);
+    }
+    return entry as Entry & { connected: Connected };
+  }
+
+  return pool;
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error(String(reason));
+}

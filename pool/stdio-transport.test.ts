@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { GroupStdioTransport } from './stdio-transport.js';
+import {
+  alive,
+  eventually,
+  fixtureConfig,
+  readPid,
+  STDIO_FIXTURE,
+  tempDir,
+} from './testing/fixtures.js';
+
+const T = { timeout: 30_000 };
+
+function transportFor(args: string[], graceMs = 300): GroupStdioTransport {
+  const config = fixtureConfig(args);
+  return new GroupStdioTransport({ command: config.command ?? '', args: config.args, graceMs });
+}
+
+test('the child runs in its own process group', T, async () => {
+  const t = transportFor([]);
+  try {
+    await t.start();
+    const pid = t.pid ?? -1;
+    assert.ok(pid > 0);
+    // kill(-pid, 0) succeeds only if a group with id pid exists: the child leads its own.
+    assert.doesNotThrow(() => process.kill(-pid, 0));
+  } finally {
+    await t.close();
+  }
+});
+
+test(
+  'a server that ignores SIGTERM and stdin end is gone within 2 graces + SIGKILL',
+  T,
+  async () => {
+    const grace = 300;
+    const dir = tempDir();
+    const pidFile = dir.file('pid');
+    const t = transportFor(
+      ['--ignore-sigterm', '--ignore-stdin-end', `--pid-file=${pidFile}`],
+      grace,
+    );
+    let closes = 0;
+    t.onclose = () => {
+      closes += 1;
+    };
+    try {
+      await t.start();
+      const pid = t.pid ?? -1;
+      // The pid file is written once its SIGTERM handler is in place.
+      assert.equal(await readPid(pidFile), pid);
+      const started = Date.now();
+      await t.close();
+      const took = Date.now() - started;
+      assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' });
+      assert.ok(
+        took >= 2 * grace - 20,
+        `took ${took} ms: SIGTERM alone did not end it, so both graces passed`,
+      );
+      assert.ok(took < 2 * grace + 2000, `took ${took} ms`);
+      assert.equal(t.exit?.signal, 'SIGKILL');
+      assert.equal(closes, 1);
+    } finally {
+      await t.close();
+      dir.remove();
+    }
+  },
+);
+
+test('a well-behaved server leaves on stdin end, before any signal', T, async () => {
+  const dir = tempDir();
+  const t = transportFor([`--pid-file=${dir.file('pid')}`], 2000);
+  try {
+    await t.start();
+    await readPid(dir.file('pid'));
+    const started = Date.now();
+    await t.close();
+    assert.ok(Date.now() - started < 1500, 'no grace was needed');
+    assert.equal(t.exit?.code, 0);
+    assert.equal(t.exit?.signal, null);
+  } finally {
+    await t.close();
+    dir.remove();
+  }
+});
+
+test('grandchildren in the group are gone after close', T, async () => {
+  const dir = tempDir();
+  const t = transportFor([`--grandchild-pid-file=${dir.file('gc')}`]);
+  try {
+    await t.start();
+    const grandchild = await readPid(dir.file('gc'));
+    assert.ok(alive(grandchild));
+    await t.close();
+    assert.throws(() => process.kill(grandchild, 0), { code: 'ESRCH' });
+    assert.throws(() => process.kill(-(t.pid ?? -1), 0), { code: 'ESRCH' });
+  } finally {
+    await t.close();
+    dir.remove();
+  }
+});
+
+test('an unexpected exit is reported once through onerror and onclose', T, async () => {
+  const t = transportFor(['--exit-after=300', '--exit-code=5']);
+  const errors: string[] = [];
+  let closes = 0;
+  t.onerror = (e) => errors.push(e.message);
+  t.onclose = () => {
+    closes += 1;
+  };
+  try {
+    await t.start();
+    assert.ok(await eventually(() => closes === 1, 5000));
+    assert.deepEqual(errors, ['process exited with code 5']);
+    await t.close();
+    assert.equal(closes, 1, 'close after an exit does not call onclose again');
+    assert.ok(t.stderrTail().includes('exiting after 300 ms as asked'));
+  } finally {
+    await t.close();
+  }
+});
+
+test('stderr keeps the last 200 lines', T, async () => {
+  const t = transportFor(['--stderr-lines=250']);
+  try {
+    await t.start();
+    assert.ok(await eventually(() => t.stderrTail().includes('stderr line 250'), 5000));
+  } finally {
+    await t.close();
+  }
+  const tail = t.stderrTail();
+  assert.equal(tail.length, 200);
+  assert.equal(tail[0], 'stderr line 51');
+  assert.equal(tail[199], 'stderr line 250');
+});
+
+test('a stdout line that is not JSON-RPC is noted, not fatal', T, async () => {
+  const script = [
+    "process.stdout.write('hello, I log to stdout\\n');",
+    'process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: 1 } }) + "\\n");',
+    "process.stdin.on('end', () => process.exit(0)); process.stdin.resume();",
+  ].join('\n');
+  const t = new GroupStdioTransport({
+    command: process.execPath,
+    args: ['-e', script],
+    graceMs: 300,
+  });
+  const messages: JSONRPCMessage[] = [];
+  const errors: Error[] = [];
+  t.onmessage = (m) => messages.push(m);
+  t.onerror = (e) => errors.push(e);
+  try {
+    await t.start();
+    assert.ok(await eventually(() => messages.length === 1, 5000));
+    assert.equal((messages[0] as { method?: string }).method, 'notifications/message');
+    assert.deepEqual(errors, []);
+    assert.match(t.stderrTail().join('\n'), /ignored a stdout line that is not JSON-RPC/);
+    await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  } finally {
+    await t.close();
+  }
+  assert.equal(t.exit?.code, 0);
+});
+
+test('start fails for a missing command, and close is then a no-op', T, async () => {
+  const t = new GroupStdioTransport({ command: '/nonexistent/mcp-server-xyz' });
+  await assert.rejects(t.start(), { code: 'ENOENT' });
+  assert.equal(t.spawnError?.message.includes('ENOENT'), true);
+  await t.close();
+  await assert.rejects(t.send({ jsonrpc: '2.0', method: 'x' }), /Not connected/);
+});
+
+test('onSpawn and onGone report the pid', T, async () => {
+  const spawned: number[] = [];
+  const gone: number[] = [];
+  const t = new GroupStdioTransport({
+    command: process.execPath,
+    args: [STDIO_FIXTURE],
+    graceMs: 300,
+    onSpawn: (pid) => spawned.push(pid),
+    onGone: (pid) => gone.push(pid),
+  });
+  try {
+    await t.start();
+    assert.deepEqual(spawned, [t.pid]);
+    assert.deepEqual(gone, []);
+  } finally {
+    await t.close();
+  }
+  assert.deepEqual(gone, [t.pid]);
+});

@@ -1,0 +1,34 @@
+/**
+ * Test-only ticket minting. NOT exported from `pool/index.ts` and never imported by production
+ * code: in production the one place that makes tickets is `reconcilers/admission.ts` (DESIGN §5
+ * "One admission path").
+ *
+ * Guarantee: a minted ticket is exactly what admission would make for that config (the
+ * connectionId is computed, not invented), so pool tests exercise the real keying.
+ */
+import { connectionIdOf, type McpServerConfig } from '../../api/index.js';
+import type { AdmissionTicket } from '../ticket.js';
+
+export interface TestTicketOptions {
+  /** Default "s1". */
+  readonly sessionId?: string;
+  /** Default workspace for stdio servers. Default process.cwd(). */
+  readonly cwd?: string;
+}
+
+export function testTicket(
+  name: string,
+  config: McpServerConfig,
+  options: TestTicketOptions = {},
+): AdmissionTicket {
+  const ticket = {
+    name,
+    connectionId: connectionIdOf(name, config),
+    config,
+    sessionId: options.sessionId ?? 's1',
+    cwd: options.cwd ?? process.cwd(),
+  };
+  // The cast is the point: the brand cannot be written as a literal, and only tests (here) and
+  // reconcilers/admission.ts may claim that a config was admitted.
+  return ticket as unknown as AdmissionTicket;
+}
