@@ -27,13 +27,18 @@ import {
 import { approvalLookup } from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore, SourceStatus } from '../informers/types.js';
-import type { Pool } from '../pool/types.js';
+import type { CallOptions, Pool } from '../pool/types.js';
+import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalView } from '../reconcilers/admission.js';
 import { Registry } from '../reconcilers/registry.js';
 import { toMcpServer, type ResourceOptions } from '../reconcilers/resource.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
 import { why, type WhyAnswer } from '../reconcilers/why.js';
 import { diffReload, type DiffLine } from './diff.js';
+import { NotGatedError, ServerUnavailableError, UnknownServerError } from './errors.js';
+
+// Re-exported so callers of the session find its errors beside it.
+export { NotGatedError, ServerUnavailableError, UnknownServerError, closest } from './errors.js';
 import { EventRecorder, type McpEvent } from './event-recorder.js';
 import { ExponentialBackoffRateLimiter, exponentialDelay } from './rate-limiters.js';
 import { RateLimitingQueue } from './rate-limiting-queue.js';
@@ -81,7 +86,7 @@ export interface SessionEvents {
   pendingApproval: [server: DesiredServer];
   /** A server's tools or prompts changed in the registry. */
   registry: [name: string];
-  /** The queue went idle after work. */
+  /** The queue went idle after a burst of reconcile passes (once per burst). */
   settled: [];
 }
 
@@ -104,6 +109,7 @@ export class Session {
   readonly #approvalView: ApprovalView;
   #lastSourceErrors = '';
   #started = false;
+  #settleWatch = false;
   #closed = false;
 
   constructor(opts: SessionOptions) {
@@ -164,6 +170,7 @@ export class Session {
             // Rule 17: listeners hear of pending servers after the pass, success or not.
             for (const server of pending.splice(0)) this.#emitter.emit('pendingApproval', server);
             this.#emitter.emit('change', name);
+            this.#announceWhenSettled();
           }
         },
       },
@@ -243,6 +250,36 @@ export class Session {
     return this.events.list();
   }
 
+  /** Routes a tool call to the lease serving `server` now; unavailable → the `why` answer. */
+  async callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    options: CallOptions = {},
+  ): Promise<CallToolResult> {
+    const entry = this.registry.get(server);
+    if (!entry) throw new ServerUnavailableError(this.why(server));
+    if (!entry.tools.some((t) => t.name === tool))
+      throw new ServerUnavailableError({
+        name: server,
+        reason: 'NoSuchTool',
+        message: `server ${server} offers no tool named ${tool}`,
+        action: 'list the tools again: they may have changed',
+      });
+    return this.#opts.pool.callTool(entry.key, tool, args, options);
+  }
+
+  async getPrompt(
+    server: string,
+    prompt: string,
+    args: Record<string, string> | undefined,
+    options: CallOptions = {},
+  ): Promise<GetPromptResult> {
+    const entry = this.registry.get(server);
+    if (!entry) throw new ServerUnavailableError(this.why(server));
+    return this.#opts.pool.getPrompt(entry.key, prompt, args, options);
+  }
+
   async approve(name: string, options: { sessionOnly?: boolean } = {}): Promise<void> {
     const server = this.#gatedServer(name);
     if (options.sessionOnly) this.#opts.sessionApprovals.approve(name, server.config);
@@ -290,7 +327,16 @@ export class Session {
   /** Resolves when no reconcile is queued or running (delayed retries do not count). */
   async settled(): Promise<void> {
     await this.#workers.whenIdle();
-    this.#emitter.emit('settled');
+  }
+
+  /** One `settled` event per burst of passes: what the serve bridge batches notifications on. */
+  #announceWhenSettled(): void {
+    if (this.#settleWatch) return;
+    this.#settleWatch = true;
+    void this.#workers.whenIdle().then(() => {
+      this.#settleWatch = false;
+      if (!this.#closed) this.#emitter.emit('settled');
+    });
   }
 
   async close(): Promise<void> {
@@ -333,7 +379,7 @@ export class Session {
         : {
             type: 'ConfigValid',
             status: 'False',
-            reason: errors.some((e) => e.line > 0 && /parse|JSON/i.test(e.message))
+            reason: errors.some((e) => e.line > 0 && /parse|JSON|syntax/i.test(e.message))
               ? 'ParseError'
               : 'InvalidConfig',
             message: `${message} (the last good content stays in force)`,
@@ -368,47 +414,6 @@ export async function createSession(opts: SessionOptions): Promise<Session> {
   const session = new Session(opts);
   await session.start();
   return session;
-}
-
-export class UnknownServerError extends Error {
-  constructor(
-    readonly serverName: string,
-    known: readonly string[],
-  ) {
-    const near = closest(serverName, known);
-    super(
-      `no server named ${serverName} in this session${near.length ? `; did you mean ${near.join(' or ')}?` : ''}`,
-    );
-    this.name = 'UnknownServerError';
-  }
-}
-
-export class NotGatedError extends Error {
-  override name = 'NotGatedError';
-}
-
-/** Names within a small edit distance, nearest first (for "did you mean"). */
-export function closest(name: string, known: readonly string[]): string[] {
-  return known
-    .map((k) => ({ k, d: editDistance(name.toLowerCase(), k.toLowerCase()) }))
-    .filter(({ k, d }) => d <= Math.max(2, Math.floor(k.length / 3)))
-    .sort((a, b) => a.d - b.d)
-    .slice(0, 3)
-    .map(({ k }) => k);
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length];
 }
 
 function safeRealpath(path: string): string {

@@ -202,6 +202,9 @@ export class ServerReconciler {
         onListChanged: () => d.enqueue(name),
       });
     } catch (err) {
+      // The pool's ConnectError carries the server's last stderr lines (describe shows them).
+      const tail = (err as { stderrTail?: unknown }).stderrTail;
+      if (Array.isArray(tail)) rec.lastStderr = tail.filter((l): l is string => typeof l === 'string');
       return this.#failed(rec, wanted, errorText(err), rolling);
     }
 

@@ -1,0 +1,216 @@
+/**
+ * The serve bridge end to end in one process: an SDK Client ↔ bridge ↔ real Session whose
+ * pool connects in-memory MCP servers. Files and the watcher are real.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { createPool } from '../../pool/index.js';
+import { inMemoryConnector } from '../../pool/testing/in-memory.js';
+import { harness, servers, sleep, until, type Harness } from '../../controller/testing/harness.js';
+import { createBridge } from './bridge.js';
+import { LocalSessionPort } from './local-port.js';
+import { MAX_TOOL_NAME, qualifiedName } from './tool-names.js';
+
+const T = { timeout: 30_000 };
+
+function memServer(tools: string[]): McpServer {
+  const s = new McpServer({ name: 'mem', version: '1.0.0' });
+  for (const t of tools)
+    s.registerTool(
+      t,
+      { description: `tool ${t}`, inputSchema: { text: z.string() } },
+      ({ text }) => ({
+        content: [{ type: 'text', text: `${t}:${text}` }],
+      }),
+    );
+  return s;
+}
+
+interface Connected {
+  client: Client;
+  listChanged: number;
+  close(): Promise<void>;
+}
+
+async function connect(h: Harness, decide?: string): Promise<Connected> {
+  const session = await h.session();
+  const port = new LocalSessionPort(session);
+  const bridge = createBridge(port, { version: '0.0.0-test', log: () => undefined });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client(
+    { name: 'test-agent', version: '1.0.0' },
+    { capabilities: decide ? { elicitation: {} } : {} },
+  );
+  const state: Connected = {
+    client,
+    listChanged: 0,
+    async close() {
+      await client.close();
+      await bridge.close();
+      await port.close();
+    },
+  };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    state.listChanged += 1;
+  });
+  if (decide)
+    client.setRequestHandler(ElicitRequestSchema, () =>
+      decide === 'cancel'
+        ? { action: 'cancel' as const }
+        : { action: 'accept' as const, content: { decision: decide } },
+    );
+  await bridge.connect(b);
+  await client.connect(a);
+  await session.settled();
+  return state;
+}
+
+const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
+
+describe('serve bridge', T, () => {
+  let h: Harness;
+  beforeEach(async () => {
+    const mem = inMemoryConnector((ticket) => memServer((ticket.config.args ?? [])));
+    h = await harness({ pool: createPool({ connector: mem.connector, drainDelayMs: 0 }) });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it(
+    'lists server__tool, calls through, and follows edits with one list_changed per reload',
+    T,
+    async () => {
+      h.write(h.files.user, servers({ fs: { command: 'mem', args: ['read', 'write'] } }));
+      const c = await connect(h);
+      try {
+        const listed = await c.client.listTools();
+        assert.deepEqual(
+          listed.tools.map((t) => t.name),
+          ['fs__read', 'fs__write'],
+        );
+        assert.equal(listed.tools[0]?.description, 'tool read');
+        assert.ok(listed.tools[0]?.inputSchema.properties?.text);
+        assert.equal(
+          text(await c.client.callTool({ name: 'fs__read', arguments: { text: 'hi' } })),
+          'read:hi',
+        );
+
+        // Three servers appear in one save: one notification.
+      c.listChanged = 0;
+        h.write(
+          h.files.user,
+          servers({
+            fs: { command: 'mem', args: ['read', 'write'] },
+            a: { command: 'mem', args: ['x'] },
+            b: { command: 'mem', args: ['y'] },
+            c: { command: 'mem', args: ['z'] },
+          }),
+        );
+        await until('new tools', async () => (await c.client.listTools()).tools.length === 5);
+        await sleep(200);
+        assert.equal(c.listChanged, 1);
+
+        // Removing a server: its tools go, and calling one says why.
+        h.write(h.files.user, servers({ a: { command: 'mem', args: ['x'] } }));
+        await until(
+          'fs gone',
+          async () => !(await c.client.listTools()).tools.some((t) => t.name === 'fs__read'),
+        );
+        const r = (await c.client.callTool({
+          name: 'fs__read',
+          arguments: { text: 'x' },
+        })) as CallToolResult;
+        assert.equal(r.isError, true);
+        assert.match(text(r), /fs was removed/);
+      } finally {
+        await c.close();
+      }
+    },
+  );
+
+  it('calling a tool of a pending server returns the why message, never a crash', T, async () => {
+    h.write(h.files.project, { mcpServers: { p: { command: 'mem', args: ['t'] } } });
+    const c = await connect(h);
+    try {
+      assert.deepEqual((await c.client.listTools()).tools, []);
+      const r = (await c.client.callTool({ name: 'p__t', arguments: {} })) as CallToolResult;
+      assert.equal(r.isError, true);
+      assert.match(text(r), /run 'mcpctl approve p'/);
+    } finally {
+      await c.close();
+    }
+  });
+
+  for (const [answer, expectTools] of [
+    ['approve', true],
+    ['approve-session', true],
+    ['reject', false],
+    ['cancel', false],
+  ] as const) {
+    it(
+      `elicitation answered "${answer}" ${expectTools ? 'brings the tools' : 'leaves them out'}`,
+      T,
+      async () => {
+        const c = await connect(h, answer);
+        try {
+          h.write(h.files.project, { mcpServers: { p: { command: 'mem', args: ['t'] } } });
+          if (expectTools) {
+            await until('p tools', async () =>
+              (await c.client.listTools()).tools.some((t) => t.name === 'p__t'),
+            );
+          } else {
+            await sleep(600);
+            assert.deepEqual((await c.client.listTools()).tools, []);
+          }
+          const state = h.approvals.getState(h.workspace, 'p', { command: 'mem', args: ['t'] });
+          const expected = {
+            approve: 'approved',
+            'approve-session': 'pending',
+            reject: 'rejected',
+            cancel: 'pending',
+          }[answer];
+          assert.equal(state, expected);
+        } finally {
+          await c.close();
+        }
+      },
+    );
+  }
+});
+
+describe('tool names', { timeout: 5_000 }, () => {
+  it('joins with __, keeps names valid, shortens long ones stably', () => {
+    assert.equal(qualifiedName('fs', 'read_file'), 'fs__read_file');
+    const long = qualifiedName(
+      'a-very-long-server-name-for-testing',
+      'and_a_very_long_tool_name_that_goes_on',
+    );
+    assert.equal(long.length, MAX_TOOL_NAME);
+    assert.equal(
+      long,
+      qualifiedName(
+        'a-very-long-server-name-for-testing',
+        'and_a_very_long_tool_name_that_goes_on',
+      ),
+    );
+    assert.notEqual(
+      long,
+      qualifiedName(
+        'a-very-long-server-name-for-testing',
+        'and_a_very_long_tool_name_that_goes_0n',
+      ),
+    );
+    assert.match(qualifiedName('my.server', 'x'), /^[A-Za-z0-9_-]+$/);
+    assert.notEqual(qualifiedName('my.server', 'x'), qualifiedName('my_server', 'x'));
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * The serve bridge: one MCP server (stdio, SDK classes) in front of a session's servers.
+ *
+ * Guarantees:
+ * - tools/list and prompts/list show the Ready servers' (filtered) tools and prompts, named
+ *   `server__tool` (see tool-names.ts), with their descriptions and input schemas.
+ * - tools/call goes to the lease serving the tool now, with the client's cancellation; a tool
+ *   whose server is unavailable answers `isError` with the `why` message and its fix — never a
+ *   protocol error, never a crash.
+ * - list_changed notifications go out once per settled burst of reconciles that changed tools.
+ * - A promptable gated server is put to the user through elicitation when the client declared
+ *   it; approve / approve for this session / reject act, cancel decides nothing.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Prompt,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { qualifiedName } from './tool-names.js';
+import type { ApprovalRequest, Decision, SessionPort } from './session-port.js';
+
+export interface BridgeOptions {
+  readonly name?: string;
+  readonly version: string;
+  /** Where the bridge reports its own problems (never stdout: that is the MCP channel). */
+  readonly log: (message: string) => void;
+}
+
+interface Route {
+  readonly server: string;
+  readonly name: string;
+}
+
+const DECISIONS: readonly Decision[] = ['approve', 'approve-session', 'reject'];
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function createBridge(port: SessionPort, options: BridgeOptions): Server {
+  const server = new Server(
+    { name: options.name ?? 'mcpctl', version: options.version },
+    {
+      capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } },
+      instructions:
+        'mcpctl serves the MCP servers configured for this workspace. Tools are named server__tool; the set changes live as config files change.',
+    },
+  );
+  let toolRoutes = new Map<string, Route>();
+  let promptRoutes = new Map<string, Route>();
+
+  async function refresh(): Promise<{ tools: Tool[]; prompts: Prompt[] }> {
+    const listing = await port.list();
+    const tools: Tool[] = [];
+    const prompts: Prompt[] = [];
+    const nextTools = new Map<string, Route>();
+    const nextPrompts = new Map<string, Route>();
+    for (const entry of listing) {
+      for (const tool of entry.tools) {
+        const name = qualifiedName(entry.server, tool.name);
+        nextTools.set(name, { server: entry.server, name: tool.name });
+        tools.push({ ...tool, name });
+      }
+      for (const prompt of entry.prompts) {
+        const name = qualifiedName(entry.server, prompt.name);
+        nextPrompts.set(name, { server: entry.server, name: prompt.name });
+        prompts.push({ ...prompt, name });
+      }
+    }
+    toolRoutes = nextTools;
+    promptRoutes = nextPrompts;
+    return { tools, prompts };
+  }
+
+  /** A name not in the current listing: guess its server from `server__tool` for `why`. */
+  function guessRoute(name: string): Route | undefined {
+    const at = name.indexOf('__');
+    return at > 0 ? { server: name.slice(0, at), name: name.slice(at + 2) } : undefined;
+  }
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (await refresh()).tools,
+  }));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: (await refresh()).prompts,
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name;
+    let route = toolRoutes.get(name);
+    if (!route) {
+      await refresh();
+      route = toolRoutes.get(name);
+    }
+    if (!route) {
+      const guess = guessRoute(name);
+      if (!guess) return errorResult(`no tool named ${name}; list the tools again`);
+      const why = await port.why(guess.server);
+      return errorResult(`${why.message}: ${why.action}`);
+    }
+    try {
+      return await port.callTool(route.server, route.name, request.params.arguments, {
+        signal: extra.signal,
+      });
+    } catch (err) {
+      return errorResult(messageOf(err));
+    }
+  });
+
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    let route = promptRoutes.get(request.params.name);
+    if (!route) {
+      await refresh();
+      route = promptRoutes.get(request.params.name);
+    }
+    if (!route) throw new Error(`no prompt named ${request.params.name}; list the prompts again`);
+    return port.getPrompt(route.server, route.name, request.params.arguments, {
+      signal: extra.signal,
+    });
+  });
+
+  port.onListChanged(() => {
+    void Promise.all([server.sendToolListChanged(), server.sendPromptListChanged()]).catch(
+      (err: unknown) => options.log(`could not send list_changed: ${messageOf(err)}`),
+    );
+  });
+
+  port.onPendingApproval((request) => {
+    if (!server.getClientCapabilities()?.elicitation) return;
+    void askForApproval(server, port, request).catch((err: unknown) =>
+      options.log(`approval prompt for ${request.name} failed: ${messageOf(err)}`),
+    );
+  });
+
+  return server;
+}
+
+async function askForApproval(
+  server: Server,
+  port: SessionPort,
+  request: ApprovalRequest,
+): Promise<void> {
+  const env = request.envKeys.length
+    ? `\nenv/headers: ${request.envKeys.join(', ')} (values hidden)`
+    : '';
+  const result = await server.elicitInput({
+    message:
+      `The ${request.scope} config ${request.source} asks to start the MCP server "${request.name}":\n` +
+      `${request.target}${env}\nAllow it to run?`,
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        decision: {
+          type: 'string',
+          title: 'Decision',
+          oneOf: [
+            { const: 'approve', title: 'Approve (remembered for this exact config)' },
+            { const: 'approve-session', title: 'Approve for this session only' },
+            { const: 'reject', title: 'Reject' },
+          ],
+        },
+      },
+      required: ['decision'],
+    },
+  });
+  if (result.action === 'cancel') return;
+  if (result.action === 'decline') {
+    await port.decide(request.name, 'reject');
+    return;
+  }
+  const decision = result.content?.decision;
+  if (typeof decision === 'string' && (DECISIONS as readonly string[]).includes(decision)) {
+    await port.decide(request.name, decision as Decision);
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * SessionPort over an in-process Session (`mcpctl serve --no-daemon`, and the daemon's own
+ * implementation of the serve methods).
+ *
+ * Guarantees: list-changed fires at most once per settled burst, and only when some server's
+ * registry entry changed during it; calls go to the lease that serves the tools now.
+ */
+import type { DesiredServer } from '../../api/index.js';
+import { urlOf } from '../../api/index.js';
+import type { Session } from '../../controller/session.js';
+import type {
+  ApprovalRequest,
+  Decision,
+  ServerTools,
+  SessionPort,
+  WhyText,
+} from './session-port.js';
+
+export function approvalRequestOf(server: DesiredServer): ApprovalRequest {
+  const c = server.config;
+  const target =
+    c.command !== undefined ? [c.command, ...(c.args ?? [])].join(' ') : (urlOf(c) ?? '');
+  return {
+    name: server.name,
+    scope: server.scope,
+    source: server.source,
+    target,
+    envKeys: [...Object.keys(c.env ?? {}), ...Object.keys(c.headers ?? {})],
+  };
+}
+
+export class LocalSessionPort implements SessionPort {
+  readonly #unsubscribe: (() => void)[] = [];
+
+  constructor(
+    readonly session: Session,
+    /** Runs on close (e.g. release the daemon's hold, or close a private session and pool). */
+    private readonly onClose: () => Promise<void> = () => Promise.resolve(),
+  ) {}
+
+  list(): Promise<ServerTools[]> {
+    const out: ServerTools[] = [];
+    for (const [server, entry] of [...this.session.registry.entries()].sort(([a], [b]) =>
+      a.localeCompare(b),
+    )) {
+      out.push({ server, tools: entry.tools, prompts: entry.prompts });
+    }
+    return Promise.resolve(out);
+  }
+
+  callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    options: { signal?: AbortSignal; timeout?: number },
+  ) {
+    return this.session.callTool(server, tool, args, options);
+  }
+
+  getPrompt(
+    server: string,
+    prompt: string,
+    args: Record<string, string> | undefined,
+    options: { signal?: AbortSignal },
+  ) {
+    return this.session.getPrompt(server, prompt, args, options);
+  }
+
+  why(server: string): Promise<WhyText> {
+    return Promise.resolve(this.session.why(server));
+  }
+
+  async decide(server: string, decision: Decision): Promise<void> {
+    if (decision === 'reject') await this.session.reject(server);
+    else await this.session.approve(server, { sessionOnly: decision === 'approve-session' });
+  }
+
+  onListChanged(listener: () => void): void {
+    let dirty = false;
+    this.#unsubscribe.push(
+      this.session.on('registry', () => {
+        dirty = true;
+      }),
+      this.session.on('settled', () => {
+        if (!dirty) return;
+        dirty = false;
+        listener();
+      }),
+    );
+  }
+
+  onPendingApproval(listener: (request: ApprovalRequest) => void): void {
+    this.#unsubscribe.push(
+      this.session.on('pendingApproval', (server) => listener(approvalRequestOf(server))),
+    );
+  }
+
+  async close(): Promise<void> {
+    for (const off of this.#unsubscribe.splice(0)) off();
+    await this.onClose();
+  }
+}
