@@ -204,7 +204,8 @@ export class ServerReconciler {
     } catch (err) {
       // The pool's ConnectError carries the server's last stderr lines (describe shows them).
       const tail = (err as { stderrTail?: unknown }).stderrTail;
-      if (Array.isArray(tail)) rec.lastStderr = tail.filter((l): l is string => typeof l === 'string');
+      if (Array.isArray(tail))
+        rec.lastStderr = tail.filter((l): l is string => typeof l === 'string');
       return this.#failed(rec, wanted, errorText(err), rolling);
     }
 
