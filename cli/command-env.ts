@@ -1,0 +1,131 @@
+/**
+ * What every client command shares: global flags resolved once (socket, session selector,
+ * secrets), where output goes, and one way to talk to the daemon with uniform errors.
+ *
+ * Guarantees:
+ * - No daemon at the socket → CliError with exactly `no mcpctl daemon at <socket>; start one
+ *   with 'mcpctl daemon'` (exit 1).
+ * - A daemon error arrives as a CliError carrying the daemon's message (exit 1); a daemon that
+ *   goes away mid-call says so and where its log is.
+ * - The connection is closed when the command is done, whatever happened.
+ */
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+import type { Selector } from './methods/context.js';
+import { CliError, noDaemonMessage } from './errors.js';
+import {
+  ConnectionLostError,
+  DaemonUnavailableError,
+  RpcCallError,
+  connectClient,
+  type RpcClient,
+} from './rpc-client.js';
+import { resolveSocketPath } from './socket-path.js';
+import { styleFor, type Style } from './output/style.js';
+
+/** Flags every command accepts (DESIGN §7). */
+export interface GlobalOptions {
+  socket?: string;
+  workspace?: string;
+  showSecrets?: boolean;
+}
+
+/** Where a command writes; process streams in production, buffers in tests. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+}
+
+export const processIo: Io = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+  get stdoutIsTTY() {
+    return process.stdout.isTTY === true;
+  },
+  get stderrIsTTY() {
+    return process.stderr.isTTY === true;
+  },
+};
+
+export interface CommandEnv {
+  readonly socket: string;
+  readonly selector: Selector;
+  readonly showSecrets: boolean;
+  readonly io: Io;
+  /** Colours for stdout (none unless stdout is a terminal). */
+  readonly style: Style;
+  now(): number;
+}
+
+export function commandEnv(globals: GlobalOptions, io: Io): CommandEnv {
+  return {
+    socket: resolveSocketPath({ flag: globals.socket }),
+    selector: selectorOf(globals.workspace),
+    showSecrets: globals.showSecrets === true,
+    io,
+    style: styleFor({ isTTY: io.stdoutIsTTY }),
+    now: Date.now,
+  };
+}
+
+/**
+ * `--workspace DIR` names a session (opened if needed); without it the current directory is
+ * matched, falling back to the daemon's default session.
+ */
+export function selectorOf(workspace: string | undefined): Selector {
+  if (workspace !== undefined) {
+    const abs = path.resolve(workspace);
+    let real: string;
+    try {
+      real = realpathSync(abs);
+    } catch {
+      throw new CliError(
+        `workspace ${abs} does not exist; pass an existing directory to --workspace`,
+      );
+    }
+    return { workspace: real, openIfMissing: true };
+  }
+  try {
+    return { workspace: realpathSync(process.cwd()), openIfMissing: false };
+  } catch {
+    return {}; // The cwd was deleted: only the default session can be meant.
+  }
+}
+
+/** Connects, runs `fn`, closes; every failure becomes a CliError. */
+export async function withDaemon<T>(
+  env: CommandEnv,
+  fn: (client: RpcClient) => Promise<T>,
+): Promise<T> {
+  let client: RpcClient;
+  try {
+    client = await connectClient(env.socket);
+  } catch (err) {
+    throw translateError(err, env.socket);
+  }
+  try {
+    return await fn(client);
+  } catch (err) {
+    throw translateError(err, env.socket);
+  } finally {
+    await client.close();
+  }
+}
+
+export function translateError(err: unknown, socket: string): unknown {
+  if (err instanceof DaemonUnavailableError) {
+    if (err.code === 'EACCES')
+      return new CliError(
+        `permission denied connecting to ${socket}; the daemon there belongs to another user. Pass your own --socket`,
+      );
+    return new CliError(noDaemonMessage(socket));
+  }
+  if (err instanceof RpcCallError) return new CliError(err.message);
+  if (err instanceof ConnectionLostError)
+    return new CliError(
+      `the mcpctl daemon at ${socket} closed the connection before answering (did it stop?); check its log, or start it again with 'mcpctl daemon'`,
+    );
+  return err;
+}

@@ -1,0 +1,82 @@
+/**
+ * `mcpctl daemon [--workspace DIR] [--allowed-mcp-server-names a,b] [--mcp-config FILE]
+ * [--socket PATH] [--debounce-ms N]`: runs the daemon in the foreground (DESIGN §7).
+ */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { CliError } from '../errors.js';
+import type { GlobalOptions } from '../command-env.js';
+import { resolveSocketPath } from '../socket-path.js';
+
+interface DaemonFlags {
+  allowedMcpServerNames?: string[];
+  mcpConfig?: string;
+  debounceMs: number;
+  drainDelayMs?: number;
+}
+
+function nonNegativeInt(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n))
+    throw new InvalidArgumentError('expected a whole number of milliseconds');
+  return n;
+}
+
+/** `a,b` → ['a','b']; repeated flags add up; empty names are dropped. */
+function nameList(text: string, previous: string[] | undefined): string[] {
+  return [
+    ...(previous ?? []),
+    ...text
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  ];
+}
+
+export function registerDaemon(program: Command, onExit: (code: number) => void): void {
+  program
+    .command('daemon')
+    .description('run the mcpctl daemon in the foreground (logs JSON lines to stderr)')
+    .addOption(
+      new Option(
+        '--allowed-mcp-server-names <names>',
+        'ceiling: only these servers may ever run (comma-separated); settings can narrow it, never widen it',
+      ).argParser(nameList),
+    )
+    .option(
+      '--mcp-config <file>',
+      'an extra file of mcpServers for the default session (scope cli)',
+    )
+    .addOption(
+      new Option('--debounce-ms <ms>', 'wait this long after a file change before reading it')
+        .argParser(nonNegativeInt)
+        .default(300),
+    )
+    .addOption(
+      new Option(
+        '--drain-delay-ms <ms>',
+        'keep a connection nobody uses this long for a re-acquire',
+      ).argParser(nonNegativeInt),
+    )
+    .action(async (_opts: object, cmd: Command) => {
+      const o = cmd.optsWithGlobals<GlobalOptions & DaemonFlags>();
+      const workspace = path.resolve(o.workspace ?? process.cwd());
+      if (!existsSync(workspace) || !statSync(workspace).isDirectory())
+        throw new CliError(
+          `workspace ${workspace} is not a directory; pass an existing one to --workspace`,
+        );
+      const mcpConfigPath = o.mcpConfig === undefined ? undefined : path.resolve(o.mcpConfig);
+      // Loaded here: only the daemon needs the controller, pool and SDK, not every CLI call.
+      const { runDaemon } = await import('../daemon-main.js');
+      const code = await runDaemon({
+        socket: resolveSocketPath({ flag: o.socket }),
+        workspace,
+        ...(o.allowedMcpServerNames ? { ceiling: o.allowedMcpServerNames } : {}),
+        ...(mcpConfigPath ? { mcpConfigPath } : {}),
+        debounceMs: o.debounceMs,
+        ...(o.drainDelayMs === undefined ? {} : { drainDelayMs: o.drainDelayMs }),
+      });
+      onExit(code);
+    });
+}

@@ -1,0 +1,166 @@
+/**
+ * `mcpctl get servers|sessions|events [NAME...] [-o table|wide|json|yaml|name] [--watch]`.
+ *
+ * Guarantees: `-o json` prints the daemon's McpServerList / SessionList / EventList exactly
+ * (DESIGN §6), or the bare object for a single named server; `--watch` prints the current
+ * state, then every change, until SIGINT (exit 0) or until the daemon goes away (exit 1).
+ */
+import { Argument, Option, type Command } from 'commander';
+import {
+  commandEnv,
+  withDaemon,
+  type CommandEnv,
+  type GlobalOptions,
+  type Io,
+} from '../command-env.js';
+import { CliError, UsageError } from '../errors.js';
+import {
+  OUTPUT_FORMATS,
+  WatchPrinter,
+  formatList,
+  type ListLike,
+  type OutputFormat,
+} from '../output/format.js';
+import {
+  eventPrinter,
+  serverPrinter,
+  sessionPrinter,
+  type ResourcePrinter,
+} from '../output/printers.js';
+import type { RpcClient } from '../rpc-client.js';
+import type { WatchEnd, WatchEvent, WatchTopic } from '../resources.js';
+
+const ALIASES: Record<string, WatchTopic> = {
+  servers: 'servers',
+  server: 'servers',
+  mcpservers: 'servers',
+  mcpserver: 'servers',
+  sessions: 'sessions',
+  session: 'sessions',
+  events: 'events',
+  event: 'events',
+  ev: 'events',
+};
+
+interface GetOptions {
+  output: OutputFormat;
+  watch?: boolean;
+}
+
+interface Topic {
+  readonly method: string;
+  readonly printer: ResourcePrinter<never>;
+}
+
+const TOPICS: Record<WatchTopic, Topic> = {
+  // The printers are used with the objects the daemon sends for that topic.
+  servers: { method: 'servers.list', printer: serverPrinter },
+  sessions: { method: 'sessions.list', printer: sessionPrinter },
+  events: { method: 'events.list', printer: eventPrinter },
+};
+
+export function registerGet(program: Command, io: Io): void {
+  program
+    .command('get')
+    .description('list servers, sessions or events')
+    .addArgument(
+      new Argument('<resource>', 'servers, sessions or events').choices(Object.keys(ALIASES)),
+    )
+    .argument('[names...]', 'only these servers')
+    .addOption(
+      new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS).default('table'),
+    )
+    .option('-w, --watch', 'after the list, stream every change until interrupted')
+    .action(async (resource: string, names: string[], _opts: GetOptions, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<GlobalOptions & GetOptions>();
+      const topic = ALIASES[resource];
+      if (!topic) throw new UsageError(`unknown resource ${resource}`);
+      if (names.length > 0 && topic !== 'servers')
+        throw new UsageError(`names are accepted for servers only, not for ${topic}`);
+      const env = commandEnv(opts, io);
+      if (opts.watch) await watch(env, topic, names, opts.output);
+      else await list(env, topic, names, opts.output);
+    });
+}
+
+function params(env: CommandEnv, topic: WatchTopic, names: string[]): object {
+  return {
+    ...env.selector,
+    ...(topic === 'servers' ? { names, showSecrets: env.showSecrets } : {}),
+  };
+}
+
+async function list(
+  env: CommandEnv,
+  topic: WatchTopic,
+  names: string[],
+  format: OutputFormat,
+): Promise<void> {
+  const t = TOPICS[topic];
+  const result = await withDaemon(env, (client) =>
+    client.call<ListLike<never>>(t.method, topic === 'sessions' ? {} : params(env, topic, names)),
+  );
+  const printed = formatList(result, t.printer, format, {
+    now: env.now(),
+    style: env.style,
+    single: names.length === 1,
+  });
+  env.io.out(printed.stdout);
+  if (printed.stderr) env.io.err(printed.stderr);
+}
+
+async function watch(
+  env: CommandEnv,
+  topic: WatchTopic,
+  names: string[],
+  format: OutputFormat,
+): Promise<void> {
+  const printer = new WatchPrinter<never>({
+    printer: TOPICS[topic].printer,
+    format,
+    write: (text) => env.io.out(text),
+    style: env.style,
+    now: () => env.now(),
+  });
+  await withDaemon(env, (client) =>
+    streamWatch(client, { topic, ...params(env, topic, names) }, printer),
+  );
+}
+
+/**
+ * Starts a watch and prints its events until SIGINT. One watch per connection, so every
+ * `watch.event` on it is ours (they may be dispatched before the start response is).
+ */
+async function streamWatch(
+  client: RpcClient,
+  start: object,
+  printer: WatchPrinter<never>,
+): Promise<void> {
+  let ended: WatchEnd | undefined;
+  client.on('watch.event', (p) => {
+    const e = p as WatchEvent<never>;
+    printer.push(e.type, e.object);
+  });
+  let onSignal: () => void = () => undefined;
+  const stopped = new Promise<'interrupted' | 'ended' | 'lost'>((resolve) => {
+    onSignal = () => resolve('interrupted');
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    client.on('watch.end', (p) => {
+      ended = p as WatchEnd;
+      resolve('ended');
+    });
+    void client.closed.then(() => resolve('lost'));
+  });
+  let how: 'interrupted' | 'ended' | 'lost';
+  try {
+    await client.call('watch.start', start);
+    how = await stopped;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  printer.flush();
+  if (how === 'ended') throw new CliError(`watch ended: ${ended?.reason ?? 'by the daemon'}`);
+  if (how === 'lost') throw new CliError('the mcpctl daemon went away; the watch ended');
+}

@@ -1,0 +1,52 @@
+/**
+ * `mcpctl reload` (re-read every source, reconcile, print what changed when settled) and
+ * `mcpctl diff` (what a reload would do; connects nothing). Lines: `+ add`, `- remove`,
+ * `~ restart (fields)`, `= keep`, `! blocked (reason)`.
+ */
+import type { Command } from 'commander';
+import { formatDiffLine, type DiffLine } from '../../controller/diff.js';
+import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
+import type { Style } from '../output/style.js';
+
+function paint(style: Style, line: DiffLine): string {
+  const text = formatDiffLine(line);
+  switch (line.action) {
+    case 'add':
+      return style.green(text);
+    case 'remove':
+      return style.red(text);
+    case 'restart':
+    case 'blocked':
+      return style.yellow(text);
+    case 'keep':
+      return style.dim(text);
+  }
+}
+
+export function registerReload(program: Command, io: Io): void {
+  program
+    .command('reload')
+    .description('re-read every config source, reconcile, and print what changed once settled')
+    .action(async (_opts: object, cmd: Command) => {
+      const env = commandEnv(cmd.optsWithGlobals<GlobalOptions>(), io);
+      const { changes } = await withDaemon(env, (client) =>
+        client.call<{ changes: DiffLine[] }>('session.reload', env.selector),
+      );
+      const shown = changes.filter((l) => l.action !== 'keep');
+      for (const line of shown) io.out(`${paint(env.style, line)}\n`);
+      const kept = changes.length - shown.length;
+      if (shown.length === 0)
+        io.out(`no changes (${kept} server${kept === 1 ? '' : 's'} unchanged)\n`);
+    });
+  program
+    .command('diff')
+    .description('show what a reload would add, remove, restart, keep or block; connects nothing')
+    .action(async (_opts: object, cmd: Command) => {
+      const env = commandEnv(cmd.optsWithGlobals<GlobalOptions>(), io);
+      const { lines } = await withDaemon(env, (client) =>
+        client.call<{ lines: DiffLine[] }>('session.diff', env.selector),
+      );
+      for (const line of lines) io.out(`${paint(env.style, line)}\n`);
+      if (lines.length === 0) io.out('no servers configured\n');
+    });
+}

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { API_VERSION, type McpServer } from '../../api/index.js';
+import { UsageError } from '../errors.js';
+import { meets, parseFor, parseTarget } from './wait.js';
+
+function ready(
+  status: 'True' | 'False',
+  observedGeneration: number | undefined,
+  generation: number,
+): McpServer {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'McpServer',
+    metadata: { name: 'fs', generation, creationTimestamp: '2024-01-01T00:00:00Z' },
+    spec: {},
+    status: {
+      restarts: 0,
+      tools: [],
+      prompts: [],
+      conditions: [
+        {
+          type: 'Ready',
+          status,
+          reason: status === 'True' ? 'Connected' : 'ConnectFailed',
+          message: '',
+          lastTransitionTime: '2024-01-01T00:00:00Z',
+          ...(observedGeneration === undefined ? {} : { observedGeneration }),
+        },
+      ],
+    },
+  };
+}
+
+describe('wait', () => {
+  it('parses server/NAME and condition=TYPE[=value]', () => {
+    assert.equal(parseTarget('server/fs'), 'fs');
+    assert.equal(parseTarget('mcpservers/a::b'), 'a::b');
+    assert.throws(() => parseTarget('fs'), UsageError);
+    assert.throws(() => parseTarget('pod/fs'), UsageError);
+    assert.deepEqual(parseFor('condition=Ready'), { type: 'Ready', status: 'True' });
+    assert.deepEqual(parseFor('condition=Ready=false'), { type: 'Ready', status: 'False' });
+    assert.deepEqual(parseFor('condition=Admitted=TRUE'), { type: 'Admitted', status: 'True' });
+    assert.throws(() => parseFor('Ready'), UsageError);
+    assert.throws(() => parseFor('condition=Ready=maybe'), UsageError);
+    assert.throws(() => parseFor('delete'), UsageError);
+  });
+
+  it('a condition observed for an older generation does not count (like kubectl)', () => {
+    assert.equal(meets(ready('True', 2, 2), { type: 'Ready', status: 'True' }), true);
+    assert.equal(meets(ready('True', 1, 2), { type: 'Ready', status: 'True' }), false);
+    assert.equal(meets(ready('True', undefined, 2), { type: 'Ready', status: 'True' }), true);
+    assert.equal(meets(ready('False', 2, 2), { type: 'Ready', status: 'False' }), true);
+    assert.equal(meets(ready('True', 2, 2), { type: 'UpToDate', status: 'True' }), false);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * `mcpctl wait server/NAME --for=condition=Ready[=false] [--timeout=30s]`, like kubectl wait.
+ *
+ * Guarantees:
+ * - Exit 0 printing `server/NAME condition met` as soon as the condition has the wanted status
+ *   (default True) and is current: a condition whose observedGeneration is older than the
+ *   server's generation does not count (kubectl's rule).
+ * - Exit 1 when the timeout passes (or the daemon goes away), saying what the condition is
+ *   now, or that the server does not exist (with the closest names).
+ * - A server that does not exist yet is waited for: it may be about to be added.
+ * - `--timeout=0` checks once.
+ */
+import type { Command } from 'commander';
+import { findCondition } from '../../api/index.js';
+import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
+import { CliError, UsageError } from '../errors.js';
+import { humanDuration, parseDuration } from '../output/age.js';
+import type { McpServer, McpServerList, WatchEvent } from '../resources.js';
+import type { RpcClient } from '../rpc-client.js';
+import type { Selector } from '../methods/context.js';
+
+export interface WaitCondition {
+  readonly type: string;
+  /** True | False | Unknown */
+  readonly status: string;
+}
+
+export function parseTarget(target: string): string {
+  const m = /^(?:server|servers|mcpserver|mcpservers)\/(.+)$/.exec(target);
+  if (!m?.[1])
+    throw new UsageError(`wait needs a target like server/NAME, got ${JSON.stringify(target)}`);
+  return m[1];
+}
+
+export function parseFor(text: string): WaitCondition {
+  const m = /^condition=([A-Za-z][A-Za-z0-9]*)(?:=(true|false|unknown))?$/i.exec(text);
+  if (!m?.[1])
+    throw new UsageError(
+      `--for must be condition=TYPE or condition=TYPE=true|false, got ${JSON.stringify(text)}`,
+    );
+  const value = (m[2] ?? 'true').toLowerCase();
+  return { type: m[1], status: value.charAt(0).toUpperCase() + value.slice(1) };
+}
+
+/** Does the server meet the condition now (and not by a stale observation)? */
+export function meets(server: McpServer, want: WaitCondition): boolean {
+  const c = findCondition(server.status.conditions, want.type);
+  if (!c) return false;
+  const observed = c.observedGeneration ?? server.status.observedGeneration;
+  if (observed !== undefined && observed < server.metadata.generation) return false;
+  return c.status === want.status;
+}
+
+export function registerWait(program: Command, io: Io): void {
+  program
+    .command('wait')
+    .description('wait until a server condition holds, e.g. --for=condition=Ready')
+    .argument('<target>', 'server/NAME')
+    .requiredOption('--for <condition>', 'condition=TYPE[=true|false]')
+    .option('--timeout <duration>', 'give up after this long (e.g. 30s, 2m; 0 checks once)', '30s')
+    .action(async (target: string, _opts: object, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<GlobalOptions & { for: string; timeout: string }>();
+      const name = parseTarget(target);
+      const want = parseFor(opts.for);
+      const timeoutMs = parseDuration(opts.timeout);
+      if (timeoutMs === undefined)
+        throw new UsageError(
+          `--timeout must be a duration like 30s, 500ms or 2m, got ${JSON.stringify(opts.timeout)}`,
+        );
+      const env = commandEnv(opts, io);
+      await withDaemon(env, (client) => waitFor(client, env.selector, name, want, timeoutMs));
+      io.out(`server/${name} condition met\n`);
+    });
+}
+
+async function waitFor(
+  client: RpcClient,
+  selector: Selector,
+  name: string,
+  want: WaitCondition,
+  timeoutMs: number,
+): Promise<void> {
+  let last: McpServer | undefined;
+  let result: 'met' | 'timeout' | 'lost';
+  if (timeoutMs <= 0) {
+    last = await current(client, selector, name);
+    result = last && meets(last, want) ? 'met' : 'timeout';
+  } else {
+    let settle: (outcome: 'met' | 'timeout' | 'lost') => void = () => undefined;
+    const outcome = new Promise<'met' | 'timeout' | 'lost'>((resolve) => (settle = resolve));
+    client.on('watch.event', (p) => {
+      const e = p as WatchEvent<McpServer>;
+      last = e.type === 'DELETED' ? undefined : e.object;
+      if (last && meets(last, want)) settle('met');
+    });
+    void client.closed.then(() => settle('lost'));
+    await client.call('watch.start', { ...selector, topic: 'servers', names: [name] });
+    const timer = setTimeout(() => settle('timeout'), timeoutMs);
+    result = await outcome;
+    clearTimeout(timer);
+  }
+  if (result === 'met') return;
+  if (result === 'lost') throw new CliError('the mcpctl daemon went away while waiting');
+  const wanted = `condition ${want.type}=${want.status}`;
+  const after = humanDuration(timeoutMs);
+  if (!last) {
+    // Ask once more: the daemon's answer names the closest servers.
+    let why = 'no such server';
+    try {
+      await current(client, selector, name, true);
+    } catch (err) {
+      why = err instanceof Error ? err.message : String(err);
+    }
+    throw new CliError(`timed out after ${after} waiting for ${wanted} on server/${name}: ${why}`);
+  }
+  const c = findCondition(last.status.conditions, want.type);
+  const now = c
+    ? `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`
+    : `no ${want.type} condition yet`;
+  throw new CliError(
+    `timed out after ${after} waiting for ${wanted} on server/${name} (now ${now}); 'mcpctl why ${name}' says what blocks it`,
+  );
+}
+
+/** The server now, or undefined when it does not exist (`strict`: let the daemon's error out). */
+async function current(
+  client: RpcClient,
+  selector: Selector,
+  name: string,
+  strict = false,
+): Promise<McpServer | undefined> {
+  try {
+    const list = await client.call<McpServerList>('servers.list', { ...selector, names: [name] });
+    return list.items[0];
+  } catch (err) {
+    if (strict) throw err;
+    return undefined;
+  }
+}

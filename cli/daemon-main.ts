@@ -1,0 +1,171 @@
+/**
+ * `mcpctl daemon`: the foreground daemon process around the daemon core.
+ *
+ * Guarantees:
+ * - The socket directory is private (0700, ours, not group/world writable) or the daemon does
+ *   not start; the socket is 0600. A live daemon at the socket → exit 1 ("a daemon is already
+ *   running at <socket>"); a stale socket file (nobody answers) is replaced; anything else at
+ *   that path is left alone and refused.
+ * - The socket is claimed before anything else happens (two daemons racing: one wins, the
+ *   other exits 1); calls arriving during start-up wait until the default session is open.
+ * - SIGTERM, SIGINT and `mcpctl stop` shut down gracefully: stop watching, drain the queues,
+ *   close every connection (process groups gone), remove the socket, exit 0. A second signal
+ *   during that exits at once (1); the next start reaps what is left.
+ * - Logs are structured JSON lines on stderr (pino), written synchronously so the last lines
+ *   survive a crash.
+ */
+import { unlinkSync } from 'node:fs';
+import os from 'node:os';
+import pino from 'pino';
+import { Daemon } from '../controller/daemon.js';
+import { CliError, errorText } from './errors.js';
+import { mapDomainError, methodTable, type MethodContext } from './methods/index.js';
+import { RpcServer } from './rpc-server.js';
+import { SocketDirError, prepareSocketDir, probeSocket, stateFileOf } from './socket-path.js';
+import { VERSION } from './version.js';
+
+export interface DaemonCommandOptions {
+  readonly socket: string;
+  readonly workspace: string;
+  readonly ceiling?: readonly string[];
+  readonly mcpConfigPath?: string;
+  readonly debounceMs: number;
+  readonly drainDelayMs?: number;
+  readonly logLevel?: string;
+}
+
+/** Runs the daemon until it is stopped; resolves with the exit code. */
+export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
+  const log = pino(
+    { name: 'mcpctl', level: o.logLevel ?? process.env.MCPCTL_LOG_LEVEL ?? 'info' },
+    pino.destination({ dest: 2, sync: true }),
+  );
+  await claimSocketPath(o.socket, log);
+
+  let daemon: Daemon | undefined;
+  let markReady: () => void = () => undefined;
+  let failReady: (err: unknown) => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    failReady = reject;
+  });
+  ready.catch(() => undefined); // Calls waiting on it get the error; nobody else needs it.
+
+  let requestStop: (reason: string) => void = () => undefined;
+  const stopRequested = new Promise<string>((resolve) => (requestStop = resolve));
+  const ctx: MethodContext = {
+    get daemon(): Daemon {
+      // Methods run only after `ready`, so the daemon exists by then.
+      if (!daemon) throw new Error('the daemon is still starting');
+      return daemon;
+    },
+    socketPath: o.socket,
+    version: VERSION,
+    requestStop: (reason) => requestStop(reason),
+  };
+  const server = new RpcServer({ methods: methodTable(ctx), ready, log, mapError: mapDomainError });
+  try {
+    await server.listen(o.socket);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new CliError(
+        `a daemon is already running at ${o.socket}; stop it with 'mcpctl stop' or pass another --socket`,
+      );
+    throw new CliError(`cannot listen on ${o.socket}: ${errorText(err)}`);
+  }
+
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn(
+        { signal },
+        'second signal while stopping: exiting now; the next start reaps leftover servers',
+      );
+      process.exit(1);
+    }
+    requestStop(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const onFatal = (err: unknown) => {
+    log.fatal({ err: errorText(err) }, 'unexpected error; shutting down');
+    process.exitCode = 1;
+    requestStop('fatal error');
+  };
+  process.on('uncaughtException', onFatal);
+  process.on('unhandledRejection', onFatal);
+
+  try {
+    daemon = await Daemon.start({
+      workspace: o.workspace,
+      home: os.homedir(),
+      ...(o.ceiling ? { ceiling: o.ceiling } : {}),
+      ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
+      debounceMs: o.debounceMs,
+      ...(o.drainDelayMs === undefined ? {} : { drainDelayMs: o.drainDelayMs }),
+      stateFile: stateFileOf(o.socket),
+      log,
+    });
+  } catch (err) {
+    failReady(err);
+    await server.close();
+    removeHandlers();
+    throw new CliError(`cannot start the daemon: ${errorText(err)}`);
+  }
+  markReady();
+  log.info(
+    {
+      socket: o.socket,
+      workspace: daemon.defaultSession.workspace,
+      ceiling: o.ceiling ?? null,
+      reaped: daemon.reaped.killed,
+    },
+    'listening',
+  );
+
+  const reason = await stopRequested;
+  stopping = true;
+  log.info({ reason }, 'shutting down');
+  await daemon.stop();
+  await server.close();
+  removeHandlers();
+  log.info({}, 'bye');
+  return typeof process.exitCode === 'number' ? process.exitCode : 0;
+
+  function removeHandlers(): void {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.off('uncaughtException', onFatal);
+    process.off('unhandledRejection', onFatal);
+  }
+}
+
+/** Makes the socket path ours to listen on, or says why it cannot be. */
+async function claimSocketPath(socket: string, log: pino.Logger): Promise<void> {
+  try {
+    prepareSocketDir(socket);
+  } catch (err) {
+    if (err instanceof SocketDirError) throw new CliError(err.message);
+    throw err;
+  }
+  switch (await probeSocket(socket)) {
+    case 'missing':
+      return;
+    case 'live':
+      throw new CliError(
+        `a daemon is already running at ${socket}; stop it with 'mcpctl stop' or pass another --socket`,
+      );
+    case 'notSocket':
+      throw new CliError(
+        `${socket} exists and is not a socket; remove it or pass another --socket`,
+      );
+    case 'stale':
+      log.info({ socket }, 'replacing a stale socket left by a daemon that did not stop cleanly');
+      try {
+        unlinkSync(socket);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+          throw new CliError(`cannot remove stale socket ${socket}: ${errorText(err)}`);
+      }
+  }
+}

@@ -1,0 +1,43 @@
+/** Methods about the daemon itself: status, stop, and the method list. */
+import { z } from 'zod';
+import { method, type MethodTable } from '../rpc-server.js';
+import type { MethodContext } from './context.js';
+
+export interface DaemonStatus {
+  pid: number;
+  version: string;
+  socket: string;
+  startedAt: string;
+  defaultSession: string;
+  sessions: number;
+  connections: number;
+}
+
+export function daemonMethods(ctx: MethodContext, table: () => MethodTable): MethodTable {
+  return {
+    'daemon.status': method(
+      z.object({}),
+      'pid, version, socket, start time, session and connection counts',
+      (): DaemonStatus => ({
+        pid: process.pid,
+        version: ctx.version,
+        socket: ctx.socketPath,
+        startedAt: ctx.daemon.startedAt.toISOString(),
+        defaultSession: ctx.daemon.defaultSession.id,
+        sessions: ctx.daemon.sessions().length,
+        connections: ctx.daemon.pool.stats().length,
+      }),
+    ),
+    'daemon.stop': method(
+      z.object({}),
+      '{ pid }: starts a graceful shutdown; the daemon closes this connection when it is done',
+      (_p, call) => {
+        call.afterReply(() => ctx.requestStop('mcpctl stop'));
+        return { pid: process.pid };
+      },
+    ),
+    'rpc.methods': method(z.object({}), '{ name: summary } of every method', () =>
+      Object.fromEntries(Object.entries(table()).map(([name, m]) => [name, m.summary])),
+    ),
+  };
+}

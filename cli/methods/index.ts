@@ -1,0 +1,36 @@
+/**
+ * The daemon's method table: one object, method name → { summary, invoke }. To add a method
+ * (tools/prompts listing and tool calls for `serve` will be next), add a module that returns a
+ * MethodTable and spread it in here; PROTOCOL.md lists them.
+ */
+import { DaemonStoppingError, WorkspaceNotFoundError } from '../../controller/daemon.js';
+import { NotGatedError, UnknownServerError } from '../../controller/session.js';
+import { RpcCodes, RpcError } from '../rpc-protocol.js';
+import type { MethodTable } from '../rpc-server.js';
+import type { MethodContext } from './context.js';
+import { daemonMethods } from './daemon.js';
+import { serverMethods } from './servers.js';
+import { sessionMethods } from './sessions.js';
+import { watchMethods } from './watch.js';
+
+export type { MethodContext } from './context.js';
+
+export function methodTable(ctx: MethodContext): MethodTable {
+  const table: MethodTable = {
+    ...daemonMethods(ctx, () => table),
+    ...sessionMethods(ctx),
+    ...serverMethods(ctx),
+    ...watchMethods(ctx),
+  };
+  return table;
+}
+
+/** Domain errors → JSON-RPC errors the CLI can tell apart. */
+export function mapDomainError(err: unknown): RpcError | undefined {
+  if (err instanceof UnknownServerError)
+    return new RpcError(RpcCodes.NotFound, err.message, { name: err.serverName });
+  if (err instanceof NotGatedError) return new RpcError(RpcCodes.NotGated, err.message);
+  if (err instanceof WorkspaceNotFoundError) return new RpcError(RpcCodes.Failed, err.message);
+  if (err instanceof DaemonStoppingError) return new RpcError(RpcCodes.ShuttingDown, err.message);
+  return undefined;
+}

@@ -1,0 +1,96 @@
+/**
+ * Methods about the servers of one session: list, describe, why, approve, reject.
+ *
+ * Guarantees: env and header values are redacted unless the call says `showSecrets`; an
+ * unknown name fails with NotFound and the closest known names; approve/reject answer after
+ * the session settled, so the next `get` already shows the effect.
+ */
+import { z } from 'zod';
+import { findCondition } from '../../api/index.js';
+import { UnknownServerError, type Session } from '../../controller/session.js';
+import type { WhyAnswer } from '../../reconcilers/why.js';
+import {
+  serverList,
+  type McpServer,
+  type McpServerList,
+  type ServerDescription,
+} from '../resources.js';
+import { RpcCodes, RpcError } from '../rpc-protocol.js';
+import { method, type MethodTable } from '../rpc-server.js';
+import { selectSession, selectorShape, type MethodContext } from './context.js';
+
+const STDERR_LINES = 20;
+
+export function serverMethods(ctx: MethodContext): MethodTable {
+  const named = z.object({ ...selectorShape, name: z.string().min(1) });
+  return {
+    'servers.list': method(
+      z.object({
+        ...selectorShape,
+        names: z.array(z.string()).optional(),
+        showSecrets: z.boolean().optional(),
+      }),
+      'McpServerList of the session (only `names`, if given; each must exist)',
+      async (p, call): Promise<McpServerList> => {
+        const session = await selectSession(ctx, p, call);
+        const opts = { showSecrets: p.showSecrets ?? false };
+        if (!p.names?.length) return serverList(session.servers(opts));
+        return serverList(p.names.map((n) => mustGet(session, n, opts)));
+      },
+    ),
+    'servers.describe': method(
+      named.extend({ showSecrets: z.boolean().optional() }),
+      'one McpServer with its recent stderr (when not Ready) and its events',
+      async (p, call): Promise<ServerDescription> => {
+        const session = await selectSession(ctx, p, call);
+        const server = mustGet(session, p.name, { showSecrets: p.showSecrets ?? false });
+        const ready = findCondition(server.status.conditions, 'Ready')?.status === 'True';
+        return {
+          server,
+          stderr: ready ? [] : session.stderrTail(p.name).slice(-STDERR_LINES),
+          events: session.eventList().filter((e) => e.involvedObject === `server/${p.name}`),
+        };
+      },
+    ),
+    'servers.why': method(
+      named,
+      '{ name, reason, message, action }: why the tools of a server are (un)available',
+      async (p, call): Promise<WhyAnswer> => {
+        const session = await selectSession(ctx, p, call);
+        const answer = session.why(p.name);
+        if (answer.reason === 'Unknown')
+          throw new UnknownServerError(p.name, Object.keys(session.desired().servers));
+        return answer;
+      },
+    ),
+    'servers.approve': method(
+      named.extend({ sessionOnly: z.boolean().optional() }),
+      "approves the server's current config (persisted, or for this session only); answers when settled",
+      async (p, call): Promise<McpServer> => {
+        const session = await selectSession(ctx, p, call);
+        await session.approve(p.name, { sessionOnly: p.sessionOnly ?? false });
+        await session.settled();
+        return mustGet(session, p.name, {});
+      },
+    ),
+    'servers.reject': method(
+      named,
+      "rejects the server's current config; answers when settled",
+      async (p, call): Promise<McpServer> => {
+        const session = await selectSession(ctx, p, call);
+        await session.reject(p.name);
+        await session.settled();
+        return mustGet(session, p.name, {});
+      },
+    ),
+  };
+}
+
+function mustGet(session: Session, name: string, opts: { showSecrets?: boolean }): McpServer {
+  const server = session.get(name, opts);
+  if (server) return server;
+  const answer = session.why(name);
+  if (answer.reason === 'Removed')
+    throw new RpcError(RpcCodes.NotFound, `${answer.message}; ${answer.action}`);
+  throw new UnknownServerError(name, Object.keys(session.desired().servers));
+}

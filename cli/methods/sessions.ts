@@ -1,0 +1,162 @@
+/**
+ * Methods about sessions: open/close (held by the connection), list, reload, diff, events.
+ *
+ * Guarantees: `session.open` returns the id of a session the calling connection holds until it
+ * closes or calls `session.close`; `session.reload` answers once the session settled, with a
+ * line per server saying what the reload did; `session.diff` connects nothing.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import {
+  API_VERSION,
+  changedConnectionFields,
+  findCondition,
+  type McpServerConfig,
+} from '../../api/index.js';
+import type { DiffLine } from '../../controller/diff.js';
+import type { Session } from '../../controller/session.js';
+import {
+  eventList,
+  sessionList,
+  type EventList,
+  type SessionList,
+  type SessionResource,
+} from '../resources.js';
+import { RpcCodes, RpcError } from '../rpc-protocol.js';
+import { method, type MethodTable } from '../rpc-server.js';
+import { hold, releaseHold, selectSession, selectorShape, type MethodContext } from './context.js';
+
+export function sessionMethods(ctx: MethodContext): MethodTable {
+  const selector = z.object(selectorShape);
+  return {
+    'session.open': method(
+      z.object({
+        workspace: z.string().min(1),
+        ceiling: z.array(z.string()).optional(),
+        mcpConfig: z.string().min(1).optional(),
+      }),
+      '{ sessionId }: opens (or joins) the session of a workspace; held until this connection closes',
+      async (p, call) => {
+        if (
+          !path.isAbsolute(p.workspace) ||
+          (p.mcpConfig !== undefined && !path.isAbsolute(p.mcpConfig))
+        )
+          throw new RpcError(
+            RpcCodes.InvalidParams,
+            'invalid params: workspace and mcpConfig must be absolute paths',
+          );
+        const handle = await ctx.daemon.open({
+          workspace: p.workspace,
+          ...(p.ceiling ? { ceiling: p.ceiling } : {}),
+          ...(p.mcpConfig ? { mcpConfigPath: p.mcpConfig } : {}),
+        });
+        hold(call.conn, handle);
+        return { sessionId: handle.session.id };
+      },
+    ),
+    'session.close': method(
+      z.object({ sessionId: z.string().min(1) }),
+      'gives back one hold this connection has on a session',
+      (p, call) => {
+        if (!releaseHold(call.conn, p.sessionId))
+          throw new RpcError(RpcCodes.NotFound, `this connection holds no session ${p.sessionId}`);
+        return {};
+      },
+    ),
+    'sessions.list': method(z.object({}), 'SessionList of every open session', (): SessionList =>
+      sessionList(ctx.daemon.sessions().map((i) => toSessionResource(i.session))),
+    ),
+    'session.reload': method(
+      selector,
+      '{ changes: DiffLine[] }: re-reads every source, reconciles, answers when settled',
+      async (p, call) => {
+        const session = await selectSession(ctx, p, call);
+        const before = snapshot(session);
+        await session.reload();
+        return { changes: reloadChanges(before, snapshot(session)) };
+      },
+    ),
+    'session.diff': method(
+      selector,
+      '{ lines: DiffLine[] }: what a reload would do now; connects nothing',
+      async (p, call) => {
+        const session = await selectSession(ctx, p, call);
+        return { lines: await session.diff() };
+      },
+    ),
+    'events.list': method(
+      selector,
+      'EventList of the session, oldest first',
+      async (p, call): Promise<EventList> => {
+        const session = await selectSession(ctx, p, call);
+        return eventList(session.eventList());
+      },
+    ),
+  };
+}
+
+export function toSessionResource(session: Session): SessionResource {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Session',
+    metadata: { name: session.id },
+    spec: {
+      workspace: session.workspace,
+      ceiling: session.ceiling ? [...session.ceiling] : null,
+      mcpConfig: session.mcpConfigPath ?? null,
+    },
+    status: {
+      conditions: session.conditions,
+      servers: Object.keys(session.desired().servers).sort(),
+    },
+  };
+}
+
+interface ServerState {
+  readonly config: McpServerConfig;
+  readonly connectionId: string | undefined;
+  /** Why it is not live: the Admitted reason when refused, else the Ready reason. */
+  readonly reason: string;
+}
+
+function snapshot(session: Session): Map<string, ServerState> {
+  const out = new Map<string, ServerState>();
+  const desired = session.desired().servers;
+  for (const s of session.servers({ showSecrets: true })) {
+    const admitted = findCondition(s.status.conditions, 'Admitted');
+    const ready = findCondition(s.status.conditions, 'Ready');
+    out.set(s.metadata.name, {
+      config: desired[s.metadata.name]?.config ?? s.spec,
+      connectionId: s.status.connectionId,
+      reason: (admitted?.status === 'False' ? admitted.reason : ready?.reason) ?? 'Unknown',
+    });
+  }
+  return out;
+}
+
+/** What the reload did, per server, in `diff`'s vocabulary. */
+export function reloadChanges(
+  before: Map<string, ServerState>,
+  after: Map<string, ServerState>,
+): DiffLine[] {
+  const names = [...new Set([...before.keys(), ...after.keys()])].sort();
+  const lines: DiffLine[] = [];
+  for (const name of names) {
+    const b = before.get(name);
+    const a = after.get(name);
+    const wasLive = b?.connectionId !== undefined;
+    const isLive = a?.connectionId !== undefined;
+    if (!a) lines.push({ action: 'remove', name });
+    else if (isLive && !wasLive) lines.push({ action: 'add', name });
+    else if (!isLive && wasLive) lines.push({ action: 'remove', name, detail: a.reason });
+    else if (!isLive) lines.push({ action: 'blocked', name, detail: a.reason });
+    else if (b && a.connectionId !== b.connectionId)
+      lines.push({
+        action: 'restart',
+        name,
+        detail: changedConnectionFields(b.config, a.config).join(', '),
+      });
+    else lines.push({ action: 'keep', name });
+  }
+  return lines;
+}

@@ -1,0 +1,112 @@
+/**
+ * `mcpctl describe server NAME`, in kubectl's describe layout: labelled fields, the spec as
+ * indented YAML (already redacted by the daemon unless --show-secrets), a Conditions table,
+ * the last stderr lines when the server is not Ready, and an Events table or `Events: <none>`.
+ */
+import { stringify as toYaml } from 'yaml';
+import { ANNOTATION_SCOPE, ANNOTATION_SOURCE, findCondition } from '../../api/index.js';
+import type { McpEvent, ServerDescription } from '../resources.js';
+import { ageOf } from './age.js';
+import { statusColour, type Style } from './style.js';
+import { renderTable, type CellInput } from './table.js';
+
+function indent(text: string, by = '  '): string {
+  return text
+    .split('\n')
+    .map((l) => (l === '' ? l : by + l))
+    .join('\n');
+}
+
+function fields(pairs: ReadonlyArray<readonly [string, string]>, by = ''): string {
+  const width = Math.max(...pairs.map(([k]) => k.length + 1));
+  return pairs.map(([k, v]) => `${by}${`${k}:`.padEnd(width)}  ${v}`).join('\n');
+}
+
+function list(names: readonly string[]): string {
+  return names.length === 0 ? '<none>' : names.join(', ');
+}
+
+function eventAge(e: McpEvent, now: number): string {
+  const last = ageOf(e.lastTimestamp, now);
+  return e.count > 1 ? `${last} (x${e.count} over ${ageOf(e.firstTimestamp, now)})` : last;
+}
+
+export function describeServer(d: ServerDescription, now: number, style: Style): string {
+  const s = d.server;
+  const ann = s.metadata.annotations ?? {};
+  const st = s.status;
+  const out: string[] = [];
+  out.push(
+    fields([
+      ['Name', s.metadata.name],
+      ['Scope', ann[ANNOTATION_SCOPE] ?? ''],
+      ['Source', ann[ANNOTATION_SOURCE] ?? ''],
+      ['Generation', String(s.metadata.generation)],
+      [
+        'Created',
+        `${s.metadata.creationTimestamp} (${ageOf(s.metadata.creationTimestamp, now)} ago)`,
+      ],
+    ]),
+  );
+  out.push(`${style.bold('Spec:')}\n${indent(toYaml(s.spec).trimEnd())}`);
+  out.push(
+    `${style.bold('Status:')}\n` +
+      fields(
+        [
+          [
+            'Observed Generation',
+            st.observedGeneration === undefined ? '<none>' : String(st.observedGeneration),
+          ],
+          ['Connection ID', st.connectionId ?? '<none>'],
+          ['Approval Hash', st.approvalHash ?? '<none>'],
+          ['PID', st.pid === undefined ? '<none>' : String(st.pid)],
+          ['Connected At', st.connectedAt ?? '<none>'],
+          ['Restarts', String(st.restarts)],
+          [`Tools (${st.tools.length})`, list(st.tools)],
+          [`Prompts (${st.prompts.length})`, list(st.prompts)],
+        ],
+        '  ',
+      ),
+  );
+  if (st.conditions.length === 0) out.push(`${style.bold('Conditions:')} <none>`);
+  else {
+    const rows: CellInput[][] = st.conditions.map((c) => [
+      c.type,
+      { text: c.status, paint: statusColour(style, c.status) },
+      c.lastTransitionTime,
+      c.reason ?? '',
+      c.message ?? '',
+    ]);
+    out.push(
+      `${style.bold('Conditions:')}\n${indent(
+        renderTable(
+          ['Type', 'Status', 'LastTransitionTime', 'Reason', 'Message'],
+          [['----', '------', '------------------', '------', '-------'], ...rows],
+        ).trimEnd(),
+      )}`,
+    );
+  }
+  const ready = findCondition(st.conditions, 'Ready');
+  if (ready?.status !== 'True' && d.stderr.length > 0)
+    out.push(
+      `${style.bold(`Recent stderr (last ${d.stderr.length} lines):`)}\n${indent(d.stderr.join('\n'))}`,
+    );
+  if (d.events.length === 0) out.push(`${style.bold('Events:')} <none>`);
+  else {
+    const rows: CellInput[][] = d.events.map((e) => [
+      { text: e.type, paint: e.type === 'Warning' ? style.yellow : (t: string) => t },
+      e.reason,
+      eventAge(e, now),
+      e.message,
+    ]);
+    out.push(
+      `${style.bold('Events:')}\n${indent(
+        renderTable(
+          ['Type', 'Reason', 'Age', 'Message'],
+          [['----', '------', '----', '-------'], ...rows],
+        ).trimEnd(),
+      )}`,
+    );
+  }
+  return `${out.join('\n')}\n`;
+}

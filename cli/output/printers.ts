@@ -1,0 +1,127 @@
+/**
+ * How each resource kind prints as a table row and as a name (`-o name`).
+ *
+ * Servers (issue 6): NAME, SCOPE, ADMITTED, READY, TOOLS, AGE, REASON; wide adds CONNECTION
+ * and PID. REASON is the one that explains the state: the Admitted reason when refused, else
+ * the Ready reason when not Ready, else the UpToDate reason when rolling, else the Ready one.
+ */
+import { ANNOTATION_SCOPE, findCondition } from '../../api/index.js';
+import type { McpEvent, McpServer, SessionResource } from '../resources.js';
+import { ageOf } from './age.js';
+import { statusColour, type Style } from './style.js';
+import type { CellInput } from './table.js';
+
+export interface ResourcePrinter<T> {
+  /** For `No <plural> found`. */
+  readonly plural: string;
+  headers(wide: boolean): string[];
+  row(item: T, now: number, wide: boolean, style: Style): CellInput[];
+  /** `-o name`: kind/name, kubectl style. */
+  name(item: T): string;
+  /** Stable identity in a watch (same object, new state). */
+  key(item: T): string;
+}
+
+export function serverReason(server: McpServer): string {
+  const c = server.status.conditions;
+  const admitted = findCondition(c, 'Admitted');
+  const ready = findCondition(c, 'Ready');
+  const upToDate = findCondition(c, 'UpToDate');
+  if (admitted?.status === 'False') return admitted.reason ?? '';
+  if (ready && ready.status !== 'True') return ready.reason ?? '';
+  if (upToDate?.status === 'False') return upToDate.reason ?? '';
+  return ready?.reason ?? 'Pending';
+}
+
+function statusCell(style: Style, status: string | undefined): CellInput {
+  const text = status ?? 'Unknown';
+  return { text, paint: statusColour(style, text) };
+}
+
+export const serverPrinter: ResourcePrinter<McpServer> = {
+  plural: 'servers',
+  headers: (wide) => [
+    'NAME',
+    'SCOPE',
+    'ADMITTED',
+    'READY',
+    'TOOLS',
+    'AGE',
+    'REASON',
+    ...(wide ? ['CONNECTION', 'PID'] : []),
+  ],
+  row(s, now, wide, style) {
+    const c = s.status.conditions;
+    return [
+      s.metadata.name,
+      s.metadata.annotations?.[ANNOTATION_SCOPE] ?? '',
+      statusCell(style, findCondition(c, 'Admitted')?.status),
+      statusCell(style, findCondition(c, 'Ready')?.status),
+      String(s.status.tools.length),
+      ageOf(s.metadata.creationTimestamp, now),
+      serverReason(s),
+      ...(wide
+        ? [
+            s.status.connectionId ?? '<none>',
+            s.status.pid === undefined ? '<none>' : String(s.status.pid),
+          ]
+        : []),
+    ];
+  },
+  name: (s) => `server/${s.metadata.name}`,
+  key: (s) => s.metadata.name,
+};
+
+export const sessionPrinter: ResourcePrinter<SessionResource> = {
+  plural: 'sessions',
+  headers: (wide) => [
+    'NAME',
+    'WORKSPACE',
+    'CONFIGVALID',
+    'TRUSTED',
+    'SERVERS',
+    ...(wide ? ['CEILING', 'MCPCONFIG'] : []),
+  ],
+  row(s, _now, wide, style) {
+    const c = s.status.conditions;
+    return [
+      s.metadata.name,
+      s.spec.workspace,
+      statusCell(style, findCondition(c, 'ConfigValid')?.status),
+      statusCell(style, findCondition(c, 'Trusted')?.status),
+      String(s.status.servers.length),
+      ...(wide
+        ? [
+            s.spec.ceiling === null ? '<none>' : s.spec.ceiling.join(','),
+            s.spec.mcpConfig ?? '<none>',
+          ]
+        : []),
+    ];
+  },
+  name: (s) => `session/${s.metadata.name}`,
+  key: (s) => s.metadata.name,
+};
+
+export const eventPrinter: ResourcePrinter<McpEvent> = {
+  plural: 'events',
+  headers: (wide) => [
+    'LAST SEEN',
+    'TYPE',
+    'REASON',
+    'OBJECT',
+    'MESSAGE',
+    ...(wide ? ['FIRST SEEN', 'COUNT'] : []),
+  ],
+  row(e, now, wide, style) {
+    return [
+      ageOf(e.lastTimestamp, now),
+      { text: e.type, paint: e.type === 'Warning' ? style.yellow : (t: string) => t },
+      e.reason,
+      e.involvedObject,
+      e.message,
+      ...(wide ? [ageOf(e.firstTimestamp, now), String(e.count)] : []),
+    ];
+  },
+  name: (e) => `event/${e.involvedObject.replace('/', '.')}.${e.reason}`,
+  key: (e) => `${e.involvedObject}\u0000${e.reason}\u0000${e.message}\u0000${e.type}`,
+};

@@ -1,0 +1,115 @@
+/**
+ * The wire format between `mcpctl` and its daemon: JSON-RPC 2.0, one JSON text per line
+ * (newline-delimited), over the daemon's Unix socket. See cli/PROTOCOL.md.
+ *
+ * Guarantees:
+ * - `LineReader` yields complete lines only, across any chunking, and refuses a line longer
+ *   than `maxLineBytes` (a peer cannot make us buffer without bound).
+ * - `encode` never emits a raw newline inside a message (JSON.stringify escapes them).
+ * - Error codes: the JSON-RPC reserved ones, plus mcpctl's own in -32000…-32099.
+ */
+
+export const JSONRPC = '2.0';
+
+export type RpcId = number | string;
+
+export interface RpcRequest {
+  readonly jsonrpc: typeof JSONRPC;
+  readonly id: RpcId;
+  readonly method: string;
+  readonly params?: unknown;
+}
+
+/** A request without an id: no response. The daemon uses these for watch updates. */
+export interface RpcNotification {
+  readonly jsonrpc: typeof JSONRPC;
+  readonly method: string;
+  readonly params?: unknown;
+}
+
+export interface RpcErrorObject {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+export type RpcResponse =
+  | { readonly jsonrpc: typeof JSONRPC; readonly id: RpcId | null; readonly result: unknown }
+  | { readonly jsonrpc: typeof JSONRPC; readonly id: RpcId | null; readonly error: RpcErrorObject };
+
+export const RpcCodes = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** No such server, session or watch. */
+  NotFound: -32001,
+  /** approve/reject of a server that needs no approval. */
+  NotGated: -32002,
+  /** The daemon is shutting down and takes no new work. */
+  ShuttingDown: -32003,
+  /** The request is well-formed but cannot be done now (e.g. a workspace that does not exist). */
+  Failed: -32004,
+} as const;
+
+/** An error a method handler throws on purpose; its code and message reach the client. */
+export class RpcError extends Error {
+  override name = 'RpcError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export function encode(
+  message: RpcRequest | RpcNotification | RpcResponse | RpcResponse[],
+): string {
+  return `${JSON.stringify(message)}\n`;
+}
+
+export class LineTooLongError extends Error {
+  override name = 'LineTooLongError';
+}
+
+/** Splits a byte stream into lines (without the newline). */
+export class LineReader {
+  #buffered: Buffer[] = [];
+  #size = 0;
+
+  constructor(readonly maxLineBytes = 16 * 1024 * 1024) {}
+
+  /** @throws LineTooLongError when a line grows past the limit. */
+  push(chunk: Buffer): string[] {
+    const lines: string[] = [];
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+      const part = chunk.subarray(start, nl);
+      this.#check(part.length);
+      this.#buffered.push(part);
+      lines.push(Buffer.concat(this.#buffered).toString('utf8'));
+      this.#buffered = [];
+      this.#size = 0;
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      this.#check(rest.length);
+      this.#buffered.push(rest);
+      this.#size += rest.length;
+    }
+    return lines;
+  }
+
+  #check(extra: number): void {
+    if (this.#size + extra > this.maxLineBytes)
+      throw new LineTooLongError(`message longer than ${this.maxLineBytes} bytes`);
+  }
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,316 @@
+/**
+ * The daemon's side of the socket: a JSON-RPC 2.0 server over newline-delimited JSON on a
+ * Unix socket, with a method table that is a plain object (add a method = add an entry).
+ *
+ * Guarantees:
+ * - The socket is created with mode 0600 (umask during bind, chmod after), so no other user
+ *   can connect even for an instant; `close()` removes it only if it is still ours (same
+ *   inode), never a socket a newer daemon put there.
+ * - Each request gets exactly one response (notifications none); requests on one connection
+ *   run concurrently, so responses may come out of order (match them by id).
+ * - Params are validated before a handler runs; a bad call gets -32602 with what is wrong.
+ * - `afterReply` hooks run right after the response is written, so a subscription's first
+ *   notifications always follow the response that created it.
+ * - Every `onClose` hook of a connection runs exactly once when it ends, however it ends
+ *   (client exit, daemon stop, protocol error): sessions a connection opened are released.
+ * - A peer that sends garbage or a huge line, or stops reading, is disconnected; the daemon
+ *   does not buffer without bound.
+ * - Methods wait for `ready` (daemon start-up), so a client may connect early.
+ */
+import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import type { z } from 'zod';
+import {
+  JSONRPC,
+  LineReader,
+  RpcCodes,
+  RpcError,
+  encode,
+  isObject,
+  type RpcId,
+  type RpcResponse,
+} from './rpc-protocol.js';
+
+/** A connected client, as handlers see it. */
+export interface RpcConnection {
+  readonly id: number;
+  readonly closed: boolean;
+  /** Sends a server→client notification; dropped silently once the connection is closed. */
+  notify(method: string, params?: unknown): void;
+  /** Runs once when the connection ends (errors in hooks are logged, not thrown). */
+  onClose(hook: () => void | Promise<void>): void;
+}
+
+export interface CallContext {
+  readonly conn: RpcConnection;
+  /** Runs right after this call's response is written. */
+  afterReply(hook: () => void): void;
+}
+
+/** One entry of the method table. Build it with `method()`. */
+export interface RpcMethod {
+  /** One line for PROTOCOL.md and `rpc.methods`. */
+  readonly summary: string;
+  invoke(params: unknown, ctx: CallContext): Promise<unknown>;
+}
+
+export type MethodTable = Readonly<Record<string, RpcMethod>>;
+
+/** Declares a method whose params are checked by a zod schema before `handle` sees them. */
+export function method<S extends z.ZodTypeAny>(
+  params: S,
+  summary: string,
+  handle: (params: z.output<S>, ctx: CallContext) => unknown,
+): RpcMethod {
+  return {
+    summary,
+    invoke(raw, ctx) {
+      const parsed = params.safeParse(raw ?? {});
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map(
+          (i) => `${i.path.length ? i.path.join('.') : 'params'}: ${i.message}`,
+        );
+        return Promise.reject(
+          new RpcError(RpcCodes.InvalidParams, `invalid params: ${issues.join('; ')}`),
+        );
+      }
+      try {
+        // zod types `data` of a generic schema as any; it is the schema's output by construction.
+        return Promise.resolve(handle(parsed.data as z.output<S>, ctx));
+      } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    },
+  };
+}
+
+/** What the server logs; pino's logger fits. */
+export interface RpcLog {
+  debug(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface RpcServerOptions {
+  readonly methods: MethodTable;
+  readonly log?: RpcLog;
+  /** Calls wait for this (daemon start-up); a rejection fails them. */
+  readonly ready?: Promise<void>;
+  /** Largest accepted message. Default 16 MiB. */
+  readonly maxLineBytes?: number;
+  /** A client whose unread output passes this is cut off. Default 64 MiB. */
+  readonly maxPendingWriteBytes?: number;
+  /** Turns a handler's domain error into an RpcError (undefined: an internal error). */
+  readonly mapError?: (err: unknown) => RpcError | undefined;
+}
+
+const silent: RpcLog = { debug: () => undefined, warn: () => undefined };
+
+export class RpcServer {
+  readonly #opts: RpcServerOptions;
+  readonly #log: RpcLog;
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  readonly #closedConnections = new Set<Promise<void>>();
+  #path: string | undefined;
+  #inode: number | undefined;
+  #nextId = 1;
+
+  constructor(opts: RpcServerOptions) {
+    this.#opts = opts;
+    this.#log = opts.log ?? silent;
+    this.#server = createServer((socket) => this.#accept(socket));
+  }
+
+  get connectionCount(): number {
+    return this.#sockets.size;
+  }
+
+  /** Listens on `socketPath` (which must not exist). Rejects with EADDRINUSE if it does. */
+  async listen(socketPath: string): Promise<void> {
+    // The bind happens synchronously inside listen(); the umask covers exactly that moment.
+    const previous = process.umask(0o177);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const onError = (err: Error) => reject(err);
+        this.#server.once('error', onError);
+        this.#server.listen(socketPath, () => {
+          this.#server.off('error', onError);
+          resolve();
+        });
+      });
+    } finally {
+      process.umask(previous);
+    }
+    chmodSync(socketPath, 0o600);
+    this.#path = socketPath;
+    this.#inode = lstatSync(socketPath).ino;
+  }
+
+  /** Stops accepting, ends every connection (running their onClose hooks), removes the socket. */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#removeSocketFile();
+    for (const socket of this.#sockets) socket.end();
+    // A client that does not hang up after our end is cut off.
+    const force = setTimeout(() => {
+      for (const socket of this.#sockets) socket.destroy();
+    }, 1000);
+    await Promise.all([closed, ...this.#closedConnections]);
+    clearTimeout(force);
+  }
+
+  #removeSocketFile(): void {
+    if (this.#path === undefined) return;
+    try {
+      if (lstatSync(this.#path).ino === this.#inode) unlinkSync(this.#path);
+    } catch {
+      // Already gone: nothing to remove.
+    }
+    this.#path = undefined;
+  }
+
+  #accept(socket: Socket): void {
+    const id = this.#nextId++;
+    const hooks: Array<() => void | Promise<void>> = [];
+    const reader = new LineReader(this.#opts.maxLineBytes);
+    const maxPending = this.#opts.maxPendingWriteBytes ?? 64 * 1024 * 1024;
+    let closed = false;
+    this.#sockets.add(socket);
+    const write = (text: string) => {
+      if (closed || socket.destroyed) return;
+      if (socket.writableLength > maxPending) {
+        this.#log.warn({ conn: id }, 'client stopped reading; disconnecting it');
+        socket.destroy();
+        return;
+      }
+      socket.write(text);
+    };
+    const conn: RpcConnection = {
+      id,
+      get closed() {
+        return closed;
+      },
+      notify: (method, params) => write(encode({ jsonrpc: JSONRPC, method, params })),
+      onClose: (hook) => {
+        if (closed) void runHook(hook, this.#log, id);
+        else hooks.push(hook);
+      },
+    };
+    let resolveClosed: () => void = () => undefined;
+    const whenClosed = new Promise<void>((resolve) => (resolveClosed = resolve));
+    this.#closedConnections.add(whenClosed);
+    socket.on('close', () => {
+      closed = true;
+      this.#sockets.delete(socket);
+      void Promise.all(hooks.splice(0).map((h) => runHook(h, this.#log, id))).then(() => {
+        this.#closedConnections.delete(whenClosed);
+        resolveClosed();
+      });
+    });
+    socket.on('error', (err) => this.#log.debug({ conn: id, err: err.message }, 'socket error'));
+    socket.on('data', (chunk: Buffer) => {
+      let lines: string[];
+      try {
+        lines = reader.push(chunk);
+      } catch (err) {
+        write(encode(errorResponse(null, RpcCodes.InvalidRequest, (err as Error).message)));
+        socket.end();
+        return;
+      }
+      for (const line of lines) if (line.trim() !== '') void this.#handleLine(line, conn, write);
+    });
+  }
+
+  async #handleLine(
+    line: string,
+    conn: RpcConnection,
+    write: (text: string) => void,
+  ): Promise<void> {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      write(encode(errorResponse(null, RpcCodes.ParseError, 'parse error: not valid JSON')));
+      return;
+    }
+    const after: Array<() => void> = [];
+    const ctx: CallContext = { conn, afterReply: (hook) => after.push(hook) };
+    if (Array.isArray(message)) {
+      if (message.length === 0) {
+        write(encode(errorResponse(null, RpcCodes.InvalidRequest, 'empty batch')));
+        return;
+      }
+      const responses = await Promise.all(message.map((m) => this.#handleOne(m, ctx)));
+      const sent = responses.filter((r): r is RpcResponse => r !== undefined);
+      if (sent.length > 0) write(encode(sent));
+    } else {
+      const response = await this.#handleOne(message, ctx);
+      if (response) write(encode(response));
+    }
+    for (const hook of after) {
+      try {
+        hook();
+      } catch (err) {
+        this.#log.warn({ conn: conn.id, err: (err as Error).message }, 'afterReply hook failed');
+      }
+    }
+  }
+
+  /** Runs one request; undefined for a notification (no response). */
+  async #handleOne(message: unknown, ctx: CallContext): Promise<RpcResponse | undefined> {
+    if (!isObject(message) || message.jsonrpc !== JSONRPC || typeof message.method !== 'string') {
+      return errorResponse(idOf(message), RpcCodes.InvalidRequest, 'not a JSON-RPC 2.0 request');
+    }
+    const isNotification = !('id' in message);
+    const id = idOf(message);
+    const name = message.method;
+    const table = this.#opts.methods;
+    const started = Date.now();
+    try {
+      if (!Object.hasOwn(table, name))
+        throw new RpcError(RpcCodes.MethodNotFound, `no method ${name}`);
+      await this.#opts.ready;
+      const result = await table[name].invoke(message.params, ctx);
+      this.#log.debug({ conn: ctx.conn.id, method: name, ms: Date.now() - started }, 'call');
+      return isNotification
+        ? undefined
+        : { jsonrpc: JSONRPC, id: id ?? null, result: result ?? null };
+    } catch (err) {
+      const rpc =
+        err instanceof RpcError
+          ? err
+          : (this.#opts.mapError?.(err) ??
+            new RpcError(RpcCodes.InternalError, err instanceof Error ? err.message : String(err)));
+      if (rpc.code === RpcCodes.InternalError)
+        this.#log.warn({ conn: ctx.conn.id, method: name, err: rpc.message }, 'call failed');
+      return isNotification ? undefined : errorResponse(id, rpc.code, rpc.message, rpc.data);
+    }
+  }
+}
+
+function idOf(message: unknown): RpcId | null {
+  if (!isObject(message)) return null;
+  const id = message.id;
+  return typeof id === 'number' || typeof id === 'string' ? id : null;
+}
+
+function errorResponse(
+  id: RpcId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): RpcResponse {
+  return {
+    jsonrpc: JSONRPC,
+    id,
+    error: data === undefined ? { code, message } : { code, message, data },
+  };
+}
+
+async function runHook(hook: () => void | Promise<void>, log: RpcLog, conn: number): Promise<void> {
+  try {
+    await hook();
+  } catch (err) {
+    log.warn({ conn, err: (err as Error).message }, 'connection close hook failed');
+  }
+}

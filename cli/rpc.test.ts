@@ -1,0 +1,208 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { z } from 'zod';
+import type { RpcCallError } from './rpc-client.js';
+import { ConnectionLostError, DaemonUnavailableError, connectClient } from './rpc-client.js';
+import { LineReader, RpcCodes, RpcError } from './rpc-protocol.js';
+import { RpcServer, method, type MethodTable } from './rpc-server.js';
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-rpc-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const sockPath = () => path.join(root, `s${n++}.sock`);
+
+class Boom extends Error {}
+
+/** Polls until `check` holds (deadline 5 s): no fixed sleeps on a loaded machine. */
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+function methods(closed: string[]): MethodTable {
+  return {
+    add: method(z.object({ a: z.number(), b: z.number() }), 'adds', (p) => p.a + p.b),
+    fail: method(z.object({}), 'fails on purpose', () => {
+      throw new RpcError(RpcCodes.NotFound, 'no such thing');
+    }),
+    boom: method(z.object({}), 'throws a domain error', () => {
+      throw new Boom('mapped');
+    }),
+    subscribe: method(
+      z.object({ count: z.number().int() }),
+      'notifies after the reply',
+      (p, call) => {
+        call.conn.onClose(() => void closed.push(`conn ${call.conn.id}`));
+        call.afterReply(() => {
+          for (let i = 0; i < p.count; i++) call.conn.notify('tick', { i });
+        });
+        return { ok: true };
+      },
+    ),
+  };
+}
+
+async function started(closed: string[] = []) {
+  const server = new RpcServer({
+    methods: methods(closed),
+    mapError: (err) =>
+      err instanceof Boom ? new RpcError(RpcCodes.NotGated, err.message) : undefined,
+  });
+  const p = sockPath();
+  await server.listen(p);
+  return { server, p };
+}
+
+describe('JSON-RPC over the Unix socket', () => {
+  it('calls, errors with codes, validates params, maps domain errors', async () => {
+    const { server, p } = await started();
+    assert.equal(statSync(p).mode & 0o777, 0o600);
+    const client = await connectClient(p);
+    assert.equal(await client.call('add', { a: 2, b: 3 }), 5);
+    await assert.rejects(
+      client.call('add', { a: 'x' }),
+      (e: RpcCallError) => e.code === RpcCodes.InvalidParams && /a:/.test(e.message),
+    );
+    await assert.rejects(
+      client.call('nope'),
+      (e: RpcCallError) => e.code === RpcCodes.MethodNotFound,
+    );
+    await assert.rejects(
+      client.call('fail'),
+      (e: RpcCallError) => e.code === RpcCodes.NotFound && e.message === 'no such thing',
+    );
+    await assert.rejects(client.call('boom'), (e: RpcCallError) => e.code === RpcCodes.NotGated);
+    await assert.rejects(
+      client.call('toString'),
+      (e: RpcCallError) => e.code === RpcCodes.MethodNotFound,
+    );
+    await client.close();
+    await server.close();
+    assert.equal(existsSync(p), false, 'socket removed on close');
+  });
+
+  it('notifications follow the reply that set them up on the wire; close hooks run once', async () => {
+    const closed: string[] = [];
+    const { server, p } = await started(closed);
+    const raw = connect(p);
+    const reader = new LineReader();
+    const lines: string[] = [];
+    raw.on('data', (c: Buffer) => lines.push(...reader.push(c)));
+    await new Promise((r) => raw.once('connect', r));
+    raw.write('{"jsonrpc":"2.0","id":7,"method":"subscribe","params":{"count":3}}\n');
+    await until(() => lines.length >= 4);
+    assert.deepEqual(lines, [
+      '{"jsonrpc":"2.0","id":7,"result":{"ok":true}}',
+      '{"jsonrpc":"2.0","method":"tick","params":{"i":0}}',
+      '{"jsonrpc":"2.0","method":"tick","params":{"i":1}}',
+      '{"jsonrpc":"2.0","method":"tick","params":{"i":2}}',
+    ]);
+    const client = await connectClient(p);
+    const ticks: number[] = [];
+    client.on('tick', (params) => ticks.push((params as { i: number }).i));
+    await client.call('subscribe', { count: 2 });
+    await until(() => ticks.length >= 2);
+    assert.deepEqual(ticks, [0, 1]);
+    raw.destroy();
+    await client.close();
+    await until(() => closed.length >= 2);
+    assert.equal(closed.length, 2);
+    await server.close();
+  });
+
+  it('answers garbage, batches and notifications per JSON-RPC 2.0', async () => {
+    const { server, p } = await started();
+    const raw = connect(p);
+    const lines: unknown[] = [];
+    const reader = new LineReader();
+    raw.on('data', (c: Buffer) =>
+      lines.push(...reader.push(c).map((l) => JSON.parse(l) as unknown)),
+    );
+    await new Promise((r) => raw.once('connect', r));
+    raw.write('not json\n');
+    raw.write('{"jsonrpc":"2.0","method":"add","params":{"a":1,"b":1}}\n'); // notification: no reply
+    raw.write(
+      '[{"jsonrpc":"2.0","id":1,"method":"add","params":{"a":1,"b":2}},{"jsonrpc":"2.0","id":2,"method":"x"}]\n',
+    );
+    raw.write('{"id":3,"method":"add"}\n');
+    await until(() => lines.length >= 3);
+    // A notification gets no answer: give it the time a wrong answer would need to show.
+    await new Promise((r) => setTimeout(r, 50));
+    // Responses may come in any order (each is written when its call finishes).
+    const key = (v: unknown) => JSON.stringify(v);
+    assert.deepEqual(
+      lines.map(key).sort(),
+      [
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: RpcCodes.ParseError, message: 'parse error: not valid JSON' },
+        },
+        [
+          { jsonrpc: '2.0', id: 1, result: 3 },
+          {
+            jsonrpc: '2.0',
+            id: 2,
+            error: { code: RpcCodes.MethodNotFound, message: 'no method x' },
+          },
+        ],
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          error: { code: RpcCodes.InvalidRequest, message: 'not a JSON-RPC 2.0 request' },
+        },
+      ]
+        .map(key)
+        .sort(),
+    );
+    raw.destroy();
+    await server.close();
+  });
+
+  it('a client sees no daemon, and a daemon that goes away mid-call', async () => {
+    await assert.rejects(connectClient(path.join(root, 'missing.sock')), DaemonUnavailableError);
+    const hang = new RpcServer({
+      methods: { wait: method(z.object({}), 'never answers', () => new Promise(() => undefined)) },
+    });
+    const p = sockPath();
+    await hang.listen(p);
+    const client = await connectClient(p);
+    const pending = assert.rejects(client.call('wait'), ConnectionLostError);
+    await hang.close();
+    await pending;
+  });
+
+  it('calls wait for readiness', async () => {
+    let ready: () => void = () => undefined;
+    const server = new RpcServer({
+      methods: methods([]),
+      ready: new Promise<void>((r) => (ready = r)),
+    });
+    const p = sockPath();
+    await server.listen(p);
+    const client = await connectClient(p);
+    let answered = false;
+    const call = client.call('add', { a: 1, b: 1 }).then((v) => ((answered = true), v));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(answered, false);
+    ready();
+    assert.equal(await call, 2);
+    await client.close();
+    await server.close();
+  });
+
+  it('LineReader splits across chunks and refuses an endless line', () => {
+    const r = new LineReader(10);
+    assert.deepEqual(r.push(Buffer.from('ab')), []);
+    assert.deepEqual(r.push(Buffer.from('c\nde\nf')), ['abc', 'de']);
+    assert.deepEqual(r.push(Buffer.from('\n')), ['f']);
+    assert.throws(() => r.push(Buffer.from('x'.repeat(11))), /longer than/);
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * Where the daemon's Unix socket lives, and keeping that place private (DESIGN §5 "Private
+ * socket", §7).
+ *
+ * Guarantees:
+ * - `resolveSocketPath`: `--socket`, else `$MCPCTL_SOCKET`, else
+ *   `$XDG_RUNTIME_DIR/mcpctl/mcpctl.sock`, else `~/.mcpctl/mcpctl.sock`; always absolute, so the
+ *   daemon and every CLI call agree whatever their working directory. Empty values count as
+ *   unset.
+ * - `prepareSocketDir` creates a missing directory with mode 0700 and refuses (SocketDirError)
+ *   a path that is not a directory, is owned by another user, or is group/world writable. It
+ *   never changes an existing directory: that is the user's to fix, and the error says how.
+ * - `probeSocket` tells a live daemon from a stale socket file (nobody answers) from nothing,
+ *   without sending a byte.
+ */
+import { lstatSync, mkdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const SOCKET_ENV = 'MCPCTL_SOCKET';
+
+/** Linux's sun_path holds 108 bytes including the terminating NUL. */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+export interface SocketPathInputs {
+  /** The `--socket` flag. */
+  readonly flag?: string | undefined;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly home?: string;
+  readonly cwd?: string;
+}
+
+export function resolveSocketPath(inputs: SocketPathInputs = {}): string {
+  const env = inputs.env ?? process.env;
+  const cwd = inputs.cwd ?? process.cwd();
+  const given = nonEmpty(inputs.flag) ?? nonEmpty(env[SOCKET_ENV]);
+  if (given !== undefined) return path.resolve(cwd, given);
+  const runtime = nonEmpty(env.XDG_RUNTIME_DIR);
+  if (runtime !== undefined) return path.resolve(cwd, runtime, 'mcpctl', 'mcpctl.sock');
+  return path.join(inputs.home ?? os.homedir(), '.mcpctl', 'mcpctl.sock');
+}
+
+/** The file where the pool records its children, so a restarted daemon can reap them. */
+export function stateFileOf(socketPath: string): string {
+  return `${socketPath}.children.json`;
+}
+
+export class SocketDirError extends Error {
+  override name = 'SocketDirError';
+}
+
+/**
+ * Makes sure the socket's directory exists and is private to this user.
+ * @throws SocketDirError with what is wrong and how to fix it.
+ */
+export function prepareSocketDir(socketPath: string): void {
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES)
+    throw new SocketDirError(
+      `socket path ${socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes, which Unix sockets cannot use; pass a shorter --socket`,
+    );
+  const dir = path.dirname(socketPath);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new SocketDirError(`cannot create socket directory ${dir}: ${(err as Error).message}`);
+  }
+  const st = lstatSync(dir);
+  if (!st.isDirectory())
+    throw new SocketDirError(`socket directory ${dir} is not a directory; pass another --socket`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid)
+    throw new SocketDirError(
+      `socket directory ${dir} is owned by uid ${st.uid}, not by you (uid ${uid}); refusing to use it. Pass a --socket in a directory of your own`,
+    );
+  if ((st.mode & 0o022) !== 0)
+    throw new SocketDirError(
+      `socket directory ${dir} is writable by ${st.mode & 0o002 ? 'everyone' : 'its group'} (mode ${(st.mode & 0o777).toString(8)}); refusing to use it. Run 'chmod 700 ${dir}' or pass another --socket`,
+    );
+}
+
+/** `notSocket`: something else sits at the path; never removed on the user's behalf. */
+export type SocketProbe = 'live' | 'stale' | 'missing' | 'notSocket';
+
+/** Is a daemon answering at `socketPath`? Connects and hangs up at once. */
+export async function probeSocket(socketPath: string, timeoutMs = 2000): Promise<SocketProbe> {
+  let isSocket: boolean;
+  try {
+    isSocket = lstatSync(socketPath).isSocket();
+  } catch {
+    return 'missing';
+  }
+  if (!isSocket) return 'notSocket';
+  return new Promise<SocketProbe>((resolve) => {
+    const sock = connect(socketPath);
+    const timer = setTimeout(() => {
+      // A listener that accepts nothing within the timeout is as good as dead to a client.
+      sock.destroy();
+      resolve('stale');
+    }, timeoutMs);
+    sock.once('connect', () => {
+      clearTimeout(timer);
+      sock.destroy();
+      resolve('live');
+    });
+    sock.once('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve(err.code === 'ENOENT' ? 'missing' : 'stale');
+    });
+  });
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}

@@ -1,0 +1,367 @@
+/**
+ * End-to-end harness for the `mcpctl` tests: a temporary HOME and workspace, the BUILT CLI
+ * run as real processes, and cleanup that leaves nothing behind.
+ *
+ * Guarantees:
+ * - Paths are found from this file's compiled location (import.meta.url), so the tests work
+ *   with any build output folder (dist/, .build-*).
+ * - Every child gets an environment of its own: HOME, MCPCTL_SOCKET and
+ *   MCPCTL_SYSTEM_SETTINGS_PATH point into the temp dir; MCPCTL_APPROVALS_PATH and
+ *   XDG_RUNTIME_DIR of the caller are removed, so nothing outside the temp dir is read or
+ *   written.
+ * - `cleanup()` ends every daemon it started (SIGTERM, then SIGKILL), then every process whose
+ *   command line mentions the temp dir or whose pid a test reported (whole process groups),
+ *   and removes the temp dir. Call it from an after/afterEach hook.
+ * - `eventually` polls with a deadline and reports the last value seen when it gives up, so a
+ *   failure says what the state was, not just "timeout".
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Condition, McpServer, McpServerList } from '../../api/index.js';
+
+/** The built CLI entry next to this build's cli/ folder. */
+export const CLI = fileURLToPath(new URL('../main.js', import.meta.url));
+/** The pool engineer's stdio fixture server, built into the same output folder. */
+export const FIXTURE = fileURLToPath(
+  new URL('../../e2e/fixtures/stdio-server.js', import.meta.url),
+);
+
+const requireHere = createRequire(import.meta.url);
+function packageEntry(pkg: string): string {
+  return path.join(path.dirname(requireHere.resolve(`${pkg}/package.json`)), 'dist', 'index.js');
+}
+/** Real third-party MCP servers from the npm registry (installed as dependencies). */
+export const MEMORY_SERVER = packageEntry('@modelcontextprotocol/server-memory');
+export const FILESYSTEM_SERVER = packageEntry('@modelcontextprotocol/server-filesystem');
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface DaemonProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** Resolves with the exit code (or null after a signal) once the daemon process is gone. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr(): string;
+}
+
+export interface EventuallyOptions {
+  readonly timeoutMs?: number;
+  readonly intervalMs?: number;
+  /** What we are waiting for, for the failure message. */
+  readonly what?: string;
+}
+
+/** Polls `probe` until it returns something other than undefined/false. */
+export async function eventually<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  opts: EventuallyOptions = {},
+): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+      last = value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${opts.what ?? 'a condition'}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, opts.intervalMs ?? 100));
+  }
+}
+
+/** Running = exists and is not a zombie (reaped or not, a zombie has exited). */
+export function isAlive(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  return state !== 'Z' && state !== 'X';
+}
+
+/** Pids of running processes whose command line contains `needle`. */
+export function processesMentioning(needle: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (cmdline.includes(needle) && isAlive(pid)) out.push(pid);
+  }
+  return out;
+}
+
+export function condition(server: McpServer | undefined, type: string): Condition | undefined {
+  return server?.status.conditions.find((c) => c.type === type);
+}
+
+export function isReady(server: McpServer | undefined): boolean {
+  return condition(server, 'Ready')?.status === 'True';
+}
+
+export class TestEnv {
+  readonly root: string;
+  readonly home: string;
+  readonly workspace: string;
+  readonly socket: string;
+  readonly systemSettings: string;
+  readonly #daemons = new Set<DaemonProcess>();
+  readonly #pids = new Set<number>();
+
+  constructor() {
+    // Short: a Unix socket path must fit in 107 bytes.
+    this.root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-e2e-'));
+    this.home = path.join(this.root, 'home');
+    this.workspace = path.join(this.root, 'ws');
+    this.socket = path.join(this.root, 'run', 'mcpctl.sock');
+    this.systemSettings = path.join(this.root, 'system-settings.json');
+    mkdirSync(path.join(this.home, '.qwen'), { recursive: true });
+    mkdirSync(this.workspace, { recursive: true });
+  }
+
+  env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.MCPCTL_APPROVALS_PATH;
+    delete env.XDG_RUNTIME_DIR;
+    delete env.MCPCTL_TEST;
+    delete env.NODE_TEST_CONTEXT; // A child must not think it runs under our node:test.
+    return {
+      ...env,
+      HOME: this.home,
+      MCPCTL_SOCKET: this.socket,
+      MCPCTL_SYSTEM_SETTINGS_PATH: this.systemSettings,
+      MCPCTL_LOG_LEVEL: 'debug',
+      ...extra,
+    };
+  }
+
+  get userSettingsPath(): string {
+    return path.join(this.home, '.qwen', 'settings.json');
+  }
+
+  get workspaceSettingsPath(): string {
+    return path.join(this.workspace, '.qwen', 'settings.json');
+  }
+
+  get mcpJsonPath(): string {
+    return path.join(this.workspace, '.mcp.json');
+  }
+
+  get approvalsPath(): string {
+    return path.join(this.home, '.qwen', 'mcpApprovals.json');
+  }
+
+  /** Writes JSON (or raw text) to a file, creating its folder. */
+  write(file: string, content: unknown): void {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(
+      file,
+      typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`,
+    );
+  }
+
+  /** A pid file path inside the temp dir (its presence proves a server process started). */
+  pidFile(name: string): string {
+    return path.join(this.root, 'pids', `${name}.pid`);
+  }
+
+  /** A stdio fixture server config; its argv mentions the temp dir, so cleanup finds it. */
+  fixture(name: string, extraArgs: string[] = []): { command: string; args: string[] } {
+    mkdirSync(path.join(this.root, 'pids'), { recursive: true });
+    return {
+      command: process.execPath,
+      args: [FIXTURE, `--pid-file=${this.pidFile(name)}`, ...extraArgs],
+    };
+  }
+
+  /** The real server-memory package, its data file in the temp dir. */
+  memoryServer(): { command: string; args: string[]; env: Record<string, string> } {
+    return {
+      command: process.execPath,
+      args: [MEMORY_SERVER],
+      env: { MEMORY_FILE_PATH: path.join(this.root, 'memory.jsonl') },
+    };
+  }
+
+  /** The real server-filesystem package, serving `dir`. */
+  filesystemServer(dir: string): { command: string; args: string[] } {
+    return { command: process.execPath, args: [FILESYSTEM_SERVER, dir] };
+  }
+
+  /** Runs the built CLI to completion. */
+  cli(
+    args: readonly string[],
+    opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<CliResult> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI, ...args], {
+        cwd: opts.cwd ?? this.workspace,
+        env: this.env(opts.env),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+      child.on('error', reject);
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        resolve({ code, signal, stdout, stderr });
+      });
+    });
+  }
+
+  /** Runs the CLI and parses its stdout as JSON; fails with its stderr when it exits non-zero. */
+  async json<T>(args: readonly string[], opts: { cwd?: string } = {}): Promise<T> {
+    const r = await this.cli(args, opts);
+    if (r.code !== 0) throw new Error(`mcpctl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+    return JSON.parse(r.stdout) as T;
+  }
+
+  /** `get servers -o json`, by name. */
+  async servers(opts: { cwd?: string; args?: string[] } = {}): Promise<Map<string, McpServer>> {
+    const list = await this.json<McpServerList>(
+      ['get', 'servers', '-o', 'json', ...(opts.args ?? [])],
+      opts,
+    );
+    return new Map(list.items.map((s) => [s.metadata.name, s]));
+  }
+
+  /** Polls `get servers` until `check` accepts the map; returns it. */
+  untilServers(
+    check: (servers: Map<string, McpServer>) => boolean,
+    what: string,
+    opts: { timeoutMs?: number; args?: string[] } = {},
+  ): Promise<Map<string, McpServer>> {
+    let last = '';
+    return eventually(
+      async () => {
+        const servers = await this.servers(opts.args ? { args: opts.args } : {});
+        last = [...servers.values()]
+          .map(
+            (s) =>
+              `${s.metadata.name}:${condition(s, 'Admitted')?.reason}/${condition(s, 'Ready')?.reason}/pid=${s.status.pid}`,
+          )
+          .join(' ');
+        return check(servers) ? servers : undefined;
+      },
+      { timeoutMs: opts.timeoutMs ?? 20_000, what: `${what} (servers: ${last || 'none yet'})` },
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; servers were: ${last}`);
+    });
+  }
+
+  /** Spawns a long-running CLI (e.g. `get --watch`); the caller ends it. */
+  spawnCli(
+    args: readonly string[],
+    opts: { cwd?: string } = {},
+  ): ChildProcess & { output(): string } {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: opts.cwd ?? this.workspace,
+      env: this.env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    this.trackPid(child.pid);
+    return Object.assign(child, { output: () => out });
+  }
+
+  /**
+   * Starts `mcpctl daemon` (workspace, debounce 50 ms and drain 0 unless `args` say otherwise)
+   * and resolves once it answers on its socket.
+   */
+  async startDaemon(args: readonly string[] = []): Promise<DaemonProcess> {
+    const all = [
+      'daemon',
+      '--workspace',
+      this.workspace,
+      '--debounce-ms',
+      '50',
+      '--drain-delay-ms',
+      '0',
+      ...args,
+    ];
+    const daemon = this.spawnDaemon(all);
+    await eventually(
+      async () => {
+        const exited = daemon.child.exitCode !== null || daemon.child.signalCode !== null;
+        if (exited) throw new Error(`daemon exited early: ${daemon.stderr()}`);
+        const r = await this.cli(['get', 'sessions', '-o', 'name']);
+        return r.code === 0;
+      },
+      { timeoutMs: 20_000, what: 'the daemon to answer' },
+    );
+    return daemon;
+  }
+
+  /** Spawns the daemon without waiting for it (for start-up failure tests). */
+  spawnDaemon(args: readonly string[], opts: { env?: Record<string, string> } = {}): DaemonProcess {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: this.workspace,
+      env: this.env(opts.env),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+    const d: DaemonProcess = { child, pid: child.pid ?? -1, exited, stderr: () => stderr };
+    this.#daemons.add(d);
+    return d;
+  }
+
+  /** Remember a pid to kill (its whole group) at cleanup, should the test leave it. */
+  trackPid(pid: number | undefined): void {
+    if (pid !== undefined && pid > 1) this.#pids.add(pid);
+  }
+
+  async cleanup(): Promise<void> {
+    for (const d of this.#daemons) {
+      if (d.child.exitCode === null && d.child.signalCode === null) {
+        d.child.kill('SIGTERM');
+        // A daemon that does not stop gracefully in time is killed. (Cleared afterwards: a
+        // pending timer would keep the test process alive.)
+        const force = setTimeout(() => d.child.kill('SIGKILL'), 10_000);
+        await d.exited;
+        clearTimeout(force);
+      }
+    }
+    const leftovers = new Set([...this.#pids, ...processesMentioning(this.root)]);
+    for (const pid of leftovers) {
+      for (const target of [-pid, pid]) {
+        try {
+          process.kill(target, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+    }
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,17 @@
+/** The package version, read once from package.json (two folders up from any build output). */
+import { readFileSync } from 'node:fs';
+
+function readVersion(): string {
+  try {
+    const pkg = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as {
+      version?: unknown;
+    };
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export const VERSION = readVersion();

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import {
+  DaemonStoppingError,
+  SessionTable,
+  WorkspaceNotFoundError,
+  type TableSession,
+} from './daemon-sessions.js';
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-sessions-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+const ws = (name: string) => {
+  const dir = path.join(root, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+};
+
+class FakeSession implements TableSession {
+  closed = 0;
+  constructor(
+    readonly id: string,
+    readonly workspace: string,
+  ) {}
+  close(): Promise<void> {
+    this.closed += 1;
+    return Promise.resolve();
+  }
+}
+
+function table(opts: { fail?: boolean; delayMs?: number } = {}) {
+  const created: FakeSession[] = [];
+  const t = new SessionTable<FakeSession>({
+    create: async (spec, id) => {
+      if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
+      if (opts.fail) throw new Error('boom');
+      const s = new FakeSession(id, spec.workspace);
+      created.push(s);
+      return s;
+    },
+  });
+  return { t, created };
+}
+
+describe('SessionTable', () => {
+  it('same key → same session, counted per opener; the last release closes it', async () => {
+    const { t, created } = table();
+    const a = await t.open({ workspace: ws('a') });
+    const b = await t.open({ workspace: ws('a') });
+    assert.equal(a.session, b.session);
+    assert.equal(created.length, 1);
+    assert.equal(t.list()[0].openers, 2);
+    a.release();
+    a.release(); // idempotent
+    assert.equal(created[0].closed, 0);
+    b.release();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(created[0].closed, 1);
+    assert.deepEqual(t.list(), []);
+  });
+
+  it('workspace is compared by realpath; ceiling as a set; mcpConfig makes a different session', async () => {
+    const { t, created } = table();
+    const real = ws('real');
+    const link = path.join(root, 'link');
+    symlinkSync(real, link);
+    const a = await t.open({ workspace: real, ceiling: ['x', 'y'] });
+    const b = await t.open({ workspace: link, ceiling: ['y', 'x', 'x'] });
+    assert.equal(a.session, b.session);
+    const c = await t.open({
+      workspace: real,
+      ceiling: ['y', 'x'],
+      mcpConfigPath: path.join(root, 'extra.json'),
+    });
+    assert.notEqual(c.session, a.session);
+    assert.equal(created.length, 2);
+    assert.equal(t.findByWorkspace(link), a.session, 'the oldest of a workspace wins');
+    assert.equal(t.byId(c.session.id), c.session);
+  });
+
+  it('concurrent opens of a new key create one session', async () => {
+    const { t, created } = table({ delayMs: 20 });
+    const handles = await Promise.all(
+      Array.from({ length: 5 }, () => t.open({ workspace: ws('c') })),
+    );
+    assert.equal(created.length, 1);
+    assert.ok(handles.every((h) => h.session === handles[0].session));
+    assert.equal(t.list()[0].openers, 5);
+  });
+
+  it('a pinned session stays after its openers go; closeAll closes it and refuses new opens', async () => {
+    const { t, created } = table();
+    const pinned = await t.open({ workspace: ws('p') }, { pinned: true, id: 'default' });
+    assert.equal(pinned.session.id, 'default');
+    const other = await t.open({ workspace: ws('p') });
+    other.release();
+    pinned.release();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(created[0].closed, 0);
+    assert.equal(t.findByWorkspace(ws('p')), pinned.session);
+    await t.closeAll();
+    assert.equal(created[0].closed, 1);
+    await assert.rejects(t.open({ workspace: ws('p') }), DaemonStoppingError);
+  });
+
+  it('a failed creation is forgotten and every waiting opener gets the error', async () => {
+    const { t } = table({ fail: true, delayMs: 5 });
+    const results = await Promise.allSettled([
+      t.open({ workspace: ws('f') }),
+      t.open({ workspace: ws('f') }),
+    ]);
+    assert.ok(results.every((r) => r.status === 'rejected'));
+    assert.deepEqual(t.list(), []);
+  });
+
+  it('an open during a close waits and gets a fresh session; events say opened and closed', async () => {
+    const events: string[] = [];
+    const { t, created } = table();
+    t.on((e) => events.push(`${e.type}:${e.id}`));
+    const a = await t.open({ workspace: ws('r') });
+    a.release(); // closing starts now
+    const b = await t.open({ workspace: ws('r') });
+    assert.notEqual(b.session, a.session);
+    assert.equal(created[0].closed, 1);
+    assert.deepEqual(events, [
+      `opened:${a.session.id}`,
+      `closed:${a.session.id}`,
+      `opened:${b.session.id}`,
+    ]);
+    assert.match(a.session.id, /^r-[0-9a-f]{6}$/);
+  });
+
+  it('a missing workspace is an error, not a session', async () => {
+    const { t } = table();
+    await assert.rejects(t.open({ workspace: path.join(root, 'nope') }), WorkspaceNotFoundError);
+  });
+});

@@ -1,0 +1,290 @@
+/**
+ * The daemon's table of open sessions, keyed by what makes two sessions the same: the
+ * workspace (realpath), the ceiling (`--allowed-mcp-server-names`) and the `--mcp-config` file.
+ *
+ * Guarantees:
+ * - `open(spec)` for a key already open returns the same session and counts one more opener;
+ *   concurrent opens of a new key create one session (single-flight).
+ * - A session closes when its last opener releases it (release is idempotent); a pinned
+ *   session (the daemon's default) never closes that way. An open arriving while its key is
+ *   closing waits for the close and gets a fresh session.
+ * - A session whose creation failed is forgotten, and every opener waiting for it gets the
+ *   error; nothing is counted for them.
+ * - After `closeAll()` starts, `open` rejects: a stopping daemon takes no new sessions.
+ * - Listeners hear `opened` once a session is ready and `closed` once it has closed.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+
+/** What the table needs of a session; controller/session.ts's Session has it. */
+export interface TableSession {
+  readonly id: string;
+  readonly workspace: string;
+  close(): Promise<void>;
+}
+
+/** What an opener asks for. Paths may be relative to the opener's own cwd: resolve them first. */
+export interface SessionSpec {
+  readonly workspace: string;
+  readonly ceiling?: readonly string[];
+  readonly mcpConfigPath?: string;
+}
+
+/** A spec after normalisation: real paths, ceiling as given (display) and its key form. */
+export interface NormalizedSpec {
+  readonly workspace: string;
+  readonly ceiling: readonly string[] | undefined;
+  readonly mcpConfigPath: string | undefined;
+}
+
+export interface SessionInfo<S extends TableSession> {
+  readonly session: S;
+  readonly spec: NormalizedSpec;
+  readonly createdAt: Date;
+  /** How many openers hold it now (the daemon's own hold on its default session included). */
+  readonly openers: number;
+  readonly pinned: boolean;
+}
+
+/** Held by an opener; give it back with `release()` (idempotent). */
+export interface SessionHandle<S extends TableSession> {
+  readonly session: S;
+  release(): void;
+}
+
+export type SessionTableEvent = { type: 'opened' | 'closed'; id: string };
+
+export class WorkspaceNotFoundError extends Error {
+  override name = 'WorkspaceNotFoundError';
+}
+
+export class DaemonStoppingError extends Error {
+  override name = 'DaemonStoppingError';
+  constructor() {
+    super('the daemon is shutting down and opens no new sessions');
+  }
+}
+
+interface Entry<S extends TableSession> {
+  readonly key: string;
+  readonly id: string;
+  readonly spec: NormalizedSpec;
+  readonly pinned: boolean;
+  readonly ready: Promise<S>;
+  session: S | undefined;
+  createdAt: Date;
+  openers: number;
+  closing: Promise<void> | undefined;
+}
+
+export interface SessionTableOptions<S extends TableSession> {
+  /** Builds and starts a session; `id` is the name it must carry. */
+  create(spec: NormalizedSpec, id: string): Promise<S>;
+  /** Called with close failures (the session is forgotten anyway). */
+  onCloseError?(id: string, err: unknown): void;
+}
+
+export class SessionTable<S extends TableSession> {
+  readonly #opts: SessionTableOptions<S>;
+  readonly #entries = new Map<string, Entry<S>>();
+  readonly #listeners = new Set<(event: SessionTableEvent) => void>();
+  #stopping = false;
+
+  constructor(opts: SessionTableOptions<S>) {
+    this.#opts = opts;
+  }
+
+  /**
+   * Opens (or joins) the session for `spec`.
+   * @throws WorkspaceNotFoundError, DaemonStoppingError, or whatever creating the session threw.
+   */
+  async open(
+    spec: SessionSpec,
+    options: { pinned?: boolean; id?: string } = {},
+  ): Promise<SessionHandle<S>> {
+    for (;;) {
+      if (this.#stopping) throw new DaemonStoppingError();
+      const normalized = normalizeSpec(spec);
+      const key = keyOf(normalized);
+      const existing = this.#entries.get(key);
+      if (existing?.closing) {
+        await existing.closing;
+        continue;
+      }
+      const entry = existing ?? this.#create(key, normalized, options);
+      entry.openers += 1;
+      let session: S;
+      try {
+        session = await entry.ready;
+      } catch (err) {
+        entry.openers -= 1;
+        throw err;
+      }
+      return this.#handle(entry, session);
+    }
+  }
+
+  /** The session with this id, if open and ready. */
+  byId(id: string): S | undefined {
+    for (const e of this.#entries.values()) if (e.id === id && !e.closing) return e.session;
+    return undefined;
+  }
+
+  /**
+   * The open session of a workspace (compared by realpath). When several share it (different
+   * ceiling or --mcp-config), the pinned one wins, else the oldest.
+   */
+  findByWorkspace(workspace: string): S | undefined {
+    const real = realpathOr(workspace);
+    const matches = [...this.#entries.values()]
+      .filter((e) => e.session !== undefined && !e.closing && e.spec.workspace === real)
+      .sort(
+        (a, b) =>
+          Number(b.pinned) - Number(a.pinned) || a.createdAt.getTime() - b.createdAt.getTime(),
+      );
+    return matches[0]?.session;
+  }
+
+  /** Ready, not closing sessions, oldest first. */
+  list(): SessionInfo<S>[] {
+    return [...this.#entries.values()]
+      .filter((e): e is Entry<S> & { session: S } => e.session !== undefined && !e.closing)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .map((e) => ({
+        session: e.session,
+        spec: e.spec,
+        createdAt: e.createdAt,
+        openers: e.openers,
+        pinned: e.pinned,
+      }));
+  }
+
+  on(listener: (event: SessionTableEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Refuses new opens, then closes every session (pinned too) and resolves when all closed. */
+  async closeAll(): Promise<void> {
+    this.#stopping = true;
+    const all = [...this.#entries.values()];
+    await Promise.all(
+      all.map(async (e) => {
+        if (e.closing) return e.closing;
+        try {
+          await e.ready;
+        } catch {
+          return; // Never opened; #create forgot it already.
+        }
+        return this.#close(e);
+      }),
+    );
+  }
+
+  #create(key: string, spec: NormalizedSpec, options: { pinned?: boolean; id?: string }): Entry<S> {
+    const id = options.id ?? sessionIdFor(spec.workspace);
+    const entry: Entry<S> = {
+      key,
+      id,
+      spec,
+      pinned: options.pinned ?? false,
+      session: undefined,
+      createdAt: new Date(),
+      openers: 0,
+      closing: undefined,
+      ready: this.#opts.create(spec, id).then(
+        (session) => {
+          entry.session = session;
+          entry.createdAt = new Date();
+          this.#emit({ type: 'opened', id });
+          return session;
+        },
+        (err: unknown) => {
+          if (this.#entries.get(key) === entry) this.#entries.delete(key);
+          throw err;
+        },
+      ),
+    };
+    // Openers that await `ready` handle its rejection; this keeps an unobserved one quiet.
+    entry.ready.catch(() => undefined);
+    this.#entries.set(key, entry);
+    return entry;
+  }
+
+  #handle(entry: Entry<S>, session: S): SessionHandle<S> {
+    let released = false;
+    return {
+      session,
+      release: () => {
+        if (released) return;
+        released = true;
+        entry.openers -= 1;
+        if (entry.openers === 0 && !entry.pinned && !entry.closing && !this.#stopping)
+          void this.#close(entry);
+      },
+    };
+  }
+
+  #close(entry: Entry<S>): Promise<void> {
+    entry.closing ??= (async () => {
+      try {
+        await entry.session?.close();
+      } catch (err) {
+        this.#opts.onCloseError?.(entry.id, err);
+      } finally {
+        if (this.#entries.get(entry.key) === entry) this.#entries.delete(entry.key);
+        this.#emit({ type: 'closed', id: entry.id });
+      }
+    })();
+    return entry.closing;
+  }
+
+  #emit(event: SessionTableEvent): void {
+    for (const l of [...this.#listeners]) {
+      try {
+        l(event);
+      } catch {
+        // A listener's bug must not break opening or closing sessions.
+      }
+    }
+  }
+}
+
+/** Resolves paths to their real form; a missing workspace is an error the opener must see. */
+export function normalizeSpec(spec: SessionSpec): NormalizedSpec {
+  const abs = path.resolve(spec.workspace);
+  if (!existsSync(abs)) throw new WorkspaceNotFoundError(`workspace ${abs} does not exist`);
+  return {
+    workspace: realpathOr(abs),
+    ceiling: spec.ceiling === undefined ? undefined : [...spec.ceiling],
+    mcpConfigPath:
+      spec.mcpConfigPath === undefined ? undefined : realpathOr(path.resolve(spec.mcpConfigPath)),
+  };
+}
+
+/** The ceiling is a set: order and repeats do not make a different session. */
+function keyOf(spec: NormalizedSpec): string {
+  const ceiling = spec.ceiling === undefined ? null : [...new Set(spec.ceiling)].sort();
+  return JSON.stringify([spec.workspace, ceiling, spec.mcpConfigPath ?? null]);
+}
+
+/** A readable, unique name: the workspace's folder name plus a short random suffix. */
+function sessionIdFor(workspace: string): string {
+  const base =
+    path
+      .basename(workspace)
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'session';
+  return `${base}-${randomBytes(3).toString('hex')}`;
+}
+
+function realpathOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { Daemon, DaemonStoppingError } from './daemon.js';
+import type { Session } from './session.js';
+
+const FIXTURE = fileURLToPath(new URL('../e2e/fixtures/stdio-server.js', import.meta.url));
+const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-daemon-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const readyPid = (s: Session, name: string) => {
+  const server = s.get(name);
+  const ready = server?.status.conditions.find((c) => c.type === 'Ready')?.status === 'True';
+  return ready ? server?.status.pid : undefined;
+};
+
+describe('Daemon', () => {
+  it(
+    'shares one pool between sessions, closes a session with its last opener, stops everything',
+    { timeout: 60_000 },
+    async () => {
+      const home = path.join(root, 'home');
+      const ws = path.join(root, 'ws');
+      const ws2 = path.join(root, 'ws2');
+      for (const d of [path.join(home, '.qwen'), ws, ws2]) mkdirSync(d, { recursive: true });
+      writeFileSync(
+        path.join(home, '.qwen', 'settings.json'),
+        JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [FIXTURE] } } }),
+      );
+      const daemon = await Daemon.start({
+        workspace: ws,
+        home,
+        systemSettingsPath: path.join(root, 'none.json'),
+        env: { MCPCTL_APPROVALS_PATH: path.join(root, 'approvals.json') },
+        stateFile: path.join(root, 'children.json'),
+        drainDelayMs: 0,
+        debounceMs: 60,
+      });
+      let pid = 0;
+      try {
+        assert.equal(daemon.defaultSession.id, 'default');
+        await until(
+          () => readyPid(daemon.defaultSession, 'fx') !== undefined,
+          'fx Ready in the default session',
+        );
+        pid = readyPid(daemon.defaultSession, 'fx')!;
+
+        const a = await daemon.open({ workspace: ws2 });
+        const b = await daemon.open({ workspace: ws2 });
+        assert.equal(a.session, b.session, 'same key, same session');
+        assert.equal(daemon.findByWorkspace(ws2), a.session);
+        assert.equal(daemon.findByWorkspace(ws), daemon.defaultSession);
+        await until(
+          () => readyPid(a.session, 'fx') !== undefined,
+          'fx Ready in the second session',
+        );
+        assert.equal(readyPid(a.session, 'fx'), pid, 'one pooled connection for both sessions');
+        assert.deepEqual(
+          daemon.pool.stats()[0]?.refs.slice().sort(),
+          [a.session.id, 'default'].sort(),
+        );
+
+        a.release();
+        assert.equal(daemon.sessions().length, 2, 'one opener still holds it');
+        b.release();
+        await until(() => daemon.sessions().length === 1, 'the second session to close');
+        await until(
+          () => (daemon.pool.stats()[0]?.refs ?? []).length === 1,
+          'its lease to be released',
+        );
+        assert.deepEqual(daemon.pool.stats()[0]?.refs, ['default']);
+        assert.ok(alive(pid), 'the default session still uses it');
+      } finally {
+        await daemon.stop();
+      }
+      assert.deepEqual(daemon.pool.stats(), []);
+      assert.equal(alive(pid), false, 'stop ended the server process');
+      await assert.rejects(daemon.open({ workspace: ws2 }), DaemonStoppingError);
+    },
+  );
+});

@@ -1,0 +1,279 @@
+/**
+ * The daemon core: one pool, one approval store, one set of watched files, many sessions.
+ *
+ * Guarantees:
+ * - At start, the children a previous daemon left behind (killed hard) are reaped from the
+ *   state file before the new pool writes to it; then the default session (the `--workspace`
+ *   of the daemon, with its ceiling and --mcp-config) is opened and pinned: openers never
+ *   close it, only `stop()` does.
+ * - Every session of the daemon shares the pool (equal configs share one process), the
+ *   approval store (one file, one lock) and the file-source registry (the user settings and
+ *   trustedFolders.json are watched once for all sessions).
+ * - `open(spec)`: same workspace realpath, ceiling and --mcp-config → the same session,
+ *   counted per opener; the last `release()` closes it and releases its leases, so the pool
+ *   drains what nobody uses.
+ * - `stop()` is idempotent: it refuses new sessions, stops every session (watchers off,
+ *   queued work dropped, running reconciles finished, leases released), closes the watchers
+ *   and then every pooled connection (process groups gone), and resolves when all is done.
+ * - Nothing here reads a process-global behind the caller's back: home, paths and seams are
+ *   options, so tests run daemons side by side.
+ */
+import { ApprovalStore, SessionApprovals } from '../approvals/index.js';
+import {
+  createSessionStore,
+  createSourceRegistry,
+  type SourceRegistry,
+} from '../informers/index.js';
+import { createPool, reapOrphans } from '../pool/index.js';
+import type { Pool } from '../pool/types.js';
+import {
+  SessionTable,
+  type NormalizedSpec,
+  type SessionHandle,
+  type SessionInfo,
+  type SessionSpec,
+  type SessionTableEvent,
+} from './daemon-sessions.js';
+import type { McpEvent } from './event-recorder.js';
+import {
+  createSession,
+  type ApprovalStoreLike,
+  type Session,
+  type SessionOptions,
+} from './session.js';
+
+export { DaemonStoppingError, WorkspaceNotFoundError } from './daemon-sessions.js';
+export type { SessionSpec, SessionHandle, NormalizedSpec } from './daemon-sessions.js';
+
+/** Structured logging as the daemon uses it; a pino logger fits. */
+export interface DaemonLog {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export const DEFAULT_SESSION_ID = 'default';
+
+export interface DaemonOptions {
+  /** The default session's workspace. */
+  readonly workspace: string;
+  /** Decides user settings, trustedFolders.json and (unless overridden) the approvals file. */
+  readonly home: string;
+  /** `--allowed-mcp-server-names`: the ceiling of the default session and of CLI-opened ones. */
+  readonly ceiling?: readonly string[];
+  /** `--mcp-config` of the default session. */
+  readonly mcpConfigPath?: string;
+  readonly systemSettingsPath?: string;
+  /** Per-file debounce of every watched file (default 300 ms). */
+  readonly debounceMs?: number;
+  /** Where the pool records its children (reaped at the next start). */
+  readonly stateFile: string;
+  /** How long an unused connection stays for a re-acquire (pool default 30 s). */
+  readonly drainDelayMs?: number;
+  readonly log?: DaemonLog;
+  /** Environment for the approvals file location (`MCPCTL_APPROVALS_PATH`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Seams for tests: a pool, an approval store, a session factory. */
+  readonly pool?: Pool;
+  readonly approvals?: ApprovalStoreLike;
+  readonly createSession?: (opts: SessionOptions) => Promise<Session>;
+}
+
+export interface ReapSummary {
+  readonly killed: number;
+  readonly skipped: number;
+  readonly errors: readonly string[];
+}
+
+const silentLog: DaemonLog = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
+
+export class Daemon {
+  readonly pool: Pool;
+  readonly approvals: ApprovalStoreLike;
+  readonly startedAt = new Date();
+  readonly reaped: ReapSummary;
+  readonly options: DaemonOptions;
+  readonly #log: DaemonLog;
+  readonly #sources: SourceRegistry;
+  readonly #table: SessionTable<Session>;
+  #defaultHandle: SessionHandle<Session> | undefined;
+  #stopping: Promise<void> | undefined;
+
+  private constructor(
+    options: DaemonOptions,
+    pool: Pool,
+    approvals: ApprovalStoreLike,
+    reaped: ReapSummary,
+  ) {
+    this.options = options;
+    this.#log = options.log ?? silentLog;
+    this.pool = pool;
+    this.approvals = approvals;
+    this.reaped = reaped;
+    this.#sources = createSourceRegistry(
+      options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs },
+    );
+    this.#table = new SessionTable<Session>({
+      create: (spec, id) => this.#createSession(spec, id),
+      onCloseError: (id, err) =>
+        this.#log.warn({ session: id, err: errorText(err) }, 'session close failed'),
+    });
+    this.#table.on((event) => this.#log.info({ session: event.id }, `session ${event.type}`));
+  }
+
+  /** Reaps orphans, builds the shared parts, opens the default session. */
+  static async start(options: DaemonOptions): Promise<Daemon> {
+    const log = options.log ?? silentLog;
+    let reaped: ReapSummary = { killed: 0, skipped: 0, errors: [] };
+    if (options.pool === undefined) {
+      // Before the pool exists: its first write replaces the file with its own records.
+      const report = await reapOrphans(options.stateFile);
+      reaped = {
+        killed: report.killed.length,
+        skipped: report.skipped.length,
+        errors: report.errors,
+      };
+      for (const r of report.killed)
+        log.warn(
+          { serverPid: r.pid, connectionId: r.connectionId },
+          'reaped a server left by a previous daemon',
+        );
+      for (const e of report.errors) log.warn({ file: options.stateFile }, e);
+    }
+    const pool =
+      options.pool ??
+      createPool({
+        stateFile: options.stateFile,
+        ...(options.drainDelayMs === undefined ? {} : { drainDelayMs: options.drainDelayMs }),
+        onWarning: (message) => log.warn({}, message),
+      });
+    const approvals =
+      options.approvals ??
+      approvalStoreAdapter(
+        await ApprovalStore.open({
+          home: options.home,
+          ...(options.env ? { env: options.env } : {}),
+          onError: (err) => log.error({ file: err.file, code: err.code }, err.message),
+        }),
+      );
+    const daemon = new Daemon(options, pool, approvals, reaped);
+    try {
+      daemon.#defaultHandle = await daemon.#table.open(
+        {
+          workspace: options.workspace,
+          ...(options.ceiling ? { ceiling: options.ceiling } : {}),
+          ...(options.mcpConfigPath ? { mcpConfigPath: options.mcpConfigPath } : {}),
+        },
+        { pinned: true, id: DEFAULT_SESSION_ID },
+      );
+    } catch (err) {
+      await daemon.stop();
+      throw err;
+    }
+    return daemon;
+  }
+
+  get defaultSession(): Session {
+    if (!this.#defaultHandle) throw new Error('daemon not started');
+    return this.#defaultHandle.session;
+  }
+
+  get stopping(): boolean {
+    return this.#stopping !== undefined;
+  }
+
+  /**
+   * Opens (or joins) a session. Omitted ceiling means the daemon's own ceiling: a CLI or
+   * bridge cannot widen what the daemon was started with by leaving the flag out.
+   */
+  open(spec: SessionSpec): Promise<SessionHandle<Session>> {
+    return this.#table.open({
+      ...spec,
+      ...(spec.ceiling === undefined && this.options.ceiling
+        ? { ceiling: this.options.ceiling }
+        : {}),
+    });
+  }
+
+  /** The session with this id, if open. */
+  session(id: string): Session | undefined {
+    return this.#table.byId(id);
+  }
+
+  /** The session of a workspace (realpath match), the default one preferred. */
+  findByWorkspace(workspace: string): Session | undefined {
+    return this.#table.findByWorkspace(workspace);
+  }
+
+  sessions(): SessionInfo<Session>[] {
+    return this.#table.list();
+  }
+
+  onSessions(listener: (event: SessionTableEvent) => void): () => void {
+    return this.#table.on(listener);
+  }
+
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    this.#log.info({}, 'stopping: closing sessions');
+    await this.#table.closeAll();
+    await this.#sources.close();
+    this.#log.info({ connections: this.pool.stats().length }, 'stopping: closing connections');
+    await this.pool.close();
+    this.#log.info({}, 'stopped');
+  }
+
+  async #createSession(spec: NormalizedSpec, id: string): Promise<Session> {
+    const o = this.options;
+    const registry = this.#sources;
+    const session = await (o.createSession ?? createSession)({
+      id,
+      workspace: spec.workspace,
+      home: o.home,
+      ...(spec.ceiling ? { ceiling: spec.ceiling } : {}),
+      ...(spec.mcpConfigPath ? { mcpConfigPath: spec.mcpConfigPath } : {}),
+      ...(o.systemSettingsPath ? { systemSettingsPath: o.systemSettingsPath } : {}),
+      ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
+      pool: this.pool,
+      approvals: this.approvals,
+      sessionApprovals: new SessionApprovals(),
+      // One registry for all sessions: the user settings file is watched once.
+      storeFactory: (storeOptions) => createSessionStore({ ...storeOptions, registry }),
+    });
+    session.events.onEvent((e) => logEvent(this.#log, id, e));
+    return session;
+  }
+}
+
+/** The store's approve/reject return the record; the session only needs them to finish. */
+export function approvalStoreAdapter(store: ApprovalStore): ApprovalStoreLike {
+  return {
+    getState: (root, name, config) => store.getState(root, name, config),
+    approve: async (root, name, config) => {
+      await store.approve(root, name, config);
+    },
+    reject: async (root, name, config) => {
+      await store.reject(root, name, config);
+    },
+  };
+}
+
+function logEvent(log: DaemonLog, session: string, e: McpEvent): void {
+  const fields = { session, object: e.involvedObject, reason: e.reason, count: e.count };
+  if (e.type === 'Warning') log.warn(fields, e.message);
+  else log.info(fields, e.message);
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
