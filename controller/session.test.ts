@@ -174,6 +174,7 @@ describe('session: hot reload with real processes', T, () => {
       h.write(h.files.user, servers({ a: fixtureConfig(), b: fixtureConfig() }));
       const s = await h.session();
       const pid = await until('a', () => readyPid(s, 'a'));
+      const bPid = await until('b', () => readyPid(s, 'b'));
       h.write(h.files.user, {
         ...servers({ a: fixtureConfig(), b: fixtureConfig() }),
         mcp: { excluded: ['a'] },
@@ -183,7 +184,7 @@ describe('session: hot reload with real processes', T, () => {
       assert.equal(condition(s.get('a'), 'Ready'), 'False/NotAdmitted');
       await until('a process gone', () => !alive(pid));
       assert.equal(s.why('a').reason, 'Excluded');
-      assert.ok(readyPid(s, 'b'));
+      assert.equal(readyPid(s, 'b'), bPid, 'b untouched');
 
       h.write(h.files.user, servers({ a: fixtureConfig(), b: fixtureConfig() }));
       await until('a back', () => readyPid(s, 'a'));
