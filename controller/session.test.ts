@@ -400,8 +400,23 @@ describe('session: hot reload with real processes', T, () => {
     const msg = s.conditions.find((c) => c.type === 'ConfigValid')?.message ?? '';
     assert.ok(msg.includes(h.files.user), msg);
     assert.match(msg, /:1:\d+/);
+    assert.equal(s.conditions.find((c) => c.type === 'ConfigValid')?.reason, 'ParseError');
     assert.equal(readyPid(s, 'a'), pid);
     assert.ok(s.eventList().some((e) => e.reason === 'ConfigInvalid' && e.type === 'Warning'));
+    // Valid JSON that does not validate: InvalidConfig, naming the field; still nothing changes.
+    h.write(
+      h.files.user,
+      servers({ a: fixtureConfig(), b: { command: 'x', args: 'a b' as unknown as string[] } }),
+    );
+    await until('InvalidConfig', () =>
+      s.conditions.find((c) => c.type === 'ConfigValid' && c.reason === 'InvalidConfig'),
+    );
+    assert.match(
+      s.conditions.find((c) => c.type === 'ConfigValid')?.message ?? '',
+      /mcpServers\.b\.args: expected an array of strings, got "a b"/,
+    );
+    assert.equal(s.get('b'), undefined);
+    assert.equal(readyPid(s, 'a'), pid);
     h.write(h.files.user, servers({ a: fixtureConfig(), b: fixtureConfig() }));
     await until('b ready after fix', () => readyPid(s, 'b'));
     assert.equal(s.conditions.find((c) => c.type === 'ConfigValid')?.status, 'True');

@@ -379,9 +379,7 @@ export class Session {
         : {
             type: 'ConfigValid',
             status: 'False',
-            reason: errors.some((e) => e.line > 0 && /parse|JSON|syntax/i.test(e.message))
-              ? 'ParseError'
-              : 'InvalidConfig',
+            reason: errors.some((e) => e.kind === 'parse') ? 'ParseError' : 'InvalidConfig',
             message: `${message} (the last good content stays in force)`,
           },
       now,

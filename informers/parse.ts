@@ -131,7 +131,7 @@ export function parseJsonc(file: string, text: string): ParsedText {
     return {
       document: undefined,
       tree,
-      errors: [located(file, index, first.offset, `syntax error: ${hint}`)],
+      errors: [{ ...located(file, index, first.offset, `syntax error: ${hint}`), kind: 'parse' }],
       warnings: [],
     };
   }

@@ -19,6 +19,8 @@ export interface SourceError {
   readonly line: number;
   readonly column: number;
   readonly message: string;
+  /** `parse`: the text is not JSON(C); otherwise it parsed but did not validate or read. */
+  readonly kind?: 'parse';
 }
 
 export type SourceKind = 'settings' | 'mcpJson' | 'trustedFolders';
