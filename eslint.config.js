@@ -1,6 +1,18 @@
 // @ts-check
 import tseslint from 'typescript-eslint';
 
+const FOLDERS = [
+  'api',
+  'informers',
+  'approvals',
+  'pool',
+  'reconcilers',
+  'controller',
+  'cli',
+  'e2e',
+  'bench',
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', '.build-*/**', 'node_modules/**', 'eslint.config.js', 'scripts/**'] },
   ...tseslint.configs.recommendedTypeChecked,
@@ -36,6 +48,40 @@ export default tseslint.config(
       ],
     },
   },
+  // DESIGN §3: a module imports only what its folder's row allows (tests and test helpers
+  // may reach further). Data flows one way; a wrong import is a lint error, not a review note.
+  ...Object.entries({
+    api: [],
+    informers: ['api'],
+    approvals: ['api'],
+    pool: ['api'],
+    reconcilers: ['api', 'approvals', 'pool'],
+    controller: ['api', 'informers', 'approvals', 'pool', 'reconcilers'],
+    cli: ['api', 'controller'],
+  }).map(([folder, allowed]) => ({
+    files: [`${folder}/**/*.ts`],
+    ignores: ['**/*.test.ts', '**/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@kubernetes/client-node',
+              message: "Use 'import type' only.",
+              allowTypeImports: true,
+            },
+          ],
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(${FOLDERS.filter((f) => f !== folder && !allowed.includes(f)).join('|')})/`,
+              message: `${folder}/ may import only ${allowed.length ? allowed.join(', ') : 'nothing of ours'} (DESIGN §3).`,
+            },
+          ],
+        },
+      ],
+    },
+  })),
   {
     // Only admission mints tickets (DESIGN §5): a cast anywhere else is a second admission path.
     ignores: ['reconcilers/admission.ts', 'pool/testing/**', '**/*.test.ts', 'bench/**'],

@@ -39,6 +39,7 @@ import { NotGatedError, ServerUnavailableError, UnknownServerError } from './err
 
 // Re-exported so callers of the session find its errors beside it.
 export { NotGatedError, ServerUnavailableError, UnknownServerError, closest } from './errors.js';
+export type { WhyAnswer } from '../reconcilers/why.js';
 import { EventRecorder, type McpEvent } from './event-recorder.js';
 import { ExponentialBackoffRateLimiter, exponentialDelay } from './rate-limiters.js';
 import { RateLimitingQueue } from './rate-limiting-queue.js';

@@ -6,7 +6,7 @@
 import { Option, type Command } from 'commander';
 import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
 import { json } from '../output/format.js';
-import type { WhyAnswer } from '../../reconcilers/why.js';
+import type { WhyAnswer } from '../../controller/session.js';
 
 export function registerWhy(program: Command, io: Io): void {
   program

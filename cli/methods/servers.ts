@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { findCondition } from '../../api/index.js';
 import { UnknownServerError, type Session } from '../../controller/session.js';
-import type { WhyAnswer } from '../../reconcilers/why.js';
+import type { WhyAnswer } from '../../controller/session.js';
 import {
   serverList,
   type McpServer,
