@@ -15,6 +15,7 @@ import { registerDecisions } from './commands/decide.js';
 import { registerDescribe } from './commands/describe.js';
 import { registerGet } from './commands/get.js';
 import { registerReload } from './commands/reload.js';
+import { registerServe } from './commands/serve.js';
 import { registerStop } from './commands/stop.js';
 import { registerWait } from './commands/wait.js';
 import { registerWhy } from './commands/why.js';
@@ -54,6 +55,7 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
   registerReload(program, io);
   registerWait(program, io);
   registerStop(program, io);
+  registerServe(program, onDaemonExit);
   return program;
 }
 

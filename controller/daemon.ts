@@ -67,8 +67,11 @@ export interface DaemonOptions {
   readonly systemSettingsPath?: string;
   /** Per-file debounce of every watched file (default 300 ms). */
   readonly debounceMs?: number;
-  /** Where the pool records its children (reaped at the next start). */
-  readonly stateFile: string;
+  /**
+   * Where the pool records its children (reaped at the next start). Absent: no record, for a
+   * controller in a process whose children end with it (`mcpctl serve --no-daemon`).
+   */
+  readonly stateFile?: string;
   /** How long an unused connection stays for a re-acquire (pool default 30 s). */
   readonly drainDelayMs?: number;
   readonly log?: DaemonLog;
@@ -131,7 +134,7 @@ export class Daemon {
   static async start(options: DaemonOptions): Promise<Daemon> {
     const log = options.log ?? silentLog;
     let reaped: ReapSummary = { killed: 0, skipped: 0, errors: [] };
-    if (options.pool === undefined) {
+    if (options.pool === undefined && options.stateFile !== undefined) {
       // Before the pool exists: its first write replaces the file with its own records.
       const report = await reapOrphans(options.stateFile);
       reaped = {
@@ -149,7 +152,7 @@ export class Daemon {
     const pool =
       options.pool ??
       createPool({
-        stateFile: options.stateFile,
+        ...(options.stateFile === undefined ? {} : { stateFile: options.stateFile }),
         ...(options.drainDelayMs === undefined ? {} : { drainDelayMs: options.drainDelayMs }),
         onWarning: (message) => log.warn({}, message),
       });

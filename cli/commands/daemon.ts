@@ -16,7 +16,7 @@ interface DaemonFlags {
   drainDelayMs?: number;
 }
 
-function nonNegativeInt(text: string): number {
+export function nonNegativeInt(text: string): number {
   const n = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n))
     throw new InvalidArgumentError('expected a whole number of milliseconds');
@@ -24,7 +24,7 @@ function nonNegativeInt(text: string): number {
 }
 
 /** `a,b` → ['a','b']; repeated flags add up; empty names are dropped. */
-function nameList(text: string, previous: string[] | undefined): string[] {
+export function nameList(text: string, previous: string[] | undefined): string[] {
   return [
     ...(previous ?? []),
     ...text

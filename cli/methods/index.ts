@@ -1,14 +1,19 @@
 /**
- * The daemon's method table: one object, method name → { summary, invoke }. To add a method
- * (tools/prompts listing and tool calls for `serve` will be next), add a module that returns a
- * MethodTable and spread it in here; PROTOCOL.md lists them.
+ * The daemon's method table: one object, method name → { summary, invoke }. To add a method,
+ * add a module that returns a MethodTable and spread it in here; PROTOCOL.md lists them.
  */
 import { DaemonStoppingError, WorkspaceNotFoundError } from '../../controller/daemon.js';
-import { NotGatedError, UnknownServerError } from '../../controller/session.js';
+import {
+  NotGatedError,
+  ServerUnavailableError,
+  UnknownServerError,
+} from '../../controller/session.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
+import type { UnavailableData } from '../serve/protocol.js';
 import type { MethodTable } from '../rpc-server.js';
 import type { MethodContext } from './context.js';
 import { daemonMethods } from './daemon.js';
+import { serveMethods } from './serve.js';
 import { serverMethods } from './servers.js';
 import { sessionMethods } from './sessions.js';
 import { watchMethods } from './watch.js';
@@ -21,6 +26,7 @@ export function methodTable(ctx: MethodContext): MethodTable {
     ...sessionMethods(ctx),
     ...serverMethods(ctx),
     ...watchMethods(ctx),
+    ...serveMethods(ctx),
   };
   return table;
 }
@@ -32,5 +38,13 @@ export function mapDomainError(err: unknown): RpcError | undefined {
   if (err instanceof NotGatedError) return new RpcError(RpcCodes.NotGated, err.message);
   if (err instanceof WorkspaceNotFoundError) return new RpcError(RpcCodes.Failed, err.message);
   if (err instanceof DaemonStoppingError) return new RpcError(RpcCodes.ShuttingDown, err.message);
+  if (err instanceof ServerUnavailableError) {
+    const data: UnavailableData = {
+      name: err.why.name,
+      reason: err.why.reason,
+      action: err.why.action,
+    };
+    return new RpcError(RpcCodes.Failed, err.message, data);
+  }
   return undefined;
 }

@@ -79,7 +79,7 @@ const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string
 describe('serve bridge', T, () => {
   let h: Harness;
   beforeEach(async () => {
-    const mem = inMemoryConnector((ticket) => memServer((ticket.config.args ?? [])));
+    const mem = inMemoryConnector((ticket) => memServer(ticket.config.args ?? []));
     h = await harness({ pool: createPool({ connector: mem.connector, drainDelayMs: 0 }) });
   });
   afterEach(async () => {
@@ -106,7 +106,7 @@ describe('serve bridge', T, () => {
         );
 
         // Three servers appear in one save: one notification.
-      c.listChanged = 0;
+        c.listChanged = 0;
         h.write(
           h.files.user,
           servers({
@@ -186,6 +186,34 @@ describe('serve bridge', T, () => {
       },
     );
   }
+});
+
+describe('serve bridge: servers pending before the client came', T, () => {
+  let h: Harness;
+  beforeEach(async () => {
+    const mem = inMemoryConnector((ticket) => memServer(ticket.config.args ?? []));
+    h = await harness({ pool: createPool({ connector: mem.connector, drainDelayMs: 0 }) });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('are asked about once the client has initialized', T, async () => {
+    // The session announces a config once, before any client is there to hear it.
+    h.write(h.files.project, { mcpServers: { p: { command: 'mem', args: ['t'] } } });
+    const c = await connect(h, 'approve');
+    try {
+      await until('p tools', async () =>
+        (await c.client.listTools()).tools.some((t) => t.name === 'p__t'),
+      );
+      assert.equal(
+        h.approvals.getState(h.workspace, 'p', { command: 'mem', args: ['t'] }),
+        'approved',
+      );
+    } finally {
+      await c.close();
+    }
+  });
 });
 
 describe('tool names', { timeout: 5_000 }, () => {

@@ -9,7 +9,11 @@
  *   protocol error, never a crash.
  * - list_changed notifications go out once per settled burst of reconciles that changed tools.
  * - A promptable gated server is put to the user through elicitation when the client declared
- *   it; approve / approve for this session / reject act, cancel decides nothing.
+ *   it; approve / approve for this session / reject act, cancel decides nothing. Servers that
+ *   were already pending when the client connected are asked about once it has initialized
+ *   (the session announces a config only once); one server is never asked twice at once.
+ * - The first listing waits (at most `firstListWaitMs`) for the session to settle, so an agent
+ *   that lists tools once at start-up sees the servers that were still connecting.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -29,6 +33,10 @@ export interface BridgeOptions {
   readonly version: string;
   /** Where the bridge reports its own problems (never stdout: that is the MCP channel). */
   readonly log: (message: string) => void;
+  /** How long the first tools/prompts listing waits for the session to settle (default 0). */
+  readonly firstListWaitMs?: number;
+  /** How long an approval question stays open before it is withdrawn (default 15 minutes). */
+  readonly elicitTimeoutMs?: number;
 }
 
 interface Route {
@@ -37,6 +45,8 @@ interface Route {
 }
 
 const DECISIONS: readonly Decision[] = ['approve', 'approve-session', 'reject'];
+/** A person answers this; the SDK's 60 s request default would withdraw it too soon. */
+const DEFAULT_ELICIT_TIMEOUT_MS = 15 * 60_000;
 
 function errorResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
@@ -57,8 +67,12 @@ export function createBridge(port: SessionPort, options: BridgeOptions): Server 
   );
   let toolRoutes = new Map<string, Route>();
   let promptRoutes = new Map<string, Route>();
+  let firstList: Promise<void> | undefined;
 
   async function refresh(): Promise<{ tools: Tool[]; prompts: Prompt[] }> {
+    // A failed wait only costs the wait: the listing itself says what is wrong.
+    firstList ??= port.settled(options.firstListWaitMs ?? 0).catch(() => undefined);
+    await firstList;
     const listing = await port.list();
     const tools: Tool[] = [];
     const prompts: Prompt[] = [];
@@ -134,12 +148,26 @@ export function createBridge(port: SessionPort, options: BridgeOptions): Server 
     );
   });
 
-  port.onPendingApproval((request) => {
+  /** Servers being asked about now: a repeated announcement must not stack a second dialog. */
+  const asking = new Set<string>();
+  const ask = (request: ApprovalRequest) => {
+    // Before `initialized` the capabilities are unknown; the replay below covers that window.
+    if (!server.getClientCapabilities()?.elicitation || asking.has(request.name)) return;
+    asking.add(request.name);
+    void askForApproval(server, port, request, options.elicitTimeoutMs ?? DEFAULT_ELICIT_TIMEOUT_MS)
+      .catch((err: unknown) =>
+        options.log(`approval prompt for ${request.name} failed: ${messageOf(err)}`),
+      )
+      .finally(() => asking.delete(request.name));
+  };
+  port.onPendingApproval(ask);
+  server.oninitialized = () => {
     if (!server.getClientCapabilities()?.elicitation) return;
-    void askForApproval(server, port, request).catch((err: unknown) =>
-      options.log(`approval prompt for ${request.name} failed: ${messageOf(err)}`),
+    void port.pendingApprovals().then(
+      (requests) => requests.forEach(ask),
+      (err: unknown) => options.log(`could not list pending approvals: ${messageOf(err)}`),
     );
-  });
+  };
 
   return server;
 }
@@ -148,30 +176,34 @@ async function askForApproval(
   server: Server,
   port: SessionPort,
   request: ApprovalRequest,
+  timeout: number,
 ): Promise<void> {
   const env = request.envKeys.length
     ? `\nenv/headers: ${request.envKeys.join(', ')} (values hidden)`
     : '';
-  const result = await server.elicitInput({
-    message:
-      `The ${request.scope} config ${request.source} asks to start the MCP server "${request.name}":\n` +
-      `${request.target}${env}\nAllow it to run?`,
-    requestedSchema: {
-      type: 'object',
-      properties: {
-        decision: {
-          type: 'string',
-          title: 'Decision',
-          oneOf: [
-            { const: 'approve', title: 'Approve (remembered for this exact config)' },
-            { const: 'approve-session', title: 'Approve for this session only' },
-            { const: 'reject', title: 'Reject' },
-          ],
+  const result = await server.elicitInput(
+    {
+      message:
+        `The ${request.scope} config ${request.source} asks to start the MCP server "${request.name}":\n` +
+        `${request.target}${env}\nAllow it to run?`,
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          decision: {
+            type: 'string',
+            title: 'Decision',
+            oneOf: [
+              { const: 'approve', title: 'Approve (remembered for this exact config)' },
+              { const: 'approve-session', title: 'Approve for this session only' },
+              { const: 'reject', title: 'Reject' },
+            ],
+          },
         },
+        required: ['decision'],
       },
-      required: ['decision'],
     },
-  });
+    { timeout },
+  );
   if (result.action === 'cancel') return;
   if (result.action === 'decline') {
     await port.decide(request.name, 'reject');

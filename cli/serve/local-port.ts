@@ -3,7 +3,9 @@
  * implementation of the serve methods).
  *
  * Guarantees: list-changed fires at most once per settled burst, and only when some server's
- * registry entry changed during it; calls go to the lease that serves the tools now.
+ * registry entry changed during it; calls go to the lease that serves the tools now;
+ * `pendingApprovals` lists exactly the servers `why` calls PendingApproval (strictly pending,
+ * not blocked for another reason first).
  */
 import type { DesiredServer } from '../../api/index.js';
 import { urlOf } from '../../api/index.js';
@@ -73,6 +75,28 @@ export class LocalSessionPort implements SessionPort {
   async decide(server: string, decision: Decision): Promise<void> {
     if (decision === 'reject') await this.session.reject(server);
     else await this.session.approve(server, { sessionOnly: decision === 'approve-session' });
+  }
+
+  pendingApprovals(): Promise<ApprovalRequest[]> {
+    const servers = this.session.desired().servers;
+    return Promise.resolve(
+      Object.keys(servers)
+        .sort()
+        .filter((name) => this.session.why(name).reason === 'PendingApproval')
+        .map((name) => approvalRequestOf(servers[name])),
+    );
+  }
+
+  async settled(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    try {
+      await Promise.race([this.session.settled(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   onListChanged(listener: () => void): void {

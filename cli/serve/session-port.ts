@@ -51,6 +51,14 @@ export interface SessionPort {
   ): Promise<GetPromptResult>;
   why(server: string): Promise<WhyText>;
   decide(server: string, decision: Decision): Promise<void>;
+  /**
+   * The gated servers that are promptable now. A client that connects after the one
+   * `pendingApproval` event of a config (the session prompts once per config) is asked about
+   * these when it has initialized.
+   */
+  pendingApprovals(): Promise<ApprovalRequest[]>;
+  /** Resolves when the session has no reconcile queued or running, or after `timeoutMs`. */
+  settled(timeoutMs: number): Promise<void>;
   /** Called once per settled burst of reconciles that changed the registry. */
   onListChanged(listener: () => void): void;
   onPendingApproval(listener: (request: ApprovalRequest) => void): void;

@@ -1,0 +1,79 @@
+/**
+ * `mcpctl serve [--workspace DIR] [--allowed-mcp-server-names a,b] [--mcp-config FILE]
+ * [--debounce-ms N] [--no-daemon]`: the stdio MCP server an agent runs (DESIGN §7). It opens
+ * the workspace's session in the daemon (starting a daemon when none answers) and serves that
+ * session's tools and prompts, live; `--no-daemon` runs the controller in this process.
+ *
+ * Guarantees: nothing but MCP is written to stdout, before, during and after serving; a
+ * problem at start is a message on stderr and exit 1 (bad usage exit 2), as for every command.
+ */
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { translateError, type GlobalOptions } from '../command-env.js';
+import { CliError, EXIT_FAILURE } from '../errors.js';
+import { resolveSocketPath } from '../socket-path.js';
+import { nameList, nonNegativeInt } from './daemon.js';
+
+interface ServeFlags {
+  allowedMcpServerNames?: string[];
+  mcpConfig?: string;
+  debounceMs?: number;
+  /** commander's `--no-daemon`: true unless the flag is given. */
+  daemon: boolean;
+}
+
+export function registerServe(program: Command, onExit: (code: number) => void): void {
+  program
+    .command('serve')
+    .description(
+      "stdio MCP server for an agent: serves the workspace's configured servers (tools named server__tool), live",
+    )
+    .addOption(
+      new Option(
+        '--allowed-mcp-server-names <names>',
+        'ceiling: only these servers may ever run (comma-separated); settings can narrow it, never widen it',
+      ).argParser(nameList),
+    )
+    .option('--mcp-config <file>', 'an extra file of mcpServers for this session (scope cli)')
+    .addOption(
+      new Option(
+        '--debounce-ms <ms>',
+        'wait this long after a file change before reading it (default 300; for a daemon this starts)',
+      ).argParser(nonNegativeInt),
+    )
+    .option('--no-daemon', 'run the controller in this process with its own servers')
+    .action(async (_opts: object, cmd: Command) => {
+      const o = cmd.optsWithGlobals<GlobalOptions & ServeFlags>();
+      const workspace = existingDir(o.workspace ?? process.cwd());
+      const mcpConfigPath = o.mcpConfig === undefined ? undefined : path.resolve(o.mcpConfig);
+      const socket = resolveSocketPath({ flag: o.socket });
+      // Loaded here: only serve needs the SDK server classes (and, without a daemon, the pool).
+      const { runServe } = await import('../serve/run.js');
+      let code: number;
+      try {
+        code = await runServe({
+          socket,
+          workspace,
+          ...(o.allowedMcpServerNames ? { ceiling: o.allowedMcpServerNames } : {}),
+          ...(mcpConfigPath ? { mcpConfigPath } : {}),
+          ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
+          daemon: o.daemon,
+        });
+      } catch (err) {
+        // Exit explicitly on failure too: a half-opened session may have left handles behind.
+        onExit(EXIT_FAILURE);
+        throw translateError(err, socket);
+      }
+      // Like the daemon: exit explicitly, since library watchers may keep handles we no longer need.
+      onExit(code);
+    });
+}
+
+/** The realpath of an existing directory, or a CliError saying what to pass instead. */
+function existingDir(dir: string): string {
+  const abs = path.resolve(dir);
+  if (!existsSync(abs) || !statSync(abs).isDirectory())
+    throw new CliError(`workspace ${abs} is not a directory; pass an existing one to --workspace`);
+  return realpathSync(abs);
+}

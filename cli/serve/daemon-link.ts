@@ -1,0 +1,131 @@
+/**
+ * Reaching the daemon from `mcpctl serve`: connect to the socket, or start a daemon and wait
+ * for it to answer.
+ *
+ * Guarantees:
+ * - A daemon that answers is used as it is (whatever workspace it was started for).
+ * - Otherwise `mcpctl daemon` is started with serve's workspace, ceiling, --mcp-config and
+ *   debounce, detached (its own process group, stdin closed, stdout and stderr
+ *   appended to `mcpctl-daemon.log` next to the socket, unref'd): it outlives this process
+ *   and never writes to our stdout, which belongs to MCP.
+ * - Two serves racing to start one end up on the same daemon: the loser's daemon finds the
+ *   socket taken and exits, and both keep trying to connect until the winner answers.
+ * - Waiting is bounded; the failure says what happened and names the log file, with its last
+ *   lines.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CliError, errorText } from '../errors.js';
+import { DaemonUnavailableError, connectClient, type RpcClient } from '../rpc-client.js';
+import { SocketDirError, prepareSocketDir } from '../socket-path.js';
+import { INSIDE_MCPCTL_ENV } from './inert-port.js';
+
+/** The built CLI entry (cli/main.js), relative to this file (cli/serve/daemon-link.js). */
+const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
+
+export const DAEMON_LOG_NAME = 'mcpctl-daemon.log';
+const LOG_TAIL_LINES = 8;
+
+export interface DaemonLinkOptions {
+  readonly socket: string;
+  /**
+   * The started daemon's default session: serve's own workspace, ceiling and --mcp-config, so
+   * that session is the one serve opens (never a second, wider one that would start servers
+   * outside serve's ceiling) and the one `mcpctl get servers` in that folder shows.
+   */
+  readonly workspace: string;
+  readonly ceiling?: readonly string[];
+  readonly mcpConfigPath?: string;
+  readonly debounceMs?: number;
+  /** How long to wait for a started daemon to answer. Default 20 s. */
+  readonly startTimeoutMs?: number;
+  readonly log: (message: string) => void;
+}
+
+export function daemonLogPath(socket: string): string {
+  return path.join(path.dirname(socket), DAEMON_LOG_NAME);
+}
+
+/** Connects to the daemon at `socket`, starting one first when nobody answers there. */
+export async function connectOrStartDaemon(o: DaemonLinkOptions): Promise<RpcClient> {
+  try {
+    return await connectClient(o.socket, 2000);
+  } catch (err) {
+    if (!(err instanceof DaemonUnavailableError)) throw err;
+    if (err.code === 'EACCES')
+      throw new CliError(
+        `permission denied connecting to ${o.socket}; the daemon there belongs to another user. Pass your own --socket`,
+      );
+  }
+  return startDaemon(o);
+}
+
+async function startDaemon(o: DaemonLinkOptions): Promise<RpcClient> {
+  try {
+    prepareSocketDir(o.socket);
+  } catch (err) {
+    if (err instanceof SocketDirError) throw new CliError(err.message);
+    throw err;
+  }
+  const logFile = daemonLogPath(o.socket);
+  const args = [MAIN, 'daemon', '--socket', o.socket, '--workspace', o.workspace];
+  if (o.ceiling) args.push(`--allowed-mcp-server-names=${o.ceiling.join(',')}`);
+  if (o.mcpConfigPath !== undefined) args.push('--mcp-config', o.mcpConfigPath);
+  if (o.debounceMs !== undefined) args.push('--debounce-ms', String(o.debounceMs));
+  const fd = openSync(logFile, 'a', 0o600);
+  // Written by the child's events while we poll (an object, so the reads below see them).
+  const child: { pid?: number; exit?: string } = {};
+  try {
+    const proc = spawn(process.execPath, args, {
+      detached: true,
+      stdio: ['ignore', fd, fd],
+      // Not the workspace: a daemon shared by many workspaces must not pin one as its cwd.
+      cwd: path.dirname(o.socket),
+      // Its servers inherit this: a `mcpctl serve` among them knows not to proxy mcpctl.
+      env: { ...process.env, [INSIDE_MCPCTL_ENV]: `the mcpctl daemon at ${o.socket}` },
+    });
+    child.pid = proc.pid;
+    proc.once('error', (err) => (child.exit = `could not be started: ${err.message}`));
+    proc.once('exit', (code, signal) => (child.exit = `exited with ${signal ?? `code ${code}`}`));
+    proc.unref();
+  } finally {
+    closeSync(fd); // The child has its own copy.
+  }
+  o.log(`started an mcpctl daemon (pid ${child.pid}) at ${o.socket}; it logs to ${logFile}`);
+
+  const deadline = Date.now() + (o.startTimeoutMs ?? 20_000);
+  let exitSeenAt: number | undefined;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      return await connectClient(o.socket, 1000);
+    } catch (err) {
+      lastError = err;
+    }
+    const now = Date.now();
+    // An exit is not yet a failure: the child may have lost a start race to a daemon that
+    // is still coming up. Give the winner a moment before giving up.
+    if (child.exit !== undefined) exitSeenAt ??= now;
+    const gaveUp = exitSeenAt !== undefined && now - exitSeenAt > 3000;
+    if (gaveUp || now > deadline) {
+      const what = child.exit
+        ? `the mcpctl daemon it started (pid ${child.pid}) ${child.exit}`
+        : `the mcpctl daemon it started (pid ${child.pid}) did not answer within ${Math.round((o.startTimeoutMs ?? 20_000) / 1000)} s (${errorText(lastError)})`;
+      throw new CliError(
+        `mcpctl serve found no daemon at ${o.socket}, and ${what}; see its log ${logFile}${tail(logFile)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function tail(file: string): string {
+  try {
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n').slice(-LOG_TAIL_LINES);
+    return lines.length && lines[0] !== '' ? `; its last lines:\n${lines.join('\n')}` : '';
+  } catch {
+    return '';
+  }
+}

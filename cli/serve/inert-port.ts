@@ -1,0 +1,62 @@
+/**
+ * The port of a serve that finds itself started by mcpctl: the agent's own `mcpctl serve`
+ * entry sits in a file mcpctl watches (e.g. `~/.qwen/settings.json` for Qwen Code), so the
+ * controller starts it as one of the servers. Proxying mcpctl into itself would repeat every
+ * tool under `mcpctl__…` and open a session per level, so that serve offers nothing instead.
+ *
+ * Guarantees: no tools, no prompts, no session, no daemon; every call and `why` answers with
+ * the reason, so `mcpctl describe server NAME` and the agent both see what happened.
+ */
+import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ApprovalRequest, ServerTools, SessionPort, WhyText } from './session-port.js';
+
+/** Set in the environment of every server an mcpctl controller starts (see run.ts). */
+export const INSIDE_MCPCTL_ENV = 'MCPCTL_SERVE_INSIDE';
+
+export class InertSessionPort implements SessionPort {
+  constructor(readonly reason: string) {}
+
+  list(): Promise<ServerTools[]> {
+    return Promise.resolve([]);
+  }
+
+  callTool(): Promise<CallToolResult> {
+    return Promise.reject(new Error(this.reason));
+  }
+
+  getPrompt(): Promise<GetPromptResult> {
+    return Promise.reject(new Error(this.reason));
+  }
+
+  why(server: string): Promise<WhyText> {
+    return Promise.resolve({
+      reason: 'Unknown',
+      message: `no server named ${server} here: ${this.reason}`,
+      action: 'use the mcpctl entry your agent started itself',
+    });
+  }
+
+  decide(): Promise<void> {
+    return Promise.reject(new Error(this.reason));
+  }
+
+  pendingApprovals(): Promise<ApprovalRequest[]> {
+    return Promise.resolve([]);
+  }
+
+  settled(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  onListChanged(): void {
+    // Nothing ever changes.
+  }
+
+  onPendingApproval(): void {
+    // Nothing is ever pending.
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * `mcpctl serve --no-daemon`: the controller in this process. It is the daemon core
+ * (controller/daemon.ts) without a socket: a pool of its own, the real approval store (the
+ * same file the CLI and any daemon use), and one session (the core's default one) for the
+ * workspace, ceiling and --mcp-config of this serve.
+ *
+ * Guarantees: nothing is shared with a daemon, so no daemon is needed or started; `close()`
+ * stops the core — the session (watchers off, leases released), then the pool, which ends
+ * every server process (whole process groups) before it resolves. No children record is kept:
+ * the servers end with this process.
+ */
+import os from 'node:os';
+import { Daemon, type DaemonLog } from '../../controller/daemon.js';
+import { LocalSessionPort } from './local-port.js';
+
+export interface PrivateSessionOptions {
+  readonly workspace: string;
+  readonly ceiling?: readonly string[];
+  readonly mcpConfigPath?: string;
+  readonly debounceMs?: number;
+  readonly log: (message: string) => void;
+}
+
+/** A LocalSessionPort whose close() also stops the in-process controller. */
+export async function openPrivateSession(o: PrivateSessionOptions): Promise<LocalSessionPort> {
+  const core = await Daemon.start({
+    workspace: o.workspace,
+    home: os.homedir(),
+    ...(o.ceiling ? { ceiling: o.ceiling } : {}),
+    ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
+    ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
+    log: stderrLog(o.log),
+  });
+  return new LocalSessionPort(core.defaultSession, () => core.stop());
+}
+
+/** Warnings and errors as plain lines (the agent shows stderr in its MCP log); no chatter. */
+function stderrLog(log: (message: string) => void): DaemonLog {
+  const line = (obj: object, msg: string) => {
+    const fields = Object.entries(obj)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' ');
+    log(fields ? `${msg} (${fields})` : msg);
+  };
+  return { debug: () => undefined, info: () => undefined, warn: line, error: line };
+}
