@@ -1,0 +1,98 @@
+/**
+ * Figure 1, reload latency: a stdio fixture server, its args edited in the user settings file;
+ * the time from the write to Ready on the new connectionId, minus the debounce, against a raw
+ * SDK connect (spawn + initialize + tools/list) of the same server in the same run.
+ *
+ * Raw connects and edits alternate, so load from elsewhere on the machine falls on both alike;
+ * the figures are medians. The reload path is the real one: the file watcher, the 300 ms
+ * debounce, the informer, the queue, the reconciler and the pool's own stdio transport.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectionIdOf, type McpServerConfig } from '../api/index.js';
+import { DEFAULT_DEBOUNCE_MS } from '../informers/index.js';
+import { createPool } from '../pool/index.js';
+import { fixtureConfig } from '../pool/testing/fixtures.js';
+import { running } from './processes.js';
+import { benchSession, whenReadyOn } from './session-kit.js';
+import { median, round } from './stats.js';
+import { benchDir } from './temp.js';
+
+export interface ReloadFigure {
+  readonly rawConnectMs: number;
+  readonly reloadMs: number;
+  readonly debounceMs: number;
+  readonly overheadRatio: number;
+}
+
+export interface ReloadDetail {
+  readonly raw: readonly number[];
+  readonly reload: readonly number[];
+}
+
+/** One raw SDK connect of `config`: spawn, initialize, tools/list; then closed. */
+async function rawConnect(config: McpServerConfig): Promise<number> {
+  const client = new Client({ name: 'mcpctl-bench', version: '0.0.0' }, { capabilities: {} });
+  const transport = new StdioClientTransport({
+    command: config.command ?? process.execPath,
+    args: config.args ?? [],
+    stderr: 'ignore',
+  });
+  const started = performance.now();
+  await client.connect(transport);
+  await client.listTools();
+  const took = performance.now() - started;
+  await client.close();
+  return took;
+}
+
+async function waitGone(pid: number | undefined): Promise<void> {
+  if (pid === undefined) return;
+  const deadline = Date.now() + 10_000;
+  while (running(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+}
+
+export async function reloadFigure(
+  edits = 9,
+): Promise<{ figure: ReloadFigure; detail: ReloadDetail }> {
+  const dir = benchDir('reload');
+  const config = (i: number): McpServerConfig =>
+    // `--add-tool-name` changes nothing the server does (without --add-tool-after): only args.
+    fixtureConfig(['--tools=a,b', `--add-tool-name=edit${i}`, `--pid-file=${dir.root}/fx.pid`]);
+  dir.write(dir.userSettings, { mcpServers: { fx: config(0) } });
+  const pool = createPool({ drainDelayMs: 0, graceMs: 1000 });
+  const session = await benchSession(dir, pool, { debounceMs: DEFAULT_DEBOUNCE_MS });
+  const raw: number[] = [];
+  const reload: number[] = [];
+  try {
+    await whenReadyOn(session, 'fx', connectionIdOf('fx', config(0)));
+    for (let i = 1; i <= edits; i++) {
+      raw.push(await rawConnect(config(i)));
+      const next = config(i);
+      const ready = whenReadyOn(session, 'fx', connectionIdOf('fx', next));
+      const previousPid = session.get('fx')?.status.pid;
+      const written = performance.now();
+      dir.write(dir.userSettings, { mcpServers: { fx: next } });
+      await ready;
+      reload.push(performance.now() - written - DEFAULT_DEBOUNCE_MS);
+      await session.settled();
+      // The old process's exit must not weigh on the next measurement.
+      await waitGone(previousPid);
+    }
+  } finally {
+    await session.close();
+    await pool.close();
+    dir.remove();
+  }
+  const rawConnectMs = median(raw);
+  const reloadMs = median(reload);
+  return {
+    figure: {
+      rawConnectMs: round(rawConnectMs, 1),
+      reloadMs: round(reloadMs, 1),
+      debounceMs: DEFAULT_DEBOUNCE_MS,
+      overheadRatio: round(reloadMs / rawConnectMs, 2),
+    },
+    detail: { raw: raw.map((x) => round(x, 1)), reload: reload.map((x) => round(x, 1)) },
+  };
+}
