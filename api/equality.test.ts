@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mcpGatingEqual, mcpServersEqual, serverConfigEqual } from './equality.js';
+import {
+  canonicalJson,
+  jsonEqual,
+  mcpGatingEqual,
+  mcpServersEqual,
+  serverConfigEqual,
+} from './equality.js';
 import type { McpServerConfig } from './schema.js';
 
 const FS: McpServerConfig = {
@@ -100,5 +106,31 @@ describe('mcpGatingEqual (DESIGN §4 rule 3)', { timeout: 10_000 }, () => {
     assert.equal(mcpGatingEqual({ allowed: [] }, {}), false);
     assert.equal(mcpGatingEqual({ allowed: [] }, { allowed: [] }), true);
     assert.equal(mcpGatingEqual({}, {}), true);
+  });
+});
+
+describe('jsonEqual', { timeout: 5_000 }, () => {
+  it('judges like canonical JSON: key order ignored, array order kept, undefined keys absent', () => {
+    assert.equal(
+      jsonEqual({ a: 1, b: [1, { c: 2, d: 3 }] }, { b: [1, { d: 3, c: 2 }], a: 1 }),
+      true,
+    );
+    assert.equal(jsonEqual({ a: [1, 2] }, { a: [2, 1] }), false);
+    assert.equal(jsonEqual({ a: 1, x: undefined }, { a: 1 }), true);
+    assert.equal(jsonEqual({ a: 1 }, { a: 1, b: null }), false);
+    assert.equal(jsonEqual({ a: {} }, { a: [] }), false);
+    assert.equal(jsonEqual([], {}), false);
+    assert.equal(jsonEqual('1', 1), false);
+    assert.equal(jsonEqual({ env: { A: '1' } }, { env: { A: '2' } }), false);
+    for (const [x, y] of [
+      [
+        { a: 1, b: { c: [1, 2] } },
+        { b: { c: [1, 2] }, a: 1 },
+      ],
+      [{ a: 1 }, { a: 2 }],
+      [{ a: [1, { b: 2 }] }, { a: [1, { b: 3 }] }],
+    ] as const) {
+      assert.equal(jsonEqual(x, y), canonicalJson(x) === canonicalJson(y));
+    }
   });
 });

@@ -210,6 +210,43 @@ function stringList(raw: unknown, path: ConfigPath, errors: ConfigIssue[]): stri
   return [...(raw as string[])];
 }
 
+/**
+ * Validation results of server entries by their exact text. A save usually changes one entry
+ * of many: the others skip zod and keep their very same config object, so the diff that
+ * follows is a reference check for them. Results are immutable; the cache is bounded.
+ */
+const entryCache = new Map<string, ServerValidation>();
+const ENTRY_CACHE_LIMIT = 50_000;
+const normalizers = new WeakMap<(c: McpServerConfig) => McpServerConfig, number>();
+let nextNormalizer = 0;
+
+function validatedEntry(
+  name: string,
+  raw: unknown,
+  normalize: (c: McpServerConfig) => McpServerConfig,
+): ServerValidation {
+  let fn = normalizers.get(normalize);
+  if (fn === undefined) {
+    fn = nextNormalizer++;
+    normalizers.set(normalize, fn);
+  }
+  let key: string;
+  try {
+    key = `${fn}\u0000${name}\u0000${JSON.stringify(raw)}`;
+  } catch {
+    // Not serialisable (cannot come from a JSON file): validate without caching.
+    const v = validateServerConfig(raw, ['mcpServers', name]);
+    return v.config ? { ...v, config: normalize(v.config) } : v;
+  }
+  const hit = entryCache.get(key);
+  if (hit) return hit;
+  const v = validateServerConfig(raw, ['mcpServers', name]);
+  const result = v.config ? { ...v, config: normalize(v.config) } : v;
+  if (entryCache.size >= ENTRY_CACHE_LIMIT) entryCache.clear();
+  entryCache.set(key, result);
+  return result;
+}
+
 /** The `mcp` section of a settings file: the gating lists and the restart-only serverCommand. */
 export interface McpSettings {
   allowed?: string[];
@@ -273,10 +310,10 @@ export function validateSourceDocument(
           });
           continue;
         }
-        const v = validateServerConfig(raw, ['mcpServers', name]);
+        const v = validatedEntry(name, raw, normalize);
         errors.push(...v.errors);
         warnings.push(...v.warnings);
-        if (v.config) out[name] = normalize(v.config);
+        if (v.config) out[name] = v.config;
       }
       content.mcpServers = out;
     }

@@ -22,7 +22,7 @@
  * - A source can be shared by many sessions (see source-registry.ts): it holds no per-session
  *   state, and every listener sees the same snapshots.
  */
-import { canonicalJson, type ConfigIssue } from '../api/index.js';
+import { jsonEqual, type ConfigIssue } from '../api/index.js';
 import { createDebouncer } from './debounce.js';
 import { LineIndex, locateIssue, parseJsonc } from './parse.js';
 import {
@@ -132,9 +132,10 @@ export function evaluateRead<T>(
         };
       }
       const validated = options.validate(parsed.document);
-      const index = new LineIndex(read.text);
+      // Built only when something must be located: most saves have nothing to report.
+      let index: LineIndex | undefined;
       const locate = (issue: ConfigIssue): SourceError =>
-        locateIssue(file, read.text, parsed.tree, issue, index);
+        locateIssue(file, read.text, parsed.tree, issue, (index ??= new LineIndex(read.text)));
       if (validated.errors.length > 0) return keep(validated.errors.map(locate));
       return {
         file,
@@ -154,8 +155,8 @@ export function isNotableChange<T>(
   after: FileSnapshot<T>,
   isHotChange?: (before: unknown, after: unknown) => boolean,
 ): boolean {
-  if (canonicalJson(before.errors) !== canonicalJson(after.errors)) return true;
-  if (canonicalJson(before.document) === canonicalJson(after.document)) return false;
+  if (!jsonEqual(before.errors, after.errors)) return true;
+  if (jsonEqual(before.document, after.document)) return false;
   return isHotChange === undefined || isHotChange(before.document, after.document);
 }
 

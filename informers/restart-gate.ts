@@ -12,7 +12,7 @@
  *   count. Objects are descended on either side, arrays and scalars compare whole.
  * - isHotChange(old, new) is true exactly when at least one changed key is hot.
  */
-import { canonicalJson } from '../api/index.js';
+import { jsonEqual } from '../api/index.js';
 
 export interface SettingDefinition {
   readonly requiresRestart: boolean;
@@ -109,12 +109,12 @@ export function changedKeys(before: unknown, after: unknown, prefix = ''): strin
     for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
       out.push(...changedKeys(a[key], b[key], prefix === '' ? key : `${prefix}.${key}`));
     }
-    if (out.length === 0 && prefix !== '' && canonicalJson(before) !== canonicalJson(after)) {
+    if (out.length === 0 && prefix !== '' && !jsonEqual(before, after)) {
       out.push(prefix);
     }
     return out;
   }
-  if (canonicalJson(before) === canonicalJson(after)) return [];
+  if (jsonEqual(before, after)) return [];
   // A scalar or array replaced at the top of the document has no key of its own.
   return [prefix === '' ? '<root>' : prefix];
 }
