@@ -187,7 +187,8 @@ export class ServerReconciler {
         },
         now,
       );
-    } else {
+    } else if (rec.failures === 0) {
+      // A retry keeps Ready=False with the last error: `why` stays truthful while it backs off.
       rec.setCondition(
         { type: 'Ready', status: 'Unknown', reason: 'Connecting', message: `connecting ${wanted}` },
         now,
