@@ -2,7 +2,7 @@
  * The results of a bench run: results.json in exactly the shape issue 8 gives (outside checks
  * read it), and the table a human reads, each figure beside its baseline with the ratio.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { GapDetail, GapFigures } from './gap.js';
 import type { Machine, MachineDetail } from './machine.js';
@@ -31,9 +31,18 @@ export interface Details {
   readonly leftovers: number;
 }
 
+/** Writes our keys and keeps the others (`npm run bench:peer` stores its `peer` key there). */
 export function writeResults(results: Results, file: string): void {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  let previous: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      previous = parsed as Record<string, unknown>;
+  } catch {
+    // No earlier file, or an unreadable one: start afresh.
+  }
+  writeFileSync(file, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`);
 }
 
 const COLUMNS = [40, 22, 28, 8, 12];
