@@ -94,9 +94,9 @@ export async function probeSocket(socketPath: string, timeoutMs = 2000): Promise
   return new Promise<SocketProbe>((resolve) => {
     const sock = connect(socketPath);
     const timer = setTimeout(() => {
-      // A listener that accepts nothing within the timeout is as good as dead to a client.
+      // No answer yet is not proof of death: a busy daemon must never lose its socket.
       sock.destroy();
-      resolve('stale');
+      resolve('live');
     }, timeoutMs);
     sock.once('connect', () => {
       clearTimeout(timer);
@@ -105,7 +105,8 @@ export async function probeSocket(socketPath: string, timeoutMs = 2000): Promise
     });
     sock.once('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      resolve(err.code === 'ENOENT' ? 'missing' : 'stale');
+      // Only a refused connection proves nobody listens; anything else may be a live daemon.
+      resolve(err.code === 'ENOENT' ? 'missing' : err.code === 'ECONNREFUSED' ? 'stale' : 'live');
     });
   });
 }

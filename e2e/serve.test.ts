@@ -459,6 +459,12 @@ describe('mcpctl serve (e2e)', () => {
         ]);
         assert.equal(pa, pb, 'one process serves both agents');
         assert.equal(Number(readFileSync(env.pidFile('shared'), 'utf8')), pa);
+        // The losing daemon may still be starting on a loaded machine; it must exit by itself
+        // (its listen finds the winner's socket), leaving exactly one.
+        await eventually(() => processesMentioning(env.socket).length === 1, {
+          what: 'one daemon left',
+          timeoutMs: 20_000,
+        });
         assert.equal(processesMentioning(env.socket).length, 1, 'one daemon');
 
         // A third agent with an extra config gets a session of its own, still the same process.
