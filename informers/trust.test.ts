@@ -12,17 +12,17 @@ const rules = (map: Record<string, TrustRule['level']>): TrustRule[] =>
   validateTrustRules(map).value.slice();
 
 test('TRUST_FOLDER trusts the folder and everything below it', { timeout: 5000 }, () => {
-  const r = rules({ '/home/u/work': 'TRUST_FOLDER' });
-  assert.equal(resolveTrust(r, '/home/u/work').trusted, true);
-  assert.equal(resolveTrust(r, '/home/u/work/a/b').trusted, true);
+  const r = rules({ '/home/u/code': 'TRUST_FOLDER' });
+  assert.equal(resolveTrust(r, '/home/u/code').trusted, true);
+  assert.equal(resolveTrust(r, '/home/u/code/a/b').trusted, true);
   assert.equal(resolveTrust(r, '/home/u').trusted, false);
-  assert.equal(resolveTrust(r, '/home/u/workshop').trusted, false, 'whole segments only');
+  assert.equal(resolveTrust(r, '/home/u/codeshop').trusted, false, 'whole segments only');
 });
 
 test('TRUST_PARENT on a path trusts its parent (and siblings below it)', { timeout: 5000 }, () => {
-  const r = rules({ '/home/u/work/proj': 'TRUST_PARENT' });
-  assert.equal(resolveTrust(r, '/home/u/work').trusted, true);
-  assert.equal(resolveTrust(r, '/home/u/work/other').trusted, true);
+  const r = rules({ '/home/u/code/proj': 'TRUST_PARENT' });
+  assert.equal(resolveTrust(r, '/home/u/code').trusted, true);
+  assert.equal(resolveTrust(r, '/home/u/code/other').trusted, true);
   assert.equal(resolveTrust(r, '/home/u').trusted, false);
 });
 
