@@ -17,8 +17,9 @@ import { ApprovalStore, SessionApprovals } from '../../approvals/index.js';
 import { createPool } from '../../pool/index.js';
 import { inMemoryConnector, type InMemoryServer } from '../../pool/testing/in-memory.js';
 import type { AdmissionTicket } from '../../pool/ticket.js';
-import type { Holder, Lease, Pool } from '../../pool/types.js';
+import type { Holder, Lease } from '../../pool/types.js';
 import { createSession, type Session } from '../session.js';
+import { SpyPool } from '../testing/harness.js';
 import { SERVER_TOOLS, VARIANTS, type Model, type ModelScope, type Name } from './model.js';
 
 /** One hour of the session's clock: longer than any run, so only `tick` ends a back-off. */
@@ -34,37 +35,17 @@ export interface AcquireRecord {
  * it on. Violations are collected, not thrown: a throw would only look like a failed connect to
  * the reconciler, and the test wants to report it.
  */
-export class CheckingPool implements Pool {
+export class CheckingPool extends SpyPool {
   readonly acquires: AcquireRecord[] = [];
   readonly violations: string[] = [];
   /** Set by the test to the model every acquire must agree with. */
   check: (ticket: AdmissionTicket, holder: Holder) => string | undefined = () => undefined;
 
-  constructor(readonly inner: Pool) {}
-
-  acquire(ticket: AdmissionTicket, holder: Holder): Promise<Lease> {
+  override acquire(ticket: AdmissionTicket, holder: Holder): Promise<Lease> {
     this.acquires.push({ name: ticket.name, connectionId: ticket.connectionId });
     const problem = this.check(ticket, holder);
     if (problem !== undefined) this.violations.push(problem);
-    return this.inner.acquire(ticket, holder);
-  }
-  release(key: string, sessionId: string): void {
-    this.inner.release(key, sessionId);
-  }
-  releaseSession(sessionId: string): void {
-    this.inner.releaseSession(sessionId);
-  }
-  callTool(...args: Parameters<Pool['callTool']>): ReturnType<Pool['callTool']> {
-    return this.inner.callTool(...args);
-  }
-  getPrompt(...args: Parameters<Pool['getPrompt']>): ReturnType<Pool['getPrompt']> {
-    return this.inner.getPrompt(...args);
-  }
-  stats(): ReturnType<Pool['stats']> {
-    return this.inner.stats();
-  }
-  close(): Promise<void> {
-    return this.inner.close();
+    return super.acquire(ticket, holder);
   }
 }
 
