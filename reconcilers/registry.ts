@@ -6,7 +6,7 @@
  * listeners get the server name; readers always see a consistent per-server entry.
  */
 import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { canonicalJson } from '../api/index.js';
+import { jsonEqual } from '../api/index.js';
 
 export interface RegistryEntry {
   /** Pool key of the lease that serves these tools (for routing calls). */
@@ -51,9 +51,5 @@ export class Registry {
 }
 
 function sameVisible(a: RegistryEntry, b: RegistryEntry): boolean {
-  return (
-    a.key === b.key &&
-    canonicalJson(a.tools) === canonicalJson(b.tools) &&
-    canonicalJson(a.prompts) === canonicalJson(b.prompts)
-  );
+  return a.key === b.key && jsonEqual(a.tools, b.tools) && jsonEqual(a.prompts, b.prompts);
 }

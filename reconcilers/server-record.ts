@@ -4,7 +4,7 @@
  * session to build McpServer resources.
  */
 import {
-  canonicalJson,
+  jsonEqual,
   setCondition,
   type Condition,
   type ConditionInput,
@@ -30,7 +30,7 @@ export interface RetryWindow {
 
 export class ServerRecord {
   generation = 0;
-  #specJson = '';
+  #spec: McpServerConfig | undefined;
   readonly creationTimestamp: string;
   conditions: Condition[] = [];
   live: LiveConnection | undefined;
@@ -54,9 +54,9 @@ export class ServerRecord {
 
   /** Bumps the generation when the spec changed; returns true on a change. */
   observeSpec(config: McpServerConfig): boolean {
-    const json = canonicalJson(config);
-    if (json === this.#specJson) return false;
-    this.#specJson = json;
+    // Unchanged entries keep their object from the informer, so this is mostly a reference check.
+    if (this.#spec !== undefined && jsonEqual(this.#spec, config)) return false;
+    this.#spec = config;
     this.generation += 1;
     return true;
   }
