@@ -338,3 +338,43 @@ test('evaluateRead: empty file, read error and missing file', { timeout: 5000 },
   assert.deepEqual(missing.errors, []);
   assert.deepEqual(missing.value, {});
 });
+
+test(
+  'evaluateRead: an edit of one server keeps every other server config object',
+  { timeout: 5000 },
+  () => {
+    const file = '/x/settings.json';
+    const names = Array.from({ length: 30 }, (_, i) => `s${i}`);
+    const text = JSON.stringify(settingsWith(names, { ui: { theme: 'light' } }), null, 2);
+    const start: FileSnapshot<SourceContent> = {
+      file,
+      exists: false,
+      document: undefined,
+      value: {},
+      errors: [],
+      warnings: [],
+    };
+    const first = evaluateRead(start, { kind: 'ok', text }, SETTINGS_KIND);
+    const edited = text.replace('"s7"\n', '"s7", "--v2"\n');
+    // A broken save in between: keep-last-good, and the next good save still builds on it.
+    const broken = evaluateRead(
+      first,
+      { kind: 'ok', text: edited.replace('{', '{{') },
+      SETTINGS_KIND,
+    );
+    assert.equal(broken.errors.length, 1);
+    assert.equal(broken.value, first.value);
+    const second = evaluateRead(broken, { kind: 'ok', text: edited }, SETTINGS_KIND);
+    assert.deepEqual(second.errors, []);
+    const before = first.value.mcpServers ?? {};
+    const after = second.value.mcpServers ?? {};
+    assert.deepEqual(after.s7?.args, ['s7', '--v2']);
+    assert.notEqual(after.s7, before.s7);
+    for (const name of names.filter((n) => n !== 's7'))
+      assert.equal(after[name], before[name], `${name} keeps its config object`);
+    // Rewriting the same text changes nothing at all.
+    const again = evaluateRead(second, { kind: 'ok', text: edited }, SETTINGS_KIND);
+    assert.equal(again.document, second.document);
+    assert.equal(again.value.mcpServers, second.value.mcpServers);
+  },
+);

@@ -119,7 +119,7 @@ export function evaluateRead<T>(
     case 'error':
       return keep([fileError(file, read.message)]);
     case 'ok': {
-      const parsed = parseJsonc(file, read.text);
+      const parsed = parseJsonc(file, read.text, previous.document);
       if (parsed.errors.length > 0) return keep(parsed.errors);
       if (parsed.document === undefined) {
         return {
@@ -135,7 +135,7 @@ export function evaluateRead<T>(
       // Built only when something must be located: most saves have nothing to report.
       let index: LineIndex | undefined;
       const locate = (issue: ConfigIssue): SourceError =>
-        locateIssue(file, read.text, parsed.tree, issue, (index ??= new LineIndex(read.text)));
+        locateIssue(file, read.text, parsed.tree(), issue, (index ??= new LineIndex(read.text)));
       if (validated.errors.length > 0) return keep(validated.errors.map(locate));
       return {
         file,

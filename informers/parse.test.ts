@@ -81,7 +81,7 @@ test(
   { timeout: 5000 },
   () => {
     const text = '{\n  "mcpServers": {\n    "fs": {\n      "args": "a b"\n    }\n  }\n}\n';
-    const { tree } = parseJsonc(F, text);
+    const tree = parseJsonc(F, text).tree();
     const args = locateIssue(F, text, tree, {
       path: ['mcpServers', 'fs', 'args'],
       message: 'mcpServers.fs.args: expected an array of strings, got "a b"',

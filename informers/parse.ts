@@ -6,6 +6,12 @@
  *   whitespace and comments is the empty document (`undefined`), not an error: that is what an
  *   editor leaves between truncate and write, and what a user means by "nothing here".
  * - Objects come back with a null prototype, so keys such as `__proto__` are ordinary data.
+ * - Given the previous document of the same file, the new one shares every unchanged subtree
+ *   with it (structural-sharing.ts): unchanged servers keep their objects from save to save.
+ * - An edit inside one property value of the previous text re-parses that value only
+ *   (incremental-parse.ts). Otherwise plain JSON without duplicate keys takes the engine's
+ *   JSON.parse (strict-json.ts); the JSONC parser runs for JSONC extras, errors and duplicates.
+ *   The syntax tree that locating needs is built on first use.
  * - A syntax error is reported once (the first one; later ones are almost always its echoes)
  *   with the file, a 1-based line and column, and a message that says how to fix it.
  * - A duplicate key is a warning, not an error: the last one wins, as with JSON.parse.
@@ -21,13 +27,17 @@ import {
   type ParseError,
 } from 'jsonc-parser';
 import type { ConfigIssue, ConfigPath } from '../api/index.js';
+import { JSONC_OPTIONS, remember, reparseEdit } from './incremental-parse.js';
+import { outlineOfTree } from './outline.js';
+import { parseStrictJson } from './strict-json.js';
+import { shareStructure } from './structural-sharing.js';
 import type { SourceError } from './types.js';
 
 export interface ParsedText {
   /** `undefined` for an empty text, or when the text does not parse. */
   readonly document: unknown;
-  /** The syntax tree, for locating validation issues; absent when the text is empty. */
-  readonly tree: Node | undefined;
+  /** The syntax tree, for locating validation issues (built on first call); absent when empty. */
+  readonly tree: () => Node | undefined;
   readonly errors: readonly SourceError[];
   readonly warnings: readonly SourceError[];
 }
@@ -113,32 +123,49 @@ function duplicateKeyWarnings(file: string, index: LineIndex, node: Node): Sourc
   return out;
 }
 
-/** Parses JSONC text; `file` only labels the errors. */
-export function parseJsonc(file: string, text: string): ParsedText {
+/** A memo of the syntax tree of `body`, for texts that took the fast path. */
+function lazyTree(body: string): () => Node | undefined {
+  let tree: { node: Node | undefined } | undefined;
+  return () => (tree ??= { node: parseTree(body, [], JSONC_OPTIONS) }).node;
+}
+
+/**
+ * Parses JSONC text; `file` only labels the errors. `previous` is the last document of the same
+ * file, whose unchanged subtrees the new document reuses.
+ */
+export function parseJsonc(file: string, text: string, previous?: unknown): ParsedText {
   // A UTF-8 BOM is not content; editors on Windows like to add one.
   const body = text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text;
-  const index = new LineIndex(body);
+  const edit = reparseEdit(previous, body);
+  if (edit !== undefined)
+    return { document: edit.document, tree: lazyTree(body), errors: [], warnings: [] };
+  const strict = parseStrictJson(body);
+  if (strict !== undefined) {
+    const document = shareStructure(previous, strict.value);
+    remember(document, body, strict.outline);
+    return { document, tree: lazyTree(body), errors: [], warnings: [] };
+  }
   const parseErrors: ParseError[] = [];
-  const tree = parseTree(body, parseErrors, {
-    allowTrailingComma: true,
-    disallowComments: false,
-    allowEmptyContent: true,
-  });
+  const tree = parseTree(body, parseErrors, JSONC_OPTIONS);
   const first = parseErrors[0];
   if (first !== undefined) {
     const code = printParseErrorCode(first.error);
     const hint = PARSE_HINTS[code] ?? code;
+    const error = located(file, new LineIndex(body), first.offset, `syntax error: ${hint}`);
     return {
       document: undefined,
-      tree,
-      errors: [{ ...located(file, index, first.offset, `syntax error: ${hint}`), kind: 'parse' }],
+      tree: () => tree,
+      errors: [{ ...error, kind: 'parse' }],
       warnings: [],
     };
   }
-  if (tree === undefined) return { document: undefined, tree, errors: [], warnings: [] };
-  // getNodeValue builds null-prototype objects (see the module comment); `any` → unknown here.
-  const document: unknown = getNodeValue(tree);
-  return { document, tree, errors: [], warnings: duplicateKeyWarnings(file, index, tree) };
+  if (tree === undefined)
+    return { document: undefined, tree: () => tree, errors: [], warnings: [] };
+  // getNodeValue's `any` is taken as unknown; sharing makes its objects null-prototype.
+  const document = shareStructure(previous, getNodeValue(tree) as unknown);
+  const warnings = duplicateKeyWarnings(file, new LineIndex(body), tree);
+  if (warnings.length === 0) remember(document, body, outlineOfTree(tree));
+  return { document, tree: () => tree, errors: [], warnings };
 }
 
 /**
