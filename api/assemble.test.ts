@@ -122,4 +122,18 @@ describe('assembleMcpServers precedence (DESIGN §4 rule 1)', { timeout: 10_000 
     assert.deepEqual(Object.keys(out), ['__proto__']);
     assert.equal(Object.getOwnPropertyDescriptor(out, '__proto__')?.value.config.command, 'x');
   });
+
+  it('gives the same DesiredServer for the same config object, name, scope and file', () => {
+    const config = { command: 'x' };
+    const first = assembleMcpServers([source('user', { a: config })], { trusted: true });
+    const again = assembleMcpServers([source('user', { a: config, b: { command: 'y' } })], {
+      trusted: true,
+    });
+    assert.equal(again.a, first.a);
+    const moved = assembleMcpServers([source('project', { a: config })], { trusted: true });
+    assert.notEqual(moved.a, first.a);
+    assert.equal(moved.a?.scope, 'project');
+    const renamed = assembleMcpServers([source('user', { z: config })], { trusted: true });
+    assert.equal(renamed.z?.name, 'z');
+  });
 });

@@ -33,16 +33,43 @@ export function assembleMcpServers(
   const out = Object.create(null) as Record<string, DesiredServer>;
   for (const source of ordered) {
     if (source.scope === 'workspace' && !options.trusted) continue;
-    for (const [name, config] of Object.entries(source.servers ?? {})) {
-      out[name] = { name, config, scope: source.scope, source: source.file };
+    const servers = source.servers ?? {};
+    // Keys then lookups: Object.entries on a map of thousands (dictionary mode) is much slower.
+    for (const name of Object.keys(servers)) {
+      out[name] = desiredServer(name, servers[name], source);
     }
   }
   return out;
 }
 
+/**
+ * The same DesiredServer object for the same config object, name, scope and file: configs of
+ * unchanged entries are the same objects from save to save (informers/structural-sharing.ts),
+ * so a reload allocates only for what changed. Weak: forgotten with the config.
+ */
+const desiredCache = new WeakMap<McpServerConfig, DesiredServer>();
+
+function desiredServer(
+  name: string,
+  config: McpServerConfig,
+  source: SourceServers,
+): DesiredServer {
+  const hit = desiredCache.get(config);
+  if (
+    hit !== undefined &&
+    hit.name === name &&
+    hit.scope === source.scope &&
+    hit.source === source.file
+  )
+    return hit;
+  const made = { name, config, scope: source.scope, source: source.file };
+  desiredCache.set(config, made);
+  return made;
+}
+
 /** The plain name → config map of an assembled set, for equality checks. */
 export function configsOf(servers: DesiredServers): Record<string, McpServerConfig> {
   const out = Object.create(null) as Record<string, McpServerConfig>;
-  for (const [name, s] of Object.entries(servers)) out[name] = s.config;
+  for (const name of Object.keys(servers)) out[name] = servers[name].config;
   return out;
 }

@@ -318,6 +318,39 @@ describe('validateSourceDocument', { timeout: 10_000 }, () => {
   });
 });
 
+describe('validateSourceDocument caching', { timeout: 10_000 }, () => {
+  it('reuses results for the same objects and only for them', () => {
+    const a = { command: 'node', args: ['a'], extra: 1 };
+    const b = { command: 'node', args: ['b'] };
+    const first = validateSourceDocument({ mcpServers: { a, b } }, normalizeServerConfig);
+    // Same entry objects in a new map (an edit elsewhere): the same config objects come back,
+    // warnings included.
+    const c = { command: 'node', args: ['c'] };
+    const second = validateSourceDocument({ mcpServers: { a, b, c } }, normalizeServerConfig);
+    assert.equal(second.content.mcpServers?.a, first.content.mcpServers?.a);
+    assert.equal(second.content.mcpServers?.b, first.content.mcpServers?.b);
+    assert.deepEqual(second.warnings, first.warnings);
+    assert.equal(second.warnings.length, 1);
+    // The same map object: the whole validated map is reused.
+    const servers = { a, b };
+    const once = validateSourceDocument({ mcpServers: servers }, normalizeServerConfig);
+    const twice = validateSourceDocument({ mcpServers: servers, ui: {} }, normalizeServerConfig);
+    assert.equal(twice.content.mcpServers, once.content.mcpServers);
+    // The same entry under another name is validated again: messages carry the name.
+    const renamed = validateSourceDocument({ mcpServers: { z: a } }, normalizeServerConfig);
+    assert.match(renamed.warnings[0]?.message ?? '', /^mcpServers\.z\.extra/);
+    // Another normaliser never sees the first one's results.
+    const upper = (config: McpServerConfig): McpServerConfig => ({
+      ...config,
+      command: config.command?.toUpperCase(),
+    });
+    assert.equal(
+      validateSourceDocument({ mcpServers: servers }, upper).content.mcpServers?.a?.command,
+      'NODE',
+    );
+  });
+});
+
 describe('formatPath', { timeout: 10_000 }, () => {
   it('joins keys with dots and indexes with brackets', () => {
     assert.equal(formatPath(['mcpServers', 'fs', 'args', 0]), 'mcpServers.fs.args[0]');

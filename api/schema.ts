@@ -211,39 +211,74 @@ function stringList(raw: unknown, path: ConfigPath, errors: ConfigIssue[]): stri
 }
 
 /**
- * Validation results of server entries by their exact text. A save usually changes one entry
- * of many: the others skip zod and keep their very same config object, so the diff that
- * follows is a reference check for them. Results are immutable; the cache is bounded.
+ * Validation results by server entry object. The informer hands over documents that share every
+ * unchanged subtree with the previous read, so an entry nobody edited arrives as the very object
+ * validated last time: it skips zod and keeps its config object, and the diff that follows is a
+ * reference check. A weak map: entries of documents no longer held are forgotten with them.
+ * Results are immutable; a hit also needs the same name and normaliser (both shape the result).
  */
-const entryCache = new Map<string, ServerValidation>();
-const ENTRY_CACHE_LIMIT = 50_000;
-const normalizers = new WeakMap<(c: McpServerConfig) => McpServerConfig, number>();
-let nextNormalizer = 0;
+interface CachedValidation {
+  readonly name: string;
+  readonly normalize: (c: McpServerConfig) => McpServerConfig;
+  readonly result: ServerValidation;
+}
+const entryCache = new WeakMap<object, CachedValidation>();
 
 function validatedEntry(
   name: string,
   raw: unknown,
   normalize: (c: McpServerConfig) => McpServerConfig,
 ): ServerValidation {
-  let fn = normalizers.get(normalize);
-  if (fn === undefined) {
-    fn = nextNormalizer++;
-    normalizers.set(normalize, fn);
-  }
-  let key: string;
-  try {
-    key = `${fn}\u0000${name}\u0000${JSON.stringify(raw)}`;
-  } catch {
-    // Not serialisable (cannot come from a JSON file): validate without caching.
-    const v = validateServerConfig(raw, ['mcpServers', name]);
-    return v.config ? { ...v, config: normalize(v.config) } : v;
-  }
-  const hit = entryCache.get(key);
-  if (hit) return hit;
+  const cacheable = raw !== null && typeof raw === 'object';
+  const hit = cacheable ? entryCache.get(raw) : undefined;
+  if (hit !== undefined && hit.name === name && hit.normalize === normalize) return hit.result;
   const v = validateServerConfig(raw, ['mcpServers', name]);
   const result = v.config ? { ...v, config: normalize(v.config) } : v;
-  if (entryCache.size >= ENTRY_CACHE_LIMIT) entryCache.clear();
-  entryCache.set(key, result);
+  if (cacheable) entryCache.set(raw, { name, normalize, result });
+  return result;
+}
+
+interface ServerMapValidation {
+  readonly servers: Record<string, McpServerConfig>;
+  readonly errors: readonly ConfigIssue[];
+  readonly warnings: readonly ConfigIssue[];
+}
+
+/** Results by `mcpServers` object: a save that left the section alone reuses its whole map. */
+const mapCache = new WeakMap<
+  object,
+  {
+    readonly normalize: (c: McpServerConfig) => McpServerConfig;
+    readonly result: ServerMapValidation;
+  }
+>();
+
+function validatedServerMap(
+  servers: object,
+  normalize: (c: McpServerConfig) => McpServerConfig,
+): ServerMapValidation {
+  const hit = mapCache.get(servers);
+  if (hit !== undefined && hit.normalize === normalize) return hit.result;
+  const errors: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [];
+  // A null-prototype map: server names like "__proto__" are ordinary names here.
+  const out = Object.create(null) as Record<string, McpServerConfig>;
+  const raws = servers as Record<string, unknown>;
+  for (const name of Object.keys(raws)) {
+    if (name.trim() === '') {
+      errors.push({
+        path: ['mcpServers', name],
+        message: 'mcpServers: a server name must not be empty',
+      });
+      continue;
+    }
+    const v = validatedEntry(name, raws[name], normalize);
+    if (v.errors.length > 0) errors.push(...v.errors);
+    if (v.warnings.length > 0) warnings.push(...v.warnings);
+    if (v.config) out[name] = v.config;
+  }
+  const result = { servers: out, errors, warnings };
+  mapCache.set(servers, { normalize, result });
   return result;
 }
 
@@ -272,6 +307,9 @@ export interface SourceValidation {
 /**
  * Validates the parts of a parsed settings / .mcp.json document that mcpctl uses.
  * `normalize` is applied to each valid server (Claude shape → ours).
+ *
+ * The document is taken as immutable: results are cached by the identity of its `mcpServers`
+ * object and of each entry, and returned objects are shared between calls (never mutate them).
  */
 export function validateSourceDocument(
   doc: unknown,
@@ -297,25 +335,10 @@ export function validateSourceDocument(
         message: `mcpServers: expected an object mapping server names to their config, got ${describeValue(servers)}`,
       });
     } else {
-      // A null-prototype map: server names like "__proto__" are ordinary names here.
-      const out: Record<string, McpServerConfig> = Object.create(null) as Record<
-        string,
-        McpServerConfig
-      >;
-      for (const [name, raw] of Object.entries(servers)) {
-        if (name.trim() === '') {
-          errors.push({
-            path: ['mcpServers', name],
-            message: 'mcpServers: a server name must not be empty',
-          });
-          continue;
-        }
-        const v = validatedEntry(name, raw, normalize);
-        errors.push(...v.errors);
-        warnings.push(...v.warnings);
-        if (v.config) out[name] = v.config;
-      }
-      content.mcpServers = out;
+      const map = validatedServerMap(servers, normalize);
+      errors.push(...map.errors);
+      warnings.push(...map.warnings);
+      content.mcpServers = map.servers;
     }
   }
   if (top.mcp !== undefined) {

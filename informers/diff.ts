@@ -17,6 +17,7 @@ import {
   canonicalJson,
   serverConfigEqual,
   type ComputedGating,
+  type DesiredServer,
   type DesiredServers,
 } from '../api/index.js';
 import type { DesiredState, SourceStatus } from './types.js';
@@ -32,35 +33,51 @@ function gatingNames(gating: ComputedGating): string[] {
   return [...gating.excluded, ...(gating.allowed ?? []), ...gating.pending];
 }
 
-/** Names whose gating membership differs between two gating results. */
+/**
+ * Names whose gating membership differs between two gating results. A name on none of the lists
+ * has the same membership on both sides unless the allowlist appeared or disappeared, so the
+ * candidates (every server) are only looked at then.
+ */
 export function gatingMovedNames(
   before: ComputedGating,
   after: ComputedGating,
   candidates: Iterable<string>,
 ): string[] {
-  const universe = new Set([...candidates, ...gatingNames(before), ...gatingNames(after)]);
+  const allowlistFlipped = (before.allowed === undefined) !== (after.allowed === undefined);
+  const universe = new Set([...gatingNames(before), ...gatingNames(after)]);
+  if (allowlistFlipped) for (const name of candidates) universe.add(name);
   return [...universe].filter((n) => membership(n, before) !== membership(n, after)).sort();
+}
+
+function sameSpec(a: DesiredServer, b: DesiredServer): boolean {
+  if (a === b) return true;
+  return serverConfigEqual(a.config, b.config) && a.scope === b.scope && a.source === b.source;
 }
 
 /** Names whose desired spec (config, scope or source file) differs. */
 export function specChangedNames(before: DesiredServers, after: DesiredServers): string[] {
-  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...names]
-    .filter((name) => {
-      const a = before[name];
-      const b = after[name];
-      if (a === undefined || b === undefined) return a !== b;
-      return !serverConfigEqual(a.config, b.config) || a.scope !== b.scope || a.source !== b.source;
-    })
-    .sort();
+  const out: string[] = [];
+  for (const name of Object.keys(before)) {
+    const b = Object.prototype.hasOwnProperty.call(after, name) ? after[name] : undefined;
+    // Unchanged configs are the same objects from save to save, so this is mostly a reference check.
+    if (b === undefined || !sameSpec(before[name], b)) out.push(name);
+  }
+  for (const name of Object.keys(after)) {
+    if (!Object.prototype.hasOwnProperty.call(before, name)) out.push(name);
+  }
+  return out.sort();
 }
 
 export function affectedNames(before: DesiredState, after: DesiredState): string[] {
-  const all = [...Object.keys(before.servers), ...Object.keys(after.servers)];
-  if (before.trusted !== after.trusted) return [...new Set(all)].sort();
+  if (before.trusted !== after.trusted)
+    return [...new Set([...Object.keys(before.servers), ...Object.keys(after.servers)])].sort();
+  const candidates = function* () {
+    yield* Object.keys(before.servers);
+    yield* Object.keys(after.servers);
+  };
   const out = new Set([
     ...specChangedNames(before.servers, after.servers),
-    ...gatingMovedNames(before.gating, after.gating, all),
+    ...gatingMovedNames(before.gating, after.gating, candidates()),
   ]);
   return [...out].sort();
 }

@@ -53,6 +53,11 @@ test('changedKeys compares parsed values: key order never counts', { timeout: 50
   assert.deepEqual(changedKeys({ mcp: { allowed: ['a'] } }, undefined), ['mcp.allowed']);
   assert.deepEqual(changedKeys({}, { mcp: {} }), ['mcp']);
   assert.deepEqual(changedKeys({ ui: { theme: 'x' } }, { ui: { theme: 'y' } }), ['ui.theme']);
+  // Names of Object.prototype members are ordinary keys, never inherited values.
+  assert.deepEqual(changedKeys({ a: 1 }, { a: 1, constructor: 1 }), ['constructor']);
+  assert.deepEqual(changedKeys({ toString: { x: 1 } }, 5), ['toString.x']);
+  const shared = { big: { x: [1, 2] } };
+  assert.deepEqual(changedKeys(shared, shared), [], 'the same document: nothing changed');
 });
 
 test('isHotChange: true only when some changed key is hot', { timeout: 5000 }, () => {

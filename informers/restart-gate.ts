@@ -96,27 +96,42 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+const NOTHING = Object.freeze(Object.create(null) as Record<string, unknown>);
+
+function own(record: Readonly<Record<string, unknown>>, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
+}
+
+function collectChangedKeys(before: unknown, after: unknown, prefix: string, out: string[]): void {
+  // Documents share unchanged subtrees (structural-sharing.ts): most keys stop here.
+  if (before === after) return;
+  if (isPlainObject(before) || isPlainObject(after)) {
+    const a = isPlainObject(before) ? before : NOTHING;
+    const b = isPlainObject(after) ? after : NOTHING;
+    const found = out.length;
+    const child = (key: string) => (prefix === '' ? key : `${prefix}.${key}`);
+    for (const key of Object.keys(a)) collectChangedKeys(a[key], own(b, key), child(key), out);
+    for (const key of Object.keys(b)) {
+      if (!Object.prototype.hasOwnProperty.call(a, key))
+        collectChangedKeys(undefined, b[key], child(key), out);
+    }
+    if (out.length === found && prefix !== '' && !jsonEqual(before, after)) out.push(prefix);
+    return;
+  }
+  if (jsonEqual(before, after)) return;
+  // A scalar or array replaced at the top of the document has no key of its own.
+  out.push(prefix === '' ? '<root>' : prefix);
+}
+
 /**
  * The dotted keys whose values differ between two parsed documents. A key holding an object on
  * either side is descended into; when that yields nothing although the values differ (e.g. `{}`
  * appeared where there was nothing), the key itself is reported.
  */
 export function changedKeys(before: unknown, after: unknown, prefix = ''): string[] {
-  if (isPlainObject(before) || isPlainObject(after)) {
-    const a = isPlainObject(before) ? before : {};
-    const b = isPlainObject(after) ? after : {};
-    const out: string[] = [];
-    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-      out.push(...changedKeys(a[key], b[key], prefix === '' ? key : `${prefix}.${key}`));
-    }
-    if (out.length === 0 && prefix !== '' && !jsonEqual(before, after)) {
-      out.push(prefix);
-    }
-    return out;
-  }
-  if (jsonEqual(before, after)) return [];
-  // A scalar or array replaced at the top of the document has no key of its own.
-  return [prefix === '' ? '<root>' : prefix];
+  const out: string[] = [];
+  collectChangedKeys(before, after, prefix, out);
+  return out;
 }
 
 /** True when the edit from `before` to `after` touches at least one hot key. */
