@@ -4,7 +4,7 @@
  *
  * Every process a figure starts is ended by that figure; at the end, anything still running
  * with a bench folder in its command line is reported and killed, and the run fails.
- * BENCH_PROFILE=0 skips the profiled extra edit of the largest scale row.
+ * BENCH_PROFILE=0 skips the profiled extra edits of the largest scale row.
  */
 import { fileURLToPath } from 'node:url';
 import { gapFigures } from './gap.js';

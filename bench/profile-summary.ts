@@ -13,10 +13,44 @@ interface ProfileNode {
   readonly children?: readonly number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
+  readonly startTime?: number;
+  readonly endTime?: number;
+}
+
+/**
+ * Several profiles as one, as if taken back to back (node ids renumbered), so that a few short
+ * measured windows can be ranked together without the time between them.
+ */
+export function mergeProfiles(profiles: readonly CpuProfile[]): CpuProfile {
+  const nodes: ProfileNode[] = [];
+  const samples: number[] = [];
+  const timeDeltas: number[] = [];
+  let offset = 0;
+  for (const p of profiles) {
+    const maxId = Math.max(0, ...p.nodes.map((n) => n.id));
+    for (const n of p.nodes) {
+      nodes.push({
+        ...n,
+        id: n.id + offset,
+        ...(n.children ? { children: n.children.map((c) => c + offset) } : {}),
+      });
+    }
+    samples.push(...p.samples.map((id) => id + offset));
+    timeDeltas.push(...p.timeDeltas);
+    offset += maxId;
+  }
+  const startTime = profiles[0]?.startTime ?? 0;
+  return {
+    nodes,
+    samples,
+    timeDeltas,
+    startTime,
+    endTime: startTime + timeDeltas.reduce((a, b) => a + b, 0),
+  };
 }
 
 export interface HotSpot {

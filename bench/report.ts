@@ -139,7 +139,7 @@ export function table(results: Results, d: Details): string {
   if (profiled?.hot) {
     const line = (h: { ms: number; share: number; name: string }) =>
       `      ${h.ms.toFixed(1).padStart(7)} ms ${(h.share * 100).toFixed(0).padStart(3)}%  ${h.name}`;
-    out.push(`  where N=${profiled.row.servers}'s reload CPU goes (one profiled edit)`);
+    out.push(`  where N=${profiled.row.servers}'s reload CPU goes (five profiled edits together)`);
     out.push('    our code, inclusive:');
     for (const h of profiled.hot.inclusive) out.push(line(h));
     out.push('    self time, anywhere:');

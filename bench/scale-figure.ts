@@ -1,6 +1,6 @@
 /**
  * Figure 2 as the bench runs it: one child process per N (scale-child.ts), and for the largest
- * N one extra, uncounted edit under the V8 profiler, summarised so the output says where a
+ * N five extra, uncounted edits under the V8 profiler, summarised so the output says where a
  * reload's CPU goes.
  */
 import { spawn } from 'node:child_process';

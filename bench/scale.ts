@@ -24,6 +24,7 @@ import type { SessionStore } from '../informers/types.js';
 import { createPool } from '../pool/index.js';
 import { inMemoryConnector } from '../pool/testing/in-memory.js';
 import { SpyPool } from '../controller/testing/harness.js';
+import { mergeProfiles, type CpuProfile } from './profile-summary.js';
 import { benchSession, whenReadyOn } from './session-kit.js';
 import { cpuMsSince, median, round } from './stats.js';
 import { benchDir } from './temp.js';
@@ -55,11 +56,12 @@ export interface ScaleDetail {
 export interface ScaleOptions {
   /** Counted edits after the warm-up. */
   readonly edits?: number;
-  /** Write a V8 CPU profile of one extra, uncounted edit here. */
+  /** Write a V8 CPU profile of PROFILED_EDITS extra, uncounted edits here. */
   readonly profileFile?: string;
 }
 
 const DEBOUNCE_MS = 300;
+const PROFILED_EDITS = 5;
 
 function config(i: number, version: number): McpServerConfig {
   return { command: 'mem', args: [`s${i}`, `v${version}`] };
@@ -140,11 +142,17 @@ export async function scaleRow(
     if (pool.acquired.length !== n)
       throw new Error(`start: ${pool.acquired.length} of ${n} connected`);
 
-    const samples: { total: number; informer: number; connects: number; disconnects: number }[] =
-      [];
-    const profile = options.profileFile !== undefined;
-    for (let rep = 0; rep <= edits + (profile ? 1 : 0); rep++) {
-      const k = (rep * 7919) % n;
+    type Sample = { total: number; informer: number; connects: number; disconnects: number };
+    let editCount = 0;
+    /**
+     * Edits one server (a different one each time) and measures until it is Ready on its new
+     * spec; `window` runs around exactly the measured part (used to profile it).
+     */
+    const editOne = async (window?: {
+      open(): Promise<void>;
+      close(): Promise<void>;
+    }): Promise<Sample> => {
+      const k = (editCount++ * 7919) % n;
       versions.set(k, (versions.get(k) ?? 0) + 1);
       const name = `s${k}`;
       const ready = whenReadyOn(
@@ -154,34 +162,47 @@ export async function scaleRow(
       );
       const text = settingsText(n, versions);
       await quiesce();
-      const inspector = rep === edits + 1 ? new InspectorSession() : undefined;
-      if (inspector) {
-        inspector.connect();
-        await post(inspector, 'Profiler.enable');
-        await post(inspector, 'Profiler.start');
-      }
       const acquired = pool.acquired.length;
       const released = pool.released.length;
       emitted = undefined;
       writeFileSync(dir.userSettings, text);
+      await window?.open();
       const cpu0 = process.cpuUsage();
       await ready;
       await session.settled();
       const total = cpuMsSince(cpu0);
-      if (inspector && options.profileFile) {
-        const { profile: p } = (await post(inspector, 'Profiler.stop')) as { profile: unknown };
-        writeFileSync(options.profileFile, JSON.stringify(p));
-        inspector.disconnect();
-        continue;
-      }
       const informer = emitted === undefined ? NaN : cpuMsSince(cpu0) - cpuMsSince(emitted);
-      if (rep > 0)
-        samples.push({
-          total,
-          informer,
-          connects: pool.acquired.length - acquired,
-          disconnects: pool.released.length - released,
-        });
+      await window?.close();
+      return {
+        total,
+        informer,
+        connects: pool.acquired.length - acquired,
+        disconnects: pool.released.length - released,
+      };
+    };
+
+    await editOne(); // warm-up, not counted
+    const samples: Sample[] = [];
+    for (let rep = 0; rep < edits; rep++) samples.push(await editOne());
+    if (options.profileFile !== undefined) {
+      // Several edits, one profile each, merged: at 1 ms sampling one edit is too few samples
+      // to rank, and profiling across edits would also catch the forced GC between them.
+      const inspector = new InspectorSession();
+      inspector.connect();
+      await post(inspector, 'Profiler.enable');
+      const profiles: CpuProfile[] = [];
+      const window = {
+        open: async () => {
+          await post(inspector, 'Profiler.start');
+        },
+        close: async () => {
+          const { profile } = (await post(inspector, 'Profiler.stop')) as { profile: CpuProfile };
+          profiles.push(profile);
+        },
+      };
+      for (let rep = 0; rep < PROFILED_EDITS; rep++) await editOne(window);
+      writeFileSync(options.profileFile, JSON.stringify(mergeProfiles(profiles)));
+      inspector.disconnect();
     }
 
     // Theme-only: read, parse, validate, and then nothing.
