@@ -4,6 +4,7 @@ import {
   changedKeys,
   flattenSchema,
   isHotChange,
+  isHotSubtree,
   isRestartRequiredKey,
   SETTINGS_SCHEMA,
 } from './restart-gate.js';
@@ -77,4 +78,28 @@ test('isHotChange: true only when some changed key is hot', { timeout: 5000 }, (
     'theme is hot (and harmless)',
   );
   assert.equal(isHotChange(base, structuredClone(base)), false, 'no change is not hot');
+});
+
+test('a subtree that is hot throughout is compared whole', { timeout: 5000 }, () => {
+  assert.equal(isHotSubtree('mcpServers'), true);
+  assert.equal(isHotSubtree('somethingUnknown'), true);
+  assert.equal(isHotSubtree('mcp'), false, 'mcp itself needs a restart');
+  assert.equal(isHotSubtree('security'), false);
+  assert.equal(isHotSubtree('general'), false, 'general.checkpointing needs a restart');
+  const servers = (args: string[]) => ({ mcpServers: { a: { command: 'x', args } } });
+  assert.equal(isHotChange(servers(['1']), servers(['2'])), true);
+  // Equal content in other objects (an editor rewrote the file) is no change at all.
+  assert.equal(isHotChange(servers(['1']), servers(['1'])), false);
+  assert.equal(
+    isHotChange(
+      { mcpServers: { a: { command: 'x' }, b: {} } },
+      { mcpServers: { b: {}, a: { command: 'x' } } },
+    ),
+    false,
+    'key order never counts',
+  );
+  assert.equal(
+    isHotChange({ general: { checkpointing: 1 } }, { general: { checkpointing: 2 } }),
+    false,
+  );
 });

@@ -10,7 +10,8 @@
  *   restart-required (so `mcp.somethingNew` is restart-required through its parent).
  * - changedKeys() compares parsed documents, not text: key order, whitespace and comments never
  *   count. Objects are descended on either side, arrays and scalars compare whole.
- * - isHotChange(old, new) is true exactly when at least one changed key is hot.
+ * - isHotChange(old, new) is true exactly when at least one changed key is hot. It compares a
+ *   subtree that is hot throughout (`mcpServers`) as a whole instead of key by key.
  */
 import { jsonEqual } from '../api/index.js';
 
@@ -102,18 +103,33 @@ function own(record: Readonly<Record<string, unknown>>, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
 }
 
-function collectChangedKeys(before: unknown, after: unknown, prefix: string, out: string[]): void {
+/**
+ * Collects changed dotted keys into `out`. A prefix for which `whole` is true is compared as one
+ * value and reported as itself, without descending.
+ */
+function collectChangedKeys(
+  before: unknown,
+  after: unknown,
+  prefix: string,
+  out: string[],
+  whole?: (prefix: string) => boolean,
+): void {
   // Documents share unchanged subtrees (structural-sharing.ts): most keys stop here.
   if (before === after) return;
+  if (prefix !== '' && whole?.(prefix)) {
+    if (!jsonEqual(before, after)) out.push(prefix);
+    return;
+  }
   if (isPlainObject(before) || isPlainObject(after)) {
     const a = isPlainObject(before) ? before : NOTHING;
     const b = isPlainObject(after) ? after : NOTHING;
     const found = out.length;
     const child = (key: string) => (prefix === '' ? key : `${prefix}.${key}`);
-    for (const key of Object.keys(a)) collectChangedKeys(a[key], own(b, key), child(key), out);
+    for (const key of Object.keys(a))
+      collectChangedKeys(a[key], own(b, key), child(key), out, whole);
     for (const key of Object.keys(b)) {
       if (!Object.prototype.hasOwnProperty.call(a, key))
-        collectChangedKeys(undefined, b[key], child(key), out);
+        collectChangedKeys(undefined, b[key], child(key), out, whole);
     }
     if (out.length === found && prefix !== '' && !jsonEqual(before, after)) out.push(prefix);
     return;
@@ -134,11 +150,24 @@ export function changedKeys(before: unknown, after: unknown, prefix = ''): strin
   return out;
 }
 
+/**
+ * True when every key at or below `prefix` is hot: its own flag and every flag below it are
+ * false (`mcpServers`, an unknown key). Any change in such a subtree is hot, so the gate need
+ * not find which of its ten thousand entries changed.
+ */
+export function isHotSubtree(prefix: string, flat: ReadonlyMap<string, boolean> = FLAT): boolean {
+  if (isRestartRequiredKey(prefix, flat)) return false;
+  for (const [key, restart] of flat) if (restart && key.startsWith(`${prefix}.`)) return false;
+  return true;
+}
+
 /** True when the edit from `before` to `after` touches at least one hot key. */
 export function isHotChange(
   before: unknown,
   after: unknown,
   flat: ReadonlyMap<string, boolean> = FLAT,
 ): boolean {
-  return changedKeys(before, after).some((key) => !isRestartRequiredKey(key, flat));
+  const out: string[] = [];
+  collectChangedKeys(before, after, '', out, (prefix) => isHotSubtree(prefix, flat));
+  return out.some((key) => !isRestartRequiredKey(key, flat));
 }
