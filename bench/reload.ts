@@ -30,12 +30,20 @@ export interface ReloadDetail {
   readonly reload: readonly number[];
 }
 
-/** One raw SDK connect of `config`: spawn, initialize, tools/list; then closed. */
+/**
+ * One raw SDK connect of `config`: spawn, initialize, tools/list; then closed. The server gets
+ * the environment the pool gives servers (the daemon's own, plus the config's `env`), not the
+ * SDK's trimmed default: what the environment costs at start-up (NODE_EXTRA_CA_CERTS makes
+ * node load a certificate bundle, for one) is the server's start, not mcpctl's overhead.
+ */
 async function rawConnect(config: McpServerConfig): Promise<number> {
   const client = new Client({ name: 'mcpctl-bench', version: '0.0.0' }, { capabilities: {} });
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
   const transport = new StdioClientTransport({
     command: config.command ?? process.execPath,
     args: config.args ?? [],
+    env: { ...env, ...config.env },
     stderr: 'ignore',
   });
   const started = performance.now();
