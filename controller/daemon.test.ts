@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { ApprovalStore } from '../approvals/index.js';
 import { Daemon, DaemonStoppingError } from './daemon.js';
 import type { Session } from './session.js';
 
@@ -96,6 +97,55 @@ describe('Daemon', () => {
       assert.deepEqual(daemon.pool.stats(), []);
       assert.equal(alive(pid), false, 'stop ended the server process');
       await assert.rejects(daemon.open({ workspace: ws2 }), DaemonStoppingError);
+    },
+  );
+
+  it(
+    'a decision written by another process reaches the session without a restart',
+    { timeout: 60_000 },
+    async () => {
+      const base = path.join(root, 'outside');
+      const home = path.join(base, 'home');
+      const ws = path.join(base, 'ws');
+      for (const d of [home, ws]) mkdirSync(d, { recursive: true });
+      const config = { command: process.execPath, args: [FIXTURE] };
+      // A project server: gated, so pending until someone approves it.
+      writeFileSync(path.join(ws, '.mcp.json'), JSON.stringify({ mcpServers: { fx: config } }));
+      const approvalsFile = path.join(base, 'approvals.json');
+      const daemon = await Daemon.start({
+        workspace: ws,
+        home,
+        systemSettingsPath: path.join(base, 'none.json'),
+        env: { MCPCTL_APPROVALS_PATH: approvalsFile },
+        drainDelayMs: 0,
+        debounceMs: 60,
+      });
+      let pid = 0;
+      try {
+        const session = daemon.defaultSession;
+        await until(
+          () =>
+            session.get('fx')?.status.conditions.find((c) => c.type === 'Admitted')?.reason ===
+            'PendingApproval',
+          'fx pending',
+        );
+        assert.equal(daemon.pool.stats().length, 0, 'nothing started before approval');
+        // Another process: its own store on the same file.
+        const other = await ApprovalStore.open({ path: approvalsFile });
+        await other.approve(ws, 'fx', config);
+        await until(() => readyPid(session, 'fx') !== undefined, 'fx Ready after the approval');
+        pid = readyPid(session, 'fx')!;
+        await other.reject(ws, 'fx', config);
+        await until(() => readyPid(session, 'fx') === undefined, 'fx down after the rejection');
+        await until(() => !alive(pid), 'the server process to end');
+        assert.equal(
+          session.get('fx')?.status.conditions.find((c) => c.type === 'Admitted')?.reason,
+          'Rejected',
+        );
+      } finally {
+        await daemon.stop();
+      }
+      assert.equal(pid > 0 && alive(pid), false);
     },
   );
 });

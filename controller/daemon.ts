@@ -9,6 +9,8 @@
  * - Every session of the daemon shares the pool (equal configs share one process), the
  *   approval store (one file, one lock) and the file-source registry (the user settings and
  *   trustedFolders.json are watched once for all sessions).
+ * - The approvals file is watched (approvals-watch.ts): a decision written by another process
+ *   or by hand reaches every session without a restart.
  * - `open(spec)`: same workspace realpath, ceiling and --mcp-config → the same session,
  *   counted per opener; the last `release()` closes it and releases its leases, so the pool
  *   drains what nobody uses.
@@ -22,10 +24,12 @@ import { ApprovalStore, SessionApprovals } from '../approvals/index.js';
 import {
   createSessionStore,
   createSourceRegistry,
+  DEFAULT_DEBOUNCE_MS,
   type SourceRegistry,
 } from '../informers/index.js';
 import { createPool, reapOrphans } from '../pool/index.js';
 import type { Pool } from '../pool/types.js';
+import { watchApprovals, type ApprovalsWatch } from './approvals-watch.js';
 import {
   SessionTable,
   type NormalizedSpec,
@@ -106,6 +110,7 @@ export class Daemon {
   readonly #sources: SourceRegistry;
   readonly #table: SessionTable<Session>;
   #defaultHandle: SessionHandle<Session> | undefined;
+  #approvalsWatch: ApprovalsWatch | undefined;
   #stopping: Promise<void> | undefined;
 
   private constructor(
@@ -156,17 +161,32 @@ export class Daemon {
         ...(options.drainDelayMs === undefined ? {} : { drainDelayMs: options.drainDelayMs }),
         onWarning: (message) => log.warn({}, message),
       });
-    const approvals =
-      options.approvals ??
-      approvalStoreAdapter(
-        await ApprovalStore.open({
-          home: options.home,
-          ...(options.env ? { env: options.env } : {}),
-          onError: (err) => log.error({ file: err.file, code: err.code }, err.message),
-        }),
-      );
+    // Our own store unless a seam is given; only our own file is watched.
+    let store: ApprovalStore | undefined;
+    let approvals: ApprovalStoreLike;
+    if (options.approvals !== undefined) approvals = options.approvals;
+    else {
+      store = await ApprovalStore.open({
+        home: options.home,
+        ...(options.env ? { env: options.env } : {}),
+        onError: (err) => log.error({ file: err.file, code: err.code }, err.message),
+      });
+      approvals = approvalStoreAdapter(store);
+    }
     const daemon = new Daemon(options, pool, approvals, reaped);
     try {
+      if (store !== undefined) {
+        const own = store;
+        daemon.#approvalsWatch = await watchApprovals({
+          file: own.path,
+          debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
+          reload: () => own.reload(),
+          reloaded: () => {
+            log.info({ file: own.path }, 'approvals file changed: gating recomputed');
+            for (const { session } of daemon.sessions()) session.approvalsChanged();
+          },
+        });
+      }
       daemon.#defaultHandle = await daemon.#table.open(
         {
           workspace: options.workspace,
@@ -229,6 +249,7 @@ export class Daemon {
 
   async #stop(): Promise<void> {
     this.#log.info({}, 'stopping: closing sessions');
+    await this.#approvalsWatch?.close();
     await this.#table.closeAll();
     await this.#sources.close();
     this.#log.info({ connections: this.pool.stats().length }, 'stopping: closing connections');

@@ -304,6 +304,14 @@ export class Session {
     this.#queue.add(name);
   }
 
+  /**
+   * The approval store re-read decisions made elsewhere (another process, a hand edit):
+   * recompute the gating; servers whose admission moved are reconciled.
+   */
+  approvalsChanged(): void {
+    this.#store.refreshGating();
+  }
+
   /** Re-reads every source, reconciles every known name, resolves when settled. */
   async reload(): Promise<void> {
     // Before start (or after close) there is nothing live to converge: a safe no-op.

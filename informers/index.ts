@@ -16,6 +16,8 @@ export {
 } from './file-source.js';
 export type { FileSnapshot, FileSource, FileSourceOptions, Validated } from './file-source.js';
 export { watchPath } from './watch-path.js';
+export { createDebouncer } from './debounce.js';
+export type { Debouncer } from './debounce.js';
 export type { PathWatcher } from './watch-path.js';
 export { readFileCapped, DEFAULT_MAX_BYTES } from './read-file.js';
 export type { ReadResult } from './read-file.js';

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { watchApprovals } from './approvals-watch.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test(
+  'a burst of writes is one re-read; nothing runs after close()',
+  { timeout: 20_000 },
+  async (t) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-approvals-watch-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    // The file does not exist yet: creating it is a change like any other.
+    const file = path.join(dir, 'approvals.json');
+    const calls: string[] = [];
+    const watch = await watchApprovals({
+      file,
+      debounceMs: 300,
+      reload: async () => {
+        calls.push('reload');
+        await sleep(20);
+      },
+      reloaded: () => calls.push('reloaded'),
+    });
+    try {
+      for (let i = 0; i < 5; i++) {
+        writeFileSync(file, JSON.stringify({ i }));
+        await sleep(10);
+      }
+      const deadline = Date.now() + 10_000;
+      while (calls.length < 2 && Date.now() < deadline) await sleep(25);
+      await sleep(700);
+      assert.deepEqual(
+        calls,
+        ['reload', 'reloaded'],
+        'one re-read for the burst, then the sessions',
+      );
+    } finally {
+      await watch.close();
+    }
+    writeFileSync(file, JSON.stringify({ after: true }));
+    await sleep(700);
+    assert.deepEqual(calls, ['reload', 'reloaded'], 'closed: the write after close is not seen');
+  },
+);
