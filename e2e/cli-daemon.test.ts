@@ -18,6 +18,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServerList } from '../api/index.js';
 import type { EventList, SessionList } from '../cli/resources.js';
 import {
+  CLI,
   TestEnv,
   condition,
   eventually,
@@ -35,6 +36,25 @@ describe('mcpctl daemon (e2e)', () => {
   });
   afterEach(async () => {
     await env.cleanup();
+  });
+
+  it('a daemon started by hand does not proxy a `mcpctl serve` entry into itself', T, async () => {
+    // The agent's own entry, in the file the daemon watches; the daemon starts it as a server.
+    env.write(env.userSettingsPath, {
+      mcpServers: {
+        fx: env.fixture('fx', ['--tools=alpha']),
+        self: { command: process.execPath, args: [CLI, 'serve', '--workspace', env.workspace] },
+      },
+    });
+    await env.startDaemon();
+    const servers = await env.untilServers(
+      (m) => isReady(m.get('fx')) && isReady(m.get('self')),
+      'fx and self Ready',
+    );
+    assert.deepEqual(servers.get('self')?.status.tools, [], 'mcpctl does not proxy itself');
+    assert.deepEqual(servers.get('fx')?.status.tools, ['alpha']);
+    const sessions = await env.json<SessionList>(['get', 'sessions', '-o', 'json']);
+    assert.equal(sessions.items.length, 1, 'the inner serve opened no session of its own');
   });
 
   it(

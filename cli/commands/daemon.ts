@@ -7,6 +7,7 @@ import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { CliError } from '../errors.js';
 import type { GlobalOptions } from '../command-env.js';
+import { INSIDE_MCPCTL_ENV } from '../serve/inert-port.js';
 import { resolveSocketPath } from '../socket-path.js';
 
 interface DaemonFlags {
@@ -67,10 +68,15 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
           `workspace ${workspace} is not a directory; pass an existing one to --workspace`,
         );
       const mcpConfigPath = o.mcpConfig === undefined ? undefined : path.resolve(o.mcpConfig);
+      const socket = resolveSocketPath({ flag: o.socket });
+      // Every server this daemon starts inherits it: a `mcpctl serve` entry among them (the
+      // agent's own, in a file the daemon watches) then offers nothing instead of proxying
+      // mcpctl into itself. A daemon started by serve has it already.
+      process.env[INSIDE_MCPCTL_ENV] ??= `the mcpctl daemon at ${socket}`;
       // Loaded here: only the daemon needs the controller, pool and SDK, not every CLI call.
       const { runDaemon } = await import('../daemon-main.js');
       const code = await runDaemon({
-        socket: resolveSocketPath({ flag: o.socket }),
+        socket,
         workspace,
         ...(o.allowedMcpServerNames ? { ceiling: o.allowedMcpServerNames } : {}),
         ...(mcpConfigPath ? { mcpConfigPath } : {}),
