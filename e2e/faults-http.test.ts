@@ -112,10 +112,10 @@ describe('faults of a remote server (in-process session)', T, () => {
         .eventList()
         .filter((e) => e.involvedObject === 'server/r' && e.type === 'Warning')
         .map((e) => e.message);
-      // The server's own answer reaches the user (the SDK's message has no status code).
+      // The status and the server's own answer reach the user (the SDK's message has no status).
       assert.ok(
-        failures.some((m) => /injected failure/.test(m)),
-        `the failure says what the server answered: ${failures.join(' | ')}`,
+        failures.some((m) => /HTTP 500: the server failed.*injected failure/.test(m)),
+        `the failure says the status and what the server answered: ${failures.join(' | ')}`,
       );
       assert.ok(
         failures.some((m) => /failure 3/.test(m)),

@@ -156,7 +156,7 @@ test(
         {
           name: 'ConnectError',
           message:
-            /server "nokey": could not connect to http:\/\/127\.0\.0\.1:\d+\/mcp \(streamable HTTP\)/,
+            /server "nokey": could not connect to http:\/\/127\.0\.0\.1:\d+\/mcp \(streamable HTTP\): HTTP 401, not authorised: check the credentials in the server's "headers"; .*missing header X-Api-Key/,
         },
       );
     } finally {

@@ -232,10 +232,11 @@ async function connectRemote(
     await transport.close().catch(() => undefined);
     const aborted = abortedError(name, 'connect', signal, []);
     if (aborted) throw aborted;
+    const status = httpStatusOf(err);
     throw new ConnectError(
       name,
       'connect',
-      `could not connect to ${safeUrl(raw)} (${label}): ${scrubUrl(messageOf(err), raw)}`,
+      `could not connect to ${safeUrl(raw)} (${label}): ${status === undefined ? '' : `${httpStatusText(status)}; `}${scrubUrl(messageOf(err), raw)}`,
       [],
       { cause: err },
     );
@@ -256,6 +257,23 @@ async function connectRemote(
       await client.close();
     },
   };
+}
+
+/** The HTTP status a remote transport error carries (the SDK keeps it out of the message). */
+export function httpStatusOf(error: unknown): number | undefined {
+  const code =
+    error instanceof StreamableHTTPError || error instanceof SseError ? error.code : undefined;
+  return typeof code === 'number' && code >= 100 && code <= 599 ? code : undefined;
+}
+
+/** `HTTP 401 …` with what to do about it, for a connect failure. */
+export function httpStatusText(status: number): string {
+  if (status === 401 || status === 403)
+    return `HTTP ${status}, not authorised: check the credentials in the server's "headers"`;
+  if (status === 404 || status === 405)
+    return `HTTP ${status}: no MCP endpoint there; check the URL's path (often /mcp, or /sse for SSE)`;
+  if (status >= 500) return `HTTP ${status}: the server failed; its own logs say why`;
+  return `HTTP ${status}`;
 }
 
 /**
