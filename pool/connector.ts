@@ -20,6 +20,7 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import {
   transportOf,
@@ -94,8 +95,20 @@ export function createConnector(options: ConnectorOptions = {}): Connector {
   };
 }
 
-function newClient(options: ConnectorOptions): Client {
-  return new Client(options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
+/**
+ * A client of ours, connected over `transport` (initialize done) within the discovery deadline
+ * and the abort signal. On failure the transport is left to the caller, who closes it first.
+ */
+async function connectClient(
+  transport: Transport,
+  config: McpServerConfig,
+  signal: AbortSignal,
+  options: ConnectorOptions,
+): Promise<Client> {
+  const client = new Client(options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
+  const timeout = discoveryTimeoutOf(config) + SDK_TIMEOUT_SLACK_MS;
+  await abortable(client.connect(transport, { signal, timeout }), signal);
+  return client;
 }
 
 async function connectStdio(
@@ -116,15 +129,9 @@ async function connectStdio(
     onSpawn: (pid) => options.onSpawn?.(pid, ticket),
     onGone: (pid) => options.onGone?.(pid),
   });
-  const client = newClient(options);
+  let client: Client;
   try {
-    await abortable(
-      client.connect(transport, {
-        signal,
-        timeout: discoveryTimeoutOf(config) + SDK_TIMEOUT_SLACK_MS,
-      }),
-      signal,
-    );
+    client = await connectClient(transport, config, signal, options);
   } catch (err) {
     // Kill first, then report: the caller must never see a failure while the process lives.
     await transport.close();
@@ -219,15 +226,9 @@ async function connectRemote(
     kind === 'http'
       ? new StreamableHTTPClientTransport(url, { requestInit })
       : new SSEClientTransport(url, { requestInit });
-  const client = newClient(options);
+  let client: Client;
   try {
-    await abortable(
-      client.connect(transport, {
-        signal,
-        timeout: discoveryTimeoutOf(config) + SDK_TIMEOUT_SLACK_MS,
-      }),
-      signal,
-    );
+    client = await connectClient(transport, config, signal, options);
   } catch (err) {
     await transport.close().catch(() => undefined);
     const aborted = abortedError(name, 'connect', signal, []);
