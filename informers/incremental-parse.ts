@@ -19,6 +19,7 @@
  *   comment inside the value) gives `previous` itself.
  */
 import { getNodeValue, parseTree, type Node, type ParseError } from 'jsonc-parser';
+import { duplicateKeys } from './duplicate-keys.js';
 import { enclosingProperty, outlineOfTree, shiftedOutline, type Outline } from './outline.js';
 import { shareStructure } from './structural-sharing.js';
 
@@ -66,19 +67,6 @@ function commonSuffix(a: string, b: string, max: number): number {
   return i;
 }
 
-function hasDuplicateKeys(node: Node): boolean {
-  if (node.type === 'object') {
-    const seen = new Set<unknown>();
-    for (const property of node.children ?? []) {
-      const [key, value] = property.children ?? [];
-      if (seen.has(key?.value)) return true;
-      seen.add(key?.value);
-      if (value !== undefined && hasDuplicateKeys(value)) return true;
-    }
-  }
-  return (node.type === 'array' && node.children?.some(hasDuplicateKeys)) ?? false;
-}
-
 function withProperty(record: JsonRecord, key: string, value: unknown): JsonRecord {
   // Null prototype on both sides: "__proto__" is copied and set as an ordinary key, and for-in
   // sees own keys only (it also copies a large map twice as fast as Object.assign).
@@ -113,7 +101,8 @@ function parseWholeValue(slice: string): Node | undefined {
   const errors: ParseError[] = [];
   const node = parseTree(slice, errors, JSONC_OPTIONS);
   if (errors.length > 0 || node === undefined) return undefined;
-  if (node.offset !== 0 || node.length !== slice.length || hasDuplicateKeys(node)) return undefined;
+  if (node.offset !== 0 || node.length !== slice.length || duplicateKeys(node).length > 0)
+    return undefined;
   return node;
 }
 

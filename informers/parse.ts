@@ -26,7 +26,8 @@ import {
   type Node,
   type ParseError,
 } from 'jsonc-parser';
-import type { ConfigIssue, ConfigPath } from '../api/index.js';
+import type { ConfigIssue } from '../api/index.js';
+import { duplicateKeys } from './duplicate-keys.js';
 import { JSONC_OPTIONS, remember, reparseEdit } from './incremental-parse.js';
 import { outlineOfTree } from './outline.js';
 import { parseStrictJson } from './strict-json.js';
@@ -93,34 +94,14 @@ function located(file: string, index: LineIndex, offset: number, message: string
 }
 
 function duplicateKeyWarnings(file: string, index: LineIndex, node: Node): SourceError[] {
-  const out: SourceError[] = [];
-  const walk = (n: Node, path: ConfigPath): void => {
-    if (n.type === 'object') {
-      const seen = new Set<string>();
-      for (const prop of n.children ?? []) {
-        const [keyNode, valueNode] = prop.children ?? [];
-        if (keyNode === undefined) continue;
-        const key = String(keyNode.value);
-        if (seen.has(key)) {
-          const where = [...path, key].join('.');
-          out.push(
-            located(
-              file,
-              index,
-              keyNode.offset,
-              `${where}: duplicate key; the last one wins, remove the other`,
-            ),
-          );
-        }
-        seen.add(key);
-        if (valueNode) walk(valueNode, [...path, key]);
-      }
-    } else if (n.type === 'array') {
-      (n.children ?? []).forEach((child, i) => walk(child, [...path, i]));
-    }
-  };
-  walk(node, []);
-  return out;
+  return duplicateKeys(node).map(({ offset, path }) =>
+    located(
+      file,
+      index,
+      offset,
+      `${path.join('.')}: duplicate key; the last one wins, remove the other`,
+    ),
+  );
 }
 
 /** A memo of the syntax tree of `body`, for texts that took the fast path. */
