@@ -83,6 +83,11 @@ export interface FileSource<T> {
   close(): Promise<void>;
 }
 
+/** A file with nothing in it (or no file): no document, the empty value, no problems. */
+function emptySnapshot<T>(file: string, exists: boolean, empty: T): FileSnapshot<T> {
+  return { file, exists, document: undefined, value: empty, errors: [], warnings: [] };
+}
+
 function fileError(file: string, message: string): SourceError {
   return { file, line: 0, column: 0, message };
 }
@@ -104,14 +109,7 @@ export function evaluateRead<T>(
   });
   switch (read.kind) {
     case 'missing':
-      return {
-        file,
-        exists: false,
-        document: undefined,
-        value: options.empty,
-        errors: [],
-        warnings: [],
-      };
+      return emptySnapshot(file, false, options.empty);
     case 'tooLarge':
       return keep([
         fileError(file, tooLargeMessage(read.size, options.maxBytes ?? DEFAULT_MAX_BYTES)),
@@ -121,16 +119,7 @@ export function evaluateRead<T>(
     case 'ok': {
       const parsed = parseJsonc(file, read.text, previous.document);
       if (parsed.errors.length > 0) return keep(parsed.errors);
-      if (parsed.document === undefined) {
-        return {
-          file,
-          exists: true,
-          document: undefined,
-          value: options.empty,
-          errors: [],
-          warnings: [],
-        };
-      }
+      if (parsed.document === undefined) return emptySnapshot(file, true, options.empty);
       const validated = options.validate(parsed.document);
       // Built only when something must be located: most saves have nothing to report.
       let index: LineIndex | undefined;
@@ -181,14 +170,7 @@ export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T
   const file = options.file;
   const debounceMs = Math.max(options.debounceMs ?? DEFAULT_DEBOUNCE_MS, MIN_DEBOUNCE_MS);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  let current: FileSnapshot<T> = {
-    file,
-    exists: false,
-    document: undefined,
-    value: options.empty,
-    errors: [],
-    warnings: [],
-  };
+  let current = emptySnapshot(file, false, options.empty);
   const changeListeners = new Set<(s: FileSnapshot<T>) => void>();
   const readListeners = new Set<(s: FileSnapshot<T>, changed: boolean) => void>();
   let started: Promise<void> | undefined;
