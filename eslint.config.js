@@ -13,6 +13,14 @@ const FOLDERS = [
   'bench',
 ];
 
+// Runtime code must never load @kubernetes/client-node (types only, DESIGN §6). Repeated in
+// the per-folder rule below because a later no-restricted-imports replaces an earlier one.
+const K8S_TYPES_ONLY = {
+  name: '@kubernetes/client-node',
+  message: "Use 'import type' only.",
+  allowTypeImports: true,
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', '.build-*/**', 'node_modules/**', 'eslint.config.js', 'scripts/**'] },
   ...tseslint.configs.recommendedTypeChecked,
@@ -33,19 +41,7 @@ export default tseslint.config(
       ],
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
-      // Runtime code must never load @kubernetes/client-node (types only, DESIGN §6).
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            {
-              name: '@kubernetes/client-node',
-              message: "Use 'import type' only.",
-              allowTypeImports: true,
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { paths: [K8S_TYPES_ONLY] }],
     },
   },
   // DESIGN §3: a module imports only what its folder's row allows (tests and test helpers
@@ -65,13 +61,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [
-            {
-              name: '@kubernetes/client-node',
-              message: "Use 'import type' only.",
-              allowTypeImports: true,
-            },
-          ],
+          paths: [K8S_TYPES_ONLY],
           patterns: [
             {
               regex: `^(\\.\\./)+(${FOLDERS.filter((f) => f !== folder && !allowed.includes(f)).join('|')})/`,
