@@ -1,10 +1,10 @@
 /**
  * What the informer must make of a fuzzed file, worked out without the informer: the baseline
- * every case starts from, an editor-grade parse, Claude-shape normalisation, the precedence
- * merge, and a validity check of every server that made it into a desired set.
+ * every case starts from, an editor-grade parse, Claude-shape normalisation (api's own), the
+ * precedence merge, and a validity check of every server that made it into a desired set.
  */
 import { stripComments } from 'jsonc-parser';
-import { canonicalJson } from '../../api/index.js';
+import { canonicalJson, normalizeServerConfig, type McpServerConfig } from '../../api/index.js';
 import type { Target } from './fuzz-inputs.js';
 
 /** The valid content each file is reset to before a case (trust stays on all along). */
@@ -57,23 +57,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** DESIGN §4 rule 2: Claude's `type` goes; `type: http` + `url` becomes `httpUrl`. */
-export function normalize(config: Record<string, unknown>): Record<string, unknown> {
-  if (config.type === undefined) return config;
-  const { type, ...rest } = config;
-  if (type === 'http' && rest.url !== undefined && rest.httpUrl === undefined) {
-    const { url, ...withoutUrl } = rest;
-    return { ...withoutUrl, httpUrl: url };
-  }
-  return rest;
-}
-
 /** The `mcpServers` entries of an accepted document. */
 function serversOf(doc: unknown): Array<[string, Record<string, unknown>]> {
   if (!isObject(doc) || !isObject(doc.mcpServers)) return [];
   return Object.entries(doc.mcpServers).map(([name, c]) => [
     name,
-    normalize(c as Record<string, unknown>),
+    // Rule 2 is api's (unit-tested there); what is checked here is what the informer makes.
+    normalizeServerConfig(c as McpServerConfig) as Record<string, unknown>,
   ]);
 }
 
