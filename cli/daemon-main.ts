@@ -18,8 +18,9 @@ import { unlinkSync } from 'node:fs';
 import os from 'node:os';
 import pino from 'pino';
 import { Daemon } from '../controller/daemon.js';
-import { CliError, errorText } from './errors.js';
+import { CliError, EXIT_USAGE, errorText } from './errors.js';
 import { mapDomainError, methodTable, type MethodContext } from './methods/index.js';
+import { RpcLimitsError, limitsFromEnv, type RpcLimits } from './rpc-limits.js';
 import { RpcServer } from './rpc-server.js';
 import { SocketDirError, prepareSocketDir, probeSocket, stateFileOf } from './socket-path.js';
 import { VERSION } from './version.js';
@@ -36,6 +37,7 @@ export interface DaemonCommandOptions {
 
 /** Runs the daemon until it is stopped; resolves with the exit code. */
 export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
+  const limits = socketLimits();
   const log = pino(
     { name: 'mcpctl', level: o.logLevel ?? process.env.MCPCTL_LOG_LEVEL ?? 'info' },
     pino.destination({ dest: 2, sync: true }),
@@ -63,7 +65,13 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
     version: VERSION,
     requestStop: (reason) => requestStop(reason),
   };
-  const server = new RpcServer({ methods: methodTable(ctx), ready, log, mapError: mapDomainError });
+  const server = new RpcServer({
+    methods: methodTable(ctx),
+    ready,
+    log,
+    mapError: mapDomainError,
+    limits,
+  });
   try {
     await server.listen(o.socket);
   } catch (err) {
@@ -137,6 +145,16 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
     process.off('SIGTERM', onSignal);
     process.off('uncaughtException', onFatal);
     process.off('unhandledRejection', onFatal);
+  }
+}
+
+/** The socket's limits: the defaults, lowered by MCPCTL_RPC_LIMITS (tests). */
+function socketLimits(): RpcLimits {
+  try {
+    return limitsFromEnv(process.env);
+  } catch (err) {
+    if (err instanceof RpcLimitsError) throw new CliError(err.message, EXIT_USAGE);
+    throw err;
   }
 }
 

@@ -6,6 +6,9 @@
  * - `LineReader` yields complete lines only, across any chunking, and refuses a line longer
  *   than `maxLineBytes` (a peer cannot make us buffer without bound).
  * - `encode` never emits a raw newline inside a message (JSON.stringify escapes them).
+ * - `encodeResponses` never throws and never returns a line longer than its limit plus the
+ *   small error answers that replace what did not fit: an answer too large to send (or to
+ *   build at all: V8 caps string length) becomes a LimitExceeded error for its id.
  * - Error codes: the JSON-RPC reserved ones, plus mcpctl's own in -32000…-32099.
  */
 
@@ -51,6 +54,8 @@ export const RpcCodes = {
   ShuttingDown: -32003,
   /** The request is well-formed but cannot be done now (e.g. a workspace that does not exist). */
   Failed: -32004,
+  /** The request or its answer passes one of the daemon's limits (PROTOCOL.md, Limits). */
+  LimitExceeded: -32005,
 } as const;
 
 /** An error a method handler throws on purpose; its code and message reach the client. */
@@ -69,6 +74,54 @@ export function encode(
   message: RpcRequest | RpcNotification | RpcResponse | RpcResponse[],
 ): string {
   return `${JSON.stringify(message)}\n`;
+}
+
+/**
+ * One response or a batch of them as one line, bounded by `maxBytes` in total. An answer that
+ * cannot be encoded, or would pass the limit, is replaced by an error answer for its id (so
+ * the caller learns what happened); the answers before it are kept.
+ */
+export function encodeResponses(responses: RpcResponse | RpcResponse[], maxBytes: number): string {
+  const list = Array.isArray(responses) ? responses : [responses];
+  const parts: string[] = [];
+  let total = 2; // Brackets or newline.
+  for (const response of list) {
+    let part = encodeOne(response, maxBytes - total);
+    if (part === undefined) part = JSON.stringify(tooLarge(response.id, maxBytes));
+    total += part.length + 1;
+    parts.push(part);
+  }
+  return Array.isArray(responses) ? `[${parts.join(',')}]\n` : `${parts[0]}\n`;
+}
+
+/** The JSON of one response, or undefined when it does not fit in `room` bytes. */
+function encodeOne(response: RpcResponse, room: number): string | undefined {
+  let text: string;
+  try {
+    text = JSON.stringify(response);
+  } catch (err) {
+    if (err instanceof RangeError) return undefined; // Past V8's string limit.
+    const message = `the answer cannot be encoded: ${err instanceof Error ? err.message : String(err)}`;
+    return JSON.stringify({
+      jsonrpc: JSONRPC,
+      id: response.id,
+      error: { code: RpcCodes.InternalError, message },
+    });
+  }
+  // Cheap check first: a string's byte length is at least its length.
+  if (text.length > room || Buffer.byteLength(text) > room) return undefined;
+  return text;
+}
+
+function tooLarge(id: RpcId | null, maxBytes: number): RpcResponse {
+  return {
+    jsonrpc: JSONRPC,
+    id,
+    error: {
+      code: RpcCodes.LimitExceeded,
+      message: `the answer is larger than the daemon's limit of ${maxBytes} bytes; ask for less (fewer names, or -o name)`,
+    },
+  };
 }
 
 export class LineTooLongError extends Error {

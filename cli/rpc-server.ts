@@ -15,17 +15,24 @@
  *   (client exit, daemon stop, protocol error): sessions a connection opened are released.
  * - A peer that sends garbage or a huge line, or stops reading, is disconnected; the daemon
  *   does not buffer without bound.
+ * - Answering is bounded (rpc-limits.ts): a batch longer than `maxBatch` is refused before
+ *   any of it runs, an answer past `maxResponseBytes` becomes a LimitExceeded error, and a
+ *   failure to encode or write an answer closes that one connection (logged), never the
+ *   daemon nor anyone else's connection.
  * - Methods wait for `ready` (daemon start-up), so a client may connect early.
  */
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { z } from 'zod';
+import { errorText } from './errors.js';
+import { DEFAULT_RPC_LIMITS, type RpcLimits } from './rpc-limits.js';
 import {
   JSONRPC,
   LineReader,
   RpcCodes,
   RpcError,
   encode,
+  encodeResponses,
   isObject,
   type RpcId,
   type RpcResponse,
@@ -95,10 +102,8 @@ export interface RpcServerOptions {
   readonly log?: RpcLog;
   /** Calls wait for this (daemon start-up); a rejection fails them. */
   readonly ready?: Promise<void>;
-  /** Largest accepted message. Default 16 MiB. */
-  readonly maxLineBytes?: number;
-  /** A client whose unread output passes this is cut off. Default 64 MiB. */
-  readonly maxPendingWriteBytes?: number;
+  /** What clients may make the server hold (rpc-limits.ts); each one defaults. */
+  readonly limits?: Partial<RpcLimits>;
   /** Turns a handler's domain error into an RpcError (undefined: an internal error). */
   readonly mapError?: (err: unknown) => RpcError | undefined;
 }
@@ -107,6 +112,7 @@ const silent: RpcLog = { debug: () => undefined, warn: () => undefined };
 
 export class RpcServer {
   readonly #opts: RpcServerOptions;
+  readonly #limits: RpcLimits;
   readonly #log: RpcLog;
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
@@ -117,6 +123,7 @@ export class RpcServer {
 
   constructor(opts: RpcServerOptions) {
     this.#opts = opts;
+    this.#limits = { ...DEFAULT_RPC_LIMITS, ...opts.limits };
     this.#log = opts.log ?? silent;
     this.#server = createServer((socket) => this.#accept(socket));
   }
@@ -172,25 +179,42 @@ export class RpcServer {
   #accept(socket: Socket): void {
     const id = this.#nextId++;
     const hooks: Array<() => void | Promise<void>> = [];
-    const reader = new LineReader(this.#opts.maxLineBytes);
-    const maxPending = this.#opts.maxPendingWriteBytes ?? 64 * 1024 * 1024;
+    const limits = this.#limits;
+    const reader = new LineReader(limits.maxLineBytes);
     let closed = false;
     this.#sockets.add(socket);
     const write = (text: string) => {
       if (closed || socket.destroyed) return;
-      if (socket.writableLength > maxPending) {
+      if (socket.writableLength > limits.maxPendingWriteBytes) {
         this.#log.warn({ conn: id }, 'client stopped reading; disconnecting it');
         socket.destroy();
         return;
       }
       socket.write(text);
     };
+    // A notification that cannot be sent whole ends this connection, never the daemon.
+    const notify = (method: string, params: unknown) => {
+      let text: string;
+      try {
+        text = encode({ jsonrpc: JSONRPC, method, params });
+      } catch (err) {
+        this.#log.warn({ conn: id, method, err: errorText(err) }, 'cannot encode a notification');
+        socket.destroy();
+        return;
+      }
+      if (text.length > limits.maxResponseBytes) {
+        this.#log.warn({ conn: id, method, bytes: text.length }, 'notification too large');
+        socket.destroy();
+        return;
+      }
+      write(text);
+    };
     const conn: RpcConnection = {
       id,
       get closed() {
         return closed;
       },
-      notify: (method, params) => write(encode({ jsonrpc: JSONRPC, method, params })),
+      notify,
       onClose: (hook) => {
         if (closed) void runHook(hook, this.#log, id);
         else hooks.push(hook);
@@ -217,7 +241,17 @@ export class RpcServer {
         socket.end();
         return;
       }
-      for (const line of lines) if (line.trim() !== '') void this.#handleLine(line, conn, write);
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        // Whatever goes wrong answering one line costs this connection at most.
+        this.#handleLine(line, conn, write).catch((err: unknown) => {
+          this.#log.warn(
+            { conn: id, err: errorText(err) },
+            'cannot answer; closing the connection',
+          );
+          socket.destroy();
+        });
+      }
     });
   }
 
@@ -240,12 +274,26 @@ export class RpcServer {
         write(encode(errorResponse(null, RpcCodes.InvalidRequest, 'empty batch')));
         return;
       }
+      // Refused whole, before anything runs: a batch's answers are built in memory together.
+      const max = this.#limits.maxBatch;
+      if (message.length > max) {
+        write(
+          encode(
+            errorResponse(
+              null,
+              RpcCodes.InvalidRequest,
+              `a batch of ${message.length} requests; at most ${max} per batch`,
+            ),
+          ),
+        );
+        return;
+      }
       const responses = await Promise.all(message.map((m) => this.#handleOne(m, ctx)));
       const sent = responses.filter((r): r is RpcResponse => r !== undefined);
-      if (sent.length > 0) write(encode(sent));
+      if (sent.length > 0) write(encodeResponses(sent, this.#limits.maxResponseBytes));
     } else {
       const response = await this.#handleOne(message, ctx);
-      if (response) write(encode(response));
+      if (response) write(encodeResponses(response, this.#limits.maxResponseBytes));
     }
     for (const hook of after) {
       try {

@@ -206,3 +206,111 @@ describe('JSON-RPC over the Unix socket', () => {
     assert.throws(() => r.push(Buffer.from('x'.repeat(11))), /longer than/);
   });
 });
+
+describe('bounded answers (issue 13, finding 3)', () => {
+  /** A raw connection that collects parsed lines and notices its end. */
+  async function raw(p: string) {
+    const socket = connect(p);
+    const lines: unknown[] = [];
+    const reader = new LineReader(64 * 1024 * 1024);
+    let closed = false;
+    socket.on('data', (c: Buffer) =>
+      lines.push(...reader.push(c).map((l) => JSON.parse(l) as unknown)),
+    );
+    socket.on('close', () => (closed = true));
+    socket.on('error', () => undefined);
+    await new Promise((r) => socket.once('connect', r));
+    return { socket, lines, isClosed: () => closed };
+  }
+
+  let calls = 0;
+  const big: MethodTable = {
+    count: method(z.object({}), 'counts its calls', () => ++calls),
+    big: method(z.object({ n: z.number().int() }), 'an answer of n bytes', (p) => 'x'.repeat(p.n)),
+    unencodable: method(z.object({}), 'an answer JSON cannot hold', () => ({ n: 1n })),
+    huge: method(z.object({}), 'an answer past the string limit', () => ({
+      toJSON() {
+        throw new RangeError('Invalid string length');
+      },
+    })),
+    badNotify: method(z.object({}), 'a notification that cannot be encoded', (_p, call) => {
+      call.afterReply(() => call.conn.notify('bad', { n: 1n }));
+      return 'ok';
+    }),
+  };
+
+  it('refuses a batch past maxBatch before running any of it', async () => {
+    const server = new RpcServer({ methods: big, limits: { maxBatch: 3 } });
+    const p = sockPath();
+    await server.listen(p);
+    const c = await raw(p);
+    calls = 0;
+    const req = (id: number) => ({ jsonrpc: '2.0', id, method: 'count' });
+    c.socket.write(`${JSON.stringify([req(1), req(2), req(3), req(4)])}\n`);
+    c.socket.write(`${JSON.stringify([req(5), req(6), req(7)])}\n`);
+    await until(() => c.lines.length >= 2);
+    const [refused, answered] = c.lines as [
+      { id: unknown; error: { code: number; message: string } },
+      unknown[],
+    ];
+    assert.equal(refused.id, null);
+    assert.equal(refused.error.code, RpcCodes.InvalidRequest);
+    assert.match(refused.error.message, /batch of 4 requests; at most 3/);
+    assert.equal(answered.length, 3);
+    assert.equal(calls, 3, 'nothing of the refused batch ran');
+    c.socket.destroy();
+    await server.close();
+  });
+
+  it('an answer too large or unencodable becomes an error; the connection and server go on', async () => {
+    const server = new RpcServer({ methods: big, limits: { maxResponseBytes: 1000 } });
+    const p = sockPath();
+    await server.listen(p);
+    const client = await connectClient(p);
+    assert.equal(await client.call('big', { n: 10 }), 'x'.repeat(10));
+    for (const name of ['huge', 'big'])
+      await assert.rejects(
+        client.call(name, { n: 5000 }),
+        (e: RpcCallError) =>
+          e.code === RpcCodes.LimitExceeded && /limit of 1000 bytes; ask for less/.test(e.message),
+        name,
+      );
+    await assert.rejects(
+      client.call('unencodable'),
+      (e: RpcCallError) => e.code === RpcCodes.InternalError && /cannot be encoded/.test(e.message),
+    );
+    // A batch keeps the answers that fit and replaces the rest.
+    const c = await raw(p);
+    c.socket.write(
+      `${JSON.stringify([1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'big', params: { n: 400 } })))}\n`,
+    );
+    await until(() => c.lines.length >= 1);
+    const batch = c.lines[0] as Array<{ id: number; result?: string; error?: { code: number } }>;
+    assert.deepEqual(
+      batch.map((r) => [r.id, r.result?.length ?? r.error?.code]),
+      [
+        [1, 400],
+        [2, 400],
+        [3, RpcCodes.LimitExceeded],
+      ],
+    );
+    assert.equal(await client.call('big', { n: 10 }), 'x'.repeat(10), 'still answering');
+    c.socket.destroy();
+    await client.close();
+    await server.close();
+  });
+
+  it('a notification that cannot be sent closes only its own connection', async () => {
+    const server = new RpcServer({ methods: big });
+    const p = sockPath();
+    await server.listen(p);
+    const victim = await raw(p);
+    const other = await connectClient(p);
+    victim.socket.write('{"jsonrpc":"2.0","id":1,"method":"badNotify"}\n');
+    await until(() => victim.isClosed());
+    assert.deepEqual(victim.lines, [{ jsonrpc: '2.0', id: 1, result: 'ok' }]);
+    assert.equal(await other.call('big', { n: 3 }), 'xxx');
+    await other.close();
+    await server.close();
+  });
+});
