@@ -7,8 +7,11 @@
  * for unfinished messages is bounded across connections; bad ids are refused unexecuted.
  */
 import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { SessionList } from '../cli/resources.js';
 import { LineReader } from '../cli/rpc-protocol.js';
 import { TestEnv, eventually, isAlive, isReady } from '../cli/testing/harness.js';
 
@@ -85,4 +88,51 @@ describe('the daemon socket under attack (e2e)', T, () => {
     assert.deepEqual(pidsOf(after), pidsOf(before), 'the servers kept running, untouched');
     assert.doesNotMatch(daemon.stderr(), /shutting down/);
   });
+
+  it(
+    'clients that hang up before their session opens leave no session or server behind (finding 7)',
+    T,
+    async () => {
+      await env.startDaemon();
+      const names: string[] = [];
+      const hangUp = async (params: object, method: string) => {
+        const c = await rawClient(env.socket);
+        c.socket.end(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })}\n`);
+        await c.closed;
+      };
+      for (let i = 0; i < 25; i++) {
+        const name = `leak${i}`;
+        names.push(name);
+        const ws = path.join(env.root, name);
+        mkdirSync(ws);
+        const config = path.join(ws, 'servers.json');
+        env.write(config, { mcpServers: { [name]: env.fixture(name) } });
+        // Both ways a connection comes to hold a session: session.open, and a selector
+        // naming a workspace with openIfMissing.
+        if (i < 20) await hangUp({ workspace: ws, mcpConfig: config }, 'session.open');
+        else await hangUp({ workspace: ws, openIfMissing: true }, 'events.list');
+      }
+      const sessions = await eventually(
+        async () => {
+          const list = await env.json<SessionList>(['get', 'sessions', '-o', 'json']);
+          if (list.items.length === 1) return list;
+          throw new Error(`${list.items.length} sessions open`);
+        },
+        { timeoutMs: 30_000, what: 'every hung-up session to close' },
+      );
+      assert.deepEqual(
+        sessions.items.map((s) => s.metadata.name),
+        ['default'],
+      );
+      const pids = names
+        .map((n) => env.pidFile(n))
+        .filter((f) => existsSync(f))
+        .map((f) => Number(readFileSync(f, 'utf8')));
+      pids.forEach((pid) => env.trackPid(pid));
+      await eventually(() => pids.every((pid) => !isAlive(pid)), {
+        timeoutMs: 30_000,
+        what: `the servers of the closed sessions to end (${pids.join(', ')})`,
+      });
+    },
+  );
 });

@@ -9,9 +9,13 @@
  *    is opened for it and held by this connection until it closes; without, the daemon's
  *    default session (the CLI ran in some other folder).
  * 3. Nothing given → the default session.
+ *
+ * Holds: a session opened for a connection is released when the connection closes, including
+ * one whose open was still in flight when the client hung up (it is released the moment it
+ * exists). No connection, however short-lived, leaves a session open.
  */
 import { z } from 'zod';
-import type { Daemon, SessionHandle } from '../../controller/daemon.js';
+import type { Daemon, SessionHandle, SessionSpec } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
 import type { CallContext, RpcConnection } from '../rpc-server.js';
@@ -54,40 +58,82 @@ export async function selectSession(
     const found = daemon.findByWorkspace(sel.workspace);
     if (found) return found;
     if (sel.openIfMissing) {
-      const handle = await daemon.open({ workspace: sel.workspace });
-      hold(call.conn, handle);
+      const session = await openHeld(ctx, call.conn, { workspace: sel.workspace });
       // A fresh session answers about settled state, not a half-started one.
-      await handle.session.settled();
-      return handle.session;
+      await session.settled();
+      return session;
     }
   }
   return daemon.defaultSession;
 }
 
-const holds = new WeakMap<RpcConnection, Map<string, SessionHandle<Session>[]>>();
+/**
+ * The sessions one connection holds. Bound to the connection from the first hold on, and
+ * still correct for a hold that arrives after the connection closed (an open that was in
+ * flight when the client hung up): that one is given back at once.
+ */
+class ConnectionHolds {
+  readonly #byId = new Map<string, SessionHandle<Session>[]>();
+  #closed = false;
 
-/** The connection holds the session until it closes (or calls `session.close`). */
-export function hold(conn: RpcConnection, handle: SessionHandle<Session>): void {
-  let mine = holds.get(conn);
-  if (!mine) {
-    const created = new Map<string, SessionHandle<Session>[]>();
-    holds.set(conn, created);
-    mine = created;
+  constructor(conn: RpcConnection) {
+    // Runs at once when the connection is already closed.
     conn.onClose(() => {
-      for (const list of created.values()) for (const h of list) h.release();
-      created.clear();
+      this.#closed = true;
+      for (const list of this.#byId.values()) for (const h of list) h.release();
+      this.#byId.clear();
     });
   }
-  const list = mine.get(handle.session.id) ?? [];
-  list.push(handle);
-  mine.set(handle.session.id, list);
+
+  /** False (and released) when the connection is gone. */
+  add(handle: SessionHandle<Session>): boolean {
+    if (this.#closed) {
+      handle.release();
+      return false;
+    }
+    const list = this.#byId.get(handle.session.id) ?? [];
+    list.push(handle);
+    this.#byId.set(handle.session.id, list);
+    return true;
+  }
+
+  release(sessionId: string): boolean {
+    const handle = this.#byId.get(sessionId)?.pop();
+    if (!handle) return false;
+    handle.release();
+    return true;
+  }
+}
+
+const holds = new WeakMap<RpcConnection, ConnectionHolds>();
+
+function holdsOf(conn: RpcConnection): ConnectionHolds {
+  let mine = holds.get(conn);
+  if (!mine) {
+    mine = new ConnectionHolds(conn);
+    holds.set(conn, mine);
+  }
+  return mine;
+}
+
+/**
+ * Opens (or joins) a session held by the connection until it closes (or calls
+ * `session.close`). A connection that closes while the open is in flight holds nothing: the
+ * session is given back as soon as it exists, and the caller gets an error nobody reads.
+ */
+export async function openHeld(
+  ctx: MethodContext,
+  conn: RpcConnection,
+  spec: SessionSpec,
+): Promise<Session> {
+  const mine = holdsOf(conn); // Bound to the connection before the open starts.
+  const handle = await ctx.daemon.open(spec);
+  if (!mine.add(handle))
+    throw new RpcError(RpcCodes.Failed, 'the connection closed while its session was opening');
+  return handle.session;
 }
 
 /** Gives back one hold of `sessionId`; false when this connection holds none. */
 export function releaseHold(conn: RpcConnection, sessionId: string): boolean {
-  const list = holds.get(conn)?.get(sessionId);
-  const handle = list?.pop();
-  if (!handle) return false;
-  handle.release();
-  return true;
+  return holds.get(conn)?.release(sessionId) ?? false;
 }

@@ -24,7 +24,13 @@ import {
 } from '../resources.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
 import { method, type MethodTable } from '../rpc-server.js';
-import { hold, releaseHold, selectSession, selectorShape, type MethodContext } from './context.js';
+import {
+  openHeld,
+  releaseHold,
+  selectSession,
+  selectorShape,
+  type MethodContext,
+} from './context.js';
 
 export function sessionMethods(ctx: MethodContext): MethodTable {
   const selector = z.object(selectorShape);
@@ -45,13 +51,12 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
             RpcCodes.InvalidParams,
             'invalid params: workspace and mcpConfig must be absolute paths',
           );
-        const handle = await ctx.daemon.open({
+        const session = await openHeld(ctx, call.conn, {
           workspace: p.workspace,
           ...(p.ceiling ? { ceiling: p.ceiling } : {}),
           ...(p.mcpConfig ? { mcpConfigPath: p.mcpConfig } : {}),
         });
-        hold(call.conn, handle);
-        return { sessionId: handle.session.id };
+        return { sessionId: session.id };
       },
     ),
     'session.close': method(
