@@ -123,6 +123,8 @@ export function translateError(err: unknown, socket: string): unknown {
     return new CliError(noDaemonMessage(socket));
   }
   if (err instanceof RpcCallError) return new CliError(err.message);
+  if (err instanceof ConnectionLostError && err.reason !== undefined)
+    return new CliError(`the mcpctl daemon at ${socket} closed the connection: ${err.reason}`);
   if (err instanceof ConnectionLostError)
     return new CliError(
       `the mcpctl daemon at ${socket} closed the connection before answering (did it stop?); check its log, or start it again with 'mcpctl daemon'`,

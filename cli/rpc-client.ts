@@ -5,7 +5,8 @@
  * - `connectClient` rejects with DaemonUnavailableError when nothing listens at the path (no
  *   file, or a stale file nobody answers), so every command can say the same sentence.
  * - Every `call` settles: with the result, with an RpcCallError carrying the daemon's code and
- *   message, or with ConnectionLostError when the daemon goes away first.
+ *   message, or with ConnectionLostError when the daemon goes away first (carrying what the
+ *   daemon said about the connection before closing it, such as a limit, if it said anything).
  * - Notifications are delivered in the order they arrive, to the listeners of their method.
  */
 import { connect, type Socket } from 'node:net';
@@ -36,6 +37,13 @@ export class DaemonUnavailableError extends Error {
 
 export class ConnectionLostError extends Error {
   override name = 'ConnectionLostError';
+  constructor(
+    message: string,
+    /** What the daemon said before it closed the connection (e.g. a limit), if anything. */
+    readonly reason?: string,
+  ) {
+    super(reason === undefined ? message : `${message}: ${reason}`);
+  }
 }
 
 /** The daemon answered with a JSON-RPC error. */
@@ -59,6 +67,8 @@ export class RpcClient {
   readonly #closed: Promise<void>;
   #nextId = 1;
   #isClosed = false;
+  /** The last error the daemon sent about the connection itself (id null). */
+  #connectionError: string | undefined;
 
   constructor(socket: Socket) {
     this.#socket = socket;
@@ -69,7 +79,10 @@ export class RpcClient {
     this.#closed = new Promise<void>((resolve) => {
       socket.on('close', () => {
         this.#isClosed = true;
-        const lost = new ConnectionLostError('the daemon closed the connection');
+        const lost = new ConnectionLostError(
+          'the daemon closed the connection',
+          this.#connectionError,
+        );
         for (const p of this.#pending.values()) p.reject(lost);
         this.#pending.clear();
         resolve();
@@ -125,6 +138,10 @@ export class RpcClient {
       return;
     }
     const id = message.id;
+    if (id === null && isObject(message.error) && typeof message.error.message === 'string') {
+      this.#connectionError = message.error.message;
+      return;
+    }
     if (typeof id !== 'number' && typeof id !== 'string') return;
     const pending = this.#pending.get(id);
     if (!pending) return;

@@ -135,6 +135,17 @@ export class LineReader {
 
   constructor(readonly maxLineBytes = 16 * 1024 * 1024) {}
 
+  /** Bytes held for the line not finished yet. */
+  get bufferedBytes(): number {
+    return this.#size;
+  }
+
+  /** Drops the unfinished line. */
+  clear(): void {
+    this.#buffered = [];
+    this.#size = 0;
+  }
+
   /** @throws LineTooLongError when a line grows past the limit. */
   push(chunk: Buffer): string[] {
     const lines: string[] = [];
@@ -149,7 +160,9 @@ export class LineReader {
       start = nl + 1;
     }
     if (start < chunk.length) {
-      const rest = chunk.subarray(start);
+      // A copy when the chunk also held whole lines: the tail must not keep them in memory,
+      // so what `bufferedBytes` says is what is held.
+      const rest = start === 0 ? chunk : Buffer.from(chunk.subarray(start));
       this.#check(rest.length);
       this.#buffered.push(rest);
       this.#size += rest.length;

@@ -14,7 +14,9 @@
  * - Every `onClose` hook of a connection runs exactly once when it ends, however it ends
  *   (client exit, daemon stop, protocol error): sessions a connection opened are released.
  * - A peer that sends garbage or a huge line, or stops reading, is disconnected; the daemon
- *   does not buffer without bound.
+ *   does not buffer without bound, for one connection or all together (rpc-inbound.ts):
+ *   unfinished messages share one byte budget, one that stalls is timed out, and connections
+ *   past `maxConnections` are told so and closed. A refused peer gets one error line first.
  * - Answering is bounded (rpc-limits.ts): a batch longer than `maxBatch` is refused before
  *   any of it runs, an answer past `maxResponseBytes` becomes a LimitExceeded error, and a
  *   failure to encode or write an answer closes that one connection (logged), never the
@@ -25,10 +27,10 @@ import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { z } from 'zod';
 import { errorText } from './errors.js';
+import { FrameBudget, FrameRefused, InboundFrames } from './rpc-inbound.js';
 import { DEFAULT_RPC_LIMITS, type RpcLimits } from './rpc-limits.js';
 import {
   JSONRPC,
-  LineReader,
   RpcCodes,
   RpcError,
   encode,
@@ -117,19 +119,27 @@ export class RpcServer {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   readonly #closedConnections = new Set<Promise<void>>();
+  readonly #budget: FrameBudget;
   #path: string | undefined;
   #inode: number | undefined;
   #nextId = 1;
+  #refusing = false;
 
   constructor(opts: RpcServerOptions) {
     this.#opts = opts;
     this.#limits = { ...DEFAULT_RPC_LIMITS, ...opts.limits };
+    this.#budget = new FrameBudget(this.#limits.maxBufferedBytes);
     this.#log = opts.log ?? silent;
     this.#server = createServer((socket) => this.#accept(socket));
   }
 
   get connectionCount(): number {
     return this.#sockets.size;
+  }
+
+  /** Bytes held for unfinished messages, all connections together. */
+  get bufferedBytes(): number {
+    return this.#budget.used;
   }
 
   /** Listens on `socketPath` (which must not exist). Rejects with EADDRINUSE if it does. */
@@ -166,6 +176,29 @@ export class RpcServer {
     clearTimeout(force);
   }
 
+  /** One connection too many: told so, and closed. The daemon logs once per episode. */
+  #refuseConnection(socket: Socket): void {
+    const max = this.#limits.maxConnections;
+    if (!this.#refusing)
+      this.#log.warn(
+        { connections: this.#sockets.size },
+        'too many connections; refusing new ones',
+      );
+    this.#refusing = true;
+    socket.on('error', () => undefined);
+    socket.resume(); // Reads and drops, so the peer's hang-up is seen and it closes at once.
+    socket.end(
+      encode(
+        errorResponse(
+          null,
+          RpcCodes.LimitExceeded,
+          `the daemon has ${max} connections open, its limit; try again when some have closed`,
+        ),
+      ),
+    );
+    setTimeout(() => socket.destroy(), 1000).unref();
+  }
+
   #removeSocketFile(): void {
     if (this.#path === undefined) return;
     try {
@@ -177,14 +210,36 @@ export class RpcServer {
   }
 
   #accept(socket: Socket): void {
+    const limits = this.#limits;
+    if (this.#sockets.size >= limits.maxConnections) {
+      this.#refuseConnection(socket);
+      return;
+    }
+    this.#refusing = false;
     const id = this.#nextId++;
     const hooks: Array<() => void | Promise<void>> = [];
-    const limits = this.#limits;
-    const reader = new LineReader(limits.maxLineBytes);
     let closed = false;
+    let refused = false;
     this.#sockets.add(socket);
+    // A connection over a limit gets one error line, then is closed (cut off if it lingers).
+    let cutOff: NodeJS.Timeout | undefined;
+    const refuse = (code: number, message: string) => {
+      if (refused) return;
+      refused = true;
+      frames.dispose();
+      this.#log.warn({ conn: id, err: message }, 'refusing a connection');
+      if (!socket.destroyed && !socket.writableEnded)
+        socket.end(encode(errorResponse(null, code, message)));
+      cutOff = setTimeout(() => socket.destroy(), 1000);
+    };
+    const frames = new InboundFrames(this.#budget, limits, () =>
+      refuse(
+        RpcCodes.LimitExceeded,
+        `an unfinished message got no new byte for ${limits.idleFrameMs} ms; closing this connection`,
+      ),
+    );
     const write = (text: string) => {
-      if (closed || socket.destroyed) return;
+      if (closed || socket.destroyed || socket.writableEnded) return;
       if (socket.writableLength > limits.maxPendingWriteBytes) {
         this.#log.warn({ conn: id }, 'client stopped reading; disconnecting it');
         socket.destroy();
@@ -225,6 +280,8 @@ export class RpcServer {
     this.#closedConnections.add(whenClosed);
     socket.on('close', () => {
       closed = true;
+      frames.dispose();
+      clearTimeout(cutOff);
       this.#sockets.delete(socket);
       void Promise.all(hooks.splice(0).map((h) => runHook(h, this.#log, id))).then(() => {
         this.#closedConnections.delete(whenClosed);
@@ -233,12 +290,13 @@ export class RpcServer {
     });
     socket.on('error', (err) => this.#log.debug({ conn: id, err: err.message }, 'socket error'));
     socket.on('data', (chunk: Buffer) => {
+      if (refused) return; // Read and dropped until the peer hangs up or is cut off.
       let lines: string[];
       try {
-        lines = reader.push(chunk);
+        lines = frames.push(chunk);
       } catch (err) {
-        write(encode(errorResponse(null, RpcCodes.InvalidRequest, (err as Error).message)));
-        socket.end();
+        if (!(err instanceof FrameRefused)) throw err;
+        refuse(err.code, err.message);
         return;
       }
       for (const line of lines) {

@@ -13,7 +13,13 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { SessionList } from '../cli/resources.js';
 import { LineReader } from '../cli/rpc-protocol.js';
-import { TestEnv, eventually, isAlive, isReady } from '../cli/testing/harness.js';
+import {
+  TestEnv,
+  eventually,
+  isAlive,
+  isReady,
+  type DaemonProcess,
+} from '../cli/testing/harness.js';
 
 const T = { timeout: 120_000 };
 
@@ -47,6 +53,27 @@ function rawClient(socketPath: string): Promise<RawClient> {
     socket.once('error', reject);
   });
 }
+
+/** `env.startDaemon()` with extra environment for the daemon (lowered socket limits). */
+async function startDaemonWith(
+  env: TestEnv,
+  extra: Record<string, string>,
+): Promise<DaemonProcess> {
+  const daemon = env.spawnDaemon(
+    ['daemon', '--workspace', env.workspace, '--debounce-ms', '50', '--drain-delay-ms', '0'],
+    { env: extra },
+  );
+  await eventually(
+    async () => {
+      if (daemon.child.exitCode !== null) throw new Error(`daemon exited: ${daemon.stderr()}`);
+      return (await env.cli(['get', 'sessions', '-o', 'name'])).code === 0;
+    },
+    { timeoutMs: 20_000, what: 'the daemon to answer' },
+  );
+  return daemon;
+}
+
+type ErrorLine = { id: unknown; error?: { code: number; message: string } };
 
 function pidsOf(servers: Map<string, { status: { pid?: number } }>): number[] {
   return [...servers.values()].map((s) => s.status.pid ?? -1).sort();
@@ -133,6 +160,69 @@ describe('the daemon socket under attack (e2e)', T, () => {
         timeoutMs: 30_000,
         what: `the servers of the closed sessions to end (${pids.join(', ')})`,
       });
+    },
+  );
+
+  it(
+    'unfinished messages are bounded across connections and time out; connections are capped (finding 11)',
+    T,
+    async () => {
+      const MiB = 1024 * 1024;
+      env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+      const daemon = await startDaemonWith(env, {
+        MCPCTL_RPC_LIMITS: `maxBufferedBytes=${4 * MiB},maxLineBytes=${2 * MiB},idleFrameMs=3000,maxConnections=20`,
+      });
+      const before = await env.untilServers((m) => isReady(m.get('fx')), 'fx Ready');
+
+      // Eight clients each start a 1.5 MB message and never finish it: 12 MB asked for.
+      const attackers = await Promise.all(Array.from({ length: 8 }, () => rawClient(env.socket)));
+      const frame = `{"jsonrpc":"2.0","id":1,"method":"rpc.methods","params":{"pad":"${'x'.repeat(1.5 * MiB)}`;
+      await Promise.all(
+        attackers.map(
+          (a) =>
+            new Promise<void>((resolve) => {
+              a.socket.write(frame, () => resolve());
+              void a.closed.then(resolve);
+            }),
+        ),
+      );
+      // Within the 4 MiB budget at most two unfinished messages are held; the rest are refused.
+      await eventually(() => attackers.filter((a) => !a.isClosed()).length <= 2, {
+        what: 'the clients past the budget to be refused',
+      });
+      const refusals = attackers
+        .flatMap((a) => a.messages as ErrorLine[])
+        .filter((m) => m.id === null && m.error?.code === -32005);
+      assert.ok(
+        refusals.some((m) => /unfinished messages, past its limit/.test(m.error!.message)),
+        JSON.stringify(refusals),
+      );
+      // The held ones make no progress: they are timed out and closed too.
+      await eventually(() => attackers.every((a) => a.isClosed()), {
+        what: 'the stalled clients to be timed out',
+      });
+      const timedOut = attackers
+        .flatMap((a) => a.messages as ErrorLine[])
+        .filter((m) => /no new byte for 3000 ms/.test(m.error?.message ?? ''));
+      assert.ok(timedOut.length >= 1, 'a stalled client was told why it was closed');
+
+      // Twenty idle connections fill the connection limit: the next one is told so.
+      const idle = await Promise.all(Array.from({ length: 20 }, () => rawClient(env.socket)));
+      const refused = await eventually(
+        async () => {
+          const r = await env.cli(['get', 'servers']);
+          return r.code !== 0 ? r : undefined;
+        },
+        { what: 'a client past the connection limit to be refused' },
+      );
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /20 connections open, its limit; try again/);
+      assert.doesNotMatch(refused.stderr, /\n\s+at /, 'no stack trace');
+      idle.forEach((c) => c.socket.destroy());
+
+      const after = await eventually(() => env.servers(), { what: 'the daemon to answer again' });
+      assert.deepEqual(pidsOf(after), pidsOf(before), 'the servers kept running, untouched');
+      assert.ok(isAlive(daemon.pid));
     },
   );
 });
