@@ -15,14 +15,19 @@
  *   survive a crash.
  */
 import { unlinkSync } from 'node:fs';
-import os from 'node:os';
 import pino from 'pino';
 import { Daemon } from '../controller/daemon.js';
 import { CliError, EXIT_USAGE, errorText } from './errors.js';
 import { mapDomainError, methodTable, type MethodContext } from './methods/index.js';
 import { RpcLimitsError, limitsFromEnv, type RpcLimits } from './rpc-limits.js';
 import { RpcServer } from './rpc-server.js';
-import { SocketDirError, prepareSocketDir, probeSocket, stateFileOf } from './socket-path.js';
+import {
+  SocketDirError,
+  homeDirectory,
+  prepareSocketDir,
+  probeSocket,
+  stateFileOf,
+} from './socket-path.js';
 import { VERSION } from './version.js';
 
 export interface DaemonCommandOptions {
@@ -38,6 +43,7 @@ export interface DaemonCommandOptions {
 /** Runs the daemon until it is stopped; resolves with the exit code. */
 export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
   const limits = socketLimits();
+  const home = homeDirectory();
   const log = pino(
     { name: 'mcpctl', level: o.logLevel ?? process.env.MCPCTL_LOG_LEVEL ?? 'info' },
     pino.destination({ dest: 2, sync: true }),
@@ -106,7 +112,7 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
   try {
     daemon = await Daemon.start({
       workspace: o.workspace,
-      home: os.homedir(),
+      home,
       ...(o.ceiling ? { ceiling: o.ceiling } : {}),
       ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
       debounceMs: o.debounceMs,

@@ -7,7 +7,8 @@
  *   can connect even for an instant; `close()` removes it only if it is still ours (same
  *   inode), never a socket a newer daemon put there.
  * - Each request gets exactly one response (notifications none); requests on one connection
- *   run concurrently, so responses may come out of order (match them by id).
+ *   run concurrently, so responses may come out of order (match them by id). A request whose
+ *   id is not a string, number or null is refused (-32600, id null) and never runs.
  * - Params are validated before a handler runs; a bad call gets -32602 with what is wrong.
  * - `afterReply` hooks run right after the response is written, so a subscription's first
  *   notifications always follow the response that created it.
@@ -366,6 +367,14 @@ export class RpcServer {
   async #handleOne(message: unknown, ctx: CallContext): Promise<RpcResponse | undefined> {
     if (!isObject(message) || message.jsonrpc !== JSONRPC || typeof message.method !== 'string') {
       return errorResponse(idOf(message), RpcCodes.InvalidRequest, 'not a JSON-RPC 2.0 request');
+    }
+    // JSON-RPC 2.0: an id is a string, a number or null; anything else is refused unrun.
+    if ('id' in message && message.id !== null && idOf(message) === null) {
+      return errorResponse(
+        null,
+        RpcCodes.InvalidRequest,
+        'invalid request: id must be a string, a number or null',
+      );
     }
     const isNotification = !('id' in message);
     const id = idOf(message);

@@ -313,4 +313,33 @@ describe('bounded answers (issue 13, finding 3)', () => {
     await other.close();
     await server.close();
   });
+
+  it('refuses an id that is not a string, number or null, without running the method (finding 15)', async () => {
+    const server = new RpcServer({ methods: big });
+    const p = sockPath();
+    await server.listen(p);
+    const c = await raw(p);
+    calls = 0;
+    for (const id of ['{"a":1}', '[1]', 'true'])
+      c.socket.write(`{"jsonrpc":"2.0","id":${id},"method":"count"}\n`);
+    c.socket.write('{"jsonrpc":"2.0","id":null,"method":"count"}\n');
+    await until(() => c.lines.length >= 4);
+    const invalid = {
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: RpcCodes.InvalidRequest,
+        message: 'invalid request: id must be a string, a number or null',
+      },
+    };
+    assert.deepEqual(
+      c.lines.map((l) => JSON.stringify(l)).sort(),
+      [invalid, invalid, invalid, { jsonrpc: '2.0', id: null, result: 1 }]
+        .map((l) => JSON.stringify(l))
+        .sort(),
+    );
+    assert.equal(calls, 1, 'only the request with a valid id ran');
+    c.socket.destroy();
+    await server.close();
+  });
 });

@@ -12,7 +12,14 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { SocketDirError, prepareSocketDir, probeSocket, resolveSocketPath } from './socket-path.js';
+import { CliError } from './errors.js';
+import {
+  SocketDirError,
+  homeDirectory,
+  prepareSocketDir,
+  probeSocket,
+  resolveSocketPath,
+} from './socket-path.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-sock-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -30,6 +37,25 @@ describe('resolveSocketPath', () => {
       resolveSocketPath({ env: { MCPCTL_SOCKET: ' ', XDG_RUNTIME_DIR: '' }, home: '/h' }),
       '/h/.mcpctl/mcpctl.sock',
     );
+  });
+});
+
+describe('resolveSocketPath with a broken environment (issue 13, finding 15)', () => {
+  it('ignores a relative XDG_RUNTIME_DIR and refuses an empty or relative HOME', () => {
+    assert.equal(
+      resolveSocketPath({ env: { XDG_RUNTIME_DIR: 'run' }, home: '/h', cwd: '/w' }),
+      '/h/.mcpctl/mcpctl.sock',
+    );
+    for (const home of ['', 'rel/home'])
+      assert.throws(
+        () => resolveSocketPath({ env: {}, home, cwd: '/w' }),
+        (e: Error) =>
+          e instanceof CliError && /HOME is (empty|"rel\/home", not an absolute)/.test(e.message),
+        JSON.stringify(home),
+      );
+    // --socket or MCPCTL_SOCKET need no HOME.
+    assert.equal(resolveSocketPath({ env: { MCPCTL_SOCKET: 's' }, home: '', cwd: '/w' }), '/w/s');
+    assert.equal(homeDirectory('/h'), '/h');
   });
 });
 

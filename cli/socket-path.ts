@@ -6,7 +6,8 @@
  * - `resolveSocketPath`: `--socket`, else `$MCPCTL_SOCKET`, else
  *   `$XDG_RUNTIME_DIR/mcpctl/mcpctl.sock`, else `~/.mcpctl/mcpctl.sock`; always absolute, so the
  *   daemon and every CLI call agree whatever their working directory. Empty values count as
- *   unset.
+ *   unset; a relative XDG_RUNTIME_DIR is ignored (as the XDG spec says); an empty or relative
+ *   HOME is refused with a clear error, never turned into a relative socket path.
  * - `prepareSocketDir` creates a missing directory with mode 0700 and refuses (SocketDirError)
  *   a path that is not a directory, is owned by another user, or is group/world writable. It
  *   never changes an existing directory: that is the user's to fix, and the error says how.
@@ -17,6 +18,7 @@ import { lstatSync, mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { CliError } from './errors.js';
 
 export const SOCKET_ENV = 'MCPCTL_SOCKET';
 
@@ -31,14 +33,30 @@ export interface SocketPathInputs {
   readonly cwd?: string;
 }
 
+/** @throws CliError when no absolute place can be found (HOME empty or relative, see below). */
 export function resolveSocketPath(inputs: SocketPathInputs = {}): string {
   const env = inputs.env ?? process.env;
   const cwd = inputs.cwd ?? process.cwd();
   const given = nonEmpty(inputs.flag) ?? nonEmpty(env[SOCKET_ENV]);
   if (given !== undefined) return path.resolve(cwd, given);
+  // The XDG base-directory spec: a relative path in these variables is invalid and ignored.
   const runtime = nonEmpty(env.XDG_RUNTIME_DIR);
-  if (runtime !== undefined) return path.resolve(cwd, runtime, 'mcpctl', 'mcpctl.sock');
-  return path.join(inputs.home ?? os.homedir(), '.mcpctl', 'mcpctl.sock');
+  if (runtime !== undefined && path.isAbsolute(runtime))
+    return path.join(runtime, 'mcpctl', 'mcpctl.sock');
+  return path.join(homeDirectory(inputs.home), '.mcpctl', 'mcpctl.sock');
+}
+
+/**
+ * The user's home (`$HOME`, as `os.homedir()` reads it), which must be absolute: an empty or
+ * relative HOME would put the socket, the settings and the approvals somewhere under whatever
+ * the working directory happens to be.
+ * @throws CliError saying what HOME is and what to do.
+ */
+export function homeDirectory(home: string = os.homedir()): string {
+  if (path.isAbsolute(home)) return home;
+  throw new CliError(
+    `HOME is ${home === '' ? 'empty' : `${JSON.stringify(home)}, not an absolute path`}; set HOME to your home directory (mcpctl keeps its socket, and reads settings and approvals, under it), or pass --socket`,
+  );
 }
 
 /** The file where the pool records its children, so a restarted daemon can reap them. */

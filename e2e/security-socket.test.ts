@@ -225,4 +225,52 @@ describe('the daemon socket under attack (e2e)', T, () => {
       assert.ok(isAlive(daemon.pid));
     },
   );
+
+  it(
+    'an object id is refused unrun; wait refuses odd timeouts and conditions; no relative socket (finding 15)',
+    T,
+    async () => {
+      env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+      const daemon = await env.startDaemon();
+      await env.untilServers((m) => isReady(m.get('fx')), 'fx Ready');
+
+      // daemon.stop under an object id: refused as an invalid request, and the daemon stays.
+      const c = await rawClient(env.socket);
+      c.socket.write('{"jsonrpc":"2.0","id":{"x":1},"method":"daemon.stop"}\n');
+      await eventually(() => c.messages.length > 0, { what: 'an answer' });
+      assert.deepEqual(c.messages[0], {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'invalid request: id must be a string, a number or null' },
+      });
+      c.socket.destroy();
+      assert.equal((await env.cli(['get', 'servers', '-o', 'name'])).code, 0);
+      assert.ok(isAlive(daemon.pid), 'the daemon did not stop');
+
+      // A timeout past what a timer holds would fire at once: refused as bad usage.
+      const long = await env.cli([
+        'wait',
+        'server/fx',
+        '--for=condition=Ready=false',
+        '--timeout=99999999999s',
+      ]);
+      assert.equal(long.code, 2, long.stderr);
+      assert.match(long.stderr, /--timeout 99999999999s is longer than the longest wait/);
+      const bogus = await env.cli(['wait', 'server/fx', '--for=condition=Bogus', '--timeout=1s']);
+      assert.equal(bogus.code, 2, bogus.stderr);
+      assert.match(bogus.stderr, /use one of Admitted, Ready, UpToDate/);
+
+      // An empty or relative HOME never yields a socket path under the working directory.
+      for (const home of ['', 'relative-home']) {
+        const noSocket = { HOME: home, MCPCTL_SOCKET: '', XDG_RUNTIME_DIR: 'relative-run' };
+        const r = await env.cli(['get', 'servers'], { env: noSocket });
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(r.stderr, /HOME is .*set HOME to your home directory/);
+        assert.doesNotMatch(r.stderr, /no mcpctl daemon at (?!\/)/, 'no relative socket path');
+        const d = await env.cli(['daemon', '--workspace', env.workspace], { env: noSocket });
+        assert.equal(d.code, 1, d.stderr);
+        assert.match(d.stderr, /HOME is /);
+      }
+    },
+  );
 });

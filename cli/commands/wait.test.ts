@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { API_VERSION, type McpServer } from '../../api/index.js';
 import { UsageError } from '../errors.js';
-import { meets, parseFor, parseTarget } from './wait.js';
+import { MAX_TIMEOUT_MS, meets, parseFor, parseTarget, parseTimeout } from './wait.js';
 
 function ready(
   status: 'True' | 'False',
@@ -52,5 +52,30 @@ describe('wait', () => {
     assert.equal(meets(ready('True', undefined, 2), { type: 'Ready', status: 'True' }), true);
     assert.equal(meets(ready('False', 2, 2), { type: 'Ready', status: 'False' }), true);
     assert.equal(meets(ready('True', 2, 2), { type: 'UpToDate', status: 'True' }), false);
+  });
+
+  it('refuses a condition type a server does not have, listing the ones it has', () => {
+    assert.deepEqual(parseFor('condition=ready'), { type: 'Ready', status: 'True' });
+    assert.deepEqual(parseFor('condition=uptodate=false'), { type: 'UpToDate', status: 'False' });
+    assert.throws(
+      () => parseFor('condition=Bogus'),
+      (e: Error) =>
+        e instanceof UsageError &&
+        e.exitCode === 2 &&
+        /no condition "Bogus"; use one of Admitted, Ready, UpToDate/.test(e.message),
+    );
+  });
+
+  it('refuses a timeout no timer can hold, rather than timing out at once', () => {
+    assert.equal(parseTimeout('30s'), 30_000);
+    assert.equal(parseTimeout('0'), 0);
+    assert.equal(parseTimeout(`${MAX_TIMEOUT_MS}ms`), MAX_TIMEOUT_MS);
+    for (const text of ['99999999999s', `${MAX_TIMEOUT_MS + 1}ms`, `${'9'.repeat(400)}h`])
+      assert.throws(
+        () => parseTimeout(text),
+        (e: Error) => e instanceof UsageError && /longer than the longest wait/.test(e.message),
+        text,
+      );
+    assert.throws(() => parseTimeout('soon'), /must be a duration/);
   });
 });

@@ -9,6 +9,9 @@
  *   now, or that the server does not exist (with the closest names).
  * - A server that does not exist yet is waited for: it may be about to be added.
  * - `--timeout=0` checks once.
+ * - Bad usage exits 2 before anything is asked of the daemon: an unknown condition type (the
+ *   message lists Admitted, Ready, UpToDate), or a timeout no timer can hold (> 2^31-1 ms,
+ *   which setTimeout would turn into an immediate timeout).
  */
 import type { Command } from 'commander';
 import { findCondition } from '../../api/index.js';
@@ -32,14 +35,41 @@ export function parseTarget(target: string): string {
   return m[1];
 }
 
+/** The condition types a server has (DESIGN §6); waiting for any other could never end. */
+export const SERVER_CONDITION_TYPES = ['Admitted', 'Ready', 'UpToDate'] as const;
+
+/** The longest wait a timer can hold (Node's setTimeout: 2^31-1 ms, about 24.8 days). */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 export function parseFor(text: string): WaitCondition {
   const m = /^condition=([A-Za-z][A-Za-z0-9]*)(?:=(true|false|unknown))?$/i.exec(text);
   if (!m?.[1])
     throw new UsageError(
       `--for must be condition=TYPE or condition=TYPE=true|false, got ${JSON.stringify(text)}`,
     );
+  const given = m[1];
+  // Like kubectl, the type matches whatever its case.
+  const type = SERVER_CONDITION_TYPES.find((t) => t.toLowerCase() === given.toLowerCase());
+  if (type === undefined)
+    throw new UsageError(
+      `--for: a server has no condition ${JSON.stringify(given)}; use one of ${SERVER_CONDITION_TYPES.join(', ')}`,
+    );
   const value = (m[2] ?? 'true').toLowerCase();
-  return { type: m[1], status: value.charAt(0).toUpperCase() + value.slice(1) };
+  return { type, status: value.charAt(0).toUpperCase() + value.slice(1) };
+}
+
+/** `--timeout` in ms: a duration up to MAX_TIMEOUT_MS. */
+export function parseTimeout(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined)
+    throw new UsageError(
+      `--timeout must be a duration like 30s, 500ms or 2m, got ${JSON.stringify(text)}`,
+    );
+  if (ms > MAX_TIMEOUT_MS)
+    throw new UsageError(
+      `--timeout ${text} is longer than the longest wait, ${MAX_TIMEOUT_MS} ms (about 596h); pass a shorter one`,
+    );
+  return ms;
 }
 
 /** Does the server meet the condition now (and not by a stale observation)? */
@@ -62,11 +92,7 @@ export function registerWait(program: Command, io: Io): void {
       const opts = cmd.optsWithGlobals<GlobalOptions & { for: string; timeout: string }>();
       const name = parseTarget(target);
       const want = parseFor(opts.for);
-      const timeoutMs = parseDuration(opts.timeout);
-      if (timeoutMs === undefined)
-        throw new UsageError(
-          `--timeout must be a duration like 30s, 500ms or 2m, got ${JSON.stringify(opts.timeout)}`,
-        );
+      const timeoutMs = parseTimeout(opts.timeout);
       const env = commandEnv(opts, io);
       await withDaemon(env, (client) => waitFor(client, env.selector, name, want, timeoutMs));
       io.out(`server/${name} condition met\n`);

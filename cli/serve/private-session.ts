@@ -9,8 +9,8 @@
  * every server process (whole process groups) before it resolves. No children record is kept:
  * the servers end with this process.
  */
-import os from 'node:os';
 import { Daemon, type DaemonLog } from '../../controller/daemon.js';
+import { homeDirectory } from '../socket-path.js';
 import { LocalSessionPort } from './local-port.js';
 
 export interface PrivateSessionOptions {
@@ -25,7 +25,7 @@ export interface PrivateSessionOptions {
 export async function openPrivateSession(o: PrivateSessionOptions): Promise<LocalSessionPort> {
   const core = await Daemon.start({
     workspace: o.workspace,
-    home: os.homedir(),
+    home: homeDirectory(),
     ...(o.ceiling ? { ceiling: o.ceiling } : {}),
     ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
     ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
