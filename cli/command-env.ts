@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { Selector } from './methods/context.js';
 import { CliError, noDaemonMessage } from './errors.js';
 import {
+  AnswerTooLargeError,
   ConnectionLostError,
   DaemonUnavailableError,
   RpcCallError,
@@ -123,6 +124,10 @@ export function translateError(err: unknown, socket: string): unknown {
     return new CliError(noDaemonMessage(socket));
   }
   if (err instanceof RpcCallError) return new CliError(err.message);
+  if (err instanceof AnswerTooLargeError)
+    return new CliError(
+      `${err.message}; ask for less: name the servers you want (mcpctl get servers NAME…)`,
+    );
   if (err instanceof ConnectionLostError && err.reason !== undefined)
     return new CliError(`the mcpctl daemon at ${socket} closed the connection: ${err.reason}`);
   if (err instanceof ConnectionLostError)

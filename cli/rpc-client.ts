@@ -7,12 +7,17 @@
  * - Every `call` settles: with the result, with an RpcCallError carrying the daemon's code and
  *   message, or with ConnectionLostError when the daemon goes away first (carrying what the
  *   daemon said about the connection before closing it, such as a limit, if it said anything).
+ * - A message longer than the client reads (by default as long as any answer the daemon may
+ *   send) never throws out of the socket: the connection is dropped and every pending call
+ *   fails with AnswerTooLargeError.
  * - Notifications are delivered in the order they arrive, to the listeners of their method.
  */
 import { connect, type Socket } from 'node:net';
+import { DEFAULT_RPC_LIMITS } from './rpc-limits.js';
 import {
   JSONRPC,
   LineReader,
+  LineTooLongError,
   encode,
   isObject,
   type RpcErrorObject,
@@ -46,6 +51,14 @@ export class ConnectionLostError extends Error {
   }
 }
 
+/** The daemon sent a message longer than this client reads. */
+export class AnswerTooLargeError extends Error {
+  override name = 'AnswerTooLargeError';
+  constructor(readonly maxBytes: number) {
+    super(`the daemon's answer is longer than ${maxBytes} bytes, more than mcpctl reads`);
+  }
+}
+
 /** The daemon answered with a JSON-RPC error. */
 export class RpcCallError extends Error {
   override name = 'RpcCallError';
@@ -70,19 +83,34 @@ export class RpcClient {
   /** The last error the daemon sent about the connection itself (id null). */
   #connectionError: string | undefined;
 
-  constructor(socket: Socket) {
+  /** Set when the daemon sent a line longer than we read; the connection is then dropped. */
+  #tooLarge: AnswerTooLargeError | undefined;
+
+  constructor(socket: Socket, options: { maxLineBytes?: number } = {}) {
     this.#socket = socket;
-    const reader = new LineReader();
+    // As large as any answer the daemon sends (it replaces larger ones with an error).
+    const reader = new LineReader(options.maxLineBytes ?? DEFAULT_RPC_LIMITS.maxResponseBytes);
     socket.on('data', (chunk: Buffer) => {
-      for (const line of reader.push(chunk)) this.#onLine(line);
+      if (this.#tooLarge) return;
+      let lines: string[];
+      try {
+        lines = reader.push(chunk);
+      } catch (err) {
+        if (!(err instanceof LineTooLongError)) throw err;
+        // Nothing after an unread line can be matched to its call: give up the connection.
+        this.#tooLarge = new AnswerTooLargeError(reader.maxLineBytes);
+        reader.clear();
+        socket.destroy();
+        return;
+      }
+      for (const line of lines) this.#onLine(line);
     });
     this.#closed = new Promise<void>((resolve) => {
       socket.on('close', () => {
         this.#isClosed = true;
-        const lost = new ConnectionLostError(
-          'the daemon closed the connection',
-          this.#connectionError,
-        );
+        const lost =
+          this.#tooLarge ??
+          new ConnectionLostError('the daemon closed the connection', this.#connectionError);
         for (const p of this.#pending.values()) p.reject(lost);
         this.#pending.clear();
         resolve();

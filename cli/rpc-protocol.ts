@@ -119,7 +119,7 @@ function tooLarge(id: RpcId | null, maxBytes: number): RpcResponse {
     id,
     error: {
       code: RpcCodes.LimitExceeded,
-      message: `the answer is larger than the daemon's limit of ${maxBytes} bytes; ask for less (fewer names, or -o name)`,
+      message: `the answer is larger than the daemon's limit of ${maxBytes} bytes; ask for less (name the servers you want: mcpctl get servers NAME…)`,
     },
   };
 }

@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
 import type { RpcCallError } from './rpc-client.js';
-import { ConnectionLostError, DaemonUnavailableError, connectClient } from './rpc-client.js';
+import {
+  AnswerTooLargeError,
+  ConnectionLostError,
+  DaemonUnavailableError,
+  RpcClient,
+  connectClient,
+} from './rpc-client.js';
 import { LineReader, RpcCodes, RpcError } from './rpc-protocol.js';
 import { RpcServer, method, type MethodTable } from './rpc-server.js';
 
@@ -341,5 +347,48 @@ describe('bounded answers (issue 13, finding 3)', () => {
     assert.equal(calls, 1, 'only the request with a valid id ran');
     c.socket.destroy();
     await server.close();
+  });
+});
+
+describe('the client reads large answers and survives oversized ones (finding 13)', () => {
+  /** A fake daemon answering every request with `answer(id)` as one line. */
+  async function fakeDaemon(answer: (id: number) => string) {
+    const server = createServer((socket) => {
+      const reader = new LineReader();
+      socket.on('data', (c: Buffer) => {
+        for (const line of reader.push(c)) {
+          const { id } = JSON.parse(line) as { id: number };
+          socket.write(`${answer(id)}\n`);
+        }
+      });
+      socket.on('error', () => undefined);
+    });
+    const p = sockPath();
+    await new Promise<void>((r) => server.listen(p, r));
+    return { p, close: () => new Promise<void>((r) => server.close(() => r())) };
+  }
+
+  it('a 20 MB answer (past the old 16 MiB line limit) is read', async () => {
+    const big = 'x'.repeat(20 * 1024 * 1024);
+    const fake = await fakeDaemon((id) => JSON.stringify({ jsonrpc: '2.0', id, result: big }));
+    const client = await connectClient(fake.p);
+    assert.equal((await client.call<string>('list')).length, big.length);
+    await client.close();
+    await fake.close();
+  });
+
+  it('a line past the client limit fails the calls, never throws out of the socket', async () => {
+    const fake = await fakeDaemon((id) =>
+      JSON.stringify({ jsonrpc: '2.0', id, result: 'y'.repeat(5000) }),
+    );
+    const socket = connect(fake.p);
+    await new Promise((r) => socket.once('connect', r));
+    const client = new RpcClient(socket, { maxLineBytes: 1000 });
+    await assert.rejects(
+      client.call('list'),
+      (e: unknown) => e instanceof AnswerTooLargeError && /longer than 1000 bytes/.test(String(e)),
+    );
+    await client.closed;
+    await fake.close();
   });
 });

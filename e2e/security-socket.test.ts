@@ -58,9 +58,19 @@ function rawClient(socketPath: string): Promise<RawClient> {
 async function startDaemonWith(
   env: TestEnv,
   extra: Record<string, string>,
+  args: readonly string[] = [],
 ): Promise<DaemonProcess> {
   const daemon = env.spawnDaemon(
-    ['daemon', '--workspace', env.workspace, '--debounce-ms', '50', '--drain-delay-ms', '0'],
+    [
+      'daemon',
+      '--workspace',
+      env.workspace,
+      '--debounce-ms',
+      '50',
+      '--drain-delay-ms',
+      '0',
+      ...args,
+    ],
     { env: extra },
   );
   await eventually(
@@ -271,6 +281,49 @@ describe('the daemon socket under attack (e2e)', T, () => {
         assert.equal(d.code, 1, d.stderr);
         assert.match(d.stderr, /HOME is /);
       }
+    },
+  );
+
+  it(
+    'a 50,000-server .mcp.json is refused by validation; the daemon and CLI stay responsive (finding 13)',
+    T,
+    async () => {
+      const many: Record<string, { command: string; args: string[] }> = {};
+      for (let i = 0; i < 50_000; i++)
+        many[`s${i}`] = { command: 'node', args: [`server-${i}.js`] };
+      // Compact, as an attacker would write it: 2.2 MB, under the 4 MiB file-size cap.
+      env.write(env.mcpJsonPath, JSON.stringify({ mcpServers: many }));
+      env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+      await env.startDaemon();
+      const sessions = await env.json<SessionList>(['get', 'sessions', '-o', 'json']);
+      const valid = sessions.items[0]?.status.conditions.find((c) => c.type === 'ConfigValid');
+      assert.equal(valid?.status, 'False', JSON.stringify(valid));
+      assert.ok(valid?.message.includes(env.mcpJsonPath), valid?.message);
+      assert.match(valid?.message ?? '', /50000 servers, more than the 1000/);
+      const servers = await env.untilServers((m) => isReady(m.get('fx')), 'fx Ready');
+      assert.deepEqual([...servers.keys()], ['fx'], 'nothing of the refused file is listed');
+    },
+  );
+
+  it(
+    'an answer too large to send is a clear error, never a stack trace (finding 13)',
+    T,
+    async () => {
+      const many: Record<string, { command: string }> = {};
+      for (let i = 0; i < 400; i++) many[`s${i}`] = { command: `server-${i}` };
+      env.write(env.userSettingsPath, { mcpServers: many });
+      // Not allowed by the ceiling: listed, never started.
+      await startDaemonWith(env, { MCPCTL_RPC_LIMITS: 'maxResponseBytes=50000' }, [
+        '--allowed-mcp-server-names',
+        'none',
+      ]);
+      const r = await env.cli(['get', 'servers']);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /larger than the daemon's limit of 50000 bytes; ask for less/);
+      assert.doesNotMatch(r.stderr, /\n\s+at |Error:/, 'no stack trace');
+      const one = await env.cli(['get', 'servers', 's7', '-o', 'name']);
+      assert.equal(one.code, 0, one.stderr);
+      assert.equal(one.stdout.trim(), 'server/s7');
     },
   );
 });

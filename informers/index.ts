@@ -43,8 +43,11 @@ export {
   validateSettingsDocument,
   validateMcpJsonDocument,
   SETTINGS_KIND,
+  WORKSPACE_SETTINGS_KIND,
   MCP_JSON_KIND,
+  PROJECT_MCP_JSON_KIND,
   TRUSTED_FOLDERS_KIND,
+  MAX_GATED_SERVERS_PER_FILE,
 } from './source-kinds.js';
 export type { KindOptions } from './source-kinds.js';
 export { assembleDesiredState, mergeMcpSettings, folderTrustEnabled } from './desired-state.js';

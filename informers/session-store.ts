@@ -162,8 +162,10 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     const l: Leases = {
       system: registry.settings(files.system),
       user: registry.settings(files.user),
-      ...(files.workspace === undefined ? {} : { workspace: registry.settings(files.workspace) }),
-      project: registry.mcpJson(files.project),
+      ...(files.workspace === undefined
+        ? {}
+        : { workspace: registry.workspaceSettings(files.workspace) }),
+      project: registry.projectMcpJson(files.project),
       ...(files.cli === undefined ? {} : { cli: registry.mcpJson(files.cli) }),
       trustedFolders: registry.trustedFolders(files.trustedFolders),
     };

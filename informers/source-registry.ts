@@ -19,8 +19,10 @@ import type { SourceContent } from '../api/index.js';
 import { createFileSource, type FileSource } from './file-source.js';
 import {
   MCP_JSON_KIND,
+  PROJECT_MCP_JSON_KIND,
   SETTINGS_KIND,
   TRUSTED_FOLDERS_KIND,
+  WORKSPACE_SETTINGS_KIND,
   type KindOptions,
 } from './source-kinds.js';
 import type { TrustRule } from './trust.js';
@@ -41,7 +43,11 @@ export interface SourceRegistryOptions {
 
 export interface SourceRegistry {
   settings(file: string): SourceLease<SourceContent>;
+  /** A workspace's settings: a gated scope, with the gated scopes' server cap. */
+  workspaceSettings(file: string): SourceLease<SourceContent>;
   mcpJson(file: string): SourceLease<SourceContent>;
+  /** A workspace's `.mcp.json`: a gated scope, with the gated scopes' server cap. */
+  projectMcpJson(file: string): SourceLease<SourceContent>;
   trustedFolders(file: string): SourceLease<readonly TrustRule[]>;
   /** Number of open sources (for diagnostics and tests). */
   size(): number;
@@ -92,7 +98,9 @@ export function createSourceRegistry(options: SourceRegistryOptions = {}): Sourc
 
   return {
     settings: (file) => acquire('settings', SETTINGS_KIND, file),
+    workspaceSettings: (file) => acquire('workspaceSettings', WORKSPACE_SETTINGS_KIND, file),
     mcpJson: (file) => acquire('mcpJson', MCP_JSON_KIND, file),
+    projectMcpJson: (file) => acquire('projectMcpJson', PROJECT_MCP_JSON_KIND, file),
     trustedFolders: (file) => acquire('trustedFolders', TRUSTED_FOLDERS_KIND, file),
     size: () => entries.size,
     async close() {

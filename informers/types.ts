@@ -23,7 +23,8 @@ export interface SourceError {
   readonly kind?: 'parse';
 }
 
-export type SourceKind = 'settings' | 'mcpJson' | 'trustedFolders';
+export type SourceKind =
+  'settings' | 'workspaceSettings' | 'mcpJson' | 'projectMcpJson' | 'trustedFolders';
 
 export interface SourceStatus {
   readonly file: string;
