@@ -4,10 +4,14 @@
  * Guarantees:
  * - A bad entry yields errors that name the server, the field path and what was expected,
  *   e.g. `mcpServers.fs.args: expected an array of strings, got "a b"`.
+ * - Values that may be secrets are never quoted (see redact.ts `isSecretField`): a bad `env`,
+ *   `headers`, `oauth`, `url` or `httpUrl` is described by its type only, and inside any
+ *   quoted object or array those fields' values are replaced by `<redacted>`.
  * - Unknown fields are kept (passthrough) and reported as warnings, never as errors.
  * - A server needs `command`, `httpUrl` or `url`; one without is an error, not a late surprise.
  */
 import { z } from 'zod';
+import { REDACTED, describeHidden, isSecretField } from './redact.js';
 
 const stringRecord = z.record(z.string(), z.string());
 
@@ -96,12 +100,20 @@ function nonJsonText(value: unknown): string {
   }
 }
 
-/** A short rendering of the offending value for messages (never the whole of a big value). */
+/** JSON.stringify replacer: a secret field met inside a quoted value shows as `<redacted>`. */
+function hidingSecrets(key: string, value: unknown): unknown {
+  return isSecretField(key) && value !== undefined ? REDACTED : value;
+}
+
+/**
+ * A short rendering of the offending value for messages (never the whole of a big value, never
+ * the value of a secret field found inside it).
+ */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   let text: string;
   try {
-    text = JSON.stringify(value) ?? nonJsonText(value);
+    text = JSON.stringify(value, hidingSecrets) ?? nonJsonText(value);
   } catch {
     text = nonJsonText(value);
   }
@@ -120,6 +132,8 @@ function valueAt(root: unknown, path: ConfigPath): unknown {
 function expectedFor(relPath: ConfigPath, issue: z.ZodIssue): string {
   const [field, ...rest] = relPath;
   if (typeof field === 'string' && rest.length === 0 && EXPECTED[field]) return EXPECTED[field];
+  // zod's own words may quote the value; a secret field is never described with them.
+  if (isSecretField(field)) return 'a string';
   if ((field === 'env' || field === 'headers') && rest.length === 1) return 'a string';
   if (
     (field === 'args' || field === 'includeTools' || field === 'excludeTools') &&
@@ -163,7 +177,8 @@ export function validateServerConfig(raw: unknown, basePath: ConfigPath): Server
   if (!parsed.success) {
     const errors = parsed.error.issues.map((issue) => {
       const path = [...basePath, ...issue.path];
-      const got = describeValue(valueAt(raw, issue.path));
+      const value = valueAt(raw, issue.path);
+      const got = isSecretField(issue.path[0]) ? describeHidden(value) : describeValue(value);
       return {
         path,
         message: `${formatPath(path)}: expected ${expectedFor(issue.path, issue)}, got ${got}`,
