@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   describeValue,
   formatPath,
+  quoteName,
   validateServerConfig,
   validateSourceDocument,
   type McpServerConfig,
@@ -422,5 +423,52 @@ describe('validation never quotes a secret', { timeout: 10_000 }, () => {
     assert.deepEqual(messagesOf({ mcpServers: { fs: [{ command: 'node' }] } }), [
       'mcpServers.fs: expected an object describing the server, got [{"command":"node"}]',
     ]);
+  });
+});
+
+describe('server names that would drive a terminal', { timeout: 10_000 }, () => {
+  const RAW = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+  it('refuses control characters, newlines and bidi controls, with a printable message', () => {
+    for (const name of [
+      'x\u001b]52;c;SGVsbG8=\u0007y',
+      'a\u001b[2Jb',
+      'line\nbreak',
+      'tab\there',
+      'c\u009b2Jd',
+      'del\u007f',
+      'e\u202ef',
+      'g\u2066h',
+    ]) {
+      const v = validateSourceDocument(
+        { mcpServers: { ok: { command: 'node' }, [name]: { command: 'node' } } },
+        normalizeServerConfig,
+      );
+      assert.equal(v.errors.length, 1, JSON.stringify(name));
+      const [error] = v.errors;
+      assert.deepEqual(error?.path, ['mcpServers', name]);
+      assert.match(
+        error?.message ?? '',
+        /^mcpServers: the server name ".*" contains the control character U\+[0-9A-F]{4}; rename the server/,
+      );
+      assert.doesNotMatch(error?.message ?? '', RAW);
+      assert.equal(Object.keys(v.content.mcpServers ?? {}).includes(name), false);
+    }
+  });
+
+  it('quotes names with their control characters escaped', () => {
+    assert.equal(quoteName('a\u001b[2Jb'), '"a\\u001b[2Jb"');
+    assert.equal(quoteName('c\u009bd\u202e'), '"c\\u009bd\\u202e"');
+    assert.equal(quoteName('fs'), '"fs"');
+  });
+
+  it('accepts names in any script, spaces and punctuation', () => {
+    const names = ['名前', 'صندوق', 'my server', "it's", 'a/b:c'];
+    const v = validateSourceDocument(
+      { mcpServers: Object.fromEntries(names.map((n) => [n, { command: 'node' }])) },
+      normalizeServerConfig,
+    );
+    assert.deepEqual(v.errors, []);
+    assert.deepEqual(Object.keys(v.content.mcpServers ?? {}), names);
   });
 });

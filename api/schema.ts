@@ -9,6 +9,10 @@
  *   quoted object or array those fields' values are replaced by `<redacted>`.
  * - Unknown fields are kept (passthrough) and reported as warnings, never as errors.
  * - A server needs `command`, `httpUrl` or `url`; one without is an error, not a late surprise.
+ * - A server name holding a control character (C0 incl. newline and tab, DEL, C1, U+2028/2029)
+ *   or a bidi override/isolate is an error: names reach terminals, logs and the agent, where
+ *   such characters rewrite what is shown. The message shows the name with those characters
+ *   escaped, so it is safe to print anywhere.
  */
 import { z } from 'zod';
 import { REDACTED, describeHidden, isSecretField } from './redact.js';
@@ -268,6 +272,27 @@ const mapCache = new WeakMap<
   }
 >();
 
+/** Characters a server name must not hold (see the module doc). */
+const BAD_NAME_CHAR = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/** A name in double quotes with every character of BAD_NAME_CHAR as a `\uXXXX` escape. */
+export function quoteName(name: string): string {
+  return JSON.stringify(name).replace(
+    new RegExp(BAD_NAME_CHAR.source, 'g'),
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+function badNameIssue(name: string): ConfigIssue | undefined {
+  const bad = BAD_NAME_CHAR.exec(name);
+  if (bad === null) return undefined;
+  const code = `U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  return {
+    path: ['mcpServers', name],
+    message: `mcpServers: the server name ${quoteName(name)} contains the control character ${code}; rename the server using letters, digits, "-", "_" or "."`,
+  };
+}
+
 function validatedServerMap(
   servers: object,
   normalize: (c: McpServerConfig) => McpServerConfig,
@@ -285,6 +310,11 @@ function validatedServerMap(
         path: ['mcpServers', name],
         message: 'mcpServers: a server name must not be empty',
       });
+      continue;
+    }
+    const badName = badNameIssue(name);
+    if (badName !== undefined) {
+      errors.push(badName);
       continue;
     }
     const v = validatedEntry(name, raws[name], normalize);
