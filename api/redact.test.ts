@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { REDACTED, redact } from './redact.js';
+import { REDACTED, redact, redactUrl, scrubUrl } from './redact.js';
 import type { McpServerConfig } from './schema.js';
 
 describe('redact', { timeout: 10_000 }, () => {
@@ -42,5 +42,53 @@ describe('redact', { timeout: 10_000 }, () => {
     const out = redact({ command: 'node' });
     assert.deepEqual(out, { command: 'node' });
     assert.equal('env' in out, false);
+  });
+});
+
+describe('redactUrl / scrubUrl', { timeout: 10_000 }, () => {
+  it('hides userinfo, query values and fragment, keeping what says where it goes', () => {
+    const cases: Array<[string, string]> = [
+      ['https://mcp.test/mcp', 'https://mcp.test/mcp'],
+      ['https://mcp.test/mcp?token=abc', 'https://mcp.test/mcp?token=<redacted>'],
+      [
+        'https://mcp.test:8443/v1/mcp?api_key=k1&mode=x&flag',
+        'https://mcp.test:8443/v1/mcp?api_key=<redacted>&mode=<redacted>&<redacted>',
+      ],
+      ['https://user:pass@mcp.test/', 'https://<redacted>@mcp.test/'],
+      ['https://ghp_tokenonly@github.test/mcp', 'https://<redacted>@github.test/mcp'],
+      ['https://mcp.test/cb#access_token=xyz', 'https://mcp.test/cb#<redacted>'],
+      ['not a url ?token=abc', '<redacted>'],
+    ];
+    for (const [url, shown] of cases) assert.equal(redactUrl(url), shown, url);
+  });
+
+  it('redact() applies it to url and httpUrl', () => {
+    assert.deepEqual(
+      redact({ url: 'https://u:p@a.test/sse?t=1', httpUrl: 'https://a.test/mcp?key=s3cr3t' }),
+      {
+        url: 'https://<redacted>@a.test/sse?t=<redacted>',
+        httpUrl: 'https://a.test/mcp?key=<redacted>',
+      },
+    );
+  });
+
+  it('scrubs the URL, its secrets alone and any credentials from a message', () => {
+    const url = 'https://bob:hunter22@mcp.test/mcp?token=tok-123456&x=1#frag-secret';
+    const message = [
+      `fetch ${url} failed`,
+      `fetch ${new URL(url).href} failed`,
+      'server said: invalid token tok-123456',
+      'password hunter22 rejected; fragment frag-secret',
+      'retry via https://alice:pw@other.test/',
+    ].join('\n');
+    const out = scrubUrl(message, url);
+    for (const secret of ['hunter22', 'tok-123456', 'frag-secret', 'alice:pw']) {
+      assert.ok(!out.includes(secret), `${secret} in:\n${out}`);
+    }
+    assert.match(
+      out,
+      /fetch https:\/\/<redacted>@mcp\.test\/mcp\?token=<redacted>&x=<redacted>#<redacted> failed/,
+    );
+    assert.match(out, /retry via https:\/\/<redacted>@other\.test\//);
   });
 });

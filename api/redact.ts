@@ -1,10 +1,53 @@
 /**
- * Secrets stay hidden: env and header values, and OAuth secrets, are replaced in every output
- * unless the caller explicitly asks for them (`--show-secrets`).
+ * Secrets stay hidden: env and header values, OAuth secrets, and the secret parts of URLs are
+ * replaced in every output unless the caller explicitly asks for them (`--show-secrets`).
+ *
+ * Guarantees:
+ * - `redactUrl` keeps scheme, host, port, path and the query's keys, and hides the userinfo,
+ *   every query value and the fragment (`https://<redacted>@h/mcp?token=<redacted>`): tokens
+ *   travel there (`?api_key=`, `#access_token=`, `https://TOKEN@host`). `redact` applies it to
+ *   `url` and `httpUrl`; `scrubUrl` to every place a message quotes the URL or its secrets.
+ * - `isSecretField` names the server fields whose values may be or carry a secret (env, headers,
+ *   oauth, and the URLs, whose query or userinfo may hold a token); validation messages never
+ *   quote their values, and `describeHidden` says only what type was found.
  */
 import type { McpServerConfig } from './schema.js';
 
 export const REDACTED = '<redacted>';
+
+const SECRET_FIELDS: ReadonlySet<string> = new Set(['env', 'headers', 'oauth', 'url', 'httpUrl']);
+
+/** True for a server field whose value may be, or carry, a secret. */
+export function isSecretField(field: string | number | undefined): boolean {
+  return typeof field === 'string' && SECRET_FIELDS.has(field);
+}
+
+function typeWord(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'string':
+      return 'a string';
+    case 'number':
+    case 'bigint':
+      return 'a number';
+    case 'boolean':
+      return 'a boolean';
+    case 'undefined':
+      return 'nothing';
+    case 'object':
+      return 'an object';
+    default:
+      return `a ${typeof value}`;
+  }
+}
+
+/** What a validation message says instead of a value that may be a secret: its type only. */
+export function describeHidden(value: unknown): string {
+  return value === undefined || value === null
+    ? typeWord(value)
+    : `${typeWord(value)} (not shown: it may be a secret)`;
+}
 
 const SECRET_OAUTH_KEYS = /secret|token|password|key/i;
 
@@ -15,8 +58,84 @@ function redactValues(
   return Object.fromEntries(Object.keys(record).map((k) => [k, REDACTED]));
 }
 
+/** A URL fit for output (see the module doc); what does not parse is hidden whole. */
+export function redactUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return REDACTED;
+  }
+  const auth = u.username !== '' || u.password !== '' ? `${REDACTED}@` : '';
+  const query =
+    u.search === ''
+      ? ''
+      : `?${u.search
+          .slice(1)
+          .split('&')
+          .map((part) => {
+            const eq = part.indexOf('=');
+            // A bare `?abc123` may be the token itself.
+            if (eq < 0) return part === '' ? '' : REDACTED;
+            return `${part.slice(0, eq)}=${REDACTED}`;
+          })
+          .join('&')}`;
+  const fragment = u.hash === '' ? '' : `#${REDACTED}`;
+  return `${u.protocol}//${auth}${u.host}${u.pathname}${query}${fragment}`;
+}
+
+/** Below this length a query value is not searched for alone in a message (it would hit words). */
+const MIN_SECRET_LENGTH = 6;
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/** The parts of `url` that may be secret, as written and decoded. */
+function secretsOf(u: URL): string[] {
+  const raw = [u.username, u.password, u.hash.slice(1)];
+  for (const part of u.search.slice(1).split('&')) {
+    const eq = part.indexOf('=');
+    raw.push(eq < 0 ? part : part.slice(eq + 1));
+  }
+  const all = raw.flatMap((s) => [s, decoded(s)]);
+  // Longest first, so a secret containing another is replaced whole.
+  return [...new Set(all)]
+    .filter((s) => s.length >= MIN_SECRET_LENGTH)
+    .sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Hides what may be secret in a text that may quote `url` (error messages of HTTP clients do):
+ * the URL itself in any of its spellings becomes `redactUrl(url)`, its query values, userinfo
+ * and fragment wherever they appear alone become `<redacted>`, and so does any `//user:pass@`.
+ */
+export function scrubUrl(text: string, url: string): string {
+  const safe = redactUrl(url);
+  let out = text;
+  const spellings = new Set([url]);
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+    spellings.add(parsed.href);
+  } catch {
+    // Not a URL: only its literal spelling can be found.
+  }
+  for (const s of [...spellings].sort((a, b) => b.length - a.length))
+    if (s !== '') out = out.split(s).join(safe);
+  if (parsed !== undefined)
+    for (const secret of secretsOf(parsed)) out = out.split(secret).join(REDACTED);
+  return out.replace(/\/\/[^/\s@<>]+@/g, `//${REDACTED}@`);
+}
+
 export function redact(spec: McpServerConfig): McpServerConfig {
   const out: McpServerConfig = { ...spec };
+  if (spec.url !== undefined) out.url = redactUrl(spec.url);
+  if (spec.httpUrl !== undefined) out.httpUrl = redactUrl(spec.httpUrl);
   if (spec.env) out.env = redactValues(spec.env);
   if (spec.headers) out.headers = redactValues(spec.headers);
   if (spec.oauth) {

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   describeValue,
   formatPath,
+  quoteName,
   validateServerConfig,
   validateSourceDocument,
   type McpServerConfig,
@@ -32,25 +33,25 @@ describe('validateServerConfig error messages', { timeout: 10_000 }, () => {
       'an env value',
       'fs',
       { command: 'node', env: { TOKEN: 5 } },
-      'mcpServers.fs.env.TOKEN: expected a string, got 5',
+      'mcpServers.fs.env.TOKEN: expected a string, got a number (not shown: it may be a secret)',
     ],
     [
       'headers',
       'web',
       { httpUrl: 'https://a.test', headers: 'x' },
-      'mcpServers.web.headers: expected an object of string values, got "x"',
+      'mcpServers.web.headers: expected an object of string values, got a string (not shown: it may be a secret)',
     ],
     [
       'url',
       'web',
       { url: 'not a url' },
-      'mcpServers.web.url: expected an absolute URL (SSE), got "not a url"',
+      'mcpServers.web.url: expected an absolute URL (SSE), got a string (not shown: it may be a secret)',
     ],
     [
       'httpUrl',
       'web',
       { httpUrl: 'nope' },
-      'mcpServers.web.httpUrl: expected an absolute URL (streamable HTTP), got "nope"',
+      'mcpServers.web.httpUrl: expected an absolute URL (streamable HTTP), got a string (not shown: it may be a secret)',
     ],
     [
       'empty command',
@@ -98,7 +99,7 @@ describe('validateServerConfig error messages', { timeout: 10_000 }, () => {
       'oauth',
       'fs',
       { command: 'node', oauth: 'token' },
-      'mcpServers.fs.oauth: expected an object, got "token"',
+      'mcpServers.fs.oauth: expected an object, got a string (not shown: it may be a secret)',
     ],
     [
       'a non-object entry',
@@ -355,5 +356,119 @@ describe('formatPath', { timeout: 10_000 }, () => {
   it('joins keys with dots and indexes with brackets', () => {
     assert.equal(formatPath(['mcpServers', 'fs', 'args', 0]), 'mcpServers.fs.args[0]');
     assert.equal(formatPath(['mcp', 'allowed']), 'mcp.allowed');
+  });
+});
+
+describe('validation never quotes a secret', { timeout: 10_000 }, () => {
+  const SECRET = 'sk-live-Zq9xSECRET';
+  // Every shape a careless or hostile config could give a secret-bearing field.
+  const entries: Array<[string, Record<string, unknown>]> = [
+    ['env as a string', { command: 'node', env: `TOKEN=${SECRET}` }],
+    ['env as an array', { command: 'node', env: [`TOKEN=${SECRET}`] }],
+    ['env as a number', { command: 'node', env: 4242424242 }],
+    ['an env value as an array', { command: 'node', env: { TOKEN: [SECRET] } }],
+    ['an env value as an object', { command: 'node', env: { TOKEN: { value: SECRET } } }],
+    ['an env value as a number', { command: 'node', env: { PIN: 4242424242 } }],
+    ['an env value as a boolean', { command: 'node', env: { SECRET_FLAG: true } }],
+    ['headers as a string', { httpUrl: 'https://a.test', headers: `Authorization: ${SECRET}` }],
+    ['headers as an array', { httpUrl: 'https://a.test', headers: [`Bearer ${SECRET}`] }],
+    ['a header value as an array', { httpUrl: 'https://a.test', headers: { A: [SECRET] } }],
+    ['a header value as a number', { httpUrl: 'https://a.test', headers: { A: 4242424242 } }],
+    ['a header value as an object', { httpUrl: 'https://a.test', headers: { A: { b: SECRET } } }],
+    ['oauth as a string', { httpUrl: 'https://a.test', oauth: SECRET }],
+    ['oauth as an array', { httpUrl: 'https://a.test', oauth: [{ clientSecret: SECRET }] }],
+    ['a relative url with a token', { url: `mcp.test/sse?token=${SECRET}` }],
+    ['a url with userinfo, not absolute', { httpUrl: `//user:${SECRET}@mcp.test/` }],
+    ['a url given as an array', { httpUrl: [`https://mcp.test/?api_key=${SECRET}`] }],
+    // Other errors in the same entry must not drag the secrets along.
+    ['a bad field next to env', { command: 1, env: { TOKEN: SECRET }, headers: { A: SECRET } }],
+  ];
+
+  /** Every message a document gives, whatever it is. */
+  function messagesOf(doc: unknown): string[] {
+    const v = validateSourceDocument(doc, normalizeServerConfig);
+    return [...v.errors, ...v.warnings].map((i) => i.message);
+  }
+
+  for (const [what, entry] of entries) {
+    it(`names the field and the type, never the value: ${what}`, () => {
+      const messages = messagesOf({ mcpServers: { fs: entry } });
+      assert.ok(messages.length > 0, 'the entry is refused');
+      for (const m of messages) {
+        assert.ok(!m.includes(SECRET) && !m.includes('4242424242'), m);
+        assert.match(m, /^mcpServers\.fs(\.|:)/);
+      }
+    });
+  }
+
+  it('does not quote a secret through a badly shaped entry, map or document either', () => {
+    const server = { command: 'node', env: { TOKEN: SECRET }, headers: { A: SECRET } };
+    const remote = { url: `https://user:${SECRET}@mcp.test/?token=${SECRET}` };
+    for (const doc of [
+      { mcpServers: { fs: [server] } },
+      { mcpServers: [server, remote] },
+      [{ mcpServers: { fs: server } }],
+      { mcpServers: { fs: [remote] } },
+    ]) {
+      const messages = messagesOf(doc);
+      assert.ok(messages.length > 0, JSON.stringify(doc));
+      for (const m of messages) assert.ok(!m.includes(SECRET), m);
+    }
+  });
+
+  it('still shows the value of fields that are not secret', () => {
+    assert.deepEqual(messagesOf({ mcpServers: { fs: { command: 'node', args: 'a b' } } }), [
+      'mcpServers.fs.args: expected an array of strings, got "a b"',
+    ]);
+    assert.deepEqual(messagesOf({ mcpServers: { fs: [{ command: 'node' }] } }), [
+      'mcpServers.fs: expected an object describing the server, got [{"command":"node"}]',
+    ]);
+  });
+});
+
+describe('server names that would drive a terminal', { timeout: 10_000 }, () => {
+  const RAW = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+  it('refuses control characters, newlines and bidi controls, with a printable message', () => {
+    for (const name of [
+      'x\u001b]52;c;SGVsbG8=\u0007y',
+      'a\u001b[2Jb',
+      'line\nbreak',
+      'tab\there',
+      'c\u009b2Jd',
+      'del\u007f',
+      'e\u202ef',
+      'g\u2066h',
+    ]) {
+      const v = validateSourceDocument(
+        { mcpServers: { ok: { command: 'node' }, [name]: { command: 'node' } } },
+        normalizeServerConfig,
+      );
+      assert.equal(v.errors.length, 1, JSON.stringify(name));
+      const [error] = v.errors;
+      assert.deepEqual(error?.path, ['mcpServers', name]);
+      assert.match(
+        error?.message ?? '',
+        /^mcpServers: the server name ".*" contains the control character U\+[0-9A-F]{4}; rename the server/,
+      );
+      assert.doesNotMatch(error?.message ?? '', RAW);
+      assert.equal(Object.keys(v.content.mcpServers ?? {}).includes(name), false);
+    }
+  });
+
+  it('quotes names with their control characters escaped', () => {
+    assert.equal(quoteName('a\u001b[2Jb'), '"a\\u001b[2Jb"');
+    assert.equal(quoteName('c\u009bd\u202e'), '"c\\u009bd\\u202e"');
+    assert.equal(quoteName('fs'), '"fs"');
+  });
+
+  it('accepts names in any script, spaces and punctuation', () => {
+    const names = ['名前', 'صندوق', 'my server', "it's", 'a/b:c'];
+    const v = validateSourceDocument(
+      { mcpServers: Object.fromEntries(names.map((n) => [n, { command: 'node' }])) },
+      normalizeServerConfig,
+    );
+    assert.deepEqual(v.errors, []);
+    assert.deepEqual(Object.keys(v.content.mcpServers ?? {}), names);
   });
 });

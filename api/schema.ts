@@ -4,10 +4,18 @@
  * Guarantees:
  * - A bad entry yields errors that name the server, the field path and what was expected,
  *   e.g. `mcpServers.fs.args: expected an array of strings, got "a b"`.
+ * - Values that may be secrets are never quoted (see redact.ts `isSecretField`): a bad `env`,
+ *   `headers`, `oauth`, `url` or `httpUrl` is described by its type only, and inside any
+ *   quoted object or array those fields' values are replaced by `<redacted>`.
  * - Unknown fields are kept (passthrough) and reported as warnings, never as errors.
  * - A server needs `command`, `httpUrl` or `url`; one without is an error, not a late surprise.
+ * - A server name holding a control character (C0 incl. newline and tab, DEL, C1, U+2028/2029)
+ *   or a bidi override/isolate is an error: names reach terminals, logs and the agent, where
+ *   such characters rewrite what is shown. The message shows the name with those characters
+ *   escaped, so it is safe to print anywhere.
  */
 import { z } from 'zod';
+import { REDACTED, describeHidden, isSecretField } from './redact.js';
 
 const stringRecord = z.record(z.string(), z.string());
 
@@ -96,12 +104,20 @@ function nonJsonText(value: unknown): string {
   }
 }
 
-/** A short rendering of the offending value for messages (never the whole of a big value). */
+/** JSON.stringify replacer: a secret field met inside a quoted value shows as `<redacted>`. */
+function hidingSecrets(key: string, value: unknown): unknown {
+  return isSecretField(key) && value !== undefined ? REDACTED : value;
+}
+
+/**
+ * A short rendering of the offending value for messages (never the whole of a big value, never
+ * the value of a secret field found inside it).
+ */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   let text: string;
   try {
-    text = JSON.stringify(value) ?? nonJsonText(value);
+    text = JSON.stringify(value, hidingSecrets) ?? nonJsonText(value);
   } catch {
     text = nonJsonText(value);
   }
@@ -120,6 +136,8 @@ function valueAt(root: unknown, path: ConfigPath): unknown {
 function expectedFor(relPath: ConfigPath, issue: z.ZodIssue): string {
   const [field, ...rest] = relPath;
   if (typeof field === 'string' && rest.length === 0 && EXPECTED[field]) return EXPECTED[field];
+  // zod's own words may quote the value; a secret field is never described with them.
+  if (isSecretField(field)) return 'a string';
   if ((field === 'env' || field === 'headers') && rest.length === 1) return 'a string';
   if (
     (field === 'args' || field === 'includeTools' || field === 'excludeTools') &&
@@ -163,7 +181,8 @@ export function validateServerConfig(raw: unknown, basePath: ConfigPath): Server
   if (!parsed.success) {
     const errors = parsed.error.issues.map((issue) => {
       const path = [...basePath, ...issue.path];
-      const got = describeValue(valueAt(raw, issue.path));
+      const value = valueAt(raw, issue.path);
+      const got = isSecretField(issue.path[0]) ? describeHidden(value) : describeValue(value);
       return {
         path,
         message: `${formatPath(path)}: expected ${expectedFor(issue.path, issue)}, got ${got}`,
@@ -253,6 +272,27 @@ const mapCache = new WeakMap<
   }
 >();
 
+/** Characters a server name must not hold (see the module doc). */
+const BAD_NAME_CHAR = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/** A name in double quotes with every character of BAD_NAME_CHAR as a `\uXXXX` escape. */
+export function quoteName(name: string): string {
+  return JSON.stringify(name).replace(
+    new RegExp(BAD_NAME_CHAR.source, 'g'),
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+function badNameIssue(name: string): ConfigIssue | undefined {
+  const bad = BAD_NAME_CHAR.exec(name);
+  if (bad === null) return undefined;
+  const code = `U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  return {
+    path: ['mcpServers', name],
+    message: `mcpServers: the server name ${quoteName(name)} contains the control character ${code}; rename the server using letters, digits, "-", "_" or "."`,
+  };
+}
+
 function validatedServerMap(
   servers: object,
   normalize: (c: McpServerConfig) => McpServerConfig,
@@ -270,6 +310,11 @@ function validatedServerMap(
         path: ['mcpServers', name],
         message: 'mcpServers: a server name must not be empty',
       });
+      continue;
+    }
+    const badName = badNameIssue(name);
+    if (badName !== undefined) {
+      errors.push(badName);
       continue;
     }
     const v = validatedEntry(name, raws[name], normalize);

@@ -5,6 +5,9 @@
  * - A read says exactly one of: missing (no decisions yet), ok, corrupt (with the problem and
  *   where), or unreadable (with the OS error). It never throws for these, so every caller has
  *   to decide what each case means.
+ * - A read never waits on the file: a FIFO, socket or device is `unreadable` ("not a regular
+ *   file") without being read, checked before opening and again on the handle, and the open
+ *   itself is non-blocking, so a FIFO swapped in between cannot hold a libuv thread forever.
  * - A write is atomic: a temporary file in the same folder, fsynced, then renamed over the old
  *   one (write-file-atomic). A reader in any process sees the old content or the new, never a
  *   mix, and a crash mid-write leaves the old file intact.
@@ -14,7 +17,7 @@
  * - `moveAside` never overwrites: it picks `<file>.corrupt-<timestamp>` and adds `-1`, `-2`, ...
  *   if an earlier quarantined copy already has that name.
  */
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { parseDecisions, serializeDecisions, type ApprovalDecisions } from './decisions.js';
@@ -28,10 +31,37 @@ export type FileRead =
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
 
+/** Read-only and non-blocking: opening a FIFO must not wait for a writer. */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * Throws for what must not be read. A directory passes: reading it fails with EISDIR, which
+ * says it well enough.
+ */
+function assertReadable(stats: Stats): void {
+  if (stats.isFile() || stats.isDirectory()) return;
+  const kind = stats.isFIFO() ? 'a FIFO (named pipe)' : stats.isSocket() ? 'a socket' : 'a device';
+  throw new Error(
+    `it is ${kind}, not a regular file, so it was not read; replace it with a regular file or remove it`,
+  );
+}
+
+/** The file's text, read only if it is a regular file (see the module's guarantees). */
+async function readRegularFile(file: string): Promise<string> {
+  assertReadable(await fs.stat(file));
+  const handle = await fs.open(file, OPEN_FLAGS);
+  try {
+    assertReadable(await handle.stat());
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function readDecisionsFile(file: string): Promise<FileRead> {
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = await readRegularFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
     return { kind: 'unreadable', error };

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -296,6 +297,34 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     });
     assert.ok(fs.statSync(file).isDirectory());
     assert.equal(store.getState(ws, 'fs', FS), 'pending');
+  });
+
+  it('never reads (nor waits on) a FIFO in place of the file', async (t) => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    execFileSync('mkfifo', [file]);
+    // Should a read wait on the FIFO, open it for writing (non-blocking) to release it, so a
+    // failing test cannot hang the test process.
+    t.after(() => {
+      try {
+        fs.closeSync(fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nobody reads it.
+      }
+    });
+    const store = await Promise.race([
+      open(),
+      new Promise<never>((_, reject) => {
+        setTimeout(() => reject(new Error('open waited on the FIFO')), 5000).unref();
+      }),
+    ]);
+    assert.equal(store.getState(ws, 'fs', FS), 'pending');
+    assert.equal(store.lastError?.code, 'unreadable');
+    assert.match(store.lastError?.message ?? '', /FIFO \(named pipe\), not a regular file/);
+    await assert.rejects(store.approve(ws, 'fs', FS), (e: ApprovalStoreError) => {
+      assert.equal(e.code, 'unreadable');
+      return true;
+    });
+    assert.ok(fs.statSync(file).isFIFO(), 'left untouched');
   });
 
   it('fails a write with a clear error when another holder keeps the lock', async () => {

@@ -8,6 +8,8 @@
  * - A daemon error arrives as a CliError carrying the daemon's message (exit 1); a daemon that
  *   goes away mid-call says so and where its log is.
  * - The connection is closed when the command is done, whatever happened.
+ * - `terminalSafeIo` is the one door of every command's output: control characters that are
+ *   not our own colours are escaped there (output/escape.ts), whatever printed them.
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +24,7 @@ import {
   type RpcClient,
 } from './rpc-client.js';
 import { resolveSocketPath } from './socket-path.js';
+import { escapeText } from './output/escape.js';
 import { styleFor, type Style } from './output/style.js';
 
 /** Flags every command accepts (DESIGN §7). */
@@ -49,6 +52,25 @@ export const processIo: Io = {
     return process.stderr.isTTY === true;
   },
 };
+
+/**
+ * `io` with every write escaped: text from configs, servers and the daemon cannot drive the
+ * terminal. Our own colour codes pass only on a stream that gets colour at all.
+ */
+export function terminalSafeIo(io: Io): Io {
+  const outColour = styleFor({ isTTY: io.stdoutIsTTY }).enabled;
+  const errColour = styleFor({ isTTY: io.stderrIsTTY }).enabled;
+  return {
+    out: (text) => io.out(escapeText(text, { keepOwnSgr: outColour })),
+    err: (text) => io.err(escapeText(text, { keepOwnSgr: errColour })),
+    get stdoutIsTTY() {
+      return io.stdoutIsTTY;
+    },
+    get stderrIsTTY() {
+      return io.stderrIsTTY;
+    },
+  };
+}
 
 export interface CommandEnv {
   readonly socket: string;

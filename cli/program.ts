@@ -9,7 +9,7 @@
  * - `--help` and `--version` exit 0.
  */
 import { Command, CommanderError } from 'commander';
-import { processIo, type Io } from './command-env.js';
+import { processIo, terminalSafeIo, type Io } from './command-env.js';
 import { registerDaemon } from './commands/daemon.js';
 import { registerDecisions } from './commands/decide.js';
 import { registerDescribe } from './commands/describe.js';
@@ -59,7 +59,9 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
   return program;
 }
 
-export async function run(argv: readonly string[], io: Io = processIo): Promise<RunResult> {
+export async function run(argv: readonly string[], rawIo: Io = processIo): Promise<RunResult> {
+  // Every word a command prints goes through here (serve and the daemon write no human text).
+  const io = terminalSafeIo(rawIo);
   let daemon = false;
   let daemonCode = EXIT_OK;
   const program = buildProgram(io, (code) => {

@@ -7,10 +7,16 @@
  *   being read is refused too.
  * - A missing file (or a missing directory on the way, ENOENT/ENOTDIR) is `missing`, which the
  *   caller treats as an empty source, not as an error.
- * - Any other failure (a directory where the file should be, no permission, …) is an `error`
- *   with a message that says what to do.
+ * - Only regular files (or symlinks to one) are read. A FIFO, socket, device or directory is an
+ *   `error` ("not a regular file") and is never read: it is checked before opening, the open is
+ *   non-blocking (a FIFO swapped in after the check cannot make open() wait for a writer), and
+ *   the open handle is checked again before the first read. A read that could block forever
+ *   would hold one of libuv's four threads, and four of them freeze every file operation of
+ *   the daemon.
+ * - Any other failure (no permission, …) is an `error` with a message that says what to do.
  */
-import { open } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 
 /** 4 MiB: far beyond any hand-written config, small enough to never stall the daemon. */
 export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
@@ -37,9 +43,33 @@ export function tooLargeMessage(size: number, maxBytes: number): string {
 
 const IS_DIRECTORY = 'is a directory, not a file; remove it or put the file there';
 
+/** Read-only, non-blocking: opening a FIFO must not wait for a writer (no O_NONBLOCK: 0). */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/** What a non-regular file is, in words, for the message. */
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  return 'a special file';
+}
+
+function notRegularMessage(kind: string): string {
+  return `is ${kind}, not a regular file, so it was not read; replace it with a regular file holding the configuration (or remove it)`;
+}
+
+/** Why `stats` must not be read, or undefined for a regular file. */
+function refusal(stats: Stats): string | undefined {
+  if (stats.isFile()) return undefined;
+  return stats.isDirectory() ? IS_DIRECTORY : notRegularMessage(kindOf(stats));
+}
+
 function readErrorMessage(err: unknown): string {
   const code = errnoOf(err);
   if (code === 'EISDIR') return IS_DIRECTORY;
+  // open() of a Unix socket fails with ENXIO; a check above usually catches it first.
+  if (code === 'ENXIO') return notRegularMessage('a socket or device without a reader');
   if (code === 'EACCES' || code === 'EPERM')
     return 'permission denied; make the file readable by this user (chmod u+r)';
   return `cannot be read: ${err instanceof Error ? err.message : String(err)}`;
@@ -51,15 +81,20 @@ export async function readFileCapped(
 ): Promise<ReadResult> {
   let handle;
   try {
-    handle = await open(file, 'r');
+    // Checked before opening: opening a device can have effects of its own.
+    const refused = refusal(await stat(file));
+    if (refused !== undefined) return { kind: 'error', message: refused };
+    handle = await open(file, OPEN_FLAGS);
   } catch (err) {
     const code = errnoOf(err);
     if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
     return { kind: 'error', message: readErrorMessage(err) };
   }
   try {
+    // Checked again on the handle: the path may have been swapped since the check above.
     const stats = await handle.stat();
-    if (stats.isDirectory()) return { kind: 'error', message: IS_DIRECTORY };
+    const refused = refusal(stats);
+    if (refused !== undefined) return { kind: 'error', message: refused };
     if (stats.size > maxBytes) return { kind: 'tooLarge', size: stats.size };
     const chunks: Buffer[] = [];
     let total = 0;

@@ -206,7 +206,7 @@ test('an unreachable remote server fails fast with the server named', T, async (
       assert.ok(err instanceof ConnectError);
       assert.match(
         err.message,
-        /^server "gone": could not connect to http:\/\/127\.0\.0\.1:\d+\/mcp \(streamable HTTP\)/,
+        /^server "gone": could not connect to http:\/\/<redacted>@127\.0\.0\.1:\d+\/mcp\?token=<redacted> \(streamable HTTP\)/,
       );
       assert.doesNotMatch(err.message, /secret|token=abc/, 'no credentials in messages');
       return true;

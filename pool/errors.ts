@@ -9,8 +9,9 @@
  *   `stderrTail` and (the last STDERR_LINES_IN_MESSAGE of them) in the message itself: the
  *   reason a server dies at start is almost always there.
  * - Messages never contain env or header values (secrets, DESIGN §5); URLs are shown without
- *   credentials or query.
+ *   credentials, query values or fragment.
  */
+import { redactUrl, scrubUrl } from '../api/index.js';
 
 /** How many stderr lines a connect-failure message quotes; the full tail is on the error. */
 export const STDERR_LINES_IN_MESSAGE = 20;
@@ -98,27 +99,8 @@ export function messageOf(err: unknown): string {
 }
 
 /**
- * Removes what may be secret from a text that may quote a URL (the SDK's messages do): the
- * userinfo, query and fragment of `url` wherever it appears, and any `//user:pass@`.
+ * URLs in messages and logs: userinfo, query values and fragment hidden (api/redact.ts, the
+ * one place that knows which parts of a URL may be secret).
  */
-export function scrubUrl(text: string, url: string): string {
-  let out = text;
-  if (url !== '') out = out.split(url).join(safeUrl(url));
-  try {
-    const href = new URL(url).href;
-    out = out.split(href).join(safeUrl(url));
-  } catch {
-    // Not a URL: nothing more to find.
-  }
-  return out.replace(/\/\/[^/\s@]*:[^/\s@]*@/g, '//');
-}
-
-/** A URL fit for messages and logs: no userinfo, no query, no fragment (they may hold tokens). */
-export function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '<invalid URL>';
-  }
-}
+export { scrubUrl };
+export const safeUrl = redactUrl;

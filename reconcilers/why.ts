@@ -3,10 +3,14 @@
  *
  * Classification uses the merged server map before allowlist filtering, so a server filtered
  * out by a narrowed allowlist is `NotAllowed`, never `Removed`.
+ *
+ * A suggested command pastes into a shell as shown (shell-quote.ts), and a name to write into a
+ * config file is quoted as JSON with control characters escaped, whatever the name holds.
  */
-import type { DesiredServer } from '../api/index.js';
+import { quoteName, type DesiredServer } from '../api/index.js';
 import { decideAdmission, type AdmissionContext } from './admission.js';
 import type { ServerRecord } from './server-record.js';
+import { commandHint } from './shell-quote.js';
 
 export type UnavailableReason =
   | 'NotAllowed'
@@ -44,13 +48,13 @@ export function why(name: string, ctx: WhyContext): WhyAnswer {
         name,
         reason: 'Removed',
         message: `server ${name} was removed from the config during this session`,
-        action: `add "${name}" back under mcpServers in a settings file or .mcp.json`,
+        action: `add ${quoteName(name)} back under mcpServers in a settings file or .mcp.json`,
       };
     return {
       name,
       reason: 'Unknown',
       message: `no server named ${name} is configured for this session`,
-      action: `add "${name}" under mcpServers in a settings file or .mcp.json`,
+      action: `add ${quoteName(name)} under mcpServers in a settings file or .mcp.json`,
     };
   }
   const decision = decideAdmission(server, ctx);
@@ -75,13 +79,13 @@ export function why(name: string, ctx: WhyContext): WhyAnswer {
       name,
       reason: 'ConnectFailed',
       message: `server ${name} failed to connect: ${ready.message}`,
-      action: `fix the server's command or URL in ${server.source} and save; mcpctl retries with back-off ('mcpctl describe server ${name}' shows its stderr)`,
+      action: `fix the server's command or URL in ${server.source} and save; mcpctl retries with back-off (${commandHint(['mcpctl', 'describe', 'server', name])} shows its stderr)`,
     };
   return {
     name,
     reason: 'Connecting',
     message: `server ${name} is connecting`,
-    action: `wait: 'mcpctl wait server/${name} --for=condition=Ready'`,
+    action: `wait: ${commandHint(['mcpctl', 'wait', `server/${name}`, '--for=condition=Ready'])}`,
   };
 }
 
@@ -96,17 +100,17 @@ function actionFor(
 ): string {
   switch (reason) {
     case 'PendingApproval':
-      return `run 'mcpctl approve ${name}' (or 'mcpctl approve ${name} --session' for this session only)`;
+      return `run ${commandHint(['mcpctl', 'approve', name])} (or ${commandHint(['mcpctl', 'approve', name, '--session'])} for this session only)`;
     case 'Rejected':
-      return `edit the server's config in ${server.source} to be asked again, or run 'mcpctl approve ${name}'`;
+      return `edit the server's config in ${server.source} to be asked again, or run ${commandHint(['mcpctl', 'approve', name])}`;
     case 'NotAllowed': {
       const inCeiling = ctx.ceiling === undefined || ctx.ceiling.includes(name);
       if (!inCeiling)
         return `the daemon was started with --allowed-mcp-server-names=${(ctx.ceiling ?? []).join(',')}; restart it with ${name} in that list`;
-      return `add "${name}" to mcp.allowed in your settings (now ${JSON.stringify(ctx.settingsAllowed ?? [])})`;
+      return `add ${quoteName(name)} to mcp.allowed in your settings (now ${JSON.stringify(ctx.settingsAllowed ?? [])})`;
     }
     case 'Excluded':
-      return `remove "${name}" from mcp.excluded in your settings`;
+      return `remove ${quoteName(name)} from mcp.excluded in your settings`;
     case 'Disabled':
       return `set "disabled": false (or remove it) for ${name} in ${server.source}`;
     case 'UntrustedFolder':

@@ -6,10 +6,12 @@
 import type { Command } from 'commander';
 import { formatDiffLine, type DiffLine } from '../../controller/diff.js';
 import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
+import { escapeField } from '../output/escape.js';
 import type { Style } from '../output/style.js';
 
 function paint(style: Style, line: DiffLine): string {
-  const text = formatDiffLine(line);
+  // One line per server, whatever its name holds.
+  const text = formatDiffLine({ ...line, name: escapeField(line.name) });
   switch (line.action) {
     case 'add':
       return style.green(text);

@@ -3,10 +3,10 @@
  * indented YAML (already redacted by the daemon unless --show-secrets), a Conditions table,
  * the last stderr lines when the server is not Ready, and an Events table or `Events: <none>`.
  */
-import { stringify as toYaml } from 'yaml';
 import { ANNOTATION_SCOPE, ANNOTATION_SOURCE, findCondition } from '../../api/index.js';
 import type { McpEvent, ServerDescription } from '../resources.js';
 import { ageOf } from './age.js';
+import { escapeField, yaml } from './escape.js';
 import { statusColour, type Style } from './style.js';
 import { renderTable, type CellInput } from './table.js';
 
@@ -17,9 +17,10 @@ function indent(text: string, by = '  '): string {
     .join('\n');
 }
 
+/** Labelled values, one per line; every value is escaped (it may come from a config or a server). */
 function fields(pairs: ReadonlyArray<readonly [string, string]>, by = ''): string {
   const width = Math.max(...pairs.map(([k]) => k.length + 1));
-  return pairs.map(([k, v]) => `${by}${`${k}:`.padEnd(width)}  ${v}`).join('\n');
+  return pairs.map(([k, v]) => `${by}${`${k}:`.padEnd(width)}  ${escapeField(v)}`).join('\n');
 }
 
 function list(names: readonly string[]): string {
@@ -48,7 +49,7 @@ export function describeServer(d: ServerDescription, now: number, style: Style):
       ],
     ]),
   );
-  out.push(`${style.bold('Spec:')}\n${indent(toYaml(s.spec).trimEnd())}`);
+  out.push(`${style.bold('Spec:')}\n${indent(yaml(s.spec).trimEnd())}`);
   out.push(
     `${style.bold('Status:')}\n` +
       fields(
@@ -89,7 +90,7 @@ export function describeServer(d: ServerDescription, now: number, style: Style):
   const ready = findCondition(st.conditions, 'Ready');
   if (ready?.status !== 'True' && d.stderr.length > 0)
     out.push(
-      `${style.bold(`Recent stderr (last ${d.stderr.length} lines):`)}\n${indent(d.stderr.join('\n'))}`,
+      `${style.bold(`Recent stderr (last ${d.stderr.length} lines):`)}\n${indent(d.stderr.map(escapeField).join('\n'))}`,
     );
   if (d.events.length === 0) out.push(`${style.bold('Events:')} <none>`);
   else {

@@ -3,10 +3,11 @@
  *
  * Guarantees: json and yaml print exactly the objects the daemon sent (DESIGN §6 shapes), a
  * List for a list and the bare object when exactly one name was asked for, like kubectl; table
- * output says `No <plural> found.` on stderr instead of printing an empty header.
+ * output says `No <plural> found.` on stderr instead of printing an empty header. Human
+ * formats escape control characters (escape.ts); json and yaml carry them in their own escapes.
  */
-import { stringify as toYaml } from 'yaml';
 import type { WatchEventType } from '../resources.js';
+import { escapeField, json, yaml } from './escape.js';
 import type { ResourcePrinter } from './printers.js';
 import type { Style } from './style.js';
 import { columnWidths, renderRow, renderTable, type CellInput } from './table.js';
@@ -28,9 +29,7 @@ export interface Printed {
   readonly stderr: string;
 }
 
-export function json(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
+export { json };
 
 export function formatList<T>(
   list: ListLike<T>,
@@ -43,9 +42,12 @@ export function formatList<T>(
     case 'json':
       return { stdout: json(value), stderr: '' };
     case 'yaml':
-      return { stdout: toYaml(value), stderr: '' };
+      return { stdout: yaml(value), stderr: '' };
     case 'name':
-      return { stdout: list.items.map((i) => `${printer.name(i)}\n`).join(''), stderr: '' };
+      return {
+        stdout: list.items.map((i) => `${escapeField(printer.name(i))}\n`).join(''),
+        stderr: '',
+      };
     case 'table':
     case 'wide': {
       if (list.items.length === 0) return { stdout: '', stderr: `No ${printer.plural} found.\n` };
@@ -105,10 +107,10 @@ export class WatchPrinter<T> {
         for (const { object } of batch) this.#write(json(object));
         return;
       case 'yaml':
-        for (const { object } of batch) this.#write(`---\n${toYaml(object)}`);
+        for (const { object } of batch) this.#write(`---\n${yaml(object)}`);
         return;
       case 'name':
-        for (const { object } of batch) this.#write(`${this.#printer.name(object)}\n`);
+        for (const { object } of batch) this.#write(`${escapeField(this.#printer.name(object))}\n`);
         return;
       case 'table':
       case 'wide': {

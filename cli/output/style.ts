@@ -13,12 +13,18 @@ export interface Style {
   readonly dim: (text: string) => string;
 }
 
+/** The SGR codes `sgr` below uses, and nothing else (escape.ts lets exactly these through). */
+const CODES = [32, 31, 33, 39, 1, 22, 2] as const;
+
+/** One of our own colour sequences, as a capture group (for String.split). */
+export const OWN_SGR = new RegExp(`(\\u001b\\[(?:${CODES.join('|')})m)`);
+
 export function styleFor(
   stream: { isTTY?: boolean },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Style {
   const enabled = stream.isTTY === true && env.NO_COLOR === undefined && env.TERM !== 'dumb';
-  const sgr = (open: number, close: number) => (text: string) =>
+  const sgr = (open: (typeof CODES)[number], close: (typeof CODES)[number]) => (text: string) =>
     enabled && text !== '' ? `\u001b[${open}m${text}\u001b[${close}m` : text;
   return {
     enabled,

@@ -1,8 +1,9 @@
 /**
  * kubectl-style tables: upper-case headers, columns left-aligned and separated by three
  * spaces, no borders, the last column unpadded, one line per row. Widths come from the plain text, so colour
- * codes never misalign a column.
+ * codes never misalign a column. Every cell is escaped (escape.ts `escapeField`).
  */
+import { escapeField } from './escape.js';
 
 export interface Cell {
   readonly text: string;
@@ -14,10 +15,13 @@ export type CellInput = string | Cell;
 
 const GAP = '   ';
 
-/** One line per row: a multi-line value (a message quoting stderr) is folded onto one line. */
+/**
+ * One line per row: a multi-line value (a message quoting stderr) is folded onto one line, and
+ * every other control character is made visible (escape.ts): no cell can move the cursor.
+ */
 function cellOf(input: CellInput): Cell {
   const cell = typeof input === 'string' ? { text: input } : input;
-  return cell.text.includes('\n') ? { ...cell, text: cell.text.replace(/\s*\n\s*/g, ' ') } : cell;
+  return { ...cell, text: escapeField(cell.text.replace(/\s*\n\s*/g, ' ')) };
 }
 
 /** Column widths that fit the headers and every row. */

@@ -8,7 +8,7 @@
  * not blocked for another reason first).
  */
 import type { DesiredServer } from '../../api/index.js';
-import { urlOf } from '../../api/index.js';
+import { redactUrl, urlOf } from '../../api/index.js';
 import type { Session } from '../../controller/session.js';
 import type {
   ApprovalRequest,
@@ -21,7 +21,7 @@ import type {
 export function approvalRequestOf(server: DesiredServer): ApprovalRequest {
   const c = server.config;
   const target =
-    c.command !== undefined ? [c.command, ...(c.args ?? [])].join(' ') : (urlOf(c) ?? '');
+    c.command !== undefined ? [c.command, ...(c.args ?? [])].join(' ') : redactUrl(urlOf(c) ?? '');
   return {
     name: server.name,
     scope: server.scope,
