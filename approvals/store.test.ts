@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { approvalHashOf, type McpServerConfig } from '../api/index.js';
+import { approvalHashFor, approvalHashOf, type McpServerConfig } from '../api/index.js';
 import type { ApprovalStoreError } from './errors.js';
 import { ApprovalStore } from './store.js';
 
@@ -44,8 +44,8 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('persists approve and reject across a reopen', async () => {
     const first = await open();
-    await first.approve(ws, 'fs', FS);
-    await first.reject(ws, 'web', WEB);
+    await first.approve(ws, 'fs', approvalHashFor(FS));
+    await first.reject(ws, 'web', approvalHashFor(WEB));
     assert.equal(first.getState(ws, 'fs', FS), 'approved');
     assert.equal(first.getState(ws, 'web', WEB), 'rejected');
 
@@ -62,8 +62,8 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('makes an edited server pending again after approve or reject; editing back restores it', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', FS);
-    await store.reject(ws, 'web', WEB);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
+    await store.reject(ws, 'web', approvalHashFor(WEB));
     const fsEdited = { ...FS, args: ['fs.js', '--write'] };
     const webEdited = { ...WEB, headers: { Authorization: 'Bearer x' } };
     assert.equal(store.getState(ws, 'fs', fsEdited), 'pending');
@@ -74,14 +74,14 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('ignores edits outside the approval hash (description)', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
     assert.equal(store.getState(ws, 'fs', { ...FS, description: 'files' }), 'approved');
   });
 
   it('lets a later decision replace an earlier one', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', FS);
-    await store.reject(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
+    await store.reject(ws, 'fs', approvalHashFor(FS));
     assert.equal(store.getState(ws, 'fs', FS), 'rejected');
     assert.equal((await open()).getState(ws, 'fs', FS), 'rejected');
   });
@@ -90,8 +90,8 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
     const other = path.join(tmp, 'other');
     fs.mkdirSync(other);
     const store = await open();
-    await store.approve(ws, 'fs', FS);
-    await store.reject(other, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
+    await store.reject(other, 'fs', approvalHashFor(FS));
     assert.equal(store.getState(ws, 'fs', FS), 'approved');
     assert.equal(store.getState(other, 'fs', FS), 'rejected');
     assert.equal(store.getState(path.join(tmp, 'third'), 'fs', FS), 'pending');
@@ -101,8 +101,8 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
     const link = path.join(tmp, 'ws-link');
     fs.symlinkSync(ws, link);
     const store = await open();
-    await store.approve(link, 'fs', FS);
-    await store.reject(ws, 'web', WEB);
+    await store.approve(link, 'fs', approvalHashFor(FS));
+    await store.reject(ws, 'web', approvalHashFor(WEB));
     assert.equal(store.getState(ws, 'fs', FS), 'approved');
     assert.equal(store.getState(link, 'web', WEB), 'rejected');
     assert.deepEqual(Object.keys(readJson(file)), [ws]);
@@ -110,10 +110,10 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('never drops a record: a server that left the config and came back keeps its decision', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
     // fs leaves the config; other decisions are written meanwhile.
-    await store.approve(ws, 'web', WEB);
-    await store.reject(path.join(tmp, 'elsewhere'), 'x', WEB);
+    await store.approve(ws, 'web', approvalHashFor(WEB));
+    await store.reject(path.join(tmp, 'elsewhere'), 'x', approvalHashFor(WEB));
     const reopened = await open();
     assert.equal(reopened.getState(ws, 'fs', FS), 'approved');
     assert.equal(readJson(file)[ws]?.fs?.status, 'approved');
@@ -121,10 +121,10 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('treats "__proto__", "constructor" and "toString" as ordinary server names', async () => {
     const store = await open();
-    await store.approve(ws, '__proto__', FS);
-    await store.reject(ws, 'constructor', FS);
+    await store.approve(ws, '__proto__', approvalHashFor(FS));
+    await store.reject(ws, 'constructor', approvalHashFor(FS));
     assert.equal(store.getState(ws, 'toString', FS), 'pending');
-    await store.approve(ws, 'other', WEB);
+    await store.approve(ws, 'other', approvalHashFor(WEB));
     const reopened = await open();
     assert.equal(reopened.getState(ws, '__proto__', FS), 'approved');
     assert.equal(reopened.getState(ws, 'constructor', FS), 'rejected');
@@ -137,7 +137,7 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
   it('serves reads from memory until reload() picks up another process’s decision', async () => {
     const reader = await open();
     const writer = await open();
-    await writer.approve(ws, 'fs', FS);
+    await writer.approve(ws, 'fs', approvalHashFor(FS));
     assert.equal(reader.getState(ws, 'fs', FS), 'pending');
     await reader.reload();
     assert.equal(reader.getState(ws, 'fs', FS), 'approved');
@@ -146,9 +146,9 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
   it('bases each write on the file, not on its own cache', async () => {
     const a = await open();
     const b = await open();
-    await a.approve(ws, 'fs', FS);
+    await a.approve(ws, 'fs', approvalHashFor(FS));
     // b never reloaded, yet its write keeps a's decision.
-    await b.approve(ws, 'web', WEB);
+    await b.approve(ws, 'web', approvalHashFor(WEB));
     assert.equal(b.getState(ws, 'fs', FS), 'approved');
     const fresh = await open();
     assert.equal(fresh.getState(ws, 'fs', FS), 'approved');
@@ -158,14 +158,14 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
   it('keeps every decision of many concurrent calls on one store', async () => {
     const store = await open();
     const names = Array.from({ length: 15 }, (_, i) => `s${i}`);
-    await Promise.all(names.map((n) => store.approve(ws, n, FS)));
+    await Promise.all(names.map((n) => store.approve(ws, n, approvalHashFor(FS))));
     const reopened = await open();
     for (const n of names) assert.equal(reopened.getState(ws, n, FS), 'approved', n);
   });
 
   it('returns the record it wrote and exposes it through recordOf', async () => {
     const store = await open();
-    const record = await store.reject(ws, 'fs', FS);
+    const record = await store.reject(ws, 'fs', approvalHashFor(FS));
     assert.deepEqual(record, { hash: approvalHashOf(FS), status: 'rejected' });
     assert.deepEqual(store.recordOf(ws, 'fs'), record);
     assert.equal(store.recordOf(ws, 'web'), undefined);
@@ -186,7 +186,7 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
   it('writes the file with mode 0600 and creates its folder with mode 0700', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.equal(fs.statSync(path.dirname(file)).mode & 0o777, 0o700);
     // No temporary or lock files are left next to it.
@@ -198,7 +198,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     fs.writeFileSync(file, '{}', { mode: 0o644 });
     fs.chmodSync(file, 0o644);
     const store = await open();
-    await store.approve(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
   });
 
@@ -206,7 +206,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     const home = path.join(tmp, 'home');
     const byHome = await ApprovalStore.open({ env: {}, home });
     assert.equal(byHome.path, path.join(home, '.qwen', 'mcpApprovals.json'));
-    await byHome.approve(ws, 'fs', FS);
+    await byHome.approve(ws, 'fs', approvalHashFor(FS));
     assert.equal(readJson(byHome.path)[ws]?.fs?.status, 'approved');
 
     const override = path.join(tmp, 'custom.json');
@@ -241,7 +241,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     assert.deepEqual(seen, [error]);
 
     // New decisions go to a fresh file; the quarantined copy is left alone.
-    await store.approve(ws, 'web', WEB);
+    await store.approve(ws, 'web', approvalHashFor(WEB));
     assert.deepEqual(Object.keys(readJson(file)[ws]), ['web']);
     assert.equal(fs.readFileSync(aside, 'utf8'), corrupt);
   });
@@ -274,9 +274,9 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
 
   it('moves aside a file that became corrupt after open when the next write finds it', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
     fs.writeFileSync(file, '{ not json');
-    await store.approve(ws, 'web', WEB);
+    await store.approve(ws, 'web', approvalHashFor(WEB));
     assert.equal(store.lastError?.code, 'corrupt');
     assert.deepEqual(Object.keys(readJson(file)[ws]), ['web']);
     // Memory follows the disk: the decision that lived only in the corrupt file is gone.
@@ -290,7 +290,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     assert.equal(store.getState(ws, 'fs', FS), 'pending');
     assert.equal(store.lastError?.code, 'unreadable');
     assert.ok(store.lastError?.message.startsWith(`cannot read approvals file ${file} (EISDIR`));
-    await assert.rejects(store.approve(ws, 'fs', FS), (e: ApprovalStoreError) => {
+    await assert.rejects(store.approve(ws, 'fs', approvalHashFor(FS)), (e: ApprovalStoreError) => {
       assert.equal(e.code, 'unreadable');
       return true;
     });
@@ -301,7 +301,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
   it('fails a write with a clear error when another holder keeps the lock', async () => {
     const store = await open({ lockTimeoutMs: 300 });
     fs.mkdirSync(`${file}.lock`, { recursive: true });
-    await assert.rejects(store.approve(ws, 'fs', FS), (e: ApprovalStoreError) => {
+    await assert.rejects(store.approve(ws, 'fs', approvalHashFor(FS)), (e: ApprovalStoreError) => {
       assert.equal(e.code, 'lock-failed');
       assert.ok(e.message.startsWith(`could not lock approvals file ${file} (`));
       assert.ok(e.message.includes('"approved" for server fs was not saved'));
@@ -312,7 +312,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     assert.equal(fs.existsSync(file), false);
     // Once the holder is gone, the next write goes through.
     fs.rmdirSync(`${file}.lock`);
-    await store.approve(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
     assert.equal(store.getState(ws, 'fs', FS), 'approved');
   });
 });

@@ -13,6 +13,9 @@
  *   and writes the whole file atomically. Two processes deciding about different servers at
  *   the same time therefore both keep their decision; the file on disk, not our cache, is the
  *   base of every write. Writes of one store are also queued in-process, in call order.
+ * - A decision names the approval hash of the config the user was shown (an `ApprovalHash`,
+ *   never a config read at write time), so a config swapped while the user was asked is not
+ *   what gets approved.
  * - Records are never removed: there is no delete. A server that leaves the config and comes
  *   back identical keeps its decision (rule 9).
  * - A corrupt file is never silently overwritten: it is moved to `<file>.corrupt-<timestamp>`
@@ -22,7 +25,7 @@
  * - Problems are kept in `errors` (the latest few) and passed to `onError`, for the daemon to
  *   show; reads never throw, writes reject with the same error they report.
  */
-import type { ApprovalState, McpServerConfig } from '../api/index.js';
+import type { ApprovalHash, ApprovalState, McpServerConfig } from '../api/index.js';
 import { approvalHashOf } from '../api/index.js';
 import {
   emptyDecisions,
@@ -91,12 +94,14 @@ export class ApprovalStore {
     return this.decisions.get(projectKeyOf(root))?.get(name);
   }
 
-  approve(root: string, name: string, config: McpServerConfig): Promise<ApprovalRecord> {
-    return this.decide(root, name, config, 'approved');
+  /** Approves the config whose approval hash is `hash` (the one the user was shown). */
+  approve(root: string, name: string, hash: ApprovalHash): Promise<ApprovalRecord> {
+    return this.decide(root, name, hash, 'approved');
   }
 
-  reject(root: string, name: string, config: McpServerConfig): Promise<ApprovalRecord> {
-    return this.decide(root, name, config, 'rejected');
+  /** Rejects the config whose approval hash is `hash` (the one the user was shown). */
+  reject(root: string, name: string, hash: ApprovalHash): Promise<ApprovalRecord> {
+    return this.decide(root, name, hash, 'rejected');
   }
 
   /** Re-reads the file (another process may have decided). Never rejects; see `errors`. */
@@ -109,12 +114,11 @@ export class ApprovalStore {
   private decide(
     root: string,
     name: string,
-    config: McpServerConfig,
+    hash: ApprovalHash,
     status: ApprovalStatus,
   ): Promise<ApprovalRecord> {
-    // Computed before queuing: the decision is about the config as it was when asked.
     const projectKey = projectKeyOf(root);
-    const record: ApprovalRecord = { hash: approvalHashOf(config), status };
+    const record: ApprovalRecord = { hash, status };
     return this.serial(async () => {
       try {
         return await this.locked(async () => {

@@ -283,11 +283,11 @@ export class Daemon {
 export function approvalStoreAdapter(store: ApprovalStore): ApprovalStoreLike {
   return {
     getState: (root, name, config) => store.getState(root, name, config),
-    approve: async (root, name, config) => {
-      await store.approve(root, name, config);
+    approve: async (root, name, hash) => {
+      await store.approve(root, name, hash);
     },
-    reject: async (root, name, config) => {
-      await store.reject(root, name, config);
+    reject: async (root, name, hash) => {
+      await store.reject(root, name, hash);
     },
   };
 }

@@ -10,6 +10,9 @@
  *   a manual reload and the watcher can never race (both go through the queue).
  * - `diff()` reads the files on disk and acquires nothing.
  * - `pendingApproval` listeners hear of a server after the pass that left it pending finished.
+ * - `approve`/`reject` take the approval hash of the config the user was shown and decide
+ *   nothing when the current config has another one (StaleDecisionError): a config swapped
+ *   while the user was asked is never the one approved.
  * - `close()` stops the watchers, drains the queue and releases every lease of the session.
  */
 import { EventEmitter } from 'node:events';
@@ -18,13 +21,21 @@ import { randomUUID } from 'node:crypto';
 import {
   isGatedScope,
   setCondition,
+  type ApprovalHash,
   type ApprovalState,
   type Condition,
   type DesiredServer,
   type McpServer,
   type McpServerConfig,
 } from '../api/index.js';
-import { approvalLookup } from '../approvals/index.js';
+import {
+  approvalLookup,
+  checkPin,
+  subjectOf,
+  summaryLine,
+  summaryOf,
+  type ApprovalSubject,
+} from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore, SourceStatus } from '../informers/types.js';
 import type { CallOptions, Pool } from '../pool/types.js';
@@ -35,10 +46,23 @@ import { toMcpServer, type ResourceOptions } from '../reconcilers/resource.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
 import { why, type WhyAnswer } from '../reconcilers/why.js';
 import { diffReload, type DiffLine } from './diff.js';
-import { NotGatedError, ServerUnavailableError, UnknownServerError } from './errors.js';
+import {
+  NotGatedError,
+  ServerUnavailableError,
+  StaleDecisionError,
+  UnknownServerError,
+} from './errors.js';
 
 // Re-exported so callers of the session find its errors beside it.
-export { NotGatedError, ServerUnavailableError, UnknownServerError, closest } from './errors.js';
+export {
+  NotGatedError,
+  ServerUnavailableError,
+  StaleDecisionError,
+  UnknownServerError,
+  closest,
+} from './errors.js';
+export type { ApprovalSubject, SubjectSummary } from '../approvals/index.js';
+export { summaryOf } from '../approvals/index.js';
 export type { WhyAnswer } from '../reconcilers/why.js';
 import { EventRecorder, type McpEvent } from './event-recorder.js';
 import { ExponentialBackoffRateLimiter, exponentialDelay } from './rate-limiters.js';
@@ -48,13 +72,14 @@ import { Workers } from './workers.js';
 /** The persisted approvals, as the session uses them (approvals/ implements it). */
 export interface ApprovalStoreLike {
   getState(root: string, name: string, config: McpServerConfig): ApprovalState;
-  approve(root: string, name: string, config: McpServerConfig): Promise<unknown>;
-  reject(root: string, name: string, config: McpServerConfig): Promise<unknown>;
+  /** Decisions name the approval hash of the config shown, never a config read later. */
+  approve(root: string, name: string, hash: ApprovalHash): Promise<unknown>;
+  reject(root: string, name: string, hash: ApprovalHash): Promise<unknown>;
 }
 
 /** Approve-for-session decisions, in memory only (rule 10). */
 export interface SessionApprovalsLike {
-  approve(name: string, config: McpServerConfig): void;
+  approve(name: string, hash: ApprovalHash): void;
   isApproved(name: string, config: McpServerConfig): boolean;
   revoke(name: string): void;
 }
@@ -281,27 +306,69 @@ export class Session {
     return this.#opts.pool.getPrompt(entry.key, prompt, args, options);
   }
 
-  async approve(name: string, options: { sessionOnly?: boolean } = {}): Promise<void> {
-    const server = this.#gatedServer(name);
-    if (options.sessionOnly) this.#opts.sessionApprovals.approve(name, server.config);
-    else await this.#opts.approvals.approve(this.workspace, name, server.config);
+  /**
+   * The gated server `name` as a decision names it now: its current config and approval hash.
+   * With `pin` (a `--hash` prefix), throws StaleDecisionError unless the pin names that config.
+   * Unknown → UnknownServerError; not gated → NotGatedError.
+   */
+  approvalSubject(name: string, pin?: string): ApprovalSubject {
+    const subject = subjectOf(this.#gatedServer(name));
+    if (pin === undefined) return subject;
+    const check = checkPin(subject.hash, pin);
+    if (!check.ok) throw new StaleDecisionError(summaryOf(subject), check.problem);
+    return subject;
+  }
+
+  /**
+   * Approves the config of `name` whose approval hash is `hash` — the one the user was shown.
+   * When the current config has another hash (it changed meanwhile) nothing is approved and
+   * StaleDecisionError says what the current config is; the reconcile of the new config has
+   * asked (or will ask) about it. Resolves with what was approved.
+   */
+  async approve(
+    name: string,
+    hash: ApprovalHash,
+    options: { sessionOnly?: boolean } = {},
+  ): Promise<ApprovalSubject> {
+    const subject = this.#currentSubject(name, hash);
+    if (options.sessionOnly) this.#opts.sessionApprovals.approve(name, hash);
+    else await this.#opts.approvals.approve(this.workspace, name, hash);
     this.events.record(
       'Normal',
       'Approved',
       `server/${name}`,
-      options.sessionOnly ? 'approved for this session' : 'approved for this config',
+      `${options.sessionOnly ? 'approved for this session' : 'approved'}: ${summaryLine(summaryOf(subject))}`,
     );
     this.#store.refreshGating();
     this.#queue.add(name);
+    return subject;
   }
 
-  async reject(name: string): Promise<void> {
-    const server = this.#gatedServer(name);
+  /** Rejects the config of `name` whose approval hash is `hash`; stale → as in `approve`. */
+  async reject(name: string, hash: ApprovalHash): Promise<ApprovalSubject> {
+    const subject = this.#currentSubject(name, hash);
     this.#opts.sessionApprovals.revoke(name);
-    await this.#opts.approvals.reject(this.workspace, name, server.config);
-    this.events.record('Normal', 'Rejected', `server/${name}`, 'rejected for this config');
+    await this.#opts.approvals.reject(this.workspace, name, hash);
+    this.events.record(
+      'Normal',
+      'Rejected',
+      `server/${name}`,
+      `rejected: ${summaryLine(summaryOf(subject))}`,
+    );
     this.#store.refreshGating();
     this.#queue.add(name);
+    return subject;
+  }
+
+  /** The subject of `name` now, when its hash is `hash`; else StaleDecisionError. */
+  #currentSubject(name: string, hash: ApprovalHash): ApprovalSubject {
+    const subject = subjectOf(this.#gatedServer(name));
+    if (subject.hash !== hash)
+      throw new StaleDecisionError(
+        summaryOf(subject),
+        `the config of server ${name} changed after it was shown (the decision was for hash ${hash})`,
+      );
+    return subject;
   }
 
   /**

@@ -1,0 +1,178 @@
+/**
+ * e2e attacks on the approval gate (hardening issue, findings 2, 9, 12 and part of 15), run
+ * against the BUILT daemon, CLI and `mcpctl serve`, each in a temporary HOME:
+ * - a hostile repository swaps `.mcp.json` while the user is being asked about it: the answer
+ *   must approve only the config that was shown, never the swapped one;
+ * - `mcpctl approve` says what it approved and can be pinned to a hash.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '../api/index.js';
+import { CLI, TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+
+const T = { timeout: 90_000 };
+
+const admitted = (m: Map<string, McpServer>, name: string) =>
+  condition(m.get(name), 'Admitted')?.reason;
+
+/** The approvals file's record of `name` in the test workspace, if any. */
+function recordOf(env: TestEnv, name: string): { hash: string; status: string } | undefined {
+  if (!existsSync(env.approvalsPath)) return undefined;
+  const file = JSON.parse(readFileSync(env.approvalsPath, 'utf8')) as Record<
+    string,
+    Record<string, { hash: string; status: string }> | undefined
+  >;
+  return file[realpathSync(env.workspace)]?.[name];
+}
+
+describe('approval swap while the question is open (e2e)', () => {
+  let env: TestEnv;
+  beforeEach(() => {
+    env = new TestEnv();
+  });
+  afterEach(async () => {
+    await env.cleanup();
+  });
+
+  it(
+    'serve: accepting a question about config A after .mcp.json became B approves nothing and asks about B',
+    T,
+    async () => {
+      env.write(env.mcpJsonPath, { mcpServers: { pa: env.fixture('pa', ['--tools=shown']) } });
+      await env.startDaemon();
+      const questions: string[] = [];
+      let answerFirst: (result: ElicitResult) => void = () => undefined;
+      const firstAnswer = new Promise<ElicitResult>((resolve) => (answerFirst = resolve));
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'serve', '--workspace', env.workspace, '--debounce-ms', '50'],
+        env: env.env() as Record<string, string>,
+        cwd: env.workspace,
+        stderr: 'pipe',
+      });
+      let serveStderr = '';
+      transport.stderr?.on('data', (c: Buffer) => (serveStderr += c.toString()));
+      const client = new Client(
+        { name: 'swap-agent', version: '1.0.0' },
+        { capabilities: { elicitation: {} } },
+      );
+      client.setRequestHandler(ElicitRequestSchema, (request) => {
+        questions.push(request.params.message);
+        // The first question stays open until the test answers it; later ones decide nothing.
+        return questions.length === 1 ? firstAnswer : { action: 'cancel' as const };
+      });
+      await client.connect(transport);
+      env.trackPid(transport.pid ?? undefined);
+      try {
+        await eventually(() => questions.length >= 1, {
+          timeoutMs: 20_000,
+          what: `the question about pa (serve stderr: ${serveStderr})`,
+        });
+        assert.match(questions[0], /--tools=shown/);
+
+        // The repository swaps the config while the dialog is open.
+        env.write(env.mcpJsonPath, { mcpServers: { pa: env.fixture('pa', ['--tools=swapped']) } });
+        await env.untilServers(
+          (m) => m.get('pa')?.spec.args?.includes('--tools=swapped') === true,
+          'the daemon to see config B',
+        );
+        answerFirst({ action: 'accept', content: { decision: 'approve' } });
+
+        // Either B is (wrongly) admitted, or the user is asked again about B.
+        await eventually(
+          async () => questions.length >= 2 || isReady((await env.servers()).get('pa')),
+          { timeoutMs: 20_000, what: 'a new question about B (or B admitted)' },
+        );
+        const servers = await env.servers();
+        assert.equal(admitted(servers, 'pa'), 'PendingApproval', 'B was not approved');
+        assert.equal(servers.get('pa')?.status.pid, undefined);
+        assert.equal(existsSync(env.pidFile('pa')), false, 'no process was started for pa');
+        assert.equal(recordOf(env, 'pa'), undefined, 'nothing was written for pa');
+        assert.equal(questions.length, 2);
+        assert.match(questions[1], /--tools=swapped/, 'the second question shows config B');
+        assert.doesNotMatch(questions[1], /--tools=shown/);
+      } finally {
+        answerFirst({ action: 'cancel' });
+        await client.close();
+      }
+    },
+  );
+
+  it(
+    'CLI: approve --hash pins the config; a stale or short prefix approves nothing; approve prints what it approved',
+    T,
+    async () => {
+      env.write(env.mcpJsonPath, {
+        mcpServers: {
+          pa: { ...env.fixture('pa', ['--tools=shown']), env: { TOKEN: 'hunter2-secret' } },
+        },
+      });
+      await env.startDaemon();
+      const hashA = (
+        await env.untilServers((m) => admitted(m, 'pa') === 'PendingApproval', 'pa pending')
+      ).get('pa')!.status.approvalHash!;
+      assert.match(hashA, /^[0-9a-f]{64}$/);
+
+      env.write(env.mcpJsonPath, {
+        mcpServers: {
+          pa: { ...env.fixture('pa', ['--tools=swapped']), env: { TOKEN: 'hunter2-secret' } },
+        },
+      });
+      const hashB = (
+        await env.untilServers(
+          (m) => m.get('pa')?.status.approvalHash !== hashA,
+          'the daemon to see config B',
+        )
+      ).get('pa')!.status.approvalHash!;
+
+      const stale = await env.cli(['approve', 'pa', '--hash', hashA.slice(0, 12)]);
+      assert.equal(stale.code, 1, `stale hash refused: ${stale.stdout}${stale.stderr}`);
+      assert.match(stale.stderr, new RegExp(hashA.slice(0, 12)));
+      assert.match(stale.stderr, new RegExp(hashB), 'says the current hash');
+      assert.match(stale.stderr, /--tools=swapped/, 'says the current config');
+      assert.doesNotMatch(stale.stderr, /hunter2/, 'never an env value');
+
+      const short = await env.cli(['approve', 'pa', '--hash', hashB.slice(0, 3)]);
+      assert.equal(short.code, 1, 'a too short prefix is refused');
+      assert.match(short.stderr, new RegExp(hashB));
+      const rejectStale = await env.cli(['reject', 'pa', '--hash', hashA.slice(0, 12)]);
+      assert.equal(rejectStale.code, 1, 'reject is pinned too');
+
+      const servers = await env.servers();
+      assert.equal(admitted(servers, 'pa'), 'PendingApproval');
+      assert.equal(existsSync(env.pidFile('pa')), false);
+      assert.equal(recordOf(env, 'pa'), undefined, 'nothing was decided');
+
+      const ok = await env.cli(['approve', 'pa', '--hash', hashB.slice(0, 12)]);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.match(ok.stdout, /^server\/pa approved/);
+      assert.match(ok.stdout, /--tools=swapped/, 'prints the args it approved');
+      assert.match(ok.stdout, new RegExp(`hash:\\s+${hashB}`), 'prints the hash it approved');
+      assert.match(ok.stdout, new RegExp(`command:\\s+${JSON.stringify(process.execPath)}`));
+      assert.doesNotMatch(ok.stdout, /hunter2/, 'never an env value');
+      assert.deepEqual(recordOf(env, 'pa'), { hash: hashB, status: 'approved' });
+      await env.untilServers((m) => isReady(m.get('pa')), 'pa Ready');
+    },
+  );
+
+  it('CLI: approve without --hash approves the current config and says which', T, async () => {
+    env.write(env.mcpJsonPath, { mcpServers: { pb: env.fixture('pb', ['--tools=one']) } });
+    await env.startDaemon();
+    const hash = (
+      await env.untilServers((m) => admitted(m, 'pb') === 'PendingApproval', 'pb pending')
+    ).get('pb')!.status.approvalHash!;
+    const ok = await env.cli(['approve', 'pb']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, new RegExp(`hash:\\s+${hash}`));
+    assert.match(ok.stdout, /args:.*--tools=one/);
+    assert.deepEqual(recordOf(env, 'pb'), { hash, status: 'approved' });
+    const rejected = await env.cli(['reject', 'pb']);
+    assert.equal(rejected.code, 0, rejected.stderr);
+    assert.match(rejected.stdout, /^server\/pb rejected/);
+    assert.match(rejected.stdout, new RegExp(`hash:\\s+${hash}`));
+  });
+});
