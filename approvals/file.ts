@@ -11,17 +11,23 @@
  * - The file is written with mode 0600 (it says which servers may run on this machine); a
  *   parent folder we have to create gets 0700. Existing folders (e.g. Qwen's `~/.qwen`) are
  *   left as their owner set them.
- * - `moveAside` never overwrites: it picks `<file>.corrupt-<timestamp>` and adds `-1`, `-2`, ...
+ * - `moveAside` and `writeAside` never overwrite: they pick `<file>.corrupt-<timestamp>` and adds `-1`, `-2`, ...
  *   if an earlier quarantined copy already has that name.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { parseDecisions, serializeDecisions, type ApprovalDecisions } from './decisions.js';
+import {
+  emptyDecisions,
+  parseDecisions,
+  serializeDecisions,
+  type ApprovalsContent,
+  type InvalidEntry,
+} from './decisions.js';
 
 export type FileRead =
   | { readonly kind: 'missing' }
-  | { readonly kind: 'ok'; readonly decisions: ApprovalDecisions }
+  | { readonly kind: 'ok'; readonly content: ApprovalsContent }
   | { readonly kind: 'corrupt'; readonly problem: string }
   | { readonly kind: 'unreadable'; readonly error: unknown };
 
@@ -38,7 +44,7 @@ export async function readDecisionsFile(file: string): Promise<FileRead> {
   }
   const parsed = parseDecisions(text);
   return parsed.ok
-    ? { kind: 'ok', decisions: parsed.decisions }
+    ? { kind: 'ok', content: { decisions: parsed.decisions, invalid: parsed.invalid } }
     : { kind: 'corrupt', problem: parsed.problem };
 }
 
@@ -47,12 +53,9 @@ export async function ensureParentDir(file: string): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true, mode: DIR_MODE });
 }
 
-export async function writeDecisionsFile(
-  file: string,
-  decisions: ApprovalDecisions,
-): Promise<void> {
+export async function writeDecisionsFile(file: string, content: ApprovalsContent): Promise<void> {
   await ensureParentDir(file);
-  await writeFileAtomic(file, serializeDecisions(decisions), { mode: FILE_MODE, fsync: true });
+  await writeFileAtomic(file, serializeDecisions(content), { mode: FILE_MODE, fsync: true });
 }
 
 /** A timestamp usable in a file name on every platform (no `:`), sortable as text. */
@@ -66,6 +69,29 @@ async function exists(file: string): Promise<boolean> {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Writes malformed entries a decision replaced to a new `<file>.corrupt-<timestamp>[-n]`, in
+ * the approvals file's own shape (so they can be merged back by hand); returns its path.
+ */
+export async function writeAside(
+  file: string,
+  entries: readonly InvalidEntry[],
+  now: Date,
+): Promise<string> {
+  const text = serializeDecisions({ decisions: emptyDecisions(), invalid: entries });
+  const base = `${file}.corrupt-${fileTimestamp(now)}`;
+  for (let n = 0; ; n++) {
+    const target = n === 0 ? base : `${base}-${n}`;
+    try {
+      // `wx`: never over an earlier copy (or anything else) of that name.
+      await fs.writeFile(target, text, { flag: 'wx', mode: FILE_MODE });
+      return target;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
 }
 

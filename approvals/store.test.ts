@@ -165,8 +165,9 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('returns the record it wrote and exposes it through recordOf', async () => {
     const store = await open();
-    const record = await store.reject(ws, 'fs', approvalHashFor(FS));
+    const { record, displaced } = await store.reject(ws, 'fs', approvalHashFor(FS));
     assert.deepEqual(record, { hash: approvalHashOf(FS), status: 'rejected' });
+    assert.equal(displaced, undefined);
     assert.deepEqual(store.recordOf(ws, 'fs'), record);
     assert.equal(store.recordOf(ws, 'web'), undefined);
   });
@@ -246,17 +247,85 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     assert.equal(fs.readFileSync(aside, 'utf8'), corrupt);
   });
 
-  it('treats a file of the wrong shape as corrupt too', async () => {
+  it('treats a file whose top is not an object as corrupt too', async () => {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify({ [ws]: { fs: { hash: 'h', status: 'maybe' } } }));
+    fs.writeFileSync(file, JSON.stringify([{ [ws]: {} }]));
     const store = await open();
     assert.equal(store.lastError?.code, 'corrupt');
-    assert.match(store.lastError?.message ?? '', /"fs"\.status: expected "approved" or "rejected"/);
+    assert.match(store.lastError?.message ?? '', /expected an object at the top, got an array/);
     assert.equal(fs.existsSync(file), false);
     assert.equal(
       fs.readdirSync(path.dirname(file)).filter((f) => f.includes('.corrupt-')).length,
       1,
     );
+  });
+
+  it('one malformed entry costs only itself: every other decision holds, it is reported and kept', async () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const other = path.join(tmp, 'other');
+    const original = {
+      [ws]: {
+        fs: { hash: approvalHashOf(FS), status: 'approved' },
+        bad: { hash: 'h', status: 'maybe' },
+      },
+      [other]: 'not an object',
+    };
+    fs.writeFileSync(file, JSON.stringify(original));
+    const seen: ApprovalStoreError[] = [];
+    const store = await open({ onError: (e) => seen.push(e) });
+    assert.equal(store.getState(ws, 'fs', FS), 'approved');
+    assert.deepEqual(
+      seen.map((e) => e.code),
+      ['invalid-entries'],
+    );
+    assert.match(
+      seen[0]?.message ?? '',
+      /"bad"\.status: expected "approved" or "rejected", got "maybe"/,
+    );
+    assert.deepEqual(
+      store.invalidEntries(ws).map((e) => e.name),
+      ['bad'],
+    );
+    assert.match(store.invalidEntries(ws)[0]?.message ?? '', new RegExp(`approvals file ${file}`));
+    assert.equal(store.invalidEntries(other)[0]?.name, undefined);
+    assert.equal(
+      fs.readdirSync(path.dirname(file)).filter((f) => f.includes('.corrupt-')).length,
+      0,
+    );
+
+    // A re-read of the same file reports nothing new.
+    await store.reload();
+    assert.equal(seen.length, 1);
+
+    // Another decision keeps the malformed entries as they were.
+    const saved = await store.approve(ws, 'web', approvalHashFor(WEB));
+    assert.equal(saved.displaced, undefined);
+    const after = readJson(file) as unknown as Record<string, Record<string, unknown>>;
+    assert.deepEqual(after[ws]?.bad, { hash: 'h', status: 'maybe' });
+    assert.equal(after[other], 'not an object');
+    assert.equal(seen.length, 1);
+  });
+
+  it('a decision in the place of a malformed entry keeps that entry aside and says so', async () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const other = path.join(tmp, 'other');
+    fs.writeFileSync(file, JSON.stringify({ [ws]: { fs: 7 }, [other]: ['x'] }));
+    const now = () => new Date('2030-01-02T03:04:05.678Z');
+    const store = await open({ now });
+    const saved = await store.approve(ws, 'fs', approvalHashFor(FS));
+    const aside = `${file}.corrupt-2030-01-02T03-04-05.678Z`;
+    assert.equal(saved.displaced?.movedTo, aside);
+    assert.match(
+      saved.displaced?.message ?? '',
+      /replaced a malformed entry .*"fs": expected an object/,
+    );
+    assert.deepEqual(readJson(aside), { [ws]: { fs: 7 } });
+    assert.equal(store.getState(ws, 'fs', FS), 'approved');
+    // A whole malformed project value is kept aside the same way, in a file of its own.
+    const whole = await store.approve(other, 'x', approvalHashFor(FS));
+    assert.equal(whole.displaced?.movedTo, `${aside}-1`);
+    assert.deepEqual(readJson(`${aside}-1`), { [other]: ['x'] });
+    assert.deepEqual(store.allInvalidEntries, []);
   });
 
   it('does not overwrite an earlier quarantined copy', async () => {

@@ -73,8 +73,22 @@ import { Workers } from './workers.js';
 export interface ApprovalStoreLike {
   getState(root: string, name: string, config: McpServerConfig): ApprovalState;
   /** Decisions name the approval hash of the config shown, never a config read later. */
-  approve(root: string, name: string, hash: ApprovalHash): Promise<unknown>;
-  reject(root: string, name: string, hash: ApprovalHash): Promise<unknown>;
+  approve(root: string, name: string, hash: ApprovalHash): Promise<DecisionNotes | void>;
+  reject(root: string, name: string, hash: ApprovalHash): Promise<DecisionNotes | void>;
+  /** Malformed entries of the project at `root`: ignored for gating, kept in the file. */
+  invalidEntries?(root: string): readonly InvalidApprovalEntry[];
+}
+
+/** What a decision's write has to tell the user (e.g. a malformed entry it kept aside). */
+export interface DecisionNotes {
+  readonly warnings: readonly string[];
+}
+
+export interface InvalidApprovalEntry {
+  /** Its server; absent when the project's whole entry is malformed. */
+  readonly name?: string;
+  /** Names the file, the entry, the problem and the fix. */
+  readonly message: string;
 }
 
 /** Approve-for-session decisions, in memory only (rule 10). */
@@ -134,6 +148,7 @@ export class Session {
   readonly #reconciler: ServerReconciler;
   readonly #approvalView: ApprovalView;
   #lastSourceErrors = '';
+  #lastInvalidApprovals = '';
   #started = false;
   #settleWatch = false;
   #closed = false;
@@ -220,6 +235,7 @@ export class Session {
       for (const name of change.names) this.#queue.add(name);
     });
     this.#updateSessionConditions();
+    this.#reportInvalidApprovals();
     this.#workers.start();
     for (const name of Object.keys(this.#store.current().servers)) this.#queue.add(name);
   }
@@ -332,7 +348,7 @@ export class Session {
   ): Promise<ApprovalSubject> {
     const subject = this.#currentSubject(name, hash);
     if (options.sessionOnly) this.#opts.sessionApprovals.approve(name, hash);
-    else await this.#opts.approvals.approve(this.workspace, name, hash);
+    else this.#noteDecision(name, await this.#opts.approvals.approve(this.workspace, name, hash));
     this.events.record(
       'Normal',
       'Approved',
@@ -348,7 +364,7 @@ export class Session {
   async reject(name: string, hash: ApprovalHash): Promise<ApprovalSubject> {
     const subject = this.#currentSubject(name, hash);
     this.#opts.sessionApprovals.revoke(name);
-    await this.#opts.approvals.reject(this.workspace, name, hash);
+    this.#noteDecision(name, await this.#opts.approvals.reject(this.workspace, name, hash));
     this.events.record(
       'Normal',
       'Rejected',
@@ -376,7 +392,41 @@ export class Session {
    * recompute the gating; servers whose admission moved are reconciled.
    */
   approvalsChanged(): void {
+    this.#reportInvalidApprovals();
     this.#store.refreshGating();
+  }
+
+  /** Warnings of a decision's write (a malformed entry it kept aside) become events. */
+  #noteDecision(name: string, notes: DecisionNotes | void): void {
+    for (const warning of notes?.warnings ?? [])
+      this.events.record('Warning', 'InvalidApproval', `server/${name}`, warning);
+    this.#reportInvalidApprovals();
+  }
+
+  /**
+   * Malformed approvals entries of this project, as Warning events on their server (shown by
+   * `describe server`) or on the session; once per change of the set, and once when fixed.
+   */
+  #reportInvalidApprovals(): void {
+    const entries = this.#opts.approvals.invalidEntries?.(this.workspace) ?? [];
+    const key = entries.map((e) => e.message).join('\n');
+    if (key === this.#lastInvalidApprovals) return;
+    const hadSome = this.#lastInvalidApprovals !== '';
+    this.#lastInvalidApprovals = key;
+    for (const entry of entries)
+      this.events.record(
+        'Warning',
+        'InvalidApproval',
+        entry.name === undefined ? `session/${this.id}` : `server/${entry.name}`,
+        entry.message,
+      );
+    if (entries.length === 0 && hadSome)
+      this.events.record(
+        'Normal',
+        'ApprovalsValid',
+        `session/${this.id}`,
+        'the approvals file has no malformed entry for this project any more',
+      );
   }
 
   /** Re-reads every source, reconciles every known name, resolves when settled. */

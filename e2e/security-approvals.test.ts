@@ -3,15 +3,18 @@
  * against the BUILT daemon, CLI and `mcpctl serve`, each in a temporary HOME:
  * - a hostile repository swaps `.mcp.json` while the user is being asked about it: the answer
  *   must approve only the config that was shown, never the swapped one;
- * - `mcpctl approve` says what it approved and can be pinned to a hash.
+ * - `mcpctl approve` says what it approved and can be pinned to a hash;
+ * - one malformed entry in the approvals file (any project's) must not cost every other
+ *   decision, and no write may silently drop it.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServer } from '../api/index.js';
+import { approvalHashOf, type McpServer } from '../api/index.js';
 import { CLI, TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
 
 const T = { timeout: 90_000 };
@@ -175,4 +178,73 @@ describe('approval swap while the question is open (e2e)', () => {
     assert.match(rejected.stdout, /^server\/pb rejected/);
     assert.match(rejected.stdout, new RegExp(`hash:\\s+${hash}`));
   });
+});
+
+describe('a malformed approvals entry (e2e)', () => {
+  let env: TestEnv;
+  beforeEach(() => {
+    env = new TestEnv();
+  });
+  afterEach(async () => {
+    await env.cleanup();
+  });
+
+  it(
+    'keeps every valid decision, reports the bad entries, and never writes them away',
+    T,
+    async () => {
+      const pa = env.fixture('pa');
+      const pb = env.fixture('pb');
+      env.write(env.mcpJsonPath, { mcpServers: { pa, pb, pc: env.fixture('pc') } });
+      const ws = realpathSync(env.workspace);
+      const badRecord = { hash: 42, status: 'approved', note: 'hand-edited' };
+      const badElsewhere = { x: { hash: 'h', status: 'maybe' } };
+      env.write(env.approvalsPath, {
+        [ws]: { pa: { hash: approvalHashOf(pa), status: 'approved' }, pb: badRecord },
+        '/elsewhere/project': badElsewhere,
+        '/other/project': 'oops',
+      });
+      await env.startDaemon();
+      await env.untilServers(
+        (m) => isReady(m.get('pa')) && admitted(m, 'pb') === 'PendingApproval',
+        'pa Ready on its kept approval, pb pending',
+      );
+      const asideFiles = () =>
+        readdirSync(path.dirname(env.approvalsPath)).filter((f) => f.includes('.corrupt-'));
+      assert.deepEqual(asideFiles(), [], 'nothing was moved aside');
+
+      // Reported where the user looks: the server's events in describe, and get events.
+      const describe = await env.cli(['describe', 'server', 'pb']);
+      assert.equal(describe.code, 0, describe.stderr);
+      assert.match(describe.stdout, /Warning\s+InvalidApproval/);
+      assert.match(describe.stdout, /"pb"\.hash: expected a non-empty string, got 42/);
+      const events = await env.cli(['get', 'events']);
+      assert.match(events.stdout, /InvalidApproval/);
+
+      // A decision about another server keeps the bad entries in the file as they were.
+      const approveC = await env.cli(['approve', 'pc']);
+      assert.equal(approveC.code, 0, approveC.stderr);
+      const afterC = JSON.parse(readFileSync(env.approvalsPath, 'utf8')) as Record<string, unknown>;
+      assert.deepEqual(afterC['/elsewhere/project'], badElsewhere);
+      assert.equal(afterC['/other/project'], 'oops');
+      const here = afterC[ws] as Record<string, { status?: string }>;
+      assert.deepEqual(here.pb, badRecord);
+      assert.equal(here.pa?.status, 'approved');
+      assert.equal(here.pc?.status, 'approved');
+      assert.deepEqual(asideFiles(), []);
+
+      // A decision about pb itself replaces its bad record, keeping the old one aside.
+      const approveB = await env.cli(['approve', 'pb']);
+      assert.equal(approveB.code, 0, approveB.stderr);
+      await env.untilServers((m) => isReady(m.get('pb')), 'pb Ready');
+      const aside = asideFiles();
+      assert.equal(aside.length, 1, 'the replaced bad record was kept in a side file');
+      const kept = JSON.parse(
+        readFileSync(path.join(path.dirname(env.approvalsPath), aside[0]), 'utf8'),
+      ) as Record<string, Record<string, unknown>>;
+      assert.deepEqual(kept[ws]?.pb, badRecord);
+      const describeB = await env.cli(['describe', 'server', 'pb']);
+      assert.ok(describeB.stdout.includes(aside[0]), 'the side file is named to the user');
+    },
+  );
 });
