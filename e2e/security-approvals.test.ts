@@ -5,10 +5,12 @@
  *   must approve only the config that was shown, never the swapped one;
  * - `mcpctl approve` says what it approved and can be pinned to a hash;
  * - one malformed entry in the approvals file (any project's) must not cost every other
- *   decision, and no write may silently drop it.
+ *   decision, and no write may silently drop it;
+ * - the CLI run outside any session's folder must not act on another project's session
+ *   silently, and never approve there.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -245,6 +247,69 @@ describe('a malformed approvals entry (e2e)', () => {
       assert.deepEqual(kept[ws]?.pb, badRecord);
       const describeB = await env.cli(['describe', 'server', 'pb']);
       assert.ok(describeB.stdout.includes(aside[0]), 'the side file is named to the user');
+    },
+  );
+});
+
+describe('the CLI outside any session folder (e2e)', () => {
+  let env: TestEnv;
+  beforeEach(() => {
+    env = new TestEnv();
+  });
+  afterEach(async () => {
+    await env.cleanup();
+  });
+
+  it(
+    'says which session it acts on, and refuses approve/reject without --workspace',
+    T,
+    async () => {
+      env.write(env.mcpJsonPath, { mcpServers: { pa: env.fixture('pa') } });
+      await env.startDaemon();
+      await env.untilServers((m) => admitted(m, 'pa') === 'PendingApproval', 'pa pending');
+      const elsewhere = path.join(env.root, 'elsewhere');
+      const inside = path.join(env.workspace, 'src', 'deep');
+      mkdirSync(elsewhere, { recursive: true });
+      mkdirSync(inside, { recursive: true });
+      const ws = realpathSync(env.workspace);
+
+      for (const verb of ['approve', 'reject']) {
+        const refused = await env.cli([verb, 'pa'], { cwd: elsewhere });
+        assert.ok(refused.code === 1 || refused.code === 2, `${verb} refused: ${refused.stdout}`);
+        assert.match(refused.stderr, /--workspace/, 'says the fix');
+        assert.ok(refused.stderr.includes(realpathSync(elsewhere)), 'names the folder');
+      }
+      assert.equal(recordOf(env, 'pa'), undefined, 'nothing was decided');
+      assert.equal(admitted(await env.servers(), 'pa'), 'PendingApproval');
+
+      const listed = await env.cli(['get', 'servers'], { cwd: elsewhere });
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /pa/);
+      assert.ok(
+        listed.stderr.includes(
+          `acting on session ${ws} (the daemon's; use --workspace DIR to choose)`,
+        ),
+        `notice on stderr: ${listed.stderr}`,
+      );
+      const why = await env.cli(['why', 'pa'], { cwd: elsewhere });
+      assert.match(why.stderr, /acting on session/);
+
+      // In the session's folder, or below it, nothing to say.
+      for (const cwd of [env.workspace, inside]) {
+        const here = await env.cli(['get', 'servers'], { cwd });
+        assert.equal(here.code, 0, here.stderr);
+        assert.doesNotMatch(here.stderr, /acting on session/);
+      }
+
+      // Below the workspace, approve acts on it; elsewhere, --workspace names it.
+      const fromInside = await env.cli(['reject', 'pa'], { cwd: inside });
+      assert.equal(fromInside.code, 0, fromInside.stderr);
+      assert.equal(recordOf(env, 'pa')?.status, 'rejected');
+      const named = await env.cli(['approve', 'pa', '--workspace', env.workspace], {
+        cwd: elsewhere,
+      });
+      assert.equal(named.code, 0, named.stderr);
+      assert.equal(recordOf(env, 'pa')?.status, 'approved');
     },
   );
 });

@@ -73,7 +73,8 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       named.extend({ hash: hashPin, sessionOnly: z.boolean().optional() }),
       'DecisionResult: approves the config `hash` (a prefix) names, or the current one; answers when settled',
       async (p, call): Promise<DecisionResult> => {
-        const session = await selectSession(ctx, p, call);
+        // Never the default session by accident: a decision names its project.
+        const session = await selectSession(ctx, p, call, { fallback: false });
         // Read and decided in one synchronous step: what is returned is what was approved.
         const subject = session.approvalSubject(p.name, p.hash);
         const sessionOnly = p.sessionOnly ?? false;
@@ -90,7 +91,7 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       named.extend({ hash: hashPin }),
       'DecisionResult: rejects the config `hash` (a prefix) names, or the current one; answers when settled',
       async (p, call): Promise<DecisionResult> => {
-        const session = await selectSession(ctx, p, call);
+        const session = await selectSession(ctx, p, call, { fallback: false });
         const subject = session.approvalSubject(p.name, p.hash);
         await session.reject(p.name, subject.hash);
         await session.settled();

@@ -24,7 +24,15 @@ import {
 } from '../resources.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
 import { method, type MethodTable } from '../rpc-server.js';
-import { hold, releaseHold, selectSession, selectorShape, type MethodContext } from './context.js';
+import {
+  hold,
+  releaseHold,
+  resolveSession,
+  selectSession,
+  selectorShape,
+  type MethodContext,
+  type SessionMatch,
+} from './context.js';
 
 export function sessionMethods(ctx: MethodContext): MethodTable {
   const selector = z.object(selectorShape);
@@ -52,6 +60,14 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
         });
         hold(call.conn, handle);
         return { sessionId: handle.session.id };
+      },
+    ),
+    'session.resolve': method(
+      selector,
+      '{ sessionId, workspace, match }: the session a selector picks, and how ("default" when nothing matched)',
+      async (p, call): Promise<{ sessionId: string; workspace: string; match: SessionMatch }> => {
+        const { session, match } = await resolveSession(ctx, p, call);
+        return { sessionId: session.id, workspace: session.workspace, match };
       },
     ),
     'session.close': method(
