@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -358,13 +359,73 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     const store = await open();
     assert.equal(store.getState(ws, 'fs', FS), 'pending');
     assert.equal(store.lastError?.code, 'unreadable');
-    assert.ok(store.lastError?.message.startsWith(`cannot read approvals file ${file} (EISDIR`));
+    assert.ok(
+      store.lastError?.message.startsWith(`cannot read approvals file ${file} (it is a directory`),
+    );
     await assert.rejects(store.approve(ws, 'fs', approvalHashFor(FS)), (e: ApprovalStoreError) => {
       assert.equal(e.code, 'unreadable');
       return true;
     });
     assert.ok(fs.statSync(file).isDirectory());
     assert.equal(store.getState(ws, 'fs', FS), 'pending');
+  });
+
+  it('never reads or writes through a symbolic link, and says why and how to fix it', async () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const target = path.join(tmp, 'precious.json');
+    const original = JSON.stringify({
+      [ws]: { fs: { hash: approvalHashOf(FS), status: 'approved' } },
+    });
+    fs.writeFileSync(target, original);
+    fs.symlinkSync(target, file);
+    const store = await open();
+    assert.equal(store.getState(ws, 'fs', FS), 'pending', 'nothing is read through the link');
+    assert.equal(store.lastError?.code, 'unreadable');
+    assert.ok(
+      store.lastError?.message.startsWith(
+        `cannot read approvals file ${file} (it is a symbolic link to ${target};`,
+      ),
+    );
+    assert.match(store.lastError?.message ?? '', new RegExp(`MCPCTL_APPROVALS_PATH=${target}`));
+    await assert.rejects(
+      store.approve(ws, 'web', approvalHashFor(WEB)),
+      (e: ApprovalStoreError) => {
+        assert.equal(e.code, 'unreadable');
+        return true;
+      },
+    );
+    assert.equal(fs.readFileSync(target, 'utf8'), original, 'the target is untouched');
+    assert.ok(fs.lstatSync(file).isSymbolicLink());
+    assert.deepEqual(
+      fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.tmp')),
+      [],
+      'no temporary file left',
+    );
+  });
+
+  it('does not block on a FIFO in place of the file', async () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    execFileSync('mkfifo', [file]);
+    const store = await open();
+    assert.equal(store.lastError?.code, 'unreadable');
+    assert.match(store.lastError?.message ?? '', /not a regular file/);
+    await assert.rejects(store.approve(ws, 'fs', approvalHashFor(FS)));
+    assert.ok(fs.lstatSync(file).isFIFO());
+  });
+
+  it('a link planted as the lock makes the write fail; nothing is written through it', async () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const target = path.join(tmp, 'elsewhere');
+    fs.mkdirSync(target);
+    fs.symlinkSync(target, `${file}.lock`);
+    const store = await open({ lockTimeoutMs: 300 });
+    await assert.rejects(store.approve(ws, 'fs', approvalHashFor(FS)), (e: ApprovalStoreError) => {
+      assert.equal(e.code, 'lock-failed');
+      return true;
+    });
+    assert.deepEqual(fs.readdirSync(target), []);
+    assert.ok(fs.lstatSync(`${file}.lock`).isSymbolicLink());
+    assert.equal(fs.existsSync(file), false);
   });
 
   it('fails a write with a clear error when another holder keeps the lock', async () => {

@@ -7,10 +7,19 @@
  * - one malformed entry in the approvals file (any project's) must not cost every other
  *   decision, and no write may silently drop it;
  * - the CLI run outside any session's folder must not act on another project's session
- *   silently, and never approve there.
+ *   silently, and never approve there;
+ * - an approvals file that is a symbolic link is never written (or read) through.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  symlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -312,4 +321,39 @@ describe('the CLI outside any session folder (e2e)', () => {
       assert.equal(recordOf(env, 'pa')?.status, 'approved');
     },
   );
+});
+
+describe('a symlinked approvals file (e2e)', () => {
+  let env: TestEnv;
+  beforeEach(() => {
+    env = new TestEnv();
+  });
+  afterEach(async () => {
+    await env.cleanup();
+  });
+
+  it('is neither written nor read through; approve says why and how to fix it', T, async () => {
+    const pa = env.fixture('pa');
+    env.write(env.mcpJsonPath, { mcpServers: { pa } });
+    // The link's target approves pa: read through the link, pa would start.
+    const target = path.join(env.root, 'elsewhere', 'precious.json');
+    const original = `${JSON.stringify({
+      [realpathSync(env.workspace)]: { pa: { hash: approvalHashOf(pa), status: 'approved' } },
+    })}\n`;
+    env.write(target, original);
+    symlinkSync(target, env.approvalsPath);
+    await env.startDaemon();
+    await env.untilServers((m) => admitted(m, 'pa') === 'PendingApproval', 'pa pending');
+    assert.equal(existsSync(env.pidFile('pa')), false, 'no decision was read through the link');
+
+    const approve = await env.cli(['approve', 'pa']);
+    assert.equal(approve.code, 1, `refused: ${approve.stdout}`);
+    assert.ok(approve.stderr.includes(env.approvalsPath), 'names the file');
+    assert.match(approve.stderr, /symbolic link/);
+    assert.ok(approve.stderr.includes(target), 'names where it points');
+    assert.match(approve.stderr, /MCPCTL_APPROVALS_PATH/, 'says a fix');
+    assert.equal(readFileSync(target, 'utf8'), original, 'the target is untouched');
+    assert.ok(lstatSync(env.approvalsPath).isSymbolicLink(), 'the link is left as it was');
+    assert.equal(admitted(await env.servers(), 'pa'), 'PendingApproval');
+  });
 });
