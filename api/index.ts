@@ -2,6 +2,7 @@
 export * from './schema.js';
 export * from './transport.js';
 export * from './identity.js';
+export * from './approval-hash.js';
 export * from './equality.js';
 export * from './scope.js';
 export * from './assemble.js';

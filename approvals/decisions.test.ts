@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  emptyDecisions,
+  emptyContent,
   parseDecisions,
   serializeDecisions,
   withDecision,
@@ -64,50 +64,127 @@ describe('parseDecisions', { timeout: 10_000 }, () => {
     assert.equal(problemOf('{ "/ws": {} } trailing'), 'InvalidSymbol at line 1, column 15');
   });
 
-  it('reports a wrong shape with the path of the offending value', () => {
+  it('reports a wrong top with its kind: nothing in such a file can be read', () => {
     assert.equal(problemOf('[]'), 'expected an object at the top, got an array');
-    assert.equal(
-      problemOf('{ "/ws": "yes" }'),
-      '"/ws": expected an object of server decisions, got a string',
+  });
+
+  it('ignores only the malformed entries, with the path of each, and reads the rest', () => {
+    const parsed = parseDecisions(`{
+      "/ws": {
+        "ok": { "hash": "${H1}", "status": "approved" },
+        "bool": true,
+        "nohash": { "status": "approved" },
+        "maybe": { "hash": "${H1}", "status": "maybe" }
+      },
+      "/str": "yes",
+      "/fine": { "fs": { "hash": "${H2}", "status": "rejected" } }
+    }`);
+    assert.ok(parsed.ok);
+    assert.deepEqual(parsed.decisions.get('/ws')?.get('ok'), { hash: H1, status: 'approved' });
+    assert.deepEqual([...(parsed.decisions.get('/ws')?.keys() ?? [])], ['ok']);
+    assert.deepEqual(parsed.decisions.get('/fine')?.get('fs'), { hash: H2, status: 'rejected' });
+    assert.equal(parsed.decisions.has('/str'), false);
+    assert.deepEqual(
+      parsed.invalid.map((e) => [e.projectKey, e.name, e.problem]),
+      [
+        ['/ws', 'bool', '"/ws"."bool": expected an object { "hash", "status" }, got a boolean'],
+        ['/ws', 'nohash', '"/ws"."nohash".hash: expected a non-empty string, got nothing'],
+        ['/ws', 'maybe', '"/ws"."maybe".status: expected "approved" or "rejected", got "maybe"'],
+        ['/str', undefined, '"/str": expected an object of server decisions, got a string'],
+      ],
     );
-    assert.equal(
-      problemOf('{ "/ws": { "fs": true } }'),
-      '"/ws"."fs": expected an object { "hash", "status" }, got a boolean',
-    );
-    assert.equal(
-      problemOf('{ "/ws": { "fs": { "status": "approved" } } }'),
-      '"/ws"."fs".hash: expected a non-empty string, got nothing',
-    );
-    assert.equal(
-      problemOf(`{ "/ws": { "fs": { "hash": "${H1}", "status": "maybe" } } }`),
-      '"/ws"."fs".status: expected "approved" or "rejected", got "maybe"',
+  });
+
+  it('a key given twice means its last value, valid or not', () => {
+    const parsed = parseDecisions(`{
+      "/ws": { "fs": 1, "fs": { "hash": "${H1}", "status": "approved" },
+               "web": { "hash": "${H1}", "status": "approved" }, "web": 2 },
+      "/p": "bad", "/p": {}
+    }`);
+    assert.ok(parsed.ok);
+    assert.deepEqual(parsed.decisions.get('/ws')?.get('fs'), { hash: H1, status: 'approved' });
+    assert.equal(parsed.decisions.get('/ws')?.has('web'), false);
+    assert.deepEqual(
+      parsed.invalid.map((e) => [e.projectKey, e.name]),
+      [['/ws', 'web']],
     );
   });
 });
 
 describe('serializeDecisions', { timeout: 10_000 }, () => {
   it('round-trips through parseDecisions, odd names included', () => {
-    let decisions = emptyDecisions();
-    decisions = withDecision(decisions, '/ws/a', '__proto__', { hash: H1, status: 'approved' });
-    decisions = withDecision(decisions, '/ws/a', 'toString', { hash: H2, status: 'rejected' });
-    decisions = withDecision(decisions, '/ws/b', 'fs', { hash: H1, status: 'rejected' });
-    const text = serializeDecisions(decisions);
-    assert.deepEqual(decisionsOf(text), decisions);
+    let content = emptyContent();
+    content = withDecision(content, '/ws/a', '__proto__', { hash: H1, status: 'approved' }).content;
+    content = withDecision(content, '/ws/a', 'toString', { hash: H2, status: 'rejected' }).content;
+    content = withDecision(content, '/ws/b', 'fs', { hash: H1, status: 'rejected' }).content;
+    const text = serializeDecisions(content);
+    assert.deepEqual(decisionsOf(text), content.decisions);
     // Plain JSON readers (Qwen's) see the documented shape with an own "__proto__" key.
     const plain = JSON.parse(text) as Record<string, Record<string, unknown>>;
     assert.ok(Object.hasOwn(plain['/ws/a'], '__proto__'));
     assert.deepEqual(Object.keys(plain).sort(), ['/ws/a', '/ws/b']);
   });
+
+  it('writes malformed entries back as they were read', () => {
+    const bad = {
+      '/ws': {
+        ok: { hash: H1, status: 'approved' },
+        odd: { hash: 7, __proto__x: [1, { a: null }] },
+      },
+      '/str': 'yes',
+      '/p': { x: { status: 'maybe' } },
+    };
+    const parsed = parseDecisions(JSON.stringify(bad));
+    assert.ok(parsed.ok);
+    assert.equal(parsed.invalid.length, 3);
+    assert.deepEqual(JSON.parse(serializeDecisions(parsed)), bad);
+  });
+
+  it('keeps a raw "__proto__" key of a malformed entry as an ordinary key', () => {
+    const text = `{ "/ws": { "odd": { "__proto__": { "polluted": true }, "hash": 1 } } }`;
+    const parsed = parseDecisions(text);
+    assert.ok(parsed.ok);
+    const plain = JSON.parse(serializeDecisions(parsed)) as Record<string, Record<string, object>>;
+    assert.ok(Object.hasOwn(plain['/ws']?.odd ?? {}, '__proto__'));
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
 });
 
 describe('withDecision', { timeout: 10_000 }, () => {
   it('returns a copy with one record set and leaves the input untouched', () => {
-    const before = withDecision(emptyDecisions(), '/ws', 'fs', { hash: H1, status: 'approved' });
-    const after = withDecision(before, '/ws', 'web', { hash: H2, status: 'rejected' });
-    assert.deepEqual([...(before.get('/ws')?.keys() ?? [])], ['fs']);
-    assert.deepEqual([...(after.get('/ws')?.keys() ?? [])], ['fs', 'web']);
-    const replaced = withDecision(after, '/ws', 'fs', { hash: H2, status: 'rejected' });
-    assert.deepEqual(replaced.get('/ws')?.get('fs'), { hash: H2, status: 'rejected' });
-    assert.deepEqual(after.get('/ws')?.get('fs'), { hash: H1, status: 'approved' });
+    const before = withDecision(emptyContent(), '/ws', 'fs', {
+      hash: H1,
+      status: 'approved',
+    }).content;
+    const after = withDecision(before, '/ws', 'web', { hash: H2, status: 'rejected' }).content;
+    assert.deepEqual([...(before.decisions.get('/ws')?.keys() ?? [])], ['fs']);
+    assert.deepEqual([...(after.decisions.get('/ws')?.keys() ?? [])], ['fs', 'web']);
+    const replaced = withDecision(after, '/ws', 'fs', { hash: H2, status: 'rejected' }).content;
+    assert.deepEqual(replaced.decisions.get('/ws')?.get('fs'), { hash: H2, status: 'rejected' });
+    assert.deepEqual(after.decisions.get('/ws')?.get('fs'), { hash: H1, status: 'approved' });
+  });
+
+  it('hands back the malformed entry it replaces, and only that one', () => {
+    const parsed = parseDecisions(
+      JSON.stringify({ '/ws': { fs: 1, web: 2 }, '/p': 'bad', '/q': [] }),
+    );
+    assert.ok(parsed.ok);
+    const record = { hash: H1, status: 'approved' } as const;
+    const one = withDecision(parsed, '/ws', 'fs', record);
+    assert.deepEqual(
+      one.displaced.map((e) => [e.projectKey, e.name]),
+      [['/ws', 'fs']],
+    );
+    assert.equal(one.content.invalid.length, 3);
+    const whole = withDecision(one.content, '/p', 'x', record);
+    assert.deepEqual(
+      whole.displaced.map((e) => [e.projectKey, e.name, e.raw]),
+      [['/p', undefined, 'bad']],
+    );
+    assert.deepEqual(JSON.parse(serializeDecisions(whole.content)), {
+      '/ws': { fs: record, web: 2 },
+      '/p': { x: record },
+      '/q': [],
+    });
   });
 });

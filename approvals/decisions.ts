@@ -10,10 +10,15 @@
  * - Any string is a safe project or server name: the model is a Map of Maps and the tree is
  *   walked node by node, never assigned into plain objects, so `__proto__` or `constructor`
  *   are ordinary keys that survive a read-write round trip.
- * - Anything that does not have the shape above is reported as a problem with its location,
- *   never half-read: the caller decides what to do with a corrupt file (the store moves it
- *   aside rather than overwrite decisions it could not understand).
- * - Extra fields inside a record are ignored (and not written back).
+ * - Text that is not JSON(C), or whose top is not an object, is reported as a problem with its
+ *   location, never half-read: the caller decides what to do with a corrupt file (the store
+ *   moves it aside rather than overwrite decisions it could not understand).
+ * - One malformed entry costs only itself: a record without the shape above, or a project
+ *   whose value is not an object, is listed in `invalid` with its location and raw value;
+ *   every other decision is read. Its server has no decision (pending, the safe side).
+ * - Malformed entries survive a read-write round trip as they were read; the one a new
+ *   decision replaces is handed back by `withDecision`, never dropped without a word.
+ * - Extra fields inside a valid record are ignored (and not written back).
  * - Decision maps are treated as immutable; `withDecision` returns a copy.
  */
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
@@ -29,14 +34,43 @@ export interface ApprovalRecord {
 /** Project key → server name → record. */
 export type ApprovalDecisions = ReadonlyMap<string, ReadonlyMap<string, ApprovalRecord>>;
 
+/**
+ * An entry of the file that does not have the documented shape: one server's record, or a
+ * whole project's value when that is not an object. It is ignored for gating (its server is
+ * pending, the safe side) but kept, as it was, in every write (DESIGN: bad input changes
+ * nothing, and nothing the user wrote is silently dropped).
+ */
+export interface InvalidEntry {
+  readonly projectKey: string;
+  /** The server the record is for; absent when the project's whole value is malformed. */
+  readonly name?: string;
+  /** Where and what, e.g. `"/ws"."fs".status: expected "approved" or "rejected", got "maybe"`. */
+  readonly problem: string;
+  /** The value as read (objects with a null prototype), written back unchanged. */
+  readonly raw: unknown;
+}
+
+/** Everything the file holds: the valid decisions and the malformed entries beside them. */
+export interface ApprovalsContent {
+  readonly decisions: ApprovalDecisions;
+  readonly invalid: readonly InvalidEntry[];
+}
+
 export type ParsedDecisions =
-  | { readonly ok: true; readonly decisions: ApprovalDecisions }
+  | {
+      readonly ok: true;
+      readonly decisions: ApprovalDecisions;
+      readonly invalid: readonly InvalidEntry[];
+    }
   | { readonly ok: false; readonly problem: string };
 
 export function emptyDecisions(): ApprovalDecisions {
   return new Map();
 }
 
+export function emptyContent(): ApprovalsContent {
+  return { decisions: emptyDecisions(), invalid: [] };
+}
 function lineAndColumn(text: string, offset: number): string {
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
@@ -95,28 +129,53 @@ export function parseDecisions(text: string): ParsedDecisions {
     };
   }
   // Empty or comment-only content: nothing decided yet, which is not corruption.
-  if (tree === undefined) return { ok: true, decisions: emptyDecisions() };
+  if (tree === undefined) return { ok: true, decisions: emptyDecisions(), invalid: [] };
   if (tree.type !== 'object') {
     return { ok: false, problem: `expected an object at the top, got ${describeNode(tree)}` };
   }
+  // JSON semantics: a key given twice means its last value, valid or not.
   const decisions = new Map<string, Map<string, ApprovalRecord>>();
+  const invalid = new Map<string, InvalidEntry | Map<string, InvalidEntry>>();
   for (const [projectKey, projectNode] of propertiesOf(tree)) {
     const where = JSON.stringify(projectKey);
+    decisions.delete(projectKey);
+    invalid.delete(projectKey);
     if (projectNode === undefined || projectNode.type !== 'object') {
-      return {
-        ok: false,
+      invalid.set(projectKey, {
+        projectKey,
         problem: `${where}: expected an object of server decisions, got ${projectNode ? describeNode(projectNode) : 'nothing'}`,
-      };
+        raw: projectNode === undefined ? null : rawValueOf(projectNode),
+      });
+      continue;
     }
     const servers = new Map<string, ApprovalRecord>();
+    const bad = new Map<string, InvalidEntry>();
     for (const [name, recordNode] of propertiesOf(projectNode)) {
       const record = parseRecord(recordNode, `${where}.${JSON.stringify(name)}`);
-      if (typeof record === 'string') return { ok: false, problem: record };
-      servers.set(name, record);
+      servers.delete(name);
+      bad.delete(name);
+      if (typeof record === 'string') {
+        const raw = recordNode === undefined ? null : rawValueOf(recordNode);
+        bad.set(name, { projectKey, name, problem: record, raw });
+      } else servers.set(name, record);
     }
     decisions.set(projectKey, servers);
+    if (bad.size > 0) invalid.set(projectKey, bad);
   }
-  return { ok: true, decisions };
+  const entries = [...invalid.values()].flatMap((v) => (v instanceof Map ? [...v.values()] : [v]));
+  return { ok: true, decisions, invalid: entries };
+}
+
+/** A node's value as plain data; objects get a null prototype, so any key is just a key. */
+function rawValueOf(node: Node): unknown {
+  if (node.type === 'array') return (node.children ?? []).map(rawValueOf);
+  if (node.type === 'object') {
+    const out = Object.create(null) as Record<string, unknown>;
+    for (const [key, value] of propertiesOf(node))
+      define(out, key, value === undefined ? null : rawValueOf(value));
+    return out;
+  }
+  return node.value as unknown;
 }
 
 /** Own, enumerable property on a null-prototype object: `__proto__` is stored, not obeyed. */
@@ -129,7 +188,11 @@ function define(target: Record<string, unknown>, key: string, value: unknown): v
   });
 }
 
-export function serializeDecisions(decisions: ApprovalDecisions): string {
+/**
+ * The file's text: every decision, and every malformed entry as it was read (an entry whose
+ * place a decision took is not written; `withDecision` hands it back as displaced).
+ */
+export function serializeDecisions({ decisions, invalid }: ApprovalsContent): string {
   const top = Object.create(null) as Record<string, unknown>;
   for (const [projectKey, servers] of decisions) {
     const project = Object.create(null) as Record<string, unknown>;
@@ -138,19 +201,46 @@ export function serializeDecisions(decisions: ApprovalDecisions): string {
     }
     define(top, projectKey, project);
   }
+  for (const entry of invalid) {
+    const project = top[entry.projectKey];
+    if (entry.name === undefined) {
+      if (project === undefined) define(top, entry.projectKey, entry.raw);
+      continue;
+    }
+    if (project === undefined) {
+      const created = Object.create(null) as Record<string, unknown>;
+      define(top, entry.projectKey, created);
+      define(created, entry.name, entry.raw);
+    } else if (
+      typeof project === 'object' &&
+      project !== null &&
+      !Object.hasOwn(project, entry.name)
+    ) {
+      define(project as Record<string, unknown>, entry.name, entry.raw);
+    }
+  }
   return `${JSON.stringify(top, null, 2)}\n`;
 }
 
-/** A copy of `decisions` with one record set; everything else is carried over untouched. */
+/**
+ * A copy of `content` with one record set; everything else is carried over untouched. A
+ * malformed entry in the record's place (that server's record, or its project's whole value)
+ * is taken out and returned as `displaced`, for the caller to keep somewhere and say so.
+ */
 export function withDecision(
-  decisions: ApprovalDecisions,
+  content: ApprovalsContent,
   projectKey: string,
   name: string,
   record: ApprovalRecord,
-): ApprovalDecisions {
-  const next = new Map(decisions);
-  const servers = new Map(decisions.get(projectKey) ?? []);
+): { readonly content: ApprovalsContent; readonly displaced: readonly InvalidEntry[] } {
+  const next = new Map(content.decisions);
+  const servers = new Map(content.decisions.get(projectKey) ?? []);
   servers.set(name, record);
   next.set(projectKey, servers);
-  return next;
+  const inTheWay = (e: InvalidEntry) =>
+    e.projectKey === projectKey && (e.name === undefined || e.name === name);
+  return {
+    content: { decisions: next, invalid: content.invalid.filter((e) => !inTheWay(e)) },
+    displaced: content.invalid.filter(inTheWay),
+  };
 }

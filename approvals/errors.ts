@@ -9,6 +9,8 @@
 export type ApprovalStoreErrorCode =
   /** The file did not parse or had the wrong shape; `movedTo` says where it went, if anywhere. */
   | 'corrupt'
+  /** Some entries are malformed: ignored and kept as they are (or kept aside when replaced). */
+  | 'invalid-entries'
   /** The file exists but could not be read (permissions, a directory in its place, ...). */
   | 'unreadable'
   /** A decision could not be written; it is not saved. */

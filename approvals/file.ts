@@ -5,70 +5,84 @@
  * - A read says exactly one of: missing (no decisions yet), ok, corrupt (with the problem and
  *   where), or unreadable (with the OS error). It never throws for these, so every caller has
  *   to decide what each case means.
- * - A read never waits on the file: a FIFO, socket or device is `unreadable` ("not a regular
- *   file") without being read, checked before opening and again on the handle, and the open
- *   itself is non-blocking, so a FIFO swapped in between cannot hold a libuv thread forever.
- * - A write is atomic: a temporary file in the same folder, fsynced, then renamed over the old
- *   one (write-file-atomic). A reader in any process sees the old content or the new, never a
- *   mix, and a crash mid-write leaves the old file intact.
+ * - Only a regular file is read, and never through a symbolic link (opened with O_NOFOLLOW,
+ *   O_NONBLOCK, then checked with fstat, so there is no window between check and read): a
+ *   link would let whoever controls its target decide which servers run, and a FIFO would
+ *   block. Either is `unreadable` with a NotRegularFileError that names the fix. The store
+ *   never writes over an unreadable file, so a link is not written through either.
+ * - A write is atomic: a new temporary file in the same folder (created exclusively, so never
+ *   through an existing name or link), fsynced, then renamed over the old one. rename replaces
+ *   a link itself, never its target. A reader in any process sees the old content or the new,
+ *   never a mix, and a crash mid-write leaves the old file intact.
  * - The file is written with mode 0600 (it says which servers may run on this machine); a
  *   parent folder we have to create gets 0700. Existing folders (e.g. Qwen's `~/.qwen`) are
  *   left as their owner set them.
- * - `moveAside` never overwrites: it picks `<file>.corrupt-<timestamp>` and adds `-1`, `-2`, ...
- *   if an earlier quarantined copy already has that name.
+ * - `moveAside` and `writeAside` never overwrite: they pick `<file>.corrupt-<timestamp>` and
+ *   add `-1`, `-2`, ... if an earlier quarantined copy already has that name.
  */
-import { constants, promises as fs, type Stats } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
-import { parseDecisions, serializeDecisions, type ApprovalDecisions } from './decisions.js';
+import { APPROVALS_PATH_ENV } from './location.js';
+import {
+  emptyDecisions,
+  parseDecisions,
+  serializeDecisions,
+  type ApprovalsContent,
+  type InvalidEntry,
+} from './decisions.js';
 
 export type FileRead =
   | { readonly kind: 'missing' }
-  | { readonly kind: 'ok'; readonly decisions: ApprovalDecisions }
+  | { readonly kind: 'ok'; readonly content: ApprovalsContent }
   | { readonly kind: 'corrupt'; readonly problem: string }
   | { readonly kind: 'unreadable'; readonly error: unknown };
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
 
-/** Read-only and non-blocking: opening a FIFO must not wait for a writer. */
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
-
-/**
- * Throws for what must not be read. A directory passes: reading it fails with EISDIR, which
- * says it well enough.
- */
-function assertReadable(stats: Stats): void {
-  if (stats.isFile() || stats.isDirectory()) return;
-  const kind = stats.isFIFO() ? 'a FIFO (named pipe)' : stats.isSocket() ? 'a socket' : 'a device';
-  throw new Error(
-    `it is ${kind}, not a regular file, so it was not read; replace it with a regular file or remove it`,
-  );
+/** The approvals file is a link, a FIFO, a directory...: not read, not written. */
+export class NotRegularFileError extends Error {
+  override name = 'NotRegularFileError';
 }
 
-/** The file's text, read only if it is a regular file (see the module's guarantees). */
-async function readRegularFile(file: string): Promise<string> {
-  assertReadable(await fs.stat(file));
-  const handle = await fs.open(file, OPEN_FLAGS);
-  try {
-    assertReadable(await handle.stat());
-    return await handle.readFile('utf8');
-  } finally {
-    await handle.close();
+async function notRegular(file: string, stat?: { isDirectory(): boolean }): Promise<Error> {
+  if (stat === undefined) {
+    const target = await fs.readlink(file).catch(() => '?');
+    const resolved = path.resolve(path.dirname(file), target);
+    return new NotRegularFileError(
+      `it is a symbolic link to ${resolved}; mcpctl keeps decisions only in a regular file, because a link lets whoever controls its target decide which servers run: replace the link by the file itself, or set ${APPROVALS_PATH_ENV}=${resolved}`,
+    );
   }
+  return new NotRegularFileError(
+    `it is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}; mcpctl keeps decisions only in a regular file: remove it, or set ${APPROVALS_PATH_ENV} to a file`,
+  );
 }
 
 export async function readDecisionsFile(file: string): Promise<FileRead> {
   let text: string;
   try {
-    text = await readRegularFile(file);
+    const handle = await fs.open(
+      file,
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) return { kind: 'unreadable', error: await notRegular(file, stat) };
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing' };
+    // O_NOFOLLOW on a link fails with ELOOP.
+    if (code === 'ELOOP') return { kind: 'unreadable', error: await notRegular(file) };
     return { kind: 'unreadable', error };
   }
   const parsed = parseDecisions(text);
   return parsed.ok
-    ? { kind: 'ok', decisions: parsed.decisions }
+    ? { kind: 'ok', content: { decisions: parsed.decisions, invalid: parsed.invalid } }
     : { kind: 'corrupt', problem: parsed.problem };
 }
 
@@ -77,12 +91,28 @@ export async function ensureParentDir(file: string): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true, mode: DIR_MODE });
 }
 
-export async function writeDecisionsFile(
-  file: string,
-  decisions: ApprovalDecisions,
-): Promise<void> {
+export async function writeDecisionsFile(file: string, content: ApprovalsContent): Promise<void> {
   await ensureParentDir(file);
-  await writeFileAtomic(file, serializeDecisions(decisions), { mode: FILE_MODE, fsync: true });
+  await replaceFile(file, serializeDecisions(content));
+}
+
+/** Writes a fresh temporary file next to `file` and renames it over `file` (see the header). */
+async function replaceFile(file: string, text: string): Promise<void> {
+  const temporary = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+  // `wx`: O_CREAT | O_EXCL, which fails on any existing name, a planted link included.
+  const handle = await fs.open(temporary, 'wx', FILE_MODE);
+  try {
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(temporary, file);
+  } catch (error) {
+    await fs.rm(temporary, { force: true });
+    throw error;
+  }
 }
 
 /** A timestamp usable in a file name on every platform (no `:`), sortable as text. */
@@ -96,6 +126,29 @@ async function exists(file: string): Promise<boolean> {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Writes malformed entries a decision replaced to a new `<file>.corrupt-<timestamp>[-n]`, in
+ * the approvals file's own shape (so they can be merged back by hand); returns its path.
+ */
+export async function writeAside(
+  file: string,
+  entries: readonly InvalidEntry[],
+  now: Date,
+): Promise<string> {
+  const text = serializeDecisions({ decisions: emptyDecisions(), invalid: entries });
+  const base = `${file}.corrupt-${fileTimestamp(now)}`;
+  for (let n = 0; ; n++) {
+    const target = n === 0 ? base : `${base}-${n}`;
+    try {
+      // `wx`: never over an earlier copy (or anything else) of that name.
+      await fs.writeFile(target, text, { flag: 'wx', mode: FILE_MODE });
+      return target;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
 }
 

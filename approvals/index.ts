@@ -9,3 +9,4 @@ export * from './project-key.js';
 export * from './store.js';
 export * from './session-approvals.js';
 export * from './lookup.js';
+export * from './subject.js';

@@ -10,16 +10,17 @@
  * - `revoke(name)` drops every session approval of that name; the controller calls it when
  *   the user rejects the server, so a reject is never outvoted by an earlier session approval.
  */
-import type { McpServerConfig } from '../api/index.js';
+import type { ApprovalHash, McpServerConfig } from '../api/index.js';
 import { approvalHashOf } from '../api/index.js';
 
 export class SessionApprovals {
   /** name → approval hashes approved for this session. */
   private readonly approved = new Map<string, Set<string>>();
 
-  approve(name: string, config: McpServerConfig): void {
+  /** Approves, for this session, the config whose approval hash is `hash` (the one shown). */
+  approve(name: string, hash: ApprovalHash): void {
     const hashes = this.approved.get(name) ?? new Set<string>();
-    hashes.add(approvalHashOf(config));
+    hashes.add(hash);
     this.approved.set(name, hashes);
   }
 

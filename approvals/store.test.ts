@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { approvalHashOf, type McpServerConfig } from '../api/index.js';
+import { approvalHashFor, approvalHashOf, type McpServerConfig } from '../api/index.js';
 import type { ApprovalStoreError } from './errors.js';
 import { ApprovalStore } from './store.js';
 
@@ -45,8 +45,8 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('persists approve and reject across a reopen', async () => {
     const first = await open();
-    await first.approve(ws, 'fs', FS);
-    await first.reject(ws, 'web', WEB);
+    await first.approve(ws, 'fs', approvalHashFor(FS));
+    await first.reject(ws, 'web', approvalHashFor(WEB));
     assert.equal(first.getState(ws, 'fs', FS), 'approved');
     assert.equal(first.getState(ws, 'web', WEB), 'rejected');
 
@@ -63,8 +63,8 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('makes an edited server pending again after approve or reject; editing back restores it', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', FS);
-    await store.reject(ws, 'web', WEB);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
+    await store.reject(ws, 'web', approvalHashFor(WEB));
     const fsEdited = { ...FS, args: ['fs.js', '--write'] };
     const webEdited = { ...WEB, headers: { Authorization: 'Bearer x' } };
     assert.equal(store.getState(ws, 'fs', fsEdited), 'pending');
@@ -75,14 +75,14 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('ignores edits outside the approval hash (description)', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
     assert.equal(store.getState(ws, 'fs', { ...FS, description: 'files' }), 'approved');
   });
 
   it('lets a later decision replace an earlier one', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', FS);
-    await store.reject(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
+    await store.reject(ws, 'fs', approvalHashFor(FS));
     assert.equal(store.getState(ws, 'fs', FS), 'rejected');
     assert.equal((await open()).getState(ws, 'fs', FS), 'rejected');
   });
@@ -91,8 +91,8 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
     const other = path.join(tmp, 'other');
     fs.mkdirSync(other);
     const store = await open();
-    await store.approve(ws, 'fs', FS);
-    await store.reject(other, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
+    await store.reject(other, 'fs', approvalHashFor(FS));
     assert.equal(store.getState(ws, 'fs', FS), 'approved');
     assert.equal(store.getState(other, 'fs', FS), 'rejected');
     assert.equal(store.getState(path.join(tmp, 'third'), 'fs', FS), 'pending');
@@ -102,8 +102,8 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
     const link = path.join(tmp, 'ws-link');
     fs.symlinkSync(ws, link);
     const store = await open();
-    await store.approve(link, 'fs', FS);
-    await store.reject(ws, 'web', WEB);
+    await store.approve(link, 'fs', approvalHashFor(FS));
+    await store.reject(ws, 'web', approvalHashFor(WEB));
     assert.equal(store.getState(ws, 'fs', FS), 'approved');
     assert.equal(store.getState(link, 'web', WEB), 'rejected');
     assert.deepEqual(Object.keys(readJson(file)), [ws]);
@@ -111,10 +111,10 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('never drops a record: a server that left the config and came back keeps its decision', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
     // fs leaves the config; other decisions are written meanwhile.
-    await store.approve(ws, 'web', WEB);
-    await store.reject(path.join(tmp, 'elsewhere'), 'x', WEB);
+    await store.approve(ws, 'web', approvalHashFor(WEB));
+    await store.reject(path.join(tmp, 'elsewhere'), 'x', approvalHashFor(WEB));
     const reopened = await open();
     assert.equal(reopened.getState(ws, 'fs', FS), 'approved');
     assert.equal(readJson(file)[ws]?.fs?.status, 'approved');
@@ -122,10 +122,10 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('treats "__proto__", "constructor" and "toString" as ordinary server names', async () => {
     const store = await open();
-    await store.approve(ws, '__proto__', FS);
-    await store.reject(ws, 'constructor', FS);
+    await store.approve(ws, '__proto__', approvalHashFor(FS));
+    await store.reject(ws, 'constructor', approvalHashFor(FS));
     assert.equal(store.getState(ws, 'toString', FS), 'pending');
-    await store.approve(ws, 'other', WEB);
+    await store.approve(ws, 'other', approvalHashFor(WEB));
     const reopened = await open();
     assert.equal(reopened.getState(ws, '__proto__', FS), 'approved');
     assert.equal(reopened.getState(ws, 'constructor', FS), 'rejected');
@@ -138,7 +138,7 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
   it('serves reads from memory until reload() picks up another process’s decision', async () => {
     const reader = await open();
     const writer = await open();
-    await writer.approve(ws, 'fs', FS);
+    await writer.approve(ws, 'fs', approvalHashFor(FS));
     assert.equal(reader.getState(ws, 'fs', FS), 'pending');
     await reader.reload();
     assert.equal(reader.getState(ws, 'fs', FS), 'approved');
@@ -147,9 +147,9 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
   it('bases each write on the file, not on its own cache', async () => {
     const a = await open();
     const b = await open();
-    await a.approve(ws, 'fs', FS);
+    await a.approve(ws, 'fs', approvalHashFor(FS));
     // b never reloaded, yet its write keeps a's decision.
-    await b.approve(ws, 'web', WEB);
+    await b.approve(ws, 'web', approvalHashFor(WEB));
     assert.equal(b.getState(ws, 'fs', FS), 'approved');
     const fresh = await open();
     assert.equal(fresh.getState(ws, 'fs', FS), 'approved');
@@ -159,15 +159,16 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
   it('keeps every decision of many concurrent calls on one store', async () => {
     const store = await open();
     const names = Array.from({ length: 15 }, (_, i) => `s${i}`);
-    await Promise.all(names.map((n) => store.approve(ws, n, FS)));
+    await Promise.all(names.map((n) => store.approve(ws, n, approvalHashFor(FS))));
     const reopened = await open();
     for (const n of names) assert.equal(reopened.getState(ws, n, FS), 'approved', n);
   });
 
   it('returns the record it wrote and exposes it through recordOf', async () => {
     const store = await open();
-    const record = await store.reject(ws, 'fs', FS);
+    const { record, displaced } = await store.reject(ws, 'fs', approvalHashFor(FS));
     assert.deepEqual(record, { hash: approvalHashOf(FS), status: 'rejected' });
+    assert.equal(displaced, undefined);
     assert.deepEqual(store.recordOf(ws, 'fs'), record);
     assert.equal(store.recordOf(ws, 'web'), undefined);
   });
@@ -187,7 +188,7 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
   it('writes the file with mode 0600 and creates its folder with mode 0700', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.equal(fs.statSync(path.dirname(file)).mode & 0o777, 0o700);
     // No temporary or lock files are left next to it.
@@ -199,7 +200,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     fs.writeFileSync(file, '{}', { mode: 0o644 });
     fs.chmodSync(file, 0o644);
     const store = await open();
-    await store.approve(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
   });
 
@@ -207,7 +208,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     const home = path.join(tmp, 'home');
     const byHome = await ApprovalStore.open({ env: {}, home });
     assert.equal(byHome.path, path.join(home, '.qwen', 'mcpApprovals.json'));
-    await byHome.approve(ws, 'fs', FS);
+    await byHome.approve(ws, 'fs', approvalHashFor(FS));
     assert.equal(readJson(byHome.path)[ws]?.fs?.status, 'approved');
 
     const override = path.join(tmp, 'custom.json');
@@ -242,22 +243,90 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     assert.deepEqual(seen, [error]);
 
     // New decisions go to a fresh file; the quarantined copy is left alone.
-    await store.approve(ws, 'web', WEB);
+    await store.approve(ws, 'web', approvalHashFor(WEB));
     assert.deepEqual(Object.keys(readJson(file)[ws]), ['web']);
     assert.equal(fs.readFileSync(aside, 'utf8'), corrupt);
   });
 
-  it('treats a file of the wrong shape as corrupt too', async () => {
+  it('treats a file whose top is not an object as corrupt too', async () => {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify({ [ws]: { fs: { hash: 'h', status: 'maybe' } } }));
+    fs.writeFileSync(file, JSON.stringify([{ [ws]: {} }]));
     const store = await open();
     assert.equal(store.lastError?.code, 'corrupt');
-    assert.match(store.lastError?.message ?? '', /"fs"\.status: expected "approved" or "rejected"/);
+    assert.match(store.lastError?.message ?? '', /expected an object at the top, got an array/);
     assert.equal(fs.existsSync(file), false);
     assert.equal(
       fs.readdirSync(path.dirname(file)).filter((f) => f.includes('.corrupt-')).length,
       1,
     );
+  });
+
+  it('one malformed entry costs only itself: every other decision holds, it is reported and kept', async () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const other = path.join(tmp, 'other');
+    const original = {
+      [ws]: {
+        fs: { hash: approvalHashOf(FS), status: 'approved' },
+        bad: { hash: 'h', status: 'maybe' },
+      },
+      [other]: 'not an object',
+    };
+    fs.writeFileSync(file, JSON.stringify(original));
+    const seen: ApprovalStoreError[] = [];
+    const store = await open({ onError: (e) => seen.push(e) });
+    assert.equal(store.getState(ws, 'fs', FS), 'approved');
+    assert.deepEqual(
+      seen.map((e) => e.code),
+      ['invalid-entries'],
+    );
+    assert.match(
+      seen[0]?.message ?? '',
+      /"bad"\.status: expected "approved" or "rejected", got "maybe"/,
+    );
+    assert.deepEqual(
+      store.invalidEntries(ws).map((e) => e.name),
+      ['bad'],
+    );
+    assert.match(store.invalidEntries(ws)[0]?.message ?? '', new RegExp(`approvals file ${file}`));
+    assert.equal(store.invalidEntries(other)[0]?.name, undefined);
+    assert.equal(
+      fs.readdirSync(path.dirname(file)).filter((f) => f.includes('.corrupt-')).length,
+      0,
+    );
+
+    // A re-read of the same file reports nothing new.
+    await store.reload();
+    assert.equal(seen.length, 1);
+
+    // Another decision keeps the malformed entries as they were.
+    const saved = await store.approve(ws, 'web', approvalHashFor(WEB));
+    assert.equal(saved.displaced, undefined);
+    const after = readJson(file) as unknown as Record<string, Record<string, unknown>>;
+    assert.deepEqual(after[ws]?.bad, { hash: 'h', status: 'maybe' });
+    assert.equal(after[other], 'not an object');
+    assert.equal(seen.length, 1);
+  });
+
+  it('a decision in the place of a malformed entry keeps that entry aside and says so', async () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const other = path.join(tmp, 'other');
+    fs.writeFileSync(file, JSON.stringify({ [ws]: { fs: 7 }, [other]: ['x'] }));
+    const now = () => new Date('2030-01-02T03:04:05.678Z');
+    const store = await open({ now });
+    const saved = await store.approve(ws, 'fs', approvalHashFor(FS));
+    const aside = `${file}.corrupt-2030-01-02T03-04-05.678Z`;
+    assert.equal(saved.displaced?.movedTo, aside);
+    assert.match(
+      saved.displaced?.message ?? '',
+      /replaced a malformed entry .*"fs": expected an object/,
+    );
+    assert.deepEqual(readJson(aside), { [ws]: { fs: 7 } });
+    assert.equal(store.getState(ws, 'fs', FS), 'approved');
+    // A whole malformed project value is kept aside the same way, in a file of its own.
+    const whole = await store.approve(other, 'x', approvalHashFor(FS));
+    assert.equal(whole.displaced?.movedTo, `${aside}-1`);
+    assert.deepEqual(readJson(`${aside}-1`), { [other]: ['x'] });
+    assert.deepEqual(store.allInvalidEntries, []);
   });
 
   it('does not overwrite an earlier quarantined copy', async () => {
@@ -275,9 +344,9 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
 
   it('moves aside a file that became corrupt after open when the next write finds it', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
     fs.writeFileSync(file, '{ not json');
-    await store.approve(ws, 'web', WEB);
+    await store.approve(ws, 'web', approvalHashFor(WEB));
     assert.equal(store.lastError?.code, 'corrupt');
     assert.deepEqual(Object.keys(readJson(file)[ws]), ['web']);
     // Memory follows the disk: the decision that lived only in the corrupt file is gone.
@@ -290,8 +359,10 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     const store = await open();
     assert.equal(store.getState(ws, 'fs', FS), 'pending');
     assert.equal(store.lastError?.code, 'unreadable');
-    assert.ok(store.lastError?.message.startsWith(`cannot read approvals file ${file} (EISDIR`));
-    await assert.rejects(store.approve(ws, 'fs', FS), (e: ApprovalStoreError) => {
+    assert.ok(
+      store.lastError?.message.startsWith(`cannot read approvals file ${file} (it is a directory`),
+    );
+    await assert.rejects(store.approve(ws, 'fs', approvalHashFor(FS)), (e: ApprovalStoreError) => {
       assert.equal(e.code, 'unreadable');
       return true;
     });
@@ -299,38 +370,68 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     assert.equal(store.getState(ws, 'fs', FS), 'pending');
   });
 
-  it('never reads (nor waits on) a FIFO in place of the file', async (t) => {
+  it('never reads or writes through a symbolic link, and says why and how to fix it', async () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const target = path.join(tmp, 'precious.json');
+    const original = JSON.stringify({
+      [ws]: { fs: { hash: approvalHashOf(FS), status: 'approved' } },
+    });
+    fs.writeFileSync(target, original);
+    fs.symlinkSync(target, file);
+    const store = await open();
+    assert.equal(store.getState(ws, 'fs', FS), 'pending', 'nothing is read through the link');
+    assert.equal(store.lastError?.code, 'unreadable');
+    assert.ok(
+      store.lastError?.message.startsWith(
+        `cannot read approvals file ${file} (it is a symbolic link to ${target};`,
+      ),
+    );
+    assert.match(store.lastError?.message ?? '', new RegExp(`MCPCTL_APPROVALS_PATH=${target}`));
+    await assert.rejects(
+      store.approve(ws, 'web', approvalHashFor(WEB)),
+      (e: ApprovalStoreError) => {
+        assert.equal(e.code, 'unreadable');
+        return true;
+      },
+    );
+    assert.equal(fs.readFileSync(target, 'utf8'), original, 'the target is untouched');
+    assert.ok(fs.lstatSync(file).isSymbolicLink());
+    assert.deepEqual(
+      fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.tmp')),
+      [],
+      'no temporary file left',
+    );
+  });
+
+  it('does not block on a FIFO in place of the file', async () => {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     execFileSync('mkfifo', [file]);
-    // Should a read wait on the FIFO, open it for writing (non-blocking) to release it, so a
-    // failing test cannot hang the test process.
-    t.after(() => {
-      try {
-        fs.closeSync(fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK));
-      } catch {
-        // ENXIO: nobody reads it.
-      }
-    });
-    const store = await Promise.race([
-      open(),
-      new Promise<never>((_, reject) => {
-        setTimeout(() => reject(new Error('open waited on the FIFO')), 5000).unref();
-      }),
-    ]);
-    assert.equal(store.getState(ws, 'fs', FS), 'pending');
+    const store = await open();
     assert.equal(store.lastError?.code, 'unreadable');
-    assert.match(store.lastError?.message ?? '', /FIFO \(named pipe\), not a regular file/);
-    await assert.rejects(store.approve(ws, 'fs', FS), (e: ApprovalStoreError) => {
-      assert.equal(e.code, 'unreadable');
+    assert.match(store.lastError?.message ?? '', /not a regular file/);
+    await assert.rejects(store.approve(ws, 'fs', approvalHashFor(FS)));
+    assert.ok(fs.lstatSync(file).isFIFO());
+  });
+
+  it('a link planted as the lock makes the write fail; nothing is written through it', async () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const target = path.join(tmp, 'elsewhere');
+    fs.mkdirSync(target);
+    fs.symlinkSync(target, `${file}.lock`);
+    const store = await open({ lockTimeoutMs: 300 });
+    await assert.rejects(store.approve(ws, 'fs', approvalHashFor(FS)), (e: ApprovalStoreError) => {
+      assert.equal(e.code, 'lock-failed');
       return true;
     });
-    assert.ok(fs.statSync(file).isFIFO(), 'left untouched');
+    assert.deepEqual(fs.readdirSync(target), []);
+    assert.ok(fs.lstatSync(`${file}.lock`).isSymbolicLink());
+    assert.equal(fs.existsSync(file), false);
   });
 
   it('fails a write with a clear error when another holder keeps the lock', async () => {
     const store = await open({ lockTimeoutMs: 300 });
     fs.mkdirSync(`${file}.lock`, { recursive: true });
-    await assert.rejects(store.approve(ws, 'fs', FS), (e: ApprovalStoreError) => {
+    await assert.rejects(store.approve(ws, 'fs', approvalHashFor(FS)), (e: ApprovalStoreError) => {
       assert.equal(e.code, 'lock-failed');
       assert.ok(e.message.startsWith(`could not lock approvals file ${file} (`));
       assert.ok(e.message.includes('"approved" for server fs was not saved'));
@@ -341,7 +442,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     assert.equal(fs.existsSync(file), false);
     // Once the holder is gone, the next write goes through.
     fs.rmdirSync(`${file}.lock`);
-    await store.approve(ws, 'fs', FS);
+    await store.approve(ws, 'fs', approvalHashFor(FS));
     assert.equal(store.getState(ws, 'fs', FS), 'approved');
   });
 });

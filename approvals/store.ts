@@ -13,26 +13,36 @@
  *   and writes the whole file atomically. Two processes deciding about different servers at
  *   the same time therefore both keep their decision; the file on disk, not our cache, is the
  *   base of every write. Writes of one store are also queued in-process, in call order.
+ * - A decision names the approval hash of the config the user was shown (an `ApprovalHash`,
+ *   never a config read at write time), so a config swapped while the user was asked is not
+ *   what gets approved.
  * - Records are never removed: there is no delete. A server that leaves the config and comes
  *   back identical keeps its decision (rule 9).
- * - A corrupt file is never silently overwritten: it is moved to `<file>.corrupt-<timestamp>`
- *   (under the lock, after re-checking it is still corrupt), an error naming both files is
- *   reported, and the store continues with no decisions — everything gated is pending, the
- *   safe side. An unreadable file (e.g. permissions) is reported and never written over.
+ * - One malformed entry costs only itself: it is ignored (its server is pending, the safe
+ *   side), reported (`invalid-entries`, once per change of the set; `invalidEntries(root)` for the
+ *   sessions to show) and kept in the file as it was by every write. A decision that takes its
+ *   place first writes it to `<file>.corrupt-<timestamp>` and says so (`displaced`); if that
+ *   fails, the decision is not saved.
+ * - A file that is not JSON(C) at all, or not an object at the top, is never silently
+ *   overwritten: it is moved to `<file>.corrupt-<timestamp>` (under the lock, after
+ *   re-checking it is still corrupt), an error naming both files is reported, and the store
+ *   continues with no decisions — everything gated is pending, the safe side. An unreadable
+ *   file (e.g. permissions) is reported and never written over.
  * - Problems are kept in `errors` (the latest few) and passed to `onError`, for the daemon to
  *   show; reads never throw, writes reject with the same error they report.
  */
-import type { ApprovalState, McpServerConfig } from '../api/index.js';
+import type { ApprovalHash, ApprovalState, McpServerConfig } from '../api/index.js';
 import { approvalHashOf } from '../api/index.js';
 import {
-  emptyDecisions,
+  emptyContent,
   withDecision,
-  type ApprovalDecisions,
   type ApprovalRecord,
+  type ApprovalsContent,
   type ApprovalStatus,
+  type InvalidEntry,
 } from './decisions.js';
 import { ApprovalStoreError, reasonOf } from './errors.js';
-import { moveAside, readDecisionsFile, writeDecisionsFile } from './file.js';
+import { moveAside, readDecisionsFile, writeAside, writeDecisionsFile } from './file.js';
 import { approvalsFilePath, type ApprovalsLocationOptions } from './location.js';
 import { LockUnavailableError, lockPathOf, withFileLock } from './lock.js';
 import { projectKeyOf } from './project-key.js';
@@ -48,6 +58,29 @@ export interface ApprovalStoreOptions extends ApprovalsLocationOptions {
   readonly lockTimeoutMs?: number;
 }
 
+/** What a decision wrote: the record, and what it did with a malformed entry in its place. */
+export interface SavedDecision {
+  readonly record: ApprovalRecord;
+  /** What the user must be told about this write (the `displaced` message, if any). */
+  readonly warnings: readonly string[];
+  /** Set when the decision replaced malformed entries: they were moved to `movedTo`. */
+  readonly displaced?: {
+    readonly entries: readonly InvalidEntry[];
+    readonly movedTo: string;
+    /** Names the entries, their problems and the side file, for the user. */
+    readonly message: string;
+  };
+}
+
+/** A malformed entry as the user is told about it. */
+export interface InvalidApproval {
+  readonly projectKey: string;
+  /** Its server; absent when the project's whole value is malformed. */
+  readonly name?: string;
+  /** Names the file, the entry, the problem and the fix. */
+  readonly message: string;
+}
+
 /** How many problems `errors` keeps; older ones are dropped (they were passed to onError). */
 const KEPT_ERRORS = 20;
 
@@ -56,8 +89,10 @@ const SAFE_SIDE = 'every project and workspace server is pending approval';
 export class ApprovalStore {
   /** Absolute path of the approvals file. */
   readonly path: string;
-  private decisions: ApprovalDecisions = emptyDecisions();
+  private content: ApprovalsContent = emptyContent();
   private readonly problems: ApprovalStoreError[] = [];
+  /** The malformed entries last reported (their problems), so a re-read repeats nothing. */
+  private reportedInvalid = '';
   private tail: Promise<unknown> = Promise.resolve();
 
   private constructor(private readonly options: ApprovalStoreOptions) {
@@ -88,40 +123,59 @@ export class ApprovalStore {
 
   /** The stored record, whatever config it was made for (for `describe` and `why`). */
   recordOf(root: string, name: string): ApprovalRecord | undefined {
-    return this.decisions.get(projectKeyOf(root))?.get(name);
+    return this.content.decisions.get(projectKeyOf(root))?.get(name);
   }
 
-  approve(root: string, name: string, config: McpServerConfig): Promise<ApprovalRecord> {
-    return this.decide(root, name, config, 'approved');
+  /** Malformed entries of the file as last read: ignored for gating, kept in the file. */
+  get allInvalidEntries(): readonly InvalidApproval[] {
+    return this.content.invalid.map((entry) => ({
+      projectKey: entry.projectKey,
+      ...(entry.name === undefined ? {} : { name: entry.name }),
+      message: this.invalidMessage(entry),
+    }));
   }
 
-  reject(root: string, name: string, config: McpServerConfig): Promise<ApprovalRecord> {
-    return this.decide(root, name, config, 'rejected');
+  /** The malformed entries of the project at `root`. */
+  invalidEntries(root: string): readonly InvalidApproval[] {
+    const key = projectKeyOf(root);
+    return this.allInvalidEntries.filter((e) => e.projectKey === key);
+  }
+
+  /** Approves the config whose approval hash is `hash` (the one the user was shown). */
+  approve(root: string, name: string, hash: ApprovalHash): Promise<SavedDecision> {
+    return this.decide(root, name, hash, 'approved');
+  }
+
+  /** Rejects the config whose approval hash is `hash` (the one the user was shown). */
+  reject(root: string, name: string, hash: ApprovalHash): Promise<SavedDecision> {
+    return this.decide(root, name, hash, 'rejected');
   }
 
   /** Re-reads the file (another process may have decided). Never rejects; see `errors`. */
   reload(): Promise<void> {
     return this.serial(async () => {
-      this.decisions = await this.readForReading();
+      this.content = await this.readForReading();
+      this.noteInvalid();
     });
   }
 
   private decide(
     root: string,
     name: string,
-    config: McpServerConfig,
+    hash: ApprovalHash,
     status: ApprovalStatus,
-  ): Promise<ApprovalRecord> {
-    // Computed before queuing: the decision is about the config as it was when asked.
+  ): Promise<SavedDecision> {
     const projectKey = projectKeyOf(root);
-    const record: ApprovalRecord = { hash: approvalHashOf(config), status };
+    const record: ApprovalRecord = { hash, status };
     return this.serial(async () => {
       try {
         return await this.locked(async () => {
           const current = await this.readUnderLock(true);
           // Whatever happens next, memory follows the disk as just read.
-          this.decisions = current;
-          const next = withDecision(current, projectKey, name, record);
+          this.content = current;
+          const { content: next, displaced } = withDecision(current, projectKey, name, record);
+          // A malformed entry in the decision's place is kept aside first, never just dropped.
+          const aside = displaced.length > 0 ? await this.keepAside(displaced, name, status) : '';
           try {
             await writeDecisionsFile(this.path, next);
           } catch (error) {
@@ -134,8 +188,16 @@ export class ApprovalStore {
               ),
             );
           }
-          this.decisions = next;
-          return record;
+          this.content = next;
+          this.noteInvalid();
+          if (aside === '') return { record, warnings: [] };
+          const message = `approvals file ${this.path}: the decision "${status}" for server ${name} replaced ${displaced.map((e) => `a malformed entry (${e.problem})`).join(' and ')}; it was kept in ${aside}`;
+          this.report(new ApprovalStoreError('invalid-entries', this.path, message));
+          return {
+            record,
+            warnings: [message],
+            displaced: { entries: displaced, movedTo: aside, message },
+          };
         });
       } catch (error) {
         if (!(error instanceof LockUnavailableError)) throw error;
@@ -151,23 +213,67 @@ export class ApprovalStore {
     });
   }
 
+  /** Writes `entries` to a side file; failing that, the decision is not saved (reported). */
+  private async keepAside(
+    entries: readonly InvalidEntry[],
+    name: string,
+    status: ApprovalStatus,
+  ): Promise<string> {
+    try {
+      return await writeAside(this.path, entries, this.options.now?.() ?? new Date());
+    } catch (error) {
+      throw this.report(
+        new ApprovalStoreError(
+          'write-failed',
+          this.path,
+          `could not keep the malformed entry ${entries.map((e) => e.problem).join(' and ')} of approvals file ${this.path} aside (${reasonOf(error)}); the decision "${status}" for server ${name} was not saved. Fix or remove that entry and try again`,
+          { cause: error },
+        ),
+      );
+    }
+  }
+
+  /** Reports the malformed entries once each time their set changes. */
+  private noteInvalid(): void {
+    const invalid = this.content.invalid;
+    const key = invalid.map((e) => e.problem).join('\n');
+    if (key === this.reportedInvalid) return;
+    this.reportedInvalid = key;
+    if (invalid.length === 0) return;
+    this.report(
+      new ApprovalStoreError(
+        'invalid-entries',
+        this.path,
+        invalid.map((e) => this.invalidMessage(e)).join('; '),
+      ),
+    );
+  }
+
+  private invalidMessage(entry: InvalidEntry): string {
+    const pending =
+      entry.name === undefined
+        ? `every project and workspace server of ${entry.projectKey} is pending approval`
+        : `server ${entry.name} of ${entry.projectKey} is pending approval`;
+    return `approvals file ${this.path} has a malformed entry, ignored: ${entry.problem}; every other decision holds and the entry is kept as it is, but ${pending} until it is fixed or removed (or decided again)`;
+  }
+
   /** Reading without the lock; only a corrupt file makes us take it (to move it aside). */
-  private async readForReading(): Promise<ApprovalDecisions> {
+  private async readForReading(): Promise<ApprovalsContent> {
     const read = await readDecisionsFile(this.path);
     switch (read.kind) {
       case 'missing':
-        return emptyDecisions();
+        return emptyContent();
       case 'ok':
-        return read.decisions;
+        return read.content;
       case 'unreadable':
         this.report(this.unreadable(read.error));
-        return emptyDecisions();
+        return emptyContent();
       case 'corrupt':
         try {
           return await this.locked(() => this.readUnderLock(false));
         } catch (error) {
           // Errors of the locked read were reported there.
-          if (!(error instanceof LockUnavailableError)) return emptyDecisions();
+          if (!(error instanceof LockUnavailableError)) return emptyContent();
           // Could not lock (e.g. a read-only folder): leave the file alone, decide nothing.
           this.report(
             new ApprovalStoreError(
@@ -177,7 +283,7 @@ export class ApprovalStore {
               { cause: error },
             ),
           );
-          return emptyDecisions();
+          return emptyContent();
         }
     }
   }
@@ -187,17 +293,17 @@ export class ApprovalStore {
    * empty. An unreadable one throws when `forWrite` (we must not write over what we could not
    * read) and counts as empty otherwise.
    */
-  private async readUnderLock(forWrite: boolean): Promise<ApprovalDecisions> {
+  private async readUnderLock(forWrite: boolean): Promise<ApprovalsContent> {
     const read = await readDecisionsFile(this.path);
     switch (read.kind) {
       case 'missing':
-        return emptyDecisions();
+        return emptyContent();
       case 'ok':
-        return read.decisions;
+        return read.content;
       case 'unreadable': {
         const error = this.report(this.unreadable(read.error));
         if (forWrite) throw error;
-        return emptyDecisions();
+        return emptyContent();
       }
       case 'corrupt': {
         let movedTo: string;
@@ -213,7 +319,7 @@ export class ApprovalStore {
             ),
           );
           if (forWrite) throw failure;
-          return emptyDecisions();
+          return emptyContent();
         }
         this.report(
           new ApprovalStoreError(
@@ -223,7 +329,7 @@ export class ApprovalStore {
             { movedTo },
           ),
         );
-        return emptyDecisions();
+        return emptyContent();
       }
     }
   }

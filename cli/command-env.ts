@@ -10,6 +10,8 @@
  * - The connection is closed when the command is done, whatever happened.
  * - `terminalSafeIo` is the one door of every command's output: control characters that are
  *   not our own colours are escaped there (output/escape.ts), whatever printed them.
+ * - A session-scoped command (`withSession`) run outside every session's folder says on
+ *   stderr which session it acts on (the daemon's default one).
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
@@ -95,7 +97,8 @@ export function commandEnv(globals: GlobalOptions, io: Io): CommandEnv {
 
 /**
  * `--workspace DIR` names a session (opened if needed); without it the current directory is
- * matched, falling back to the daemon's default session.
+ * matched (or the session of a folder enclosing it), falling back to the daemon's default
+ * session — which `withSession` then announces, and approve/reject refuse.
  */
 export function selectorOf(workspace: string | undefined): Selector {
   if (workspace !== undefined) {
@@ -135,6 +138,27 @@ export async function withDaemon<T>(
   } finally {
     await client.close();
   }
+}
+
+/**
+ * `withDaemon` for commands that act on one session: when the session is not the current
+ * folder's (nothing matched it, so the daemon's default session is used), a line on stderr
+ * says which one, and how to choose. A `--workspace` named by the user needs no such line.
+ */
+export function withSession<T>(env: CommandEnv, fn: (client: RpcClient) => Promise<T>): Promise<T> {
+  return withDaemon(env, async (client) => {
+    if (env.selector.openIfMissing !== true) {
+      const found = await client.call<{ workspace: string; match: string }>(
+        'session.resolve',
+        env.selector,
+      );
+      if (found.match === 'default')
+        env.io.err(
+          `acting on session ${found.workspace} (the daemon's; use --workspace DIR to choose)\n`,
+        );
+    }
+    return fn(client);
+  });
 }
 
 export function translateError(err: unknown, socket: string): unknown {

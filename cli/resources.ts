@@ -4,8 +4,9 @@
  */
 import { API_VERSION, type Condition, type McpServer, type McpServerList } from '../api/index.js';
 import type { McpEvent } from '../controller/event-recorder.js';
+import type { SubjectSummary } from '../controller/session.js';
 
-export type { McpServer, McpServerList, McpEvent };
+export type { McpServer, McpServerList, McpEvent, SubjectSummary };
 
 export interface SessionResource {
   apiVersion: typeof API_VERSION;
@@ -46,6 +47,15 @@ export interface ServerDescription {
   stderr: string[];
   /** Events about `server/NAME`, oldest first. */
   events: McpEvent[];
+}
+
+/** What `servers.approve` / `servers.reject` answer: the config decided about, then the server. */
+export interface DecisionResult {
+  decision: 'approved' | 'approved-for-session' | 'rejected';
+  /** Exactly the config the decision is bound to (its hash); env and header names only. */
+  config: SubjectSummary;
+  /** The server once settled (its current config may differ if it was edited since). */
+  server: McpServer;
 }
 
 export function serverList(items: McpServer[]): McpServerList {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { approvalHashFor } from '../api/index.js';
 import { ApprovalStore } from '../approvals/index.js';
 import { Daemon, DaemonStoppingError } from './daemon.js';
 import type { Session } from './session.js';
@@ -132,10 +133,10 @@ describe('Daemon', () => {
         assert.equal(daemon.pool.stats().length, 0, 'nothing started before approval');
         // Another process: its own store on the same file.
         const other = await ApprovalStore.open({ path: approvalsFile });
-        await other.approve(ws, 'fx', config);
+        await other.approve(ws, 'fx', approvalHashFor(config));
         await until(() => readyPid(session, 'fx') !== undefined, 'fx Ready after the approval');
         pid = readyPid(session, 'fx')!;
-        await other.reject(ws, 'fx', config);
+        await other.reject(ws, 'fx', approvalHashFor(config));
         await until(() => readyPid(session, 'fx') === undefined, 'fx down after the rejection');
         await until(() => !alive(pid), 'the server process to end');
         assert.equal(

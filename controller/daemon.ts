@@ -169,7 +169,12 @@ export class Daemon {
       store = await ApprovalStore.open({
         home: options.home,
         ...(options.env ? { env: options.env } : {}),
-        onError: (err) => log.error({ file: err.file, code: err.code }, err.message),
+        onError: (err) => {
+          // Malformed entries cost only themselves (ignored, kept): a warning, not an error.
+          if (err.code === 'invalid-entries')
+            log.warn({ file: err.file, code: err.code }, err.message);
+          else log.error({ file: err.file, code: err.code }, err.message);
+        },
       });
       approvals = approvalStoreAdapter(store);
     }
@@ -279,16 +284,13 @@ export class Daemon {
   }
 }
 
-/** The store's approve/reject return the record; the session only needs them to finish. */
+/** The store as a session uses it: decisions, and what it has to say about the file. */
 export function approvalStoreAdapter(store: ApprovalStore): ApprovalStoreLike {
   return {
     getState: (root, name, config) => store.getState(root, name, config),
-    approve: async (root, name, config) => {
-      await store.approve(root, name, config);
-    },
-    reject: async (root, name, config) => {
-      await store.reject(root, name, config);
-    },
+    approve: (root, name, hash) => store.approve(root, name, hash),
+    reject: (root, name, hash) => store.reject(root, name, hash),
+    invalidEntries: (root) => store.invalidEntries(root),
   };
 }
 

@@ -1,4 +1,5 @@
 /** Errors a session raises to its callers (CLI, serve bridge); each says what to do. */
+import { summaryLine, type SubjectSummary } from '../approvals/index.js';
 import type { WhyAnswer } from '../reconcilers/why.js';
 
 export class UnknownServerError extends Error {
@@ -16,6 +17,23 @@ export class UnknownServerError extends Error {
 
 export class NotGatedError extends Error {
   override name = 'NotGatedError';
+}
+
+/**
+ * A decision named a config that is not the server's current one (it changed while the user
+ * was asked, or `--hash` names another): nothing was decided. Carries the current config's
+ * summary (no secret values) so the user can look again and decide about that one.
+ */
+export class StaleDecisionError extends Error {
+  override name = 'StaleDecisionError';
+  constructor(
+    readonly current: SubjectSummary,
+    problem: string,
+  ) {
+    super(
+      `${problem}; nothing was decided. Server ${current.name} from ${current.source} is now ${summaryLine(current)}; check it, then pass --hash ${current.hash.slice(0, 12)} to decide about it`,
+    );
+  }
 }
 
 /** A call to a server whose tools are unavailable: carries the `why` answer and its fix. */

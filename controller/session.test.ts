@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { connectionIdOf } from '../api/index.js';
 import { alive } from '../pool/testing/fixtures.js';
+import { StaleDecisionError } from './errors.js';
 import {
   condition,
   fixtureConfig,
@@ -249,11 +250,11 @@ describe('session: hot reload with real processes', T, () => {
           .some((e) => e.reason === 'PendingApproval' && e.involvedObject === 'server/p'),
       );
 
-      await s.approve('p');
+      await s.approve('p', s.approvalSubject('p').hash);
       await until('p ready', () => readyPid(s, 'p'));
       assert.equal(condition(s.get('p'), 'Admitted'), 'True/Approved');
 
-      await s.reject('p');
+      await s.reject('p', s.approvalSubject('p').hash);
       await until('p down', () => condition(s.get('p'), 'Admitted') === 'False/Rejected');
       assert.equal(s.registry.get('p'), undefined);
       const acquiredBefore = h.pool.count('p');
@@ -282,11 +283,45 @@ describe('session: hot reload with real processes', T, () => {
     h.write(h.files.project, { mcpServers: { p: fixtureConfig() } });
     const s = await h.session();
     await until('p pending', () => condition(s.get('p'), 'Admitted') === 'False/PendingApproval');
-    await s.approve('p', { sessionOnly: true });
+    await s.approve('p', s.approvalSubject('p').hash, { sessionOnly: true });
     await until('p ready', () => readyPid(s, 'p'));
     assert.equal(condition(s.get('p'), 'Admitted'), 'True/ApprovedForSession');
     assert.equal(h.approvals.getState(h.workspace, 'p', s.desired().servers.p.config), 'pending');
   });
+
+  it(
+    'a decision names the config shown: a stale hash or --hash prefix decides nothing',
+    T,
+    async () => {
+      h.write(h.files.project, { mcpServers: { p: fixtureConfig(['--tools=shown']) } });
+      const s = await h.session();
+      await until('p pending', () => condition(s.get('p'), 'Admitted') === 'False/PendingApproval');
+      const shown = s.approvalSubject('p');
+      h.write(h.files.project, { mcpServers: { p: fixtureConfig(['--tools=swapped']) } });
+      await until('p swapped', () => s.approvalSubject('p').hash !== shown.hash);
+      const current = s.approvalSubject('p');
+      for (const sessionOnly of [false, true])
+        await assert.rejects(s.approve('p', shown.hash, { sessionOnly }), (err: Error) => {
+          assert.ok(err instanceof StaleDecisionError);
+          assert.equal(err.current.hash, current.hash);
+          assert.match(err.message, /nothing was decided/);
+          assert.match(err.message, /--tools=swapped/);
+          return true;
+        });
+      await assert.rejects(s.reject('p', shown.hash), StaleDecisionError);
+      // --hash prefixes: too short, not hex, another config's.
+      for (const pin of [current.hash.slice(0, 7), 'zzzzzzzzzz', shown.hash.slice(0, 12)])
+        assert.throws(() => s.approvalSubject('p', pin), StaleDecisionError);
+      assert.equal(
+        s.approvalSubject('p', current.hash.slice(0, 8).toUpperCase()).hash,
+        current.hash,
+      );
+      await s.settled();
+      assert.equal(condition(s.get('p'), 'Admitted'), 'False/PendingApproval');
+      assert.equal(h.pool.count('p'), 0, 'never acquired');
+      assert.equal(h.approvals.recordOf(h.workspace, 'p'), undefined, 'nothing written');
+    },
+  );
 
   it('untrusted folder: nothing connects', T, async () => {
     h.write(h.files.user, {

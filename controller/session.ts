@@ -10,6 +10,9 @@
  *   a manual reload and the watcher can never race (both go through the queue).
  * - `diff()` reads the files on disk and acquires nothing.
  * - `pendingApproval` listeners hear of a server after the pass that left it pending finished.
+ * - `approve`/`reject` take the approval hash of the config the user was shown and decide
+ *   nothing when the current config has another one (StaleDecisionError): a config swapped
+ *   while the user was asked is never the one approved.
  * - `close()` stops the watchers, drains the queue and releases every lease of the session.
  */
 import { EventEmitter } from 'node:events';
@@ -18,13 +21,21 @@ import { randomUUID } from 'node:crypto';
 import {
   isGatedScope,
   setCondition,
+  type ApprovalHash,
   type ApprovalState,
   type Condition,
   type DesiredServer,
   type McpServer,
   type McpServerConfig,
 } from '../api/index.js';
-import { approvalLookup } from '../approvals/index.js';
+import {
+  approvalLookup,
+  checkPin,
+  subjectOf,
+  summaryLine,
+  summaryOf,
+  type ApprovalSubject,
+} from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore, SourceStatus } from '../informers/types.js';
 import type { CallOptions, Pool } from '../pool/types.js';
@@ -35,10 +46,23 @@ import { toMcpServer, type ResourceOptions } from '../reconcilers/resource.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
 import { why, type WhyAnswer } from '../reconcilers/why.js';
 import { diffReload, type DiffLine } from './diff.js';
-import { NotGatedError, ServerUnavailableError, UnknownServerError } from './errors.js';
+import {
+  NotGatedError,
+  ServerUnavailableError,
+  StaleDecisionError,
+  UnknownServerError,
+} from './errors.js';
 
 // Re-exported so callers of the session find its errors beside it.
-export { NotGatedError, ServerUnavailableError, UnknownServerError, closest } from './errors.js';
+export {
+  NotGatedError,
+  ServerUnavailableError,
+  StaleDecisionError,
+  UnknownServerError,
+  closest,
+} from './errors.js';
+export type { ApprovalSubject, SubjectSummary } from '../approvals/index.js';
+export { summaryOf } from '../approvals/index.js';
 export type { WhyAnswer } from '../reconcilers/why.js';
 import { EventRecorder, type McpEvent } from './event-recorder.js';
 import { ExponentialBackoffRateLimiter, exponentialDelay } from './rate-limiters.js';
@@ -48,13 +72,28 @@ import { Workers } from './workers.js';
 /** The persisted approvals, as the session uses them (approvals/ implements it). */
 export interface ApprovalStoreLike {
   getState(root: string, name: string, config: McpServerConfig): ApprovalState;
-  approve(root: string, name: string, config: McpServerConfig): Promise<unknown>;
-  reject(root: string, name: string, config: McpServerConfig): Promise<unknown>;
+  /** Decisions name the approval hash of the config shown, never a config read later. */
+  approve(root: string, name: string, hash: ApprovalHash): Promise<DecisionNotes | void>;
+  reject(root: string, name: string, hash: ApprovalHash): Promise<DecisionNotes | void>;
+  /** Malformed entries of the project at `root`: ignored for gating, kept in the file. */
+  invalidEntries?(root: string): readonly InvalidApprovalEntry[];
+}
+
+/** What a decision's write has to tell the user (e.g. a malformed entry it kept aside). */
+export interface DecisionNotes {
+  readonly warnings: readonly string[];
+}
+
+export interface InvalidApprovalEntry {
+  /** Its server; absent when the project's whole entry is malformed. */
+  readonly name?: string;
+  /** Names the file, the entry, the problem and the fix. */
+  readonly message: string;
 }
 
 /** Approve-for-session decisions, in memory only (rule 10). */
 export interface SessionApprovalsLike {
-  approve(name: string, config: McpServerConfig): void;
+  approve(name: string, hash: ApprovalHash): void;
   isApproved(name: string, config: McpServerConfig): boolean;
   revoke(name: string): void;
 }
@@ -109,6 +148,7 @@ export class Session {
   readonly #reconciler: ServerReconciler;
   readonly #approvalView: ApprovalView;
   #lastSourceErrors = '';
+  #lastInvalidApprovals = '';
   #started = false;
   #settleWatch = false;
   #closed = false;
@@ -195,6 +235,7 @@ export class Session {
       for (const name of change.names) this.#queue.add(name);
     });
     this.#updateSessionConditions();
+    this.#reportInvalidApprovals();
     this.#workers.start();
     for (const name of Object.keys(this.#store.current().servers)) this.#queue.add(name);
   }
@@ -281,27 +322,69 @@ export class Session {
     return this.#opts.pool.getPrompt(entry.key, prompt, args, options);
   }
 
-  async approve(name: string, options: { sessionOnly?: boolean } = {}): Promise<void> {
-    const server = this.#gatedServer(name);
-    if (options.sessionOnly) this.#opts.sessionApprovals.approve(name, server.config);
-    else await this.#opts.approvals.approve(this.workspace, name, server.config);
+  /**
+   * The gated server `name` as a decision names it now: its current config and approval hash.
+   * With `pin` (a `--hash` prefix), throws StaleDecisionError unless the pin names that config.
+   * Unknown → UnknownServerError; not gated → NotGatedError.
+   */
+  approvalSubject(name: string, pin?: string): ApprovalSubject {
+    const subject = subjectOf(this.#gatedServer(name));
+    if (pin === undefined) return subject;
+    const check = checkPin(subject.hash, pin);
+    if (!check.ok) throw new StaleDecisionError(summaryOf(subject), check.problem);
+    return subject;
+  }
+
+  /**
+   * Approves the config of `name` whose approval hash is `hash` — the one the user was shown.
+   * When the current config has another hash (it changed meanwhile) nothing is approved and
+   * StaleDecisionError says what the current config is; the reconcile of the new config has
+   * asked (or will ask) about it. Resolves with what was approved.
+   */
+  async approve(
+    name: string,
+    hash: ApprovalHash,
+    options: { sessionOnly?: boolean } = {},
+  ): Promise<ApprovalSubject> {
+    const subject = this.#currentSubject(name, hash);
+    if (options.sessionOnly) this.#opts.sessionApprovals.approve(name, hash);
+    else this.#noteDecision(name, await this.#opts.approvals.approve(this.workspace, name, hash));
     this.events.record(
       'Normal',
       'Approved',
       `server/${name}`,
-      options.sessionOnly ? 'approved for this session' : 'approved for this config',
+      `${options.sessionOnly ? 'approved for this session' : 'approved'}: ${summaryLine(summaryOf(subject))}`,
     );
     this.#store.refreshGating();
     this.#queue.add(name);
+    return subject;
   }
 
-  async reject(name: string): Promise<void> {
-    const server = this.#gatedServer(name);
+  /** Rejects the config of `name` whose approval hash is `hash`; stale → as in `approve`. */
+  async reject(name: string, hash: ApprovalHash): Promise<ApprovalSubject> {
+    const subject = this.#currentSubject(name, hash);
     this.#opts.sessionApprovals.revoke(name);
-    await this.#opts.approvals.reject(this.workspace, name, server.config);
-    this.events.record('Normal', 'Rejected', `server/${name}`, 'rejected for this config');
+    this.#noteDecision(name, await this.#opts.approvals.reject(this.workspace, name, hash));
+    this.events.record(
+      'Normal',
+      'Rejected',
+      `server/${name}`,
+      `rejected: ${summaryLine(summaryOf(subject))}`,
+    );
     this.#store.refreshGating();
     this.#queue.add(name);
+    return subject;
+  }
+
+  /** The subject of `name` now, when its hash is `hash`; else StaleDecisionError. */
+  #currentSubject(name: string, hash: ApprovalHash): ApprovalSubject {
+    const subject = subjectOf(this.#gatedServer(name));
+    if (subject.hash !== hash)
+      throw new StaleDecisionError(
+        summaryOf(subject),
+        `the config of server ${name} changed after it was shown (the decision was for hash ${hash})`,
+      );
+    return subject;
   }
 
   /**
@@ -309,7 +392,41 @@ export class Session {
    * recompute the gating; servers whose admission moved are reconciled.
    */
   approvalsChanged(): void {
+    this.#reportInvalidApprovals();
     this.#store.refreshGating();
+  }
+
+  /** Warnings of a decision's write (a malformed entry it kept aside) become events. */
+  #noteDecision(name: string, notes: DecisionNotes | void): void {
+    for (const warning of notes?.warnings ?? [])
+      this.events.record('Warning', 'InvalidApproval', `server/${name}`, warning);
+    this.#reportInvalidApprovals();
+  }
+
+  /**
+   * Malformed approvals entries of this project, as Warning events on their server (shown by
+   * `describe server`) or on the session; once per change of the set, and once when fixed.
+   */
+  #reportInvalidApprovals(): void {
+    const entries = this.#opts.approvals.invalidEntries?.(this.workspace) ?? [];
+    const key = entries.map((e) => e.message).join('\n');
+    if (key === this.#lastInvalidApprovals) return;
+    const hadSome = this.#lastInvalidApprovals !== '';
+    this.#lastInvalidApprovals = key;
+    for (const entry of entries)
+      this.events.record(
+        'Warning',
+        'InvalidApproval',
+        entry.name === undefined ? `session/${this.id}` : `server/${entry.name}`,
+        entry.message,
+      );
+    if (entries.length === 0 && hadSome)
+      this.events.record(
+        'Normal',
+        'ApprovalsValid',
+        `session/${this.id}`,
+        'the approvals file has no malformed entry for this project any more',
+      );
   }
 
   /** Re-reads every source, reconciles every known name, resolves when settled. */

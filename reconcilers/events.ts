@@ -15,7 +15,10 @@ export type EventReason =
   | 'ConfigInvalid'
   | 'ConfigValid'
   | 'RolloutFailed'
-  | 'NotAdmitted';
+  | 'NotAdmitted'
+  /** A malformed entry of the approvals file (ignored, kept), or one a decision kept aside. */
+  | 'InvalidApproval'
+  | 'ApprovalsValid';
 
 export interface EventSink {
   /** `object` is `server/NAME` or `session/NAME`. */

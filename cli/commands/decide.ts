@@ -1,49 +1,86 @@
 /**
- * `mcpctl approve NAME [--session]` and `mcpctl reject NAME`: decide about the server's
- * current config (its approval hash). A server that needs no approval, or an unknown name,
- * fails with exit 1 and says why (with the closest names).
+ * `mcpctl approve NAME [--session] [--hash PREFIX]` and `mcpctl reject NAME [--hash PREFIX]`.
+ *
+ * Guarantees:
+ * - A decision is bound to one exact config (its approval hash). With `--hash` it is the
+ *   config that prefix names; when the server's current config has another hash (it changed
+ *   since the user looked) or the prefix is too short, nothing is decided, exit 1, and the
+ *   message says what the current config and its hash are.
+ * - Without `--hash` the daemon decides about the current config and answers with exactly the
+ *   config it decided about, read in the same step, which is what is printed: command and
+ *   args (or URL), cwd, the names of env variables and headers (never their values) and the
+ *   full hash.
+ * - A server that needs no approval, or an unknown name, fails with exit 1 and says why (with
+ *   the closest names).
  */
 import type { Command } from 'commander';
 import { findCondition } from '../../api/index.js';
 import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
-import type { McpServer } from '../resources.js';
+import type { DecisionResult, McpServer, SubjectSummary } from '../resources.js';
+
+const HASH_HELP = 'decide only if the config has this approval hash (a prefix of 8+ hex digits)';
 
 export function registerDecisions(program: Command, io: Io): void {
   program
     .command('approve')
-    .description("approve a project/workspace server's current config so it may start")
+    .description("approve a project/workspace server's config so it may start")
     .argument('<name>', 'server name')
     .option('--session', 'approve for this session only (nothing is saved)')
+    .option('--hash <prefix>', HASH_HELP)
     .action(async (name: string, _opts: object, cmd: Command) => {
-      const opts = cmd.optsWithGlobals<GlobalOptions & { session?: boolean }>();
+      const opts = cmd.optsWithGlobals<GlobalOptions & { session?: boolean; hash?: string }>();
       const env = commandEnv(opts, io);
-      const server = await withDaemon(env, (client) =>
-        client.call<McpServer>('servers.approve', {
+      const result = await withDaemon(env, (client) =>
+        client.call<DecisionResult>('servers.approve', {
           ...env.selector,
           name,
           sessionOnly: opts.session === true,
+          ...(opts.hash === undefined ? {} : { hash: opts.hash }),
         }),
       );
       io.out(
-        `server/${name} approved${opts.session ? ' for this session' : ''} (${state(server)})\n`,
+        `server/${name} approved${opts.session ? ' for this session' : ''} (${state(result.server)})\n`,
       );
+      io.out(configLines(result.config));
     });
   program
     .command('reject')
     .description(
-      "reject a project/workspace server's current config: it stays down until its config changes",
+      "reject a project/workspace server's config: it stays down until its config changes",
     )
     .argument('<name>', 'server name')
+    .option('--hash <prefix>', HASH_HELP)
     .action(async (name: string, _opts: object, cmd: Command) => {
-      const env = commandEnv(cmd.optsWithGlobals<GlobalOptions>(), io);
-      const server = await withDaemon(env, (client) =>
-        client.call<McpServer>('servers.reject', { ...env.selector, name }),
+      const opts = cmd.optsWithGlobals<GlobalOptions & { hash?: string }>();
+      const env = commandEnv(opts, io);
+      const result = await withDaemon(env, (client) =>
+        client.call<DecisionResult>('servers.reject', {
+          ...env.selector,
+          name,
+          ...(opts.hash === undefined ? {} : { hash: opts.hash }),
+        }),
       );
-      io.out(`server/${name} rejected (${state(server)})\n`);
+      io.out(`server/${name} rejected (${state(result.server)})\n`);
+      io.out(configLines(result.config));
     });
 }
 
 function state(server: McpServer): string {
   const ready = findCondition(server.status.conditions, 'Ready');
   return `Ready=${ready?.status ?? 'Unknown'}${ready?.reason ? ` ${ready.reason}` : ''}`;
+}
+
+/** The decided config, one field a line; values JSON-quoted so nothing can pass for another. */
+function configLines(config: SubjectSummary): string {
+  const lines = [`  source:  ${config.scope} ${JSON.stringify(config.source)}`];
+  if (config.command !== undefined) {
+    lines.push(`  command: ${JSON.stringify(config.command)}`);
+    lines.push(`  args:    ${JSON.stringify(config.args ?? [])}`);
+  }
+  if (config.cwd !== undefined) lines.push(`  cwd:     ${JSON.stringify(config.cwd)}`);
+  if (config.url !== undefined) lines.push(`  url:     ${JSON.stringify(config.url)}`);
+  if (config.secretKeys.length > 0)
+    lines.push(`  secrets: ${JSON.stringify(config.secretKeys)} (values hidden)`);
+  lines.push(`  hash:    ${config.hash}`);
+  return `${lines.join('\n')}\n`;
 }

@@ -1,6 +1,6 @@
 /** `mcpctl describe server NAME`: everything about one server, kubectl describe style. */
 import { Argument, type Command } from 'commander';
-import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
+import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { describeServer } from '../output/describe.js';
 import type { ServerDescription } from '../resources.js';
 
@@ -19,7 +19,7 @@ export function registerDescribe(program: Command, io: Io): void {
     .argument('<name>', 'server name')
     .action(async (_resource: string, name: string, _opts: object, cmd: Command) => {
       const env = commandEnv(cmd.optsWithGlobals<GlobalOptions>(), io);
-      const d = await withDaemon(env, (client) =>
+      const d = await withSession(env, (client) =>
         client.call<ServerDescription>('servers.describe', {
           ...env.selector,
           name,

@@ -9,6 +9,7 @@ import { Argument, Option, type Command } from 'commander';
 import {
   commandEnv,
   withDaemon,
+  withSession,
   type CommandEnv,
   type GlobalOptions,
   type Io,
@@ -97,7 +98,9 @@ async function list(
   format: OutputFormat,
 ): Promise<void> {
   const t = TOPICS[topic];
-  const result = await withDaemon(env, (client) =>
+  // `get sessions` is about the daemon, not one session.
+  const run = topic === 'sessions' ? withDaemon : withSession;
+  const result = await run(env, (client) =>
     client.call<ListLike<never>>(t.method, topic === 'sessions' ? {} : params(env, topic, names)),
   );
   const printed = formatList(result, t.printer, format, {
@@ -122,9 +125,8 @@ async function watch(
     style: env.style,
     now: () => env.now(),
   });
-  await withDaemon(env, (client) =>
-    streamWatch(client, { topic, ...params(env, topic, names) }, printer),
-  );
+  const run = topic === 'sessions' ? withDaemon : withSession;
+  await run(env, (client) => streamWatch(client, { topic, ...params(env, topic, names) }, printer));
 }
 
 /**

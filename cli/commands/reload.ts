@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { formatDiffLine, type DiffLine } from '../../controller/diff.js';
-import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
+import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { escapeField } from '../output/escape.js';
 import type { Style } from '../output/style.js';
 
@@ -31,7 +31,7 @@ export function registerReload(program: Command, io: Io): void {
     .description('re-read every config source, reconcile, and print what changed once settled')
     .action(async (_opts: object, cmd: Command) => {
       const env = commandEnv(cmd.optsWithGlobals<GlobalOptions>(), io);
-      const { changes } = await withDaemon(env, (client) =>
+      const { changes } = await withSession(env, (client) =>
         client.call<{ changes: DiffLine[] }>('session.reload', env.selector),
       );
       const shown = changes.filter((l) => l.action !== 'keep');
@@ -45,7 +45,7 @@ export function registerReload(program: Command, io: Io): void {
     .description('show what a reload would add, remove, restart, keep or block; connects nothing')
     .action(async (_opts: object, cmd: Command) => {
       const env = commandEnv(cmd.optsWithGlobals<GlobalOptions>(), io);
-      const { lines } = await withDaemon(env, (client) =>
+      const { lines } = await withSession(env, (client) =>
         client.call<{ lines: DiffLine[] }>('session.diff', env.selector),
       );
       for (const line of lines) io.out(`${paint(env.style, line)}\n`);

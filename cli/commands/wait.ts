@@ -15,7 +15,7 @@
  */
 import type { Command } from 'commander';
 import { findCondition } from '../../api/index.js';
-import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
+import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { CliError, UsageError } from '../errors.js';
 import { humanDuration, parseDuration } from '../output/age.js';
 import type { McpServer, McpServerList, WatchEvent } from '../resources.js';
@@ -94,7 +94,7 @@ export function registerWait(program: Command, io: Io): void {
       const want = parseFor(opts.for);
       const timeoutMs = parseTimeout(opts.timeout);
       const env = commandEnv(opts, io);
-      await withDaemon(env, (client) => waitFor(client, env.selector, name, want, timeoutMs));
+      await withSession(env, (client) => waitFor(client, env.selector, name, want, timeoutMs));
       io.out(`server/${name} condition met\n`);
     });
 }

@@ -4,7 +4,7 @@
  * message, action }` with `reason: "Available"` when the server is Ready.
  */
 import { Option, type Command } from 'commander';
-import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
+import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { json } from '../output/format.js';
 import type { WhyAnswer } from '../../controller/session.js';
 
@@ -21,7 +21,7 @@ export function registerWhy(program: Command, io: Io): void {
     .action(async (name: string, _opts: object, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalOptions & { output: 'text' | 'json' }>();
       const env = commandEnv(opts, io);
-      const answer = await withDaemon(env, (client) =>
+      const answer = await withSession(env, (client) =>
         client.call<WhyAnswer>('servers.why', { ...env.selector, name }),
       );
       if (opts.output === 'json') {

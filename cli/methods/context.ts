@@ -5,15 +5,21 @@
  * Session selection (the CLI's `--workspace`, DESIGN §7):
  * 1. `sessionId` given → that session, or NotFound.
  * 2. `workspace` given → the open session whose workspace realpath matches (the default one
- *    preferred). None matches: with `openIfMissing` (the user named the workspace) a session
- *    is opened for it and held by this connection until it closes; without, the daemon's
- *    default session (the CLI ran in some other folder).
- * 3. Nothing given → the default session.
+ *    preferred). None: with `openIfMissing` (the user named the workspace) a session is opened
+ *    for it and held by this connection until it closes; without (the CLI's current folder),
+ *    the session whose workspace is its nearest ancestor (a command run in a subfolder of a
+ *    project acts on that project), else the daemon's default session — unless the
+ *    method decides about servers (`fallback: false`), which then fails with NotFound and the
+ *    fix, so a decision is never made in another project's session by accident.
+ * 3. Nothing given → the default session (with `fallback: false`: NotFound, as above).
+ * `resolveSession` also says how the session was found, so the CLI can say when it acts on a
+ * session that is not the current folder's.
  *
  * Holds: a session opened for a connection is released when the connection closes, including
  * one whose open was still in flight when the client hung up (it is released the moment it
  * exists). No connection, however short-lived, leaves a session open.
  */
+import path from 'node:path';
 import { z } from 'zod';
 import type { Daemon, SessionHandle, SessionSpec } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
@@ -37,11 +43,32 @@ export const selectorShape = {
 
 export type Selector = { sessionId?: string; workspace?: string; openIfMissing?: boolean };
 
+/**
+ * How a selector found its session: by id, by its workspace (or an enclosing one), opened for
+ * it, or the daemon's default session because nothing matched (`default`, the case to say).
+ */
+export type SessionMatch = 'id' | 'workspace' | 'enclosing' | 'opened' | 'default';
+
+export interface SelectOptions {
+  /** False: a `workspace` that matches no session fails instead of using the default one. */
+  readonly fallback?: boolean;
+}
+
 export async function selectSession(
   ctx: MethodContext,
   sel: Selector,
   call: CallContext,
+  options: SelectOptions = {},
 ): Promise<Session> {
+  return (await resolveSession(ctx, sel, call, options)).session;
+}
+
+export async function resolveSession(
+  ctx: MethodContext,
+  sel: Selector,
+  call: CallContext,
+  options: SelectOptions = {},
+): Promise<{ session: Session; match: SessionMatch }> {
   const { daemon } = ctx;
   if (sel.sessionId !== undefined) {
     const s = daemon.session(sel.sessionId);
@@ -52,19 +79,42 @@ export async function selectSession(
         `no session named ${sel.sessionId}; open sessions: ${known.join(', ')}`,
       );
     }
-    return s;
+    return { session: s, match: 'id' };
   }
   if (sel.workspace !== undefined) {
     const found = daemon.findByWorkspace(sel.workspace);
-    if (found) return found;
+    if (found) return { session: found, match: 'workspace' };
     if (sel.openIfMissing) {
       const session = await openHeld(ctx, call.conn, { workspace: sel.workspace });
       // A fresh session answers about settled state, not a half-started one.
       await session.settled();
-      return session;
+      return { session, match: 'opened' };
     }
+    // Not named by the user (the CLI's cwd): a subfolder of a project means that project.
+    const enclosing = enclosingSession(daemon, sel.workspace);
+    if (enclosing) return { session: enclosing, match: 'enclosing' };
   }
-  return daemon.defaultSession;
+  if (options.fallback === false)
+    throw new RpcError(
+      RpcCodes.NotFound,
+      `${sel.workspace === undefined ? 'no session named (the current folder is unknown)' : `no session for ${sel.workspace}`}, and a decision is never made in the daemon's default session (${daemon.defaultSession.workspace}) by accident: run the command in the project's folder, or pass --workspace DIR`,
+    );
+  return { session: daemon.defaultSession, match: 'default' };
+}
+
+/** The session whose workspace is the nearest ancestor of `dir` (the default one on a tie). */
+function enclosingSession(daemon: Daemon, dir: string): Session | undefined {
+  let best: Session | undefined;
+  for (const { session } of daemon.sessions()) {
+    const rel = path.relative(session.workspace, dir);
+    const inside =
+      rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+    if (!inside) continue;
+    const nearer = best === undefined || session.workspace.length > best.workspace.length;
+    const tie = best !== undefined && session.workspace.length === best.workspace.length;
+    if (nearer || (tie && session === daemon.defaultSession)) best = session;
+  }
+  return best;
 }
 
 /**

@@ -6,6 +6,7 @@ import { DaemonStoppingError, WorkspaceNotFoundError } from '../../controller/da
 import {
   NotGatedError,
   ServerUnavailableError,
+  StaleDecisionError,
   UnknownServerError,
 } from '../../controller/session.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
@@ -36,6 +37,11 @@ export function mapDomainError(err: unknown): RpcError | undefined {
   if (err instanceof UnknownServerError)
     return new RpcError(RpcCodes.NotFound, err.message, { name: err.serverName });
   if (err instanceof NotGatedError) return new RpcError(RpcCodes.NotGated, err.message);
+  if (err instanceof StaleDecisionError)
+    return new RpcError(RpcCodes.Failed, err.message, {
+      reason: 'StaleDecision',
+      current: err.current,
+    });
   if (err instanceof WorkspaceNotFoundError) return new RpcError(RpcCodes.Failed, err.message);
   if (err instanceof DaemonStoppingError) return new RpcError(RpcCodes.ShuttingDown, err.message);
   if (err instanceof ServerUnavailableError) {

@@ -12,6 +12,8 @@
  *   calls in flight on this connection; `serve.cancel {callId}` aborts that call's signal (the
  *   RPC layer has no cancellation of its own). Call ids are per connection: nobody cancels
  *   another connection's call. Calls still running when the connection closes are aborted.
+ * - `serve.decide` requires the approval hash the question showed and decides about that
+ *   config only; when the server's config changed since, nothing is decided (`decided: false`).
  * - A call to a server whose tools are unavailable fails with code -32004 and the `why`
  *   message and action as its text (see mapDomainError), which the bridge returns as an
  *   `isError` result.
@@ -25,7 +27,12 @@ import {
   type ListChangedParams,
   type PendingApprovalParams,
 } from '../serve/protocol.js';
-import type { ApprovalRequest, ServerTools, WhyText } from '../serve/session-port.js';
+import type {
+  ApprovalRequest,
+  DecideOutcome,
+  ServerTools,
+  WhyText,
+} from '../serve/session-port.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
 import { method, type MethodTable, type RpcConnection } from '../rpc-server.js';
 import type { MethodContext } from './context.js';
@@ -188,12 +195,11 @@ export function serveMethods(ctx: MethodContext): MethodTable {
       bySession.extend({
         server: z.string().min(1),
         decision: z.enum(['approve', 'approve-session', 'reject']),
+        hash: z.string().regex(/^[0-9a-f]{64}$/, 'the approval hash of the config shown'),
       }),
-      "{}: approves (persisted or for the session) or rejects the server's current config",
-      async (p) => {
-        await new LocalSessionPort(sessionOf(p.sessionId)).decide(p.server, p.decision);
-        return {};
-      },
+      '{ decided, reason? }: approves (persisted or for the session) or rejects the config of `hash`; a config that changed since is not decided about',
+      (p): Promise<DecideOutcome> =>
+        new LocalSessionPort(sessionOf(p.sessionId)).decide(p.server, p.decision, p.hash),
     ),
   };
 }

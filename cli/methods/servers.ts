@@ -3,14 +3,17 @@
  *
  * Guarantees: env and header values are redacted unless the call says `showSecrets`; an
  * unknown name fails with NotFound and the closest known names; approve/reject answer after
- * the session settled, so the next `get` already shows the effect.
+ * the session settled, so the next `get` already shows the effect. approve/reject decide about
+ * the config their `hash` prefix names (a stale or short one decides nothing, -32004), or the
+ * current one, and answer with exactly the config they decided about (no secret values).
  */
 import { z } from 'zod';
 import { findCondition } from '../../api/index.js';
-import { UnknownServerError, type Session } from '../../controller/session.js';
+import { UnknownServerError, summaryOf, type Session } from '../../controller/session.js';
 import type { WhyAnswer } from '../../controller/session.js';
 import {
   serverList,
+  type DecisionResult,
   type McpServer,
   type McpServerList,
   type ServerDescription,
@@ -20,6 +23,9 @@ import { method, type MethodTable } from '../rpc-server.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
 
 const STDERR_LINES = 20;
+
+/** `--hash`: a prefix of the approval hash the decision is for (checked by the session). */
+const hashPin = z.string().min(1).max(64).optional();
 
 export function serverMethods(ctx: MethodContext): MethodTable {
   const named = z.object({ ...selectorShape, name: z.string().min(1) });
@@ -64,23 +70,36 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       },
     ),
     'servers.approve': method(
-      named.extend({ sessionOnly: z.boolean().optional() }),
-      "approves the server's current config (persisted, or for this session only); answers when settled",
-      async (p, call): Promise<McpServer> => {
-        const session = await selectSession(ctx, p, call);
-        await session.approve(p.name, { sessionOnly: p.sessionOnly ?? false });
+      named.extend({ hash: hashPin, sessionOnly: z.boolean().optional() }),
+      'DecisionResult: approves the config `hash` (a prefix) names, or the current one; answers when settled',
+      async (p, call): Promise<DecisionResult> => {
+        // Never the default session by accident: a decision names its project.
+        const session = await selectSession(ctx, p, call, { fallback: false });
+        // Read and decided in one synchronous step: what is returned is what was approved.
+        const subject = session.approvalSubject(p.name, p.hash);
+        const sessionOnly = p.sessionOnly ?? false;
+        await session.approve(p.name, subject.hash, { sessionOnly });
         await session.settled();
-        return mustGet(session, p.name, {});
+        return {
+          decision: sessionOnly ? 'approved-for-session' : 'approved',
+          config: summaryOf(subject),
+          server: mustGet(session, p.name, {}),
+        };
       },
     ),
     'servers.reject': method(
-      named,
-      "rejects the server's current config; answers when settled",
-      async (p, call): Promise<McpServer> => {
-        const session = await selectSession(ctx, p, call);
-        await session.reject(p.name);
+      named.extend({ hash: hashPin }),
+      'DecisionResult: rejects the config `hash` (a prefix) names, or the current one; answers when settled',
+      async (p, call): Promise<DecisionResult> => {
+        const session = await selectSession(ctx, p, call, { fallback: false });
+        const subject = session.approvalSubject(p.name, p.hash);
+        await session.reject(p.name, subject.hash);
         await session.settled();
-        return mustGet(session, p.name, {});
+        return {
+          decision: 'rejected',
+          config: summaryOf(subject),
+          server: mustGet(session, p.name, {}),
+        };
       },
     ),
   };

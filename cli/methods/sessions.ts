@@ -27,9 +27,11 @@ import { method, type MethodTable } from '../rpc-server.js';
 import {
   openHeld,
   releaseHold,
+  resolveSession,
   selectSession,
   selectorShape,
   type MethodContext,
+  type SessionMatch,
 } from './context.js';
 
 export function sessionMethods(ctx: MethodContext): MethodTable {
@@ -57,6 +59,14 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
           ...(p.mcpConfig ? { mcpConfigPath: p.mcpConfig } : {}),
         });
         return { sessionId: session.id };
+      },
+    ),
+    'session.resolve': method(
+      selector,
+      '{ sessionId, workspace, match }: the session a selector picks, and how ("default" when nothing matched)',
+      async (p, call): Promise<{ sessionId: string; workspace: string; match: SessionMatch }> => {
+        const { session, match } = await resolveSession(ctx, p, call);
+        return { sessionId: session.id, workspace: session.workspace, match };
       },
     ),
     'session.close': method(

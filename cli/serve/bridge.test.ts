@@ -11,11 +11,20 @@ import {
   ElicitRequestSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { createPool } from '../../pool/index.js';
 import { inMemoryConnector } from '../../pool/testing/in-memory.js';
-import { harness, servers, sleep, until, type Harness } from '../../controller/testing/harness.js';
+import type { Session } from '../../controller/session.js';
+import {
+  condition,
+  harness,
+  servers,
+  sleep,
+  until,
+  type Harness,
+} from '../../controller/testing/harness.js';
 import { createBridge } from './bridge.js';
 import { LocalSessionPort } from './local-port.js';
 import { MAX_TOOL_NAME, qualifiedName } from './tool-names.js';
@@ -37,11 +46,15 @@ function memServer(tools: string[]): McpServer {
 
 interface Connected {
   client: Client;
+  session: Session;
   listChanged: number;
   close(): Promise<void>;
 }
 
-async function connect(h: Harness, decide?: string): Promise<Connected> {
+/** How the agent answers a question: a fixed decision, 'cancel', or a function of the message. */
+type Answer = string | ((message: string) => ElicitResult | Promise<ElicitResult>);
+
+async function connect(h: Harness, decide?: Answer): Promise<Connected> {
   const session = await h.session();
   const port = new LocalSessionPort(session);
   const bridge = createBridge(port, { version: '0.0.0-test', log: () => undefined });
@@ -52,6 +65,7 @@ async function connect(h: Harness, decide?: string): Promise<Connected> {
   );
   const state: Connected = {
     client,
+    session,
     listChanged: 0,
     async close() {
       await client.close();
@@ -62,7 +76,9 @@ async function connect(h: Harness, decide?: string): Promise<Connected> {
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     state.listChanged += 1;
   });
-  if (decide)
+  if (typeof decide === 'function')
+    client.setRequestHandler(ElicitRequestSchema, (request) => decide(request.params.message));
+  else if (decide)
     client.setRequestHandler(ElicitRequestSchema, () =>
       decide === 'cancel'
         ? { action: 'cancel' as const }
@@ -181,6 +197,56 @@ describe('serve bridge', T, () => {
           }[answer];
           assert.equal(state, expected);
         } finally {
+          await c.close();
+        }
+      },
+    );
+  }
+});
+
+describe('serve bridge: a config swapped while the user is asked', T, () => {
+  let h: Harness;
+  beforeEach(async () => {
+    const mem = inMemoryConnector((ticket) => memServer(ticket.config.args ?? []));
+    h = await harness({ pool: createPool({ connector: mem.connector, drainDelayMs: 0 }) });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  for (const decision of ['approve', 'approve-session', 'reject'] as const) {
+    it(
+      `"${decision}" of the config shown decides nothing; the new config is asked about`,
+      T,
+      async () => {
+        const questions: string[] = [];
+        let answerFirst: (result: ElicitResult) => void = () => undefined;
+        const first = new Promise<ElicitResult>((resolve) => (answerFirst = resolve));
+        const c = await connect(h, (message) => {
+          questions.push(message);
+          return questions.length === 1 ? first : { action: 'cancel' };
+        });
+        const shown = { command: 'mem', args: ['shown'] };
+        const swapped = { command: 'mem', args: ['swapped'] };
+        try {
+          h.write(h.files.project, { mcpServers: { p: shown } });
+          await until('the question about the shown config', () => questions.length === 1);
+          assert.match(questions[0] ?? '', /mem shown/);
+          h.write(h.files.project, { mcpServers: { p: swapped } });
+          await until(
+            'the session to see the swapped config',
+            () => c.session.desired().servers.p?.config.args?.[0] === 'swapped',
+          );
+          answerFirst({ action: 'accept', content: { decision } });
+          await until('a question about the swapped config', () => questions.length === 2);
+          assert.match(questions[1] ?? '', /mem swapped/);
+          await c.session.settled();
+          assert.equal(condition(c.session.get('p'), 'Admitted'), 'False/PendingApproval');
+          assert.deepEqual((await c.client.listTools()).tools, []);
+          assert.equal(h.approvals.getState(h.workspace, 'p', shown), 'pending');
+          assert.equal(h.approvals.getState(h.workspace, 'p', swapped), 'pending');
+        } finally {
+          answerFirst({ action: 'cancel' });
           await c.close();
         }
       },

@@ -12,6 +12,9 @@
  *   it; approve / approve for this session / reject act, cancel decides nothing. Servers that
  *   were already pending when the client connected are asked about once it has initialized
  *   (the session announces a config only once); one server is never asked twice at once.
+ * - The question carries the approval hash of the config it shows, and the answer decides
+ *   about that config only: when the config changed while the dialog was open, the answer
+ *   decides nothing and the user is asked about the new config.
  * - The first listing waits (at most `firstListWaitMs`) for the session to settle, so an agent
  *   that lists tools once at start-up sees the servers that were still connecting.
  */
@@ -26,7 +29,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { qualifiedName } from './tool-names.js';
-import type { ApprovalRequest, Decision, SessionPort } from './session-port.js';
+import type { ApprovalRequest, DecideOutcome, Decision, SessionPort } from './session-port.js';
 
 export interface BridgeOptions {
   readonly name?: string;
@@ -154,11 +157,33 @@ export function createBridge(port: SessionPort, options: BridgeOptions): Server 
     // Before `initialized` the capabilities are unknown; the replay below covers that window.
     if (!server.getClientCapabilities()?.elicitation || asking.has(request.name)) return;
     asking.add(request.name);
-    void askForApproval(server, port, request, options.elicitTimeoutMs ?? DEFAULT_ELICIT_TIMEOUT_MS)
+    const timeout = options.elicitTimeoutMs ?? DEFAULT_ELICIT_TIMEOUT_MS;
+    void askForApproval(server, port, request, timeout)
+      .then((outcome) => {
+        if (outcome && !outcome.decided)
+          options.log(`approval of ${request.name} not recorded: ${outcome.reason}`);
+      })
       .catch((err: unknown) =>
         options.log(`approval prompt for ${request.name} failed: ${messageOf(err)}`),
       )
-      .finally(() => asking.delete(request.name));
+      .finally(() => {
+        asking.delete(request.name);
+        askAgainIfChanged(request);
+      });
+  };
+  /**
+   * The config may have changed while the dialog was open: its announcement was dropped then
+   * (one dialog per server), and an answer about the old config decided nothing. Ask about
+   * the new config if it is still promptable.
+   */
+  const askAgainIfChanged = (asked: ApprovalRequest) => {
+    void port.pendingApprovals().then(
+      (requests) => {
+        const now = requests.find((r) => r.name === asked.name);
+        if (now && now.hash !== asked.hash) ask(now);
+      },
+      (err: unknown) => options.log(`could not list pending approvals: ${messageOf(err)}`),
+    );
   };
   port.onPendingApproval(ask);
   server.oninitialized = () => {
@@ -172,12 +197,16 @@ export function createBridge(port: SessionPort, options: BridgeOptions): Server 
   return server;
 }
 
+/**
+ * Asks about one config; the answer decides about that config (its hash) only. No decision
+ * (cancelled, or an answer that is none of the choices) → undefined.
+ */
 async function askForApproval(
   server: Server,
   port: SessionPort,
   request: ApprovalRequest,
   timeout: number,
-): Promise<void> {
+): Promise<DecideOutcome | undefined> {
   const env = request.envKeys.length
     ? `\nenv/headers: ${request.envKeys.join(', ')} (values hidden)`
     : '';
@@ -185,7 +214,7 @@ async function askForApproval(
     {
       message:
         `The ${request.scope} config ${request.source} asks to start the MCP server "${request.name}":\n` +
-        `${request.target}${env}\nAllow it to run?`,
+        `${request.target}${env}\nconfig hash: ${request.hash.slice(0, 12)}\nAllow it to run?`,
       requestedSchema: {
         type: 'object',
         properties: {
@@ -204,13 +233,11 @@ async function askForApproval(
     },
     { timeout },
   );
-  if (result.action === 'cancel') return;
-  if (result.action === 'decline') {
-    await port.decide(request.name, 'reject');
-    return;
-  }
+  if (result.action === 'cancel') return undefined;
+  if (result.action === 'decline') return port.decide(request.name, 'reject', request.hash);
   const decision = result.content?.decision;
   if (typeof decision === 'string' && (DECISIONS as readonly string[]).includes(decision)) {
-    await port.decide(request.name, decision as Decision);
+    return port.decide(request.name, decision as Decision, request.hash);
   }
+  return undefined;
 }

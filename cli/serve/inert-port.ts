@@ -8,7 +8,13 @@
  * the reason, so `mcpctl describe server NAME` and the agent both see what happened.
  */
 import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ApprovalRequest, ServerTools, SessionPort, WhyText } from './session-port.js';
+import type {
+  ApprovalRequest,
+  DecideOutcome,
+  ServerTools,
+  SessionPort,
+  WhyText,
+} from './session-port.js';
 
 /** Set in the environment of every server an mcpctl controller starts (see run.ts). */
 export const INSIDE_MCPCTL_ENV = 'MCPCTL_SERVE_INSIDE';
@@ -36,7 +42,7 @@ export class InertSessionPort implements SessionPort {
     });
   }
 
-  decide(): Promise<void> {
+  decide(): Promise<DecideOutcome> {
     return Promise.reject(new Error(this.reason));
   }
 

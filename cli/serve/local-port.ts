@@ -5,13 +5,15 @@
  * Guarantees: list-changed fires at most once per settled burst, and only when some server's
  * registry entry changed during it; calls go to the lease that serves the tools now;
  * `pendingApprovals` lists exactly the servers `why` calls PendingApproval (strictly pending,
- * not blocked for another reason first).
+ * not blocked for another reason first); a decision is about the config of the hash given,
+ * and one whose config changed since is not made (`decided: false`).
  */
 import type { DesiredServer } from '../../api/index.js';
-import { redactUrl, urlOf } from '../../api/index.js';
-import type { Session } from '../../controller/session.js';
+import { approvalHashFor, asApprovalHash, redactUrl, urlOf } from '../../api/index.js';
+import { StaleDecisionError, type Session } from '../../controller/session.js';
 import type {
   ApprovalRequest,
+  DecideOutcome,
   Decision,
   ServerTools,
   SessionPort,
@@ -28,6 +30,7 @@ export function approvalRequestOf(server: DesiredServer): ApprovalRequest {
     source: server.source,
     target,
     envKeys: [...Object.keys(c.env ?? {}), ...Object.keys(c.headers ?? {})],
+    hash: approvalHashFor(c),
   };
 }
 
@@ -72,9 +75,18 @@ export class LocalSessionPort implements SessionPort {
     return Promise.resolve(this.session.why(server));
   }
 
-  async decide(server: string, decision: Decision): Promise<void> {
-    if (decision === 'reject') await this.session.reject(server);
-    else await this.session.approve(server, { sessionOnly: decision === 'approve-session' });
+  async decide(server: string, decision: Decision, hash: string): Promise<DecideOutcome> {
+    const pinned = asApprovalHash(hash);
+    if (pinned === undefined) throw new Error(`not an approval hash: ${JSON.stringify(hash)}`);
+    try {
+      if (decision === 'reject') await this.session.reject(server, pinned);
+      else
+        await this.session.approve(server, pinned, { sessionOnly: decision === 'approve-session' });
+    } catch (err) {
+      if (err instanceof StaleDecisionError) return { decided: false, reason: err.message };
+      throw err;
+    }
+    return { decided: true };
   }
 
   pendingApprovals(): Promise<ApprovalRequest[]> {

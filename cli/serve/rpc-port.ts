@@ -20,6 +20,7 @@ import {
 } from './protocol.js';
 import type {
   ApprovalRequest,
+  DecideOutcome,
   Decision,
   ServerTools,
   SessionPort,
@@ -83,8 +84,13 @@ export class RpcSessionPort implements SessionPort {
     return this.client.call<WhyText>('serve.why', { sessionId: this.sessionId, server });
   }
 
-  async decide(server: string, decision: Decision): Promise<void> {
-    await this.client.call('serve.decide', { sessionId: this.sessionId, server, decision });
+  decide(server: string, decision: Decision, hash: string): Promise<DecideOutcome> {
+    return this.client.call<DecideOutcome>('serve.decide', {
+      sessionId: this.sessionId,
+      server,
+      decision,
+      hash,
+    });
   }
 
   async pendingApprovals(): Promise<ApprovalRequest[]> {

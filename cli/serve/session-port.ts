@@ -24,6 +24,8 @@ export interface ApprovalRequest {
   readonly target: string;
   /** Names of env variables and headers (values never leave the daemon). */
   readonly envKeys: readonly string[];
+  /** Approval hash of the config shown: the answer decides about this config only. */
+  readonly hash: string;
 }
 
 export interface WhyText {
@@ -33,6 +35,10 @@ export interface WhyText {
 }
 
 export type Decision = 'approve' | 'approve-session' | 'reject';
+
+/** What became of a decision: made, or not because the config is no longer the one shown. */
+export type DecideOutcome =
+  { readonly decided: true } | { readonly decided: false; readonly reason: string };
 
 export interface SessionPort {
   /** The Ready servers of the session with their (filtered) tools and prompts. */
@@ -50,7 +56,11 @@ export interface SessionPort {
     options: { signal?: AbortSignal },
   ): Promise<GetPromptResult>;
   why(server: string): Promise<WhyText>;
-  decide(server: string, decision: Decision): Promise<void>;
+  /**
+   * Decides about the config of `server` whose approval hash is `hash` (the one the user was
+   * shown). A config that changed since is not decided about: `{ decided: false }`.
+   */
+  decide(server: string, decision: Decision, hash: string): Promise<DecideOutcome>;
   /**
    * The gated servers that are promptable now. A client that connects after the one
    * `pendingApproval` event of a config (the session prompts once per config) is asked about

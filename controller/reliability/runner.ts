@@ -64,8 +64,13 @@ async function perform(world: World, before: Model, after: Model, step: Step): P
       const expected = decisionOutcome(before, step.name);
       let outcome = 'ok';
       try {
-        if (step.kind === 'reject') await session.reject(step.name);
-        else await session.approve(step.name, { sessionOnly: step.kind === 'approveForSession' });
+        // The user decides about the config shown now: its hash, read in the same step.
+        const { hash } = session.approvalSubject(step.name);
+        if (step.kind === 'reject') await session.reject(step.name, hash);
+        else
+          await session.approve(step.name, hash, {
+            sessionOnly: step.kind === 'approveForSession',
+          });
       } catch (err) {
         outcome = errorName(err);
       }

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { approvalHashFor, type DesiredServer } from '../api/index.js';
+import { MIN_HASH_PREFIX, checkPin, subjectOf, summaryLine, summaryOf } from './subject.js';
+
+const server: DesiredServer = {
+  name: 'fs',
+  scope: 'project',
+  source: '/ws/.mcp.json',
+  config: {
+    command: 'node',
+    args: ['s.js', 'a b'],
+    env: { TOKEN: 'hunter2' },
+    headers: { Authorization: 'Bearer sekrit' },
+  },
+};
+
+describe('approval subject', () => {
+  it('is the config shown, by its hash; its summary names secrets, never their values', () => {
+    const subject = subjectOf(server);
+    assert.equal(subject.hash, approvalHashFor(server.config));
+    const summary = summaryOf(subject);
+    assert.deepEqual(summary.args, ['s.js', 'a b']);
+    assert.deepEqual(summary.secretKeys, ['TOKEN', 'Authorization']);
+    const text = JSON.stringify(summary) + summaryLine(summary);
+    assert.doesNotMatch(text, /hunter2|sekrit/);
+    assert.equal(summaryLine(summary), `command "node" args ["s.js","a b"] (hash ${subject.hash})`);
+  });
+
+  it('a URL server is summarised by its URL', () => {
+    const summary = summaryOf(
+      subjectOf({ ...server, config: { httpUrl: 'https://example.test/mcp' } }),
+    );
+    assert.equal(summary.url, 'https://example.test/mcp');
+    assert.equal(summary.command, undefined);
+  });
+
+  it('a --hash pin matches only a long enough hex prefix of the current hash', () => {
+    const hash = approvalHashFor(server.config);
+    assert.deepEqual(checkPin(hash, hash), { ok: true });
+    assert.deepEqual(checkPin(hash, hash.slice(0, MIN_HASH_PREFIX).toUpperCase()), { ok: true });
+    assert.equal(checkPin(hash, hash.slice(0, MIN_HASH_PREFIX - 1)).ok, false);
+    assert.equal(checkPin(hash, `${hash}0`).ok, false);
+    assert.equal(checkPin(hash, 'not-a-hash').ok, false);
+    const other = approvalHashFor({ command: 'other' });
+    assert.match(
+      (checkPin(hash, other.slice(0, 12)) as { problem: string }).problem,
+      /does not match the current config/,
+    );
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * What a decision is about: one gated server's exact config, named by its approval hash, and
+ * how that config is shown to the person deciding.
+ *
+ * Guarantees:
+ * - A subject is taken from one desired server at one moment; its `hash` is that config's
+ *   approval hash, so a decision made with it is about exactly what was shown.
+ * - A summary carries what a person needs to recognise the config (command, args, cwd or URL,
+ *   the hash) and the *names* of env variables and headers, never their values.
+ * - A hash prefix (`--hash`) matches only when it is at least MIN_HASH_PREFIX hex digits and
+ *   a prefix of the current hash; a server has one current config, so a long enough prefix is
+ *   never ambiguous. Case is ignored.
+ */
+import {
+  approvalHashFor,
+  urlOf,
+  type ApprovalHash,
+  type DesiredServer,
+  type McpServerConfig,
+  type Scope,
+} from '../api/index.js';
+
+export interface ApprovalSubject {
+  readonly name: string;
+  readonly scope: Scope;
+  readonly source: string;
+  readonly hash: ApprovalHash;
+  readonly config: McpServerConfig;
+}
+
+export function subjectOf(server: DesiredServer): ApprovalSubject {
+  return {
+    name: server.name,
+    scope: server.scope,
+    source: server.source,
+    hash: approvalHashFor(server.config),
+    config: server.config,
+  };
+}
+
+/** A config as a person checks it before deciding; no secret values. */
+export interface SubjectSummary {
+  readonly name: string;
+  readonly scope: Scope;
+  readonly source: string;
+  readonly hash: string;
+  readonly command?: string;
+  readonly args?: readonly string[];
+  readonly cwd?: string;
+  readonly url?: string;
+  /** Names of env variables and headers; their values never leave the daemon. */
+  readonly secretKeys: readonly string[];
+}
+
+export function summaryOf(subject: ApprovalSubject): SubjectSummary {
+  const c = subject.config;
+  const url = urlOf(c);
+  return {
+    name: subject.name,
+    scope: subject.scope,
+    source: subject.source,
+    hash: subject.hash,
+    ...(c.command !== undefined ? { command: c.command, args: [...(c.args ?? [])] } : {}),
+    ...(c.cwd !== undefined ? { cwd: c.cwd } : {}),
+    ...(c.command === undefined && url !== undefined ? { url } : {}),
+    secretKeys: [...Object.keys(c.env ?? {}), ...Object.keys(c.headers ?? {})],
+  };
+}
+
+/**
+ * One line naming what would run: `command "node" args ["s.js"] (hash 64hex)`. Every value is
+ * JSON-quoted, so spaces, quotes and control characters cannot make it read as something else.
+ */
+export function summaryLine(summary: SubjectSummary): string {
+  const parts: string[] = [];
+  if (summary.command !== undefined) {
+    parts.push(`command ${JSON.stringify(summary.command)}`);
+    parts.push(`args ${JSON.stringify(summary.args ?? [])}`);
+  }
+  if (summary.cwd !== undefined) parts.push(`cwd ${JSON.stringify(summary.cwd)}`);
+  if (summary.url !== undefined) parts.push(`url ${JSON.stringify(summary.url)}`);
+  return `${parts.join(' ')} (hash ${summary.hash})`;
+}
+
+/** Shortest `--hash` prefix accepted: short prefixes are too easy to match by chance. */
+export const MIN_HASH_PREFIX = 8;
+
+export type PinCheck = { readonly ok: true } | { readonly ok: false; readonly problem: string };
+
+/** Whether `pin` (a `--hash` value) names `hash`; the problem says why not. */
+export function checkPin(hash: ApprovalHash, pin: string): PinCheck {
+  const prefix = pin.toLowerCase();
+  if (!/^[0-9a-f]+$/.test(prefix))
+    return { ok: false, problem: `--hash ${JSON.stringify(pin)} is not a hex hash prefix` };
+  if (prefix.length < MIN_HASH_PREFIX)
+    return {
+      ok: false,
+      problem: `--hash ${pin} is too short (give at least ${MIN_HASH_PREFIX} hex digits)`,
+    };
+  if (!hash.startsWith(prefix))
+    return { ok: false, problem: `--hash ${pin} does not match the current config` };
+  return { ok: true };
+}
