@@ -5,8 +5,9 @@
  * - The transport is the one `transportOf(config)` names: stdio (our process-group transport),
  *   streamable HTTP (`httpUrl`, or `url` with `type: "http"`), SSE (`url`). Remote ones send
  *   the config's `headers` on every request (via `requestInit`).
- * - stdio servers get the daemon's environment plus `env`, and run in `cwd`, else in the
- *   session's workspace (`ticket.cwd`).
+ * - stdio servers get the daemon's environment plus `env`, and run in `workingDirectoryOf`:
+ *   their `cwd` resolved against the session's workspace (`ticket.cwd`), else the workspace
+ *   — the very directory their connectionId names.
  * - The connector honours the pool's signal (see Connector): on abort it closes what it
  *   opened — for stdio the whole process group is gone — before it rejects.
  * - Every failure is a ConnectError naming the server and the phase; a stdio failure carries
@@ -25,6 +26,7 @@ import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import {
   transportOf,
   urlOf,
+  workingDirectoryOf,
   type McpServerConfig,
   type Transport as TransportKind,
 } from '../api/index.js';
@@ -118,7 +120,7 @@ async function connectStdio(
 ): Promise<Connected> {
   const { config } = ticket;
   const command = config.command ?? '';
-  const cwd = config.cwd ?? ticket.cwd;
+  const cwd = workingDirectoryOf(config, ticket.cwd) ?? ticket.cwd;
   const transport = new GroupStdioTransport({
     command,
     args: config.args ?? [],

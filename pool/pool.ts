@@ -8,7 +8,8 @@
  *   fails, every waiter is rejected with the same error and no entry is left.
  * - The pool decides nothing about admission: it only accepts an AdmissionTicket, and only
  *   for the session the ticket was made for, and only if the ticket's connectionId is the
- *   one of its config (so a key always describes what runs under it).
+ *   one of its config and workspace (so a key always describes what runs under it, and
+ *   where: sessions of two workspaces never share a stdio process that runs in one of them).
  * - Refs are a set of sessions; an entry with no refs drains for `drainDelayMs` and then
  *   closes; an acquire during the drain cancels it and gets the very same connection.
  * - Discovery (connect + initialize + listing every page of tools and, when declared,
@@ -399,7 +400,7 @@ export function createPool(options: PoolOptions = {}): Pool {
       }
       let expected: string;
       try {
-        expected = connectionIdOf(ticket.name, ticket.config);
+        expected = connectionIdOf(ticket.name, ticket.config, ticket.cwd);
       } catch (err) {
         return Promise.reject(new PoolError(`server "${ticket.name}": ${messageOf(err)}`));
       }
