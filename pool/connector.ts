@@ -69,8 +69,10 @@ export interface ConnectorOptions {
   readonly clientInfo?: Implementation;
   /** A stdio server's process started (for the orphan record). */
   readonly onSpawn?: (pid: number, ticket: AdmissionTicket) => void;
-  /** A stdio server's process group is gone. */
+  /** A stdio server's process group is gone (or a descendant reported by onDescendant). */
   readonly onGone?: (pid: number) => void;
+  /** A descendant of a stdio server left its process group (it is ended on close too). */
+  readonly onDescendant?: (pid: number, ticket: AdmissionTicket) => void;
 }
 
 const CLIENT_INFO: Implementation = { name: 'mcpctl', version: '0.1.0' };
@@ -130,6 +132,7 @@ async function connectStdio(
     reapWaitMs: options.reapWaitMs,
     onSpawn: (pid) => options.onSpawn?.(pid, ticket),
     onGone: (pid) => options.onGone?.(pid),
+    onDescendant: (pid) => options.onDescendant?.(pid, ticket),
   });
   let client: Client;
   try {

@@ -131,6 +131,12 @@ export function createPool(options: PoolOptions = {}): Pool {
       graceMs: options.graceMs,
       onSpawn: (pid, ticket) =>
         recorder?.add(pid, { connectionId: ticket.connectionId, command: ticket.config.command }),
+      // A descendant that left the server's group is reaped after a hard kill too.
+      onDescendant: (pid, ticket) =>
+        recorder?.add(pid, {
+          connectionId: ticket.connectionId,
+          command: `a descendant of ${ticket.config.command ?? 'the server'}`,
+        }),
       onGone: (pid) => recorder?.remove(pid),
     });
   // After an abort, how long a connector gets to clean up (kill its process) and reject.
