@@ -5,6 +5,7 @@ import {
   changedConnectionFields,
   connectionIdOf,
   parseConnectionId,
+  workingDirectoryOf,
 } from './identity.js';
 import type { McpServerConfig } from './schema.js';
 import { normalizeServerConfig } from './transport.js';
@@ -21,43 +22,50 @@ const HTTP: McpServerConfig = {
   headers: { Authorization: 'Bearer t', 'X-Team': 'core' },
 };
 
+/** The session's workspace root. */
+const WS = '/ws';
+
 function fingerprintOf(id: string): string {
   return parseConnectionId(id).fingerprint;
 }
 
 describe('connectionIdOf', { timeout: 10_000 }, () => {
   it('is `${name}::${16 hex}`', () => {
-    assert.match(connectionIdOf('fs', STDIO), /^fs::[0-9a-f]{16}$/);
-    assert.notEqual(connectionIdOf('fs', STDIO), connectionIdOf('fs2', STDIO));
+    assert.match(connectionIdOf('fs', STDIO, WS), /^fs::[0-9a-f]{16}$/);
+    assert.notEqual(connectionIdOf('fs', STDIO, WS), connectionIdOf('fs2', STDIO, WS));
     assert.equal(
-      fingerprintOf(connectionIdOf('fs', STDIO)),
-      fingerprintOf(connectionIdOf('fs2', STDIO)),
+      fingerprintOf(connectionIdOf('fs', STDIO, WS)),
+      fingerprintOf(connectionIdOf('fs2', STDIO, WS)),
     );
   });
 
   it('is stable under env and headers key order', () => {
     assert.equal(
-      connectionIdOf('fs', STDIO),
-      connectionIdOf('fs', { ...STDIO, env: { B: '2', A: '1' } }),
+      connectionIdOf('fs', STDIO, WS),
+      connectionIdOf('fs', { ...STDIO, env: { B: '2', A: '1' } }, WS),
     );
     assert.equal(
-      connectionIdOf('web', HTTP),
-      connectionIdOf('web', {
-        headers: { 'X-Team': 'core', Authorization: 'Bearer t' },
-        httpUrl: HTTP.httpUrl,
-      }),
+      connectionIdOf('web', HTTP, WS),
+      connectionIdOf(
+        'web',
+        {
+          headers: { 'X-Team': 'core', Authorization: 'Bearer t' },
+          httpUrl: HTTP.httpUrl,
+        },
+        WS,
+      ),
     );
   });
 
   it('treats absent args, env and headers as empty', () => {
     assert.equal(
-      connectionIdOf('x', { command: 'c' }),
-      connectionIdOf('x', { command: 'c', args: [], env: {}, headers: {} }),
+      connectionIdOf('x', { command: 'c' }, WS),
+      connectionIdOf('x', { command: 'c', args: [], env: {}, headers: {} }, WS),
     );
   });
 
   it('changes with any connection field', () => {
-    const base = connectionIdOf('fs', STDIO);
+    const base = connectionIdOf('fs', STDIO, WS);
     const variants: Array<[string, McpServerConfig]> = [
       ['command', { ...STDIO, command: 'bun' }],
       ['args order', { ...STDIO, args: ['--root', '/data', 'server.js'] }],
@@ -70,19 +78,19 @@ describe('connectionIdOf', { timeout: 10_000 }, () => {
       ['authProviderType', { ...STDIO, authProviderType: 'google_credentials' }],
     ];
     for (const [what, config] of variants)
-      assert.notEqual(connectionIdOf('fs', config), base, what);
-    const web = connectionIdOf('web', HTTP);
+      assert.notEqual(connectionIdOf('fs', config, WS), base, what);
+    const web = connectionIdOf('web', HTTP, WS);
     assert.notEqual(
-      connectionIdOf('web', { ...HTTP, headers: { ...HTTP.headers, 'X-Team': 'ops' } }),
+      connectionIdOf('web', { ...HTTP, headers: { ...HTTP.headers, 'X-Team': 'ops' } }, WS),
       web,
     );
-    assert.notEqual(connectionIdOf('web', { ...HTTP, httpUrl: 'https://other.test/mcp' }), web);
+    assert.notEqual(connectionIdOf('web', { ...HTTP, httpUrl: 'https://other.test/mcp' }, WS), web);
     // Same URL over SSE is another connection than over streamable HTTP.
-    assert.notEqual(connectionIdOf('web', { url: HTTP.httpUrl!, headers: HTTP.headers! }), web);
+    assert.notEqual(connectionIdOf('web', { url: HTTP.httpUrl!, headers: HTTP.headers! }, WS), web);
   });
 
   it('leaves tool filters, trust, description and other non-connection fields out', () => {
-    const base = connectionIdOf('fs', STDIO);
+    const base = connectionIdOf('fs', STDIO, WS);
     const same: McpServerConfig[] = [
       { ...STDIO, includeTools: ['read'] },
       { ...STDIO, excludeTools: ['write'] },
@@ -92,14 +100,42 @@ describe('connectionIdOf', { timeout: 10_000 }, () => {
       { ...STDIO, updateStrategy: 'Recreate' },
     ];
     for (const config of same)
-      assert.equal(connectionIdOf('fs', config), base, JSON.stringify(config));
+      assert.equal(connectionIdOf('fs', config, WS), base, JSON.stringify(config));
+  });
+
+  it('says where a stdio server runs: its cwd against the workspace, else the workspace', () => {
+    const bare: McpServerConfig = { command: 'node', args: ['fs.js', '.'] };
+    assert.equal(workingDirectoryOf(bare, '/ws/a'), '/ws/a');
+    assert.equal(workingDirectoryOf({ ...bare, cwd: 'sub' }, '/ws/a'), '/ws/a/sub');
+    assert.equal(workingDirectoryOf({ ...bare, cwd: '/srv' }, '/ws/a'), '/srv');
+    assert.equal(workingDirectoryOf(HTTP, '/ws/a'), undefined);
+    // Two workspaces: the same relative config is two processes; an absolute cwd is one.
+    assert.notEqual(connectionIdOf('fs', bare, '/ws/a'), connectionIdOf('fs', bare, '/ws/b'));
+    const rel = { ...bare, cwd: 'sub' };
+    assert.notEqual(connectionIdOf('fs', rel, '/ws/a'), connectionIdOf('fs', rel, '/ws/b'));
+    assert.equal(
+      connectionIdOf('fs', STDIO, '/ws/a'),
+      connectionIdOf('fs', STDIO, '/ws/b'),
+      'absolute cwd',
+    );
+    // Spelling the workspace out changes nothing: it is where the server runs that counts.
+    assert.equal(
+      connectionIdOf('fs', bare, '/ws/a'),
+      connectionIdOf('fs', { ...bare, cwd: '/ws/a' }, '/ws/b'),
+    );
+    assert.equal(
+      connectionIdOf('fs', bare, '/ws/a'),
+      connectionIdOf('fs', { ...bare, cwd: '.' }, '/ws/a'),
+    );
+    // A remote server runs nowhere here: every workspace may share it.
+    assert.equal(connectionIdOf('web', HTTP, '/ws/a'), connectionIdOf('web', HTTP, '/ws/b'));
   });
 
   it('gives the Claude and Qwen shapes of one server the same id', () => {
     const claude = normalizeServerConfig({ type: 'http', url: 'https://mcp.example.test/mcp' });
     assert.equal(
-      connectionIdOf('web', claude),
-      connectionIdOf('web', { httpUrl: 'https://mcp.example.test/mcp' }),
+      connectionIdOf('web', claude, WS),
+      connectionIdOf('web', { httpUrl: 'https://mcp.example.test/mcp' }, WS),
     );
   });
 });
@@ -107,10 +143,10 @@ describe('connectionIdOf', { timeout: 10_000 }, () => {
 describe('parseConnectionId', { timeout: 10_000 }, () => {
   it('splits on the last "::" so names containing "::" survive', () => {
     for (const name of ['fs', 'a::b', 'ns::tool::x', '::lead']) {
-      const id = connectionIdOf(name, STDIO);
+      const id = connectionIdOf(name, STDIO, WS);
       assert.deepEqual(parseConnectionId(id), {
         name,
-        fingerprint: fingerprintOf(connectionIdOf('fs', STDIO)),
+        fingerprint: fingerprintOf(connectionIdOf('fs', STDIO, WS)),
       });
     }
   });
@@ -186,14 +222,14 @@ describe('approvalHashOf', { timeout: 10_000 }, () => {
 describe('changedConnectionFields', { timeout: 10_000 }, () => {
   it('names exactly the connection fields that differ', () => {
     assert.deepEqual(
-      changedConnectionFields(STDIO, { ...STDIO, description: 'x', trust: true }),
+      changedConnectionFields(STDIO, { ...STDIO, description: 'x', trust: true }, WS),
       [],
     );
     assert.deepEqual(
-      changedConnectionFields(STDIO, { ...STDIO, args: ['other.js'], env: { A: '2' } }),
+      changedConnectionFields(STDIO, { ...STDIO, args: ['other.js'], env: { A: '2' } }, WS),
       ['args', 'env'],
     );
-    assert.deepEqual(changedConnectionFields(STDIO, HTTP).sort(), [
+    assert.deepEqual(changedConnectionFields(STDIO, HTTP, WS).sort(), [
       'args',
       'command',
       'cwd',

@@ -4,13 +4,18 @@
  * - connectionId `${name}::${16 hex}`: equal ids mean the live connection may be reused. Only
  *   the fields that change what process or endpoint we talk to count (DESIGN §1); tool filters,
  *   trust and description do not, so editing them never reconnects.
+ * - A stdio server's effective working directory (its `cwd` resolved against the session's
+ *   workspace, else the workspace) is one of those fields: a relative path in its args means
+ *   a different folder in each workspace, so two workspaces share a process only when it runs
+ *   in the same place. Remote servers have no working directory and may be shared.
  * - approval hash: 64 hex over the whole canonical config minus `scope`, `description`,
  *   `extensionName` (top level only). Approvals are bound to it.
  */
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import stableStringify from 'json-stable-stringify';
 import type { McpServerConfig } from './schema.js';
-import { transportOf } from './transport.js';
+import { transportOf, urlOf } from './transport.js';
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -22,8 +27,24 @@ function canonical(value: unknown): string {
   return text;
 }
 
-/** The connection-relevant fields, with absent ≡ null / [] / {} so that omission is stable. */
-export function connectionFieldsOf(config: McpServerConfig): Record<string, unknown> {
+/**
+ * Where a stdio server runs: its `cwd` resolved against `workspace` (the session's workspace
+ * root, absolute), else `workspace` itself. Undefined for a remote server (a URL): nothing of
+ * it runs here.
+ */
+export function workingDirectoryOf(config: McpServerConfig, workspace: string): string | undefined {
+  if (urlOf(config) !== undefined) return undefined;
+  return path.resolve(workspace, config.cwd ?? '.');
+}
+
+/**
+ * The connection-relevant fields, with absent ≡ null / [] / {} so that omission is stable.
+ * `workspace` is the session's workspace root: it decides a stdio server's working directory.
+ */
+export function connectionFieldsOf(
+  config: McpServerConfig,
+  workspace: string,
+): Record<string, unknown> {
   let transport: string;
   try {
     transport = transportOf(config);
@@ -34,7 +55,7 @@ export function connectionFieldsOf(config: McpServerConfig): Record<string, unkn
     transport,
     command: config.command ?? null,
     args: config.args ?? [],
-    cwd: config.cwd ?? null,
+    cwd: workingDirectoryOf(config, workspace) ?? null,
     env: config.env ?? {},
     url: config.url ?? null,
     httpUrl: config.httpUrl ?? null,
@@ -45,8 +66,9 @@ export function connectionFieldsOf(config: McpServerConfig): Record<string, unkn
   };
 }
 
-export function connectionIdOf(name: string, config: McpServerConfig): string {
-  return `${name}::${sha256(canonical(connectionFieldsOf(config))).slice(0, 16)}`;
+/** `workspace`: the session's workspace root (see connectionFieldsOf). */
+export function connectionIdOf(name: string, config: McpServerConfig, workspace: string): string {
+  return `${name}::${sha256(canonical(connectionFieldsOf(config, workspace))).slice(0, 16)}`;
 }
 
 /** Splits on the last `::`, so server names that contain `::` survive. */
@@ -64,9 +86,16 @@ export function approvalHashOf(config: McpServerConfig): string {
   return sha256(canonical(kept));
 }
 
-/** The names of connection fields that differ between two configs (for `diff` and events). */
-export function changedConnectionFields(a: McpServerConfig, b: McpServerConfig): string[] {
-  const fa = connectionFieldsOf(a);
-  const fb = connectionFieldsOf(b);
+/**
+ * The names of connection fields that differ between two configs of one session (for `diff`
+ * and events).
+ */
+export function changedConnectionFields(
+  a: McpServerConfig,
+  b: McpServerConfig,
+  workspace: string,
+): string[] {
+  const fa = connectionFieldsOf(a, workspace);
+  const fb = connectionFieldsOf(b, workspace);
   return Object.keys(fa).filter((k) => canonical(fa[k]) !== canonical(fb[k]));
 }

@@ -84,7 +84,7 @@ function mcpctlRun(strategy: Strategy): Promise<GapReading> {
       }
       const reading = meter.stop();
       const final = settings(GAP_EDITS, strategy).mcpServers[EDITED] ?? {};
-      if (!readyOn(session, EDITED, connectionIdOf(EDITED, final)))
+      if (!readyOn(session, EDITED, connectionIdOf(EDITED, final, session.workspace)))
         throw new Error(`${strategy}: the last edit is not live`);
       return reading;
     } finally {

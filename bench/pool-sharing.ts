@@ -36,6 +36,8 @@ async function run(mode: 'pooled' | 'unpooled'): Promise<PoolRun> {
       fixtureConfig([`--tools=t${i}`, `--pid-file=${join(dir.root, `srv${i}.pid`)}`], {
         // 50 node processes starting at once on 2 cores are slow; this figure is not about that.
         discoveryTimeoutMs: 180_000,
+        // One place for every workspace: only a server that runs in the same folder is shared.
+        cwd: dir.root,
       }),
     ]),
   );

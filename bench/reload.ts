@@ -73,11 +73,11 @@ export async function reloadFigure(
   const raw: number[] = [];
   const reload: number[] = [];
   try {
-    await whenReadyOn(session, 'fx', connectionIdOf('fx', config(0)));
+    await whenReadyOn(session, 'fx', connectionIdOf('fx', config(0), session.workspace));
     for (let i = 1; i <= edits; i++) {
       raw.push(await rawConnect(config(i)));
       const next = config(i);
-      const ready = whenReadyOn(session, 'fx', connectionIdOf('fx', next));
+      const ready = whenReadyOn(session, 'fx', connectionIdOf('fx', next, session.workspace));
       const previousPid = session.get('fx')?.status.pid;
       const written = performance.now();
       dir.write(dir.userSettings, { mcpServers: { fx: next } });

@@ -32,7 +32,7 @@ export class RestartAll {
   async restart(desired: DesiredState): Promise<void> {
     for (const [name, lease] of this.#leases) {
       this.registry.delete(name);
-      this.pool.release(lease.key, this.sessionId);
+      this.pool.release(lease.key, this.sessionId, { reason: 'config' });
     }
     this.#leases.clear();
     await Promise.all(
@@ -61,7 +61,8 @@ export class RestartAll {
   }
 
   close(): void {
-    for (const lease of this.#leases.values()) this.pool.release(lease.key, this.sessionId);
+    for (const lease of this.#leases.values())
+      this.pool.release(lease.key, this.sessionId, { reason: 'sessionClosed' });
     this.#leases.clear();
   }
 }

@@ -158,7 +158,7 @@ export async function scaleRow(
       const ready = whenReadyOn(
         session,
         name,
-        connectionIdOf(name, config(k, versions.get(k) ?? 0)),
+        connectionIdOf(name, config(k, versions.get(k) ?? 0), session.workspace),
       );
       const text = settingsText(n, versions);
       await quiesce();

@@ -40,6 +40,48 @@ export interface EventList {
   items: McpEvent[];
 }
 
+/** How a pooled connection stands (`get connections` STATE). */
+export type ConnectionState = 'Connecting' | 'Ready' | 'Draining';
+
+/**
+ * One live connection of the daemon's pool (`get connections`, like `kubectl get pods`): which
+ * process runs, for which sessions, and — when none holds it — until when it drains.
+ */
+export interface ConnectionResource {
+  apiVersion: typeof API_VERSION;
+  kind: 'Connection';
+  metadata: {
+    /** The pool key: the connectionId, `@session` appended for a `shared: false` server. */
+    name: string;
+    /** When the pool started connecting it. */
+    creationTimestamp: string;
+  };
+  spec: {
+    /** The server's name in the config. */
+    server: string;
+    connectionId: string;
+  };
+  status: {
+    state: ConnectionState;
+    /** The server process (stdio); null for a remote server or while it starts. */
+    pid: number | null;
+    /** The sessions holding it, sorted; empty while it drains. */
+    sessions: string[];
+    /** When it was ready (initialize and listing done); null while connecting. */
+    readyTime: string | null;
+    /** While Draining: when it closes unless a session takes it again. */
+    drainEndsAt?: string;
+    tools: number;
+    prompts: number;
+  };
+}
+
+export interface ConnectionList {
+  apiVersion: typeof API_VERSION;
+  kind: 'ConnectionList';
+  items: ConnectionResource[];
+}
+
 /** What `describe server` needs in one round trip. */
 export interface ServerDescription {
   server: McpServer;
@@ -68,6 +110,10 @@ export function sessionList(items: SessionResource[]): SessionList {
 
 export function eventList(items: McpEvent[]): EventList {
   return { apiVersion: API_VERSION, kind: 'EventList', items };
+}
+
+export function connectionList(items: ConnectionResource[]): ConnectionList {
+  return { apiVersion: API_VERSION, kind: 'ConnectionList', items };
 }
 
 /** What a watch sends (as `watch.event` notifications), Kubernetes watch style. */

@@ -47,7 +47,10 @@ describe('Daemon', () => {
       for (const d of [path.join(home, '.qwen'), ws, ws2]) mkdirSync(d, { recursive: true });
       writeFileSync(
         path.join(home, '.qwen', 'settings.json'),
-        JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [FIXTURE] } } }),
+        // An absolute cwd: it runs in one place for both workspaces, so they may share it.
+        JSON.stringify({
+          mcpServers: { fx: { command: process.execPath, args: [FIXTURE], cwd: root } },
+        }),
       );
       const daemon = await Daemon.start({
         workspace: ws,

@@ -53,14 +53,14 @@ export function diffReload(input: DiffInput): DiffLine[] {
       out.push({ action: 'add', name });
       continue;
     }
-    if (live.connectionId === connectionIdOf(name, server.config)) {
+    if (live.connectionId === connectionIdOf(name, server.config, input.workspace)) {
       out.push({ action: 'keep', name });
       continue;
     }
     out.push({
       action: 'restart',
       name,
-      detail: changedConnectionFields(live.config, server.config).join(', '),
+      detail: changedConnectionFields(live.config, server.config, input.workspace).join(', '),
     });
   }
   return out;

@@ -105,7 +105,7 @@ describe('session: hot reload with real processes', T, () => {
     assert.equal(s.get('a')?.metadata.annotations?.['mcpctl.dev/scope'], 'system');
     assert.equal(
       s.get('a')?.status.connectionId,
-      connectionIdOf('a', fixtureConfig(['--tools=system'])),
+      connectionIdOf('a', fixtureConfig(['--tools=system']), s.workspace),
     );
   });
 

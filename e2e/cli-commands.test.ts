@@ -203,7 +203,10 @@ describe('mcpctl commands (e2e)', () => {
     '--workspace selects a session, opened for its opener and closed when it goes',
     T,
     async () => {
-      env.write(env.userSettingsPath, { mcpServers: { shared: env.fixture('shared') } });
+      // An absolute cwd: the server runs in one place for both workspaces, so it may be shared.
+      env.write(env.userSettingsPath, {
+        mcpServers: { shared: { ...env.fixture('shared'), cwd: env.root } },
+      });
       const ws2 = path.join(env.root, 'ws2');
       mkdirSync(ws2);
       env.write(path.join(ws2, '.mcp.json'), { mcpServers: { only2: env.fixture('only2') } });

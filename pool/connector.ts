@@ -5,8 +5,9 @@
  * - The transport is the one `transportOf(config)` names: stdio (our process-group transport),
  *   streamable HTTP (`httpUrl`, or `url` with `type: "http"`), SSE (`url`). Remote ones send
  *   the config's `headers` on every request (via `requestInit`).
- * - stdio servers get the daemon's environment plus `env`, and run in `cwd`, else in the
- *   session's workspace (`ticket.cwd`).
+ * - stdio servers get the daemon's environment plus `env`, and run in `workingDirectoryOf`:
+ *   their `cwd` resolved against the session's workspace (`ticket.cwd`), else the workspace
+ *   — the very directory their connectionId names.
  * - The connector honours the pool's signal (see Connector): on abort it closes what it
  *   opened — for stdio the whole process group is gone — before it rejects.
  * - Every failure is a ConnectError naming the server and the phase; a stdio failure carries
@@ -25,6 +26,7 @@ import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import {
   transportOf,
   urlOf,
+  workingDirectoryOf,
   type McpServerConfig,
   type Transport as TransportKind,
 } from '../api/index.js';
@@ -67,8 +69,10 @@ export interface ConnectorOptions {
   readonly clientInfo?: Implementation;
   /** A stdio server's process started (for the orphan record). */
   readonly onSpawn?: (pid: number, ticket: AdmissionTicket) => void;
-  /** A stdio server's process group is gone. */
+  /** A stdio server's process group is gone (or a descendant reported by onDescendant). */
   readonly onGone?: (pid: number) => void;
+  /** A descendant of a stdio server left its process group (it is ended on close too). */
+  readonly onDescendant?: (pid: number, ticket: AdmissionTicket) => void;
 }
 
 const CLIENT_INFO: Implementation = { name: 'mcpctl', version: '0.1.0' };
@@ -118,7 +122,7 @@ async function connectStdio(
 ): Promise<Connected> {
   const { config } = ticket;
   const command = config.command ?? '';
-  const cwd = config.cwd ?? ticket.cwd;
+  const cwd = workingDirectoryOf(config, ticket.cwd) ?? ticket.cwd;
   const transport = new GroupStdioTransport({
     command,
     args: config.args ?? [],
@@ -128,6 +132,7 @@ async function connectStdio(
     reapWaitMs: options.reapWaitMs,
     onSpawn: (pid) => options.onSpawn?.(pid, ticket),
     onGone: (pid) => options.onGone?.(pid),
+    onDescendant: (pid) => options.onDescendant?.(pid, ticket),
   });
   let client: Client;
   try {

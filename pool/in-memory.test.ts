@@ -56,10 +56,13 @@ test('in-memory: acquire, share, call, list_changed and crash → onLost', T, as
       {
         key: l1.key,
         connectionId: l1.connectionId,
+        name: 'mem',
         state: 'ready',
         refs: ['s1', 's2'],
         pid: undefined,
+        createdAt: new Date(1_000_000),
         startedAt: new Date(1_000_000),
+        drainEndsAt: undefined,
         tools: 2,
         prompts: 0,
       },

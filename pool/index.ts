@@ -13,6 +13,8 @@ export type {
   Lease,
   Pool,
   PoolEntryStats,
+  ReleaseOptions,
+  ReleaseReason,
 } from './types.js';
 export type { AdmissionTicket } from './ticket.js';
 export {

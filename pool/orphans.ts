@@ -9,7 +9,9 @@
  *   its process group is gone; the file is removed when no record is left.
  * - Each record holds the pid, its process group and its start time (Linux: field 22 of
  *   /proc/<pid>/stat, clock ticks after boot), which tells our process from a later one that
- *   was given the same pid.
+ *   was given the same pid. Descendants that left a server's group (process-tree.ts) are
+ *   recorded too, with their own pid as the group: the group they lead when they called
+ *   setsid, else none, and then the process alone is signalled.
  * - `reapOrphans` kills (SIGTERM, then SIGKILL after a grace) a recorded group only when its
  *   leader is still running with the recorded start time. It never signals a reused pid, a
  *   record without a start time (systems without /proc), pgid 0/1 or ourselves. It returns
@@ -21,6 +23,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { dirname } from 'node:path';
 import { messageOf } from './errors.js';
 import { groupAlive, signalGroup, waitFor } from './process-group.js';
+import { readStat } from './process-tree.js';
 
 export interface ProcessRecord {
   readonly pid: number;
@@ -40,29 +43,8 @@ interface StateFileContent {
   readonly processes: readonly ProcessRecord[];
 }
 
-interface ProcStat {
-  readonly state: string;
-  readonly pgrp: number;
-  readonly startTime: string;
-}
-
 /** Reads /proc/<pid>/stat; undefined when the process does not exist or there is no /proc. */
-function procStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // Field 2 (comm) is in parentheses and may itself contain spaces and ')': split after the
-  // last ')'. The remaining fields start at field 3.
-  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const state = rest[0];
-  const pgrp = Number(rest[2]);
-  const startTime = rest[19];
-  if (state === undefined || startTime === undefined || !/^\d+$/.test(startTime)) return undefined;
-  return { state, pgrp, startTime };
-}
+const procStat = readStat;
 
 /** The start time of a process (Linux), undefined when it is not running or unknown. */
 export function processStartTime(pid: number): string | undefined {

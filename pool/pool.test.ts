@@ -53,14 +53,14 @@ test(
         ['echo'],
       );
 
-      pool.release(la.key, 'a');
+      pool.release(la.key, 'a', { reason: 'sessionClosed' });
       assert.deepEqual(pool.stats()[0]?.refs, ['b']);
       assert.equal(pool.stats()[0]?.state, 'ready');
       assert.ok(alive(pid), 'still alive while b holds it');
       const r = await pool.callTool(lb.key, 'echo', { x: 1 });
       assert.equal(echoed(r).pid, pid);
 
-      pool.release(lb.key, 'b');
+      pool.release(lb.key, 'b', { reason: 'sessionClosed' });
       assert.equal(pool.stats()[0]?.state, 'draining');
       assert.ok(alive(pid), 'alive during the drain');
       assert.ok(
@@ -80,7 +80,7 @@ test('a re-acquire during the drain cancels it and keeps the same pid', T, async
   try {
     const config = fixtureConfig();
     const first = await pool.acquire(testTicket('fs', config), new RecordingHolder('s1'));
-    pool.release(first.key, 's1');
+    pool.release(first.key, 's1', { reason: 'sessionClosed' });
     assert.equal(pool.stats()[0]?.state, 'draining');
     await new Promise((resolve) => setTimeout(resolve, 200));
     const again = await pool.acquire(
@@ -416,7 +416,7 @@ test('every process is in the state file while it runs, and leaves it when gone'
     assert.equal(state.processes[0]?.pgid, pid);
     assert.equal(state.processes[0]?.connectionId, lease.connectionId);
     assert.equal(state.processes[0]?.startTime, processStartTime(pid));
-    pool.release(lease.key, 's1');
+    pool.release(lease.key, 's1', { reason: 'config' });
     assert.ok(
       await eventually(() => !existsSync(stateFile), 5000),
       'record removed when the process is gone',
@@ -444,7 +444,7 @@ test(
         testTicket('dr', fixtureConfig()),
         new RecordingHolder('s1'),
       );
-      pool.release(draining.key, 's1');
+      pool.release(draining.key, 's1', { reason: 'sessionClosed' });
       const hangPid = dir.file('hang');
       const connecting = pool.acquire(
         testTicket('hang', fixtureConfig(['--hang-before-initialize', `--pid-file=${hangPid}`])),
@@ -494,7 +494,7 @@ test(
       const tb = testTicket('x', config, { sessionId: 'b' });
       const pa = pool.acquire(ta, new RecordingHolder('a'));
       const pb = pool.acquire(tb, new RecordingHolder('b'));
-      pool.release(ta.connectionId, 'a');
+      pool.release(ta.connectionId, 'a', { reason: 'config' });
       await assert.rejects(pa, /released by session a before the connection was ready/);
       const lb: Lease = await pb;
       assert.deepEqual(pool.stats()[0]?.refs, ['b']);
@@ -535,3 +535,79 @@ test(
     }
   },
 );
+
+test(
+  'a config release ends the connection at once when no other session holds it, whatever the drain delay',
+  T,
+  async () => {
+    const pool = createPool({ drainDelayMs: 60_000, graceMs: GRACE });
+    try {
+      const config = fixtureConfig();
+      const la = await pool.acquire(
+        testTicket('fs', config, { sessionId: 'a' }),
+        new RecordingHolder('a'),
+      );
+      await pool.acquire(testTicket('fs', config, { sessionId: 'b' }), new RecordingHolder('b'));
+      const pid = la.pid ?? -1;
+      pool.release(la.key, 'a', { reason: 'config' });
+      assert.equal(pool.stats()[0]?.state, 'ready', "b's ref keeps it");
+      assert.ok(alive(pid));
+      // A session that never held it cannot end it.
+      pool.release(la.key, 'stranger', { reason: 'config' });
+      assert.deepEqual(pool.stats()[0]?.refs, ['b']);
+      pool.release(la.key, 'b', { reason: 'config' });
+      assert.deepEqual(pool.stats(), [], 'no drain: gone from the pool at once');
+      assert.ok(await eventually(() => !alive(pid), 5000), 'and its process ends');
+    } finally {
+      await pool.close();
+    }
+  },
+);
+
+test('a config release cancels a connect nobody wants any more', T, async () => {
+  const dir = tempDir();
+  const pool = createPool({ drainDelayMs: 60_000, graceMs: GRACE });
+  try {
+    const pidFile = dir.file('hang');
+    const ticket = testTicket(
+      'hang',
+      fixtureConfig(['--hang-before-initialize', `--pid-file=${pidFile}`]),
+    );
+    const acquiring = pool.acquire(ticket, new RecordingHolder('s1'));
+    const pid = await readPid(pidFile);
+    assert.equal(pool.stats()[0]?.state, 'connecting');
+    pool.release(ticket.connectionId, 's1', { reason: 'config' });
+    await assert.rejects(acquiring, /released by session s1 before the connection was ready/);
+    assert.deepEqual(pool.stats(), []);
+    assert.ok(await eventually(() => !alive(pid), 5000), 'the half-started process ends');
+  } finally {
+    await pool.close();
+    dir.remove();
+  }
+});
+
+test('stats say what each entry is, and when a drain ends', T, async () => {
+  let clock = Date.parse('2030-01-01T00:00:00Z');
+  const pool = createPool({ drainDelayMs: 60_000, graceMs: GRACE, now: () => clock });
+  try {
+    const lease = await pool.acquire(testTicket('fs', fixtureConfig()), new RecordingHolder('s1'));
+    const [ready] = pool.stats();
+    assert.equal(ready?.name, 'fs');
+    assert.equal(ready?.pid, lease.pid);
+    assert.equal(ready?.createdAt.getTime(), clock);
+    assert.equal(ready?.drainEndsAt, undefined);
+    clock += 5000;
+    pool.release(lease.key, 's1', { reason: 'sessionClosed' });
+    const [draining] = pool.stats();
+    assert.equal(draining?.state, 'draining');
+    assert.deepEqual(draining?.refs, []);
+    assert.equal(draining?.drainEndsAt?.getTime(), clock + 60_000);
+    await pool.acquire(
+      testTicket('fs', fixtureConfig(), { sessionId: 's2' }),
+      new RecordingHolder('s2'),
+    );
+    assert.equal(pool.stats()[0]?.drainEndsAt, undefined, 'taken again: no drain');
+  } finally {
+    await pool.close();
+  }
+});

@@ -8,9 +8,13 @@
  *   fails, every waiter is rejected with the same error and no entry is left.
  * - The pool decides nothing about admission: it only accepts an AdmissionTicket, and only
  *   for the session the ticket was made for, and only if the ticket's connectionId is the
- *   one of its config (so a key always describes what runs under it).
- * - Refs are a set of sessions; an entry with no refs drains for `drainDelayMs` and then
- *   closes; an acquire during the drain cancels it and gets the very same connection.
+ *   one of its config and workspace (so a key always describes what runs under it, and
+ *   where: sessions of two workspaces never share a stdio process that runs in one of them).
+ * - Refs are a set of sessions. Who lets go says why (ReleaseReason): when the last ref goes
+ *   because the config says stop (`config`), the connection closes at once — a connect in
+ *   progress is cancelled — so a removed or refused server's process really ends; when it goes
+ *   because its session ended (`sessionClosed`), the entry drains for `drainDelayMs` and then
+ *   closes, and an acquire during the drain cancels it and gets the very same connection.
  * - Discovery (connect + initialize + listing every page of tools and, when declared,
  *   prompts) runs under one deadline: `discoveryTimeoutMs`, else 30 s stdio / 10 s remote.
  * - `tools/list_changed` and `prompts/list_changed` re-list (serialised per entry) and then
@@ -53,6 +57,7 @@ import type {
   Lease,
   Pool,
   PoolEntryStats,
+  ReleaseOptions,
 } from './types.js';
 
 export interface PoolOptions {
@@ -99,8 +104,10 @@ interface Entry {
   connected?: Connected;
   tools: Tool[];
   prompts: Prompt[];
+  readonly createdAt: Date;
   startedAt?: Date;
   drainTimer?: NodeJS.Timeout;
+  drainEndsAt?: Date;
   /** Set (synchronously) once we decided to close it: a close after this is expected. */
   stopping: boolean;
   /** Why it went down on its own (first reason wins). */
@@ -124,6 +131,12 @@ export function createPool(options: PoolOptions = {}): Pool {
       graceMs: options.graceMs,
       onSpawn: (pid, ticket) =>
         recorder?.add(pid, { connectionId: ticket.connectionId, command: ticket.config.command }),
+      // A descendant that left the server's group is reaped after a hard kill too.
+      onDescendant: (pid, ticket) =>
+        recorder?.add(pid, {
+          connectionId: ticket.connectionId,
+          command: `a descendant of ${ticket.config.command ?? 'the server'}`,
+        }),
       onGone: (pid) => recorder?.remove(pid),
     });
   // After an abort, how long a connector gets to clean up (kill its process) and reject.
@@ -173,6 +186,7 @@ export function createPool(options: PoolOptions = {}): Pool {
   }
 
   function cancelDrain(entry: Entry): void {
+    entry.drainEndsAt = undefined;
     if (entry.drainTimer !== undefined) {
       clearTimeout(entry.drainTimer);
       entry.drainTimer = undefined;
@@ -213,12 +227,27 @@ export function createPool(options: PoolOptions = {}): Pool {
       return;
     }
     entry.state = 'draining';
+    entry.drainEndsAt = new Date(now() + drainDelayMs);
     entry.drainTimer = setTimeout(() => {
       entry.drainTimer = undefined;
       if (entry.state === 'draining') retire(entry);
     }, drainDelayMs);
     // A pending drain must not keep the daemon alive; close() ends it anyway.
     entry.drainTimer.unref();
+  }
+
+  /**
+   * Nobody holds it and the config said stop: end it now. A connect in progress is cancelled
+   * (discover() sees the abort and closes what was opened); a new acquire of the key meanwhile
+   * starts a fresh entry instead of joining one that is going away.
+   */
+  function closeUnwanted(entry: Entry): void {
+    if (entry.state === 'connecting') {
+      removeFromMap(entry);
+      entry.abort.abort(new PoolError('released: no session wants it any more'));
+    } else if (isLive(entry)) {
+      retire(entry);
+    }
   }
 
   /** The connection went away on its own. */
@@ -399,7 +428,7 @@ export function createPool(options: PoolOptions = {}): Pool {
       }
       let expected: string;
       try {
-        expected = connectionIdOf(ticket.name, ticket.config);
+        expected = connectionIdOf(ticket.name, ticket.config, ticket.cwd);
       } catch (err) {
         return Promise.reject(new PoolError(`server "${ticket.name}": ${messageOf(err)}`));
       }
@@ -425,6 +454,7 @@ export function createPool(options: PoolOptions = {}): Pool {
           abort: new AbortController(),
           tools: [],
           prompts: [],
+          createdAt: new Date(now()),
           stopping: false,
           dirty: new Set(),
         };
@@ -444,10 +474,10 @@ export function createPool(options: PoolOptions = {}): Pool {
       });
     },
 
-    release(key: string, sessionId: string): void {
+    release(key: string, sessionId: string, { reason }: ReleaseOptions): void {
       const entry = entries.get(key);
       if (!entry) return;
-      entry.holders.delete(sessionId);
+      const held = entry.holders.delete(sessionId);
       const mine = entry.waiters.filter((w) => w.sessionId === sessionId);
       if (mine.length > 0) {
         entry.waiters = entry.waiters.filter((w) => w.sessionId !== sessionId);
@@ -456,13 +486,17 @@ export function createPool(options: PoolOptions = {}): Pool {
         );
         for (const w of mine) w.reject(err);
       }
-      maybeDrain(entry);
+      // Only a session that held it may end it; another session's ref keeps it either way.
+      if (!held && mine.length === 0) return;
+      if (entry.holders.size > 0 || entry.waiters.length > 0) return;
+      if (reason === 'config') closeUnwanted(entry);
+      else maybeDrain(entry);
     },
 
     releaseSession(sessionId: string): void {
       for (const entry of [...entries.values()]) {
         if (entry.holders.has(sessionId) || entry.waiters.some((w) => w.sessionId === sessionId)) {
-          pool.release(entry.key, sessionId);
+          pool.release(entry.key, sessionId, { reason: 'sessionClosed' });
         }
       }
     },
@@ -505,10 +539,13 @@ export function createPool(options: PoolOptions = {}): Pool {
       return [...entries.values()].map((e) => ({
         key: e.key,
         connectionId: e.connectionId,
+        name: e.name,
         state: e.state,
         refs: [...e.holders.keys()].sort(),
         pid: e.connected?.pid,
+        createdAt: e.createdAt,
         startedAt: e.startedAt,
+        drainEndsAt: e.drainEndsAt,
         tools: e.tools.length,
         prompts: e.prompts.length,
       }));

@@ -102,6 +102,39 @@ test('grandchildren in the group are gone after close', T, async () => {
   }
 });
 
+test('a grandchild that left the group (setsid) is gone after close, and reported', T, async () => {
+  const dir = tempDir();
+  const config = fixtureConfig([`--detached-grandchild-pid-file=${dir.file('gc')}`]);
+  const descendants: number[] = [];
+  const gone: number[] = [];
+  const t = new GroupStdioTransport({
+    command: config.command ?? '',
+    args: config.args,
+    graceMs: 300,
+    onDescendant: (pid) => descendants.push(pid),
+    onGone: (pid) => gone.push(pid),
+  });
+  let grandchild = -1;
+  try {
+    await t.start();
+    grandchild = await readPid(dir.file('gc'));
+    assert.ok(alive(grandchild));
+    assert.doesNotThrow(() => process.kill(-grandchild, 0), 'it leads a group of its own');
+    await t.close();
+    assert.deepEqual(descendants, [grandchild]);
+    // Ended by close; a moment more for its new parent (PID 1) to reap the zombie.
+    assert.ok(
+      await eventually(() => !alive(grandchild), 5000),
+      'the escaped grandchild ended with its server',
+    );
+    assert.deepEqual(gone.sort(), [grandchild, t.pid ?? -1].sort());
+  } finally {
+    await t.close();
+    if (alive(grandchild)) process.kill(grandchild, 'SIGKILL');
+    dir.remove();
+  }
+});
+
 test('an unexpected exit is reported once through onerror and onclose', T, async () => {
   const t = transportFor(['--exit-after=300', '--exit-code=5']);
   const errors: string[] = [];

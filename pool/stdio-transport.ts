@@ -10,12 +10,17 @@
  * Guarantees:
  * - The child is spawned with `detached: true`, so its pid is its process group id and every
  *   descendant that does not leave the group on purpose is reached by a group signal.
+ * - Where /proc shows the tree (Linux), descendants that leave the group (`setsid`, node's
+ *   `detached`) are remembered while the server lives (process-tree.ts) and ended on close
+ *   too, PID-reuse safe; `onDescendant` hears of each one outside the group, `onGone` of it
+ *   once it is gone.
  * - Environment = the daemon's environment + `env` (what users expect: PATH, proxies, HOME);
  *   cwd = `cwd` as given.
  * - `close()` ends stdin, waits `graceMs` for the group to leave by itself, sends SIGTERM to
  *   the group, waits `graceMs` again, then sends SIGKILL to the group. It resolves only when
  *   the child has exited and the group is gone (`kill(-pgid, 0)` fails), or, for members
- *   that cannot be reaped by us (zombies waiting for PID 1), after `reapWaitMs` more.
+ *   that cannot be reaped by us (zombies waiting for PID 1), after `reapWaitMs` more; then
+ *   the remembered descendants outside the group get the same SIGTERM, grace, SIGKILL.
  *   It is idempotent: every call returns the same promise.
  * - An exit we did not ask for is reported once through `onerror` (an Error saying the exit
  *   code or signal) and then `onclose`; after `close()`, `onclose` is called once at the end.
@@ -31,6 +36,14 @@ import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk
 import { LineTail } from './line-tail.js';
 import { messageOf } from './errors.js';
 import { groupAlive, signalGroup, waitFor } from './process-group.js';
+import {
+  endProcesses,
+  ProcessTree,
+  readStat,
+  sharedTreeScanner,
+  type ProcessIdentity,
+  type TreeScanner,
+} from './process-tree.js';
 
 const POSIX = process.platform !== 'win32';
 
@@ -48,8 +61,12 @@ export interface GroupStdioTransportOptions {
   readonly stderrLines?: number;
   /** Called once the child is running (pid known), before any message is sent. */
   readonly onSpawn?: (pid: number) => void;
-  /** Called when close() finished with this pid (the group is gone). */
+  /** Called when close() finished with this pid (the group is gone; or the descendant). */
   readonly onGone?: (pid: number) => void;
+  /** A descendant outside the server's group was seen (it is ended on close). */
+  readonly onDescendant?: (pid: number) => void;
+  /** Where the process tree is watched from. Default: the process-wide shared scanner. */
+  readonly treeScanner?: TreeScanner;
 }
 
 export interface ExitInfo {
@@ -76,6 +93,10 @@ export class GroupStdioTransport implements Transport {
   #spawnError: Error | undefined;
   #closing: Promise<void> | undefined;
   #closeFired = false;
+  #tree: ProcessTree | undefined;
+  #untrack: (() => void) | undefined;
+  /** Descendants outside the group that were reported through onDescendant. */
+  readonly #escaped: ProcessIdentity[] = [];
 
   constructor(options: GroupStdioTransportOptions) {
     this.#options = options;
@@ -128,7 +149,10 @@ export class GroupStdioTransport implements Transport {
       child.once('spawn', () => {
         spawned = true;
         this.#pid = child.pid;
-        if (child.pid !== undefined) o.onSpawn?.(child.pid);
+        if (child.pid !== undefined) {
+          o.onSpawn?.(child.pid);
+          this.#watchTree(child.pid);
+        }
         resolve();
       });
       child.on('error', (err) => {
@@ -177,12 +201,33 @@ export class GroupStdioTransport implements Transport {
     return this.#closing;
   }
 
+  /** Remembers the server's descendants while it lives (Linux; nothing where no /proc). */
+  #watchTree(pid: number): void {
+    const root = readStat(pid);
+    if (!POSIX || root === undefined) return;
+    const scanner = this.#options.treeScanner ?? sharedTreeScanner;
+    this.#tree = new ProcessTree({ pid, startTime: root.startTime }, (found) => {
+      // Group members go with the group signal; only the ones that left need a record.
+      if (found.pgrp === pid) return;
+      this.#escaped.push(found);
+      this.#options.onDescendant?.(found.pid);
+    });
+    this.#untrack = scanner.track(this.#tree);
+  }
+
+  /** A fresh look at the tree (the server's children may be newer than the last scan). */
+  async #rescanTree(): Promise<void> {
+    if (this.#tree) await (this.#options.treeScanner ?? sharedTreeScanner).scan();
+  }
+
   async #shutdown(): Promise<void> {
     const child = this.#child;
     // child.pid is set synchronously by a successful spawn, so a close() racing start() still
     // finds the process to end.
     const pid = this.#pid ?? child?.pid;
     if (child && pid !== undefined) {
+      // While the server still runs, its descendants still hang from it: look once more.
+      await this.#rescanTree();
       try {
         child.stdin?.end();
       } catch {
@@ -208,6 +253,14 @@ export class GroupStdioTransport implements Transport {
           await waitFor(gone, this.#options.reapWaitMs ?? 3000);
         }
       }
+      // Descendants that left the group: found again from the ones remembered (a child they
+      // started since), then ended the same way, each only while it is still itself.
+      if (this.#tree) {
+        await this.#rescanTree();
+        this.#untrack?.();
+        await endProcesses(this.#tree.descendants(), grace, this.#options.reapWaitMs ?? 3000);
+        for (const d of this.#escaped) this.#options.onGone?.(d.pid);
+      }
       // The group is gone, so every writer of stderr is gone: its end comes at once. Bounded
       // anyway, in case a process left the group but kept the pipe.
       await waitForEnd(child, 250);
@@ -217,6 +270,7 @@ export class GroupStdioTransport implements Transport {
       this.#stderr.flush();
       this.#options.onGone?.(pid);
     }
+    this.#untrack?.();
     this.#readBuffer.clear();
     this.#fireClose();
   }

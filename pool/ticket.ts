@@ -13,12 +13,15 @@ export interface AdmissionTicket {
   readonly [admitted]: true;
   /** Server name as configured. */
   readonly name: string;
-  /** connectionIdOf(name, config). */
+  /** connectionIdOf(name, config, cwd): where a stdio server runs is part of it. */
   readonly connectionId: string;
   /** The normalised config the server was admitted with. */
   readonly config: McpServerConfig;
   /** The session the admission decision was made for. */
   readonly sessionId: string;
-  /** Default working directory for stdio servers (the session's workspace). */
+  /**
+   * The session's workspace (absolute): a stdio server runs in `workingDirectoryOf(config,
+   * cwd)`, its `cwd` resolved against this, else this.
+   */
   readonly cwd: string;
 }

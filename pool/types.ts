@@ -36,13 +36,34 @@ export interface Lease {
 
 export type EntryState = 'connecting' | 'ready' | 'draining' | 'failed' | 'closed';
 
+/**
+ * Why a session lets go of a connection. The caller must say, because the two end differently
+ * when no other session holds it (DESIGN §5 "Processes really stop"):
+ * - `config`: the config says it must not run for this session any more (removed, not
+ *   admitted for any reason, the old side of a rolling update, a recreate). It closes at once.
+ * - `sessionClosed`: the session ended (its agent went away). It drains for the drain delay,
+ *   so an agent that comes back gets the very same process.
+ */
+export type ReleaseReason = 'config' | 'sessionClosed';
+
+export interface ReleaseOptions {
+  readonly reason: ReleaseReason;
+}
+
 export interface PoolEntryStats {
   readonly key: string;
   readonly connectionId: string;
+  /** The server's name in the config. */
+  readonly name: string;
   readonly state: EntryState;
   readonly refs: readonly string[];
   readonly pid: number | undefined;
+  /** When the pool began to connect it. */
+  readonly createdAt: Date;
+  /** When it became ready; undefined while connecting. */
   readonly startedAt: Date | undefined;
+  /** While draining: when it closes unless a session acquires it again. */
+  readonly drainEndsAt: Date | undefined;
   readonly tools: number;
   readonly prompts: number;
 }
@@ -56,8 +77,12 @@ export interface CallOptions {
 export interface Pool {
   /** Single-flight per key: concurrent acquires of one key start one connection. */
   acquire(ticket: AdmissionTicket, holder: Holder): Promise<Lease>;
-  /** Drops the session's ref; at zero refs the entry drains after drainDelayMs. */
-  release(key: string, sessionId: string): void;
+  /**
+   * Drops the session's ref. At zero refs: `config` closes the connection now (a connect in
+   * progress is cancelled); `sessionClosed` lets it drain for drainDelayMs.
+   */
+  release(key: string, sessionId: string, options: ReleaseOptions): void;
+  /** The session ended: releases every ref and wait of it with reason `sessionClosed`. */
   releaseSession(sessionId: string): void;
   callTool(
     key: string,

@@ -95,7 +95,7 @@ describe('admission', { timeout: 10_000 }, () => {
     const s = server('a', 'user', { env: { K: 'v' } });
     const ok = admit(s, ctx());
     assert.ok(ok.admitted);
-    assert.equal(ok.ticket.connectionId, connectionIdOf('a', s.config));
+    assert.equal(ok.ticket.connectionId, connectionIdOf('a', s.config, '/ws'));
     assert.equal(ok.ticket.sessionId, 's1');
     assert.equal(ok.ticket.cwd, '/ws');
   });

@@ -32,7 +32,7 @@ export interface AdmissionContext {
   readonly gating: Gating;
   readonly approvals: ApprovalView;
   readonly sessionId: string;
-  /** Default cwd for stdio servers: the session's workspace. */
+  /** The session's workspace: a stdio server runs there, or in its `cwd` resolved against it. */
   readonly workspace: string;
 }
 
@@ -87,7 +87,7 @@ export function admit(server: DesiredServer, ctx: AdmissionContext): Admission {
   if (!decision.admitted) return decision;
   const ticket = {
     name: server.name,
-    connectionId: connectionIdOf(server.name, server.config),
+    connectionId: connectionIdOf(server.name, server.config, ctx.workspace),
     config: server.config,
     sessionId: ctx.sessionId,
     cwd: ctx.workspace,

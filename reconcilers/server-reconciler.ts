@@ -7,6 +7,9 @@
  * - Unchanged connectionId → the same lease is kept; filter-only edits re-filter in place.
  * - RollingUpdate connects the new config first, swaps the registry entry in one step, then
  *   releases the old lease; if the new one fails, the old one keeps serving (RolloutFailed).
+ * - Every release the config decides (removed, refused, the old side of an update, Recreate)
+ *   tells the pool `config`, so the process ends unless another session holds it; only
+ *   closing the session releases with `sessionClosed`, which drains (DESIGN §5).
  * - Failures back off per server; three in a row show CrashLoopBackOff with the next retry
  *   time; a connection that stayed up `stableAfterMs` starts the count afresh.
  * - The queue guarantees one pass per name at a time; pool callbacks only mark and enqueue.
@@ -18,7 +21,7 @@ import {
   type Gating,
   type McpServerConfig,
 } from '../api/index.js';
-import type { Lease, Pool } from '../pool/types.js';
+import type { Lease, Pool, ReleaseReason } from '../pool/types.js';
 import { admit, type ApprovalView } from './admission.js';
 import type { EventSink } from './events.js';
 import type { Registry, RegistryEntry } from './registry.js';
@@ -94,7 +97,7 @@ export class ServerReconciler {
 
     if (!server) {
       if (rec) {
-        this.#teardown(rec, 'removed from the config');
+        this.#teardown(rec, 'removed from the config', 'config');
         this.#records.delete(name);
         this.#removed.add(name);
         d.events.record(
@@ -132,7 +135,7 @@ export class ServerReconciler {
     );
 
     if (!admission.admitted) {
-      this.#teardown(rec, admission.message);
+      this.#teardown(rec, admission.message, 'config');
       rec.failures = 0;
       rec.retry = undefined;
       rec.setCondition(
@@ -174,7 +177,7 @@ export class ServerReconciler {
     if (rec.retry && now < rec.retry.at) return { requeueAfter: rec.retry.at - now };
 
     if (live && (server.config.updateStrategy ?? 'RollingUpdate') === 'Recreate') {
-      this.#teardown(rec, 'config changed (Recreate)');
+      this.#teardown(rec, 'config changed (Recreate)', 'config');
     }
     const rolling = rec.live !== undefined;
     if (rolling) {
@@ -212,7 +215,9 @@ export class ServerReconciler {
 
     if (this.#closed || this.#records.get(name) !== rec) {
       // The session closed or the server went away while we were connecting.
-      d.pool.release(lease.key, d.sessionId);
+      d.pool.release(lease.key, d.sessionId, {
+        reason: this.#closed ? 'sessionClosed' : 'config',
+      });
       return {};
     }
     const previous = rec.live;
@@ -224,7 +229,8 @@ export class ServerReconciler {
     };
     rec.live = next;
     d.registry.set(name, entryOf(lease, server.config));
-    if (previous) d.pool.release(previous.lease.key, d.sessionId);
+    // The old side of a rolling update: the config replaced it, so it ends now (rule 11).
+    if (previous) d.pool.release(previous.lease.key, d.sessionId, { reason: 'config' });
     if (rec.everConnected) rec.restarts += 1;
     rec.everConnected = true;
     rec.retry = undefined;
@@ -240,10 +246,11 @@ export class ServerReconciler {
     return {};
   }
 
-  /** Ends every lease; later passes do nothing. */
+  /** Ends every lease (they drain: the agent may come back); later passes do nothing. */
   close(): void {
     this.#closed = true;
-    for (const rec of this.#records.values()) this.#teardown(rec, 'session closed', false);
+    for (const rec of this.#records.values())
+      this.#teardown(rec, 'session closed', 'sessionClosed', false);
   }
 
   #markReady(rec: ServerRecord, live: LiveConnection, now: number): void {
@@ -340,13 +347,18 @@ export class ServerReconciler {
     );
   }
 
-  #teardown(rec: ServerRecord, why: string, record = true): void {
+  /**
+   * Drops the server's tools and lets go of its lease. `reason` is the pool's: `config` when
+   * the config says it must not run (removed, refused, recreated: the process ends now, rule
+   * 12), `sessionClosed` when the session ends.
+   */
+  #teardown(rec: ServerRecord, why: string, reason: ReleaseReason, record = true): void {
     const d = this.#deps;
     const live = rec.live;
     d.registry.delete(rec.name);
     if (!live) return;
     rec.live = undefined;
-    if (live.lost === undefined) d.pool.release(live.lease.key, d.sessionId);
+    if (live.lost === undefined) d.pool.release(live.lease.key, d.sessionId, { reason });
     if (record)
       d.events.record('Normal', 'Disconnected', `server/${rec.name}`, `disconnected: ${why}`);
   }

@@ -1,9 +1,12 @@
 /**
- * `mcpctl get servers|sessions|events [NAME...] [-o table|wide|json|yaml|name] [--watch]`.
+ * `mcpctl get servers|sessions|events|connections [NAME...] [-o table|wide|json|yaml|name]
+ * [--watch]`.
  *
- * Guarantees: `-o json` prints the daemon's McpServerList / SessionList / EventList exactly
- * (DESIGN §6), or the bare object for a single named server; `--watch` prints the current
- * state, then every change, until SIGINT (exit 0) or until the daemon goes away (exit 1).
+ * Guarantees: `-o json` prints the daemon's McpServerList / SessionList / EventList /
+ * ConnectionList exactly (DESIGN §6), or the bare object for a single named server; `--watch`
+ * prints the current state, then every change, until SIGINT (exit 0) or until the daemon goes
+ * away (exit 1). Connections are the daemon's whole pool (no session selects them) and have
+ * no watch.
  */
 import { Argument, Option, type Command } from 'commander';
 import {
@@ -23,6 +26,7 @@ import {
   type OutputFormat,
 } from '../output/format.js';
 import {
+  connectionPrinter,
   eventPrinter,
   serverPrinter,
   sessionPrinter,
@@ -31,7 +35,10 @@ import {
 import type { RpcClient } from '../rpc-client.js';
 import type { WatchEnd, WatchEvent, WatchTopic } from '../resources.js';
 
-const ALIASES: Record<string, WatchTopic> = {
+/** What `get` lists: every watch topic, and the pool's connections. */
+type Resource = WatchTopic | 'connections';
+
+const ALIASES: Record<string, Resource> = {
   servers: 'servers',
   server: 'servers',
   mcpservers: 'servers',
@@ -41,6 +48,9 @@ const ALIASES: Record<string, WatchTopic> = {
   events: 'events',
   event: 'events',
   ev: 'events',
+  connections: 'connections',
+  connection: 'connections',
+  conn: 'connections',
 };
 
 interface GetOptions {
@@ -53,19 +63,22 @@ interface Topic {
   readonly printer: ResourcePrinter<never>;
 }
 
-const TOPICS: Record<WatchTopic, Topic> = {
+const TOPICS: Record<Resource, Topic> = {
   // The printers are used with the objects the daemon sends for that topic.
   servers: { method: 'servers.list', printer: serverPrinter },
   sessions: { method: 'sessions.list', printer: sessionPrinter },
   events: { method: 'events.list', printer: eventPrinter },
+  connections: { method: 'connections.list', printer: connectionPrinter },
 };
 
 export function registerGet(program: Command, io: Io): void {
   program
     .command('get')
-    .description('list servers, sessions or events')
+    .description('list servers, sessions, events or connections (the pool)')
     .addArgument(
-      new Argument('<resource>', 'servers, sessions or events').choices(Object.keys(ALIASES)),
+      new Argument('<resource>', 'servers, sessions, events or connections').choices(
+        Object.keys(ALIASES),
+      ),
     )
     .argument('[names...]', 'only these servers')
     .addOption(
@@ -78,13 +91,17 @@ export function registerGet(program: Command, io: Io): void {
       if (!topic) throw new UsageError(`unknown resource ${resource}`);
       if (names.length > 0 && topic !== 'servers')
         throw new UsageError(`names are accepted for servers only, not for ${topic}`);
+      if (opts.watch && topic === 'connections')
+        throw new UsageError(
+          '--watch is not available for connections; run `mcpctl get connections` again',
+        );
       const env = commandEnv(opts, io);
-      if (opts.watch) await watch(env, topic, names, opts.output);
+      if (opts.watch && topic !== 'connections') await watch(env, topic, names, opts.output);
       else await list(env, topic, names, opts.output);
     });
 }
 
-function params(env: CommandEnv, topic: WatchTopic, names: string[]): object {
+function params(env: CommandEnv, topic: Resource, names: string[]): object {
   return {
     ...env.selector,
     ...(topic === 'servers' ? { names, showSecrets: env.showSecrets } : {}),
@@ -93,15 +110,16 @@ function params(env: CommandEnv, topic: WatchTopic, names: string[]): object {
 
 async function list(
   env: CommandEnv,
-  topic: WatchTopic,
+  topic: Resource,
   names: string[],
   format: OutputFormat,
 ): Promise<void> {
   const t = TOPICS[topic];
-  // `get sessions` is about the daemon, not one session.
-  const run = topic === 'sessions' ? withDaemon : withSession;
+  // Sessions and connections are the daemon's, not one session's: no selector.
+  const daemonWide = topic === 'sessions' || topic === 'connections';
+  const run = daemonWide ? withDaemon : withSession;
   const result = await run(env, (client) =>
-    client.call<ListLike<never>>(t.method, topic === 'sessions' ? {} : params(env, topic, names)),
+    client.call<ListLike<never>>(t.method, daemonWide ? {} : params(env, topic, names)),
   );
   const printed = formatList(result, t.printer, format, {
     now: env.now(),

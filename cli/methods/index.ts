@@ -13,6 +13,7 @@ import { RpcCodes, RpcError } from '../rpc-protocol.js';
 import type { UnavailableData } from '../serve/protocol.js';
 import type { MethodTable } from '../rpc-server.js';
 import type { MethodContext } from './context.js';
+import { connectionMethods } from './connections.js';
 import { daemonMethods } from './daemon.js';
 import { serveMethods } from './serve.js';
 import { serverMethods } from './servers.js';
@@ -27,6 +28,7 @@ export function methodTable(ctx: MethodContext): MethodTable {
     ...sessionMethods(ctx),
     ...serverMethods(ctx),
     ...watchMethods(ctx),
+    ...connectionMethods(ctx),
     ...serveMethods(ctx),
   };
   return table;

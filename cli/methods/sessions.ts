@@ -88,7 +88,7 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
         const session = await selectSession(ctx, p, call);
         const before = snapshot(session);
         await session.reload();
-        return { changes: reloadChanges(before, snapshot(session)) };
+        return { changes: reloadChanges(before, snapshot(session), session.workspace) };
       },
     ),
     'session.diff': method(
@@ -153,6 +153,7 @@ function snapshot(session: Session): Map<string, ServerState> {
 export function reloadChanges(
   before: Map<string, ServerState>,
   after: Map<string, ServerState>,
+  workspace: string,
 ): DiffLine[] {
   const names = [...new Set([...before.keys(), ...after.keys()])].sort();
   const lines: DiffLine[] = [];
@@ -169,7 +170,7 @@ export function reloadChanges(
       lines.push({
         action: 'restart',
         name,
-        detail: changedConnectionFields(b.config, a.config).join(', '),
+        detail: changedConnectionFields(b.config, a.config, workspace).join(', '),
       });
     else lines.push({ action: 'keep', name });
   }

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { API_VERSION, type McpServer } from '../../api/index.js';
-import { serverList } from '../resources.js';
+import { connectionList, serverList, type ConnectionResource } from '../resources.js';
 import { ageOf, humanDuration, parseDuration } from './age.js';
 import { WatchPrinter, formatList } from './format.js';
-import { serverPrinter, serverReason } from './printers.js';
+import { connectionPrinter, serverPrinter, serverReason } from './printers.js';
 import { plain, styleFor } from './style.js';
 import { renderTable } from './table.js';
 
@@ -155,6 +155,63 @@ describe('tables', () => {
     );
     const empty = formatList(serverList([]), serverPrinter, 'table', opts);
     assert.deepEqual(empty, { stdout: '', stderr: 'No servers found.\n' });
+  });
+
+  it('prints connections like kubectl get pods: who holds each, and how long a drain has left', () => {
+    const connection = (
+      name: string,
+      state: ConnectionResource['status']['state'],
+      extra: Partial<ConnectionResource['status']> = {},
+    ): ConnectionResource => ({
+      apiVersion: API_VERSION,
+      kind: 'Connection',
+      metadata: { name, creationTimestamp: '2024-01-01T00:00:00.000Z' },
+      spec: { server: name.split('::')[0] ?? name, connectionId: name },
+      status: {
+        state,
+        pid: 42,
+        sessions: ['default', 's2'],
+        readyTime: '2024-01-01T00:00:01.000Z',
+        tools: 3,
+        prompts: 1,
+        ...extra,
+      },
+    });
+    const list = connectionList([
+      connection('fs::0123456789abcdef', 'Ready'),
+      connection('web::fedcba9876543210', 'Draining', {
+        pid: null,
+        sessions: [],
+        drainEndsAt: '2024-01-01T00:05:25.000Z',
+      }),
+      connection('slow::0000000000000000', 'Connecting', { readyTime: null }),
+    ]);
+    const opts = { now: NOW, style: plain };
+    assert.equal(
+      formatList(list, connectionPrinter, 'table', opts).stdout,
+      [
+        'CONNECTION               SERVER   PID      SESSIONS     STATE                 AGE',
+        'fs::0123456789abcdef     fs       42       default,s2   Ready                 5m',
+        'web::fedcba9876543210    web      <none>   <none>       Draining (25s left)   5m',
+        'slow::0000000000000000   slow     42       default,s2   Connecting            5m',
+        '',
+      ].join('\n'),
+    );
+    assert.match(
+      formatList(list, connectionPrinter, 'wide', opts).stdout,
+      /AGE\s+TOOLS\s+PROMPTS\n.*5m\s+3\s+1\n/,
+    );
+    assert.equal(
+      formatList(list, connectionPrinter, 'name', opts).stdout,
+      'connection/fs::0123456789abcdef\nconnection/web::fedcba9876543210\nconnection/slow::0000000000000000\n',
+    );
+    assert.deepEqual(JSON.parse(formatList(list, connectionPrinter, 'json', opts).stdout), list);
+    assert.match(
+      formatList(list, connectionPrinter, 'yaml', opts).stdout,
+      /^apiVersion: mcpctl.dev\/v1alpha1\nkind: ConnectionList\n/,
+    );
+    const empty = formatList(connectionList([]), connectionPrinter, 'table', opts);
+    assert.deepEqual(empty, { stdout: '', stderr: 'No connections found.\n' });
   });
 
   it('watch tables print one header and never shrink columns', async () => {

@@ -4,10 +4,13 @@
  * Servers (issue 6): NAME, SCOPE, ADMITTED, READY, TOOLS, AGE, REASON; wide adds CONNECTION
  * and PID. REASON is the one that explains the state: the Admitted reason when refused, else
  * the Ready reason when not Ready, else the UpToDate reason when rolling, else the Ready one.
+ *
+ * Connections (the pool, like `kubectl get pods`): CONNECTION, SERVER, PID, SESSIONS, STATE,
+ * AGE; wide adds TOOLS and PROMPTS. A draining one says how long it has left.
  */
 import { ANNOTATION_SCOPE, findCondition } from '../../api/index.js';
-import type { McpEvent, McpServer, SessionResource } from '../resources.js';
-import { ageOf } from './age.js';
+import type { ConnectionResource, McpEvent, McpServer, SessionResource } from '../resources.js';
+import { ageOf, humanDuration } from './age.js';
 import { statusColour, type Style } from './style.js';
 import type { CellInput } from './table.js';
 
@@ -124,4 +127,39 @@ export const eventPrinter: ResourcePrinter<McpEvent> = {
   },
   name: (e) => `event/${e.involvedObject.replace('/', '.')}.${e.reason}`,
   key: (e) => `${e.involvedObject}\u0000${e.reason}\u0000${e.message}\u0000${e.type}`,
+};
+
+/** `Draining (25s left)` while it drains, else the state as is. */
+export function connectionState(c: ConnectionResource, now: number): string {
+  const { state, drainEndsAt } = c.status;
+  if (state !== 'Draining' || drainEndsAt === undefined) return state;
+  const end = Date.parse(drainEndsAt);
+  return Number.isNaN(end) ? state : `${state} (${humanDuration(end - now)} left)`;
+}
+
+export const connectionPrinter: ResourcePrinter<ConnectionResource> = {
+  plural: 'connections',
+  headers: (wide) => [
+    'CONNECTION',
+    'SERVER',
+    'PID',
+    'SESSIONS',
+    'STATE',
+    'AGE',
+    ...(wide ? ['TOOLS', 'PROMPTS'] : []),
+  ],
+  row(c, now, wide, style) {
+    const state = c.status.state;
+    return [
+      c.metadata.name,
+      c.spec.server,
+      c.status.pid === null ? '<none>' : String(c.status.pid),
+      c.status.sessions.length === 0 ? '<none>' : c.status.sessions.join(','),
+      { text: connectionState(c, now), paint: state === 'Ready' ? style.green : style.yellow },
+      ageOf(c.metadata.creationTimestamp, now),
+      ...(wide ? [String(c.status.tools), String(c.status.prompts)] : []),
+    ];
+  },
+  name: (c) => `connection/${c.metadata.name}`,
+  key: (c) => c.metadata.name,
 };

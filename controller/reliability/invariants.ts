@@ -30,7 +30,7 @@ export function acquireProblem(
   if (!verdict.admitted)
     return `acquire of ${name} while it is not admitted (${verdict.reasons.join('|')})`;
   const entry = model.desired().get(name);
-  const expected = entry ? connectionIdOf(name, entry.config) : undefined;
+  const expected = entry ? connectionIdOf(name, entry.config, model.workspace) : undefined;
   if (ticket.connectionId !== expected)
     return `acquire of ${name} as ${ticket.connectionId}, but its config is ${expected}`;
   if (model.backoff.has(name)) return `acquire of ${name} inside its back-off window`;

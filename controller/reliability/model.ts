@@ -143,14 +143,18 @@ export class Model {
   /** Servers that crashed and wait for their back-off: name → the connectionId that crashed. */
   backoff = new Map<Name, string>();
 
-  constructor(ceiling: readonly Name[] | undefined) {
+  /** The session's workspace root: where a stdio server runs is part of its connectionId. */
+  readonly workspace: string;
+
+  constructor(ceiling: readonly Name[] | undefined, workspace: string) {
     this.ceiling = ceiling;
+    this.workspace = workspace;
     this.servers = { user: new Map(), workspace: new Map(), project: new Map(), cli: new Map() };
     this.mcp = { user: {}, workspace: {} };
   }
 
   clone(): Model {
-    const m = new Model(this.ceiling);
+    const m = new Model(this.ceiling, this.workspace);
     for (const s of SCOPES) m.servers[s] = new Map(this.servers[s]);
     m.mcp = { user: { ...this.mcp.user }, workspace: { ...this.mcp.workspace } };
     m.trustEnabled = this.trustEnabled;
@@ -227,7 +231,7 @@ export class Model {
   expectedLive(name: Name): string | undefined {
     const entry = this.desired().get(name);
     if (!entry || this.verdict(name)?.admitted !== true || this.backoff.has(name)) return undefined;
-    return connectionIdOf(name, entry.config);
+    return connectionIdOf(name, entry.config, this.workspace);
   }
 
   /**
@@ -239,7 +243,8 @@ export class Model {
     for (const [name, crashedId] of [...this.backoff]) {
       const entry = this.desired().get(name);
       if (!entry || this.verdict(name)?.admitted !== true) this.backoff.delete(name);
-      else if (connectionIdOf(name, entry.config) !== crashedId) this.backoff.delete(name);
+      else if (connectionIdOf(name, entry.config, this.workspace) !== crashedId)
+        this.backoff.delete(name);
     }
   }
 }

@@ -122,8 +122,9 @@ export async function runScenario(
   counters: Counters,
   baseDir: string,
 ): Promise<void> {
-  let model = new Model(scenario.ceiling ?? undefined);
-  const world = await createWorld(model, baseDir);
+  // The world writes the (empty) starting files; the model then knows where the session runs.
+  const world = await createWorld(new Model(scenario.ceiling ?? undefined, ''), baseDir);
+  let model = new Model(scenario.ceiling ?? undefined, world.session.workspace);
   const { session, pool } = world;
   pool.check = (ticket, holder) => acquireProblem(model, ticket, holder, session.id);
   counters.scenarios += 1;

@@ -25,9 +25,9 @@ export class SpyPool implements Pool {
     this.acquired.push(ticket.name);
     return this.inner.acquire(ticket, holder);
   }
-  release(key: string, sessionId: string): void {
-    this.released.push(key);
-    this.inner.release(key, sessionId);
+  release(...args: Parameters<Pool['release']>): void {
+    this.released.push(args[0]);
+    this.inner.release(...args);
   }
   releaseSession(sessionId: string): void {
     this.inner.releaseSession(sessionId);

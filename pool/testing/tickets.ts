@@ -21,12 +21,13 @@ export function testTicket(
   config: McpServerConfig,
   options: TestTicketOptions = {},
 ): AdmissionTicket {
+  const cwd = options.cwd ?? process.cwd();
   const ticket = {
     name,
-    connectionId: connectionIdOf(name, config),
+    connectionId: connectionIdOf(name, config, cwd),
     config,
     sessionId: options.sessionId ?? 's1',
-    cwd: options.cwd ?? process.cwd(),
+    cwd,
   };
   // The cast is the point: the brand cannot be written as a literal, and only tests (here) and
   // reconcilers/admission.ts may claim that a config was admitted.

@@ -1,0 +1,70 @@
+/**
+ * `connections.list`: the daemon's pool as resources (`mcpctl get connections`), so a user can
+ * always see why a server process is alive — which sessions hold it, or that it drains and
+ * until when.
+ *
+ * Guarantees: one item per pool entry that is connecting, ready or draining (entries that
+ * failed or closed are gone), sorted by server name then key; no config values are included,
+ * so nothing secret can show.
+ */
+import { z } from 'zod';
+import {
+  connectionList,
+  type ConnectionList,
+  type ConnectionResource,
+  type ConnectionState,
+} from '../resources.js';
+import { API_VERSION } from '../../api/index.js';
+import { method, type MethodTable } from '../rpc-server.js';
+import type { MethodContext } from './context.js';
+
+/** One pool entry as the pool reports it (the CLI does not import pool/, DESIGN §3). */
+type EntryStats = ReturnType<MethodContext['daemon']['pool']['stats']>[number];
+
+const STATES: Partial<Record<EntryStats['state'], ConnectionState>> = {
+  connecting: 'Connecting',
+  ready: 'Ready',
+  draining: 'Draining',
+};
+
+export function toConnectionResource(e: EntryStats, state: ConnectionState): ConnectionResource {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Connection',
+    metadata: { name: e.key, creationTimestamp: e.createdAt.toISOString() },
+    spec: { server: e.name, connectionId: e.connectionId },
+    status: {
+      state,
+      pid: e.pid ?? null,
+      sessions: [...e.refs],
+      readyTime: e.startedAt?.toISOString() ?? null,
+      ...(state === 'Draining' && e.drainEndsAt
+        ? { drainEndsAt: e.drainEndsAt.toISOString() }
+        : {}),
+      tools: e.tools,
+      prompts: e.prompts,
+    },
+  };
+}
+
+export function connectionMethods(ctx: MethodContext): MethodTable {
+  return {
+    'connections.list': method(
+      z.object({}),
+      "ConnectionList of the daemon's pool: every live or starting server connection and who holds it",
+      (): ConnectionList => {
+        const items: ConnectionResource[] = [];
+        for (const e of ctx.daemon.pool.stats()) {
+          const state = STATES[e.state];
+          if (state) items.push(toConnectionResource(e, state));
+        }
+        items.sort(
+          (a, b) =>
+            a.spec.server.localeCompare(b.spec.server) ||
+            a.metadata.name.localeCompare(b.metadata.name),
+        );
+        return connectionList(items);
+      },
+    ),
+  };
+}

@@ -1,0 +1,248 @@
+/**
+ * e2e (issue #15, "Processes that really stop"): with the daemon's DEFAULT drain delay (30 s),
+ * a release the config decides — removed, excluded, `allowed: []`, a narrowed allowlist, an
+ * approved project server edited back to pending, the old side of a rolling update — ends the
+ * process at once; only a session that ends (its `serve` exited) leaves its servers draining,
+ * and `mcpctl get connections` shows that. A new `serve` within the delay gets the same pid.
+ *
+ * "At once" is checked as "gone long before the drain delay": each pid is polled with a 10 s
+ * deadline, a third of the 30 s a drained process would live.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '../api/index.js';
+import type { ConnectionList, ConnectionResource } from '../cli/resources.js';
+import {
+  CLI,
+  TestEnv,
+  condition,
+  eventually,
+  isAlive,
+  isReady,
+  processesMentioning,
+  type DaemonProcess,
+} from '../cli/testing/harness.js';
+
+const T = { timeout: 120_000 };
+
+/** Well below the 30 s default drain delay: a drained process would still be alive. */
+const GONE_WITHIN_MS = 10_000;
+
+/** `mcpctl daemon` with the default drain delay (the harness's startDaemon sets 0). */
+async function startDefaultDaemon(env: TestEnv): Promise<DaemonProcess> {
+  const daemon = env.spawnDaemon(['daemon', '--workspace', env.workspace, '--debounce-ms', '50']);
+  await eventually(
+    async () => {
+      if (daemon.child.exitCode !== null || daemon.child.signalCode !== null)
+        throw new Error(`daemon exited early: ${daemon.stderr()}`);
+      return (await env.cli(['get', 'sessions', '-o', 'name'])).code === 0;
+    },
+    { timeoutMs: 20_000, what: 'the daemon to answer' },
+  );
+  return daemon;
+}
+
+function pidOf(servers: Map<string, McpServer>, name: string): number {
+  const pid = servers.get(name)?.status.pid;
+  assert.ok(typeof pid === 'number', `${name} has a pid`);
+  return pid;
+}
+
+function gone(pid: number, what: string): Promise<true> {
+  return eventually(() => !isAlive(pid), { timeoutMs: GONE_WITHIN_MS, what });
+}
+
+async function connections(env: TestEnv): Promise<ConnectionResource[]> {
+  return (await env.json<ConnectionList>(['get', 'connections', '-o', 'json'])).items;
+}
+
+interface Agent {
+  readonly client: Client;
+  readonly pid: number;
+  close(): Promise<void>;
+}
+
+/** An agent running `mcpctl serve --workspace ws` over stdio, as Claude or Qwen would. */
+async function connectAgent(env: TestEnv, ws: string): Promise<Agent> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'serve', '--workspace', ws, '--debounce-ms', '50'],
+    env: env.env() as Record<string, string>,
+    cwd: ws,
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+  await client.connect(transport);
+  const pid = transport.pid;
+  assert.ok(pid, 'serve is running');
+  env.trackPid(pid);
+  return {
+    client,
+    pid,
+    async close() {
+      await client.close();
+      await eventually(() => !isAlive(pid), { timeoutMs: 5000, what: `serve ${pid} to exit` });
+    },
+  };
+}
+
+/** The pid the fixture's echo tool reports, once the agent lists it. */
+async function echoPid(agent: Agent, tool: string): Promise<number> {
+  await eventually(
+    async () => (await agent.client.listTools()).tools.some((t) => t.name === tool),
+    { timeoutMs: 30_000, what: `${tool} to be listed` },
+  );
+  const r = (await agent.client.callTool({ name: tool, arguments: {} })) as CallToolResult;
+  const first = r.content[0] as { type: 'text'; text: string };
+  return (JSON.parse(first.text) as { pid: number }).pid;
+}
+
+async function stopDaemon(env: TestEnv): Promise<void> {
+  await env.cli(['stop'], { timeoutMs: 30_000 });
+  await eventually(() => processesMentioning(env.socket).length === 0, {
+    timeoutMs: 10_000,
+    what: 'the daemon to end',
+  }).catch(() => undefined);
+}
+
+describe('processes that really stop (e2e, default drain delay)', () => {
+  let env: TestEnv;
+  beforeEach(() => {
+    env = new TestEnv();
+  });
+  afterEach(async () => {
+    await env.cleanup();
+  });
+
+  it(
+    'removed, excluded, narrowed out, rolled, back to pending, allowed: [] → the old process is gone at once',
+    T,
+    async () => {
+      const fixtures = {
+        keep: env.fixture('keep'),
+        removed: env.fixture('removed'),
+        excluded: env.fixture('excluded'),
+        narrowed: env.fixture('narrowed'),
+        edited: env.fixture('edited'),
+      };
+      const user = (mcpServers: object, mcp: object = {}) =>
+        env.write(env.userSettingsPath, { mcp, mcpServers });
+      user(fixtures);
+      env.write(env.mcpJsonPath, { mcpServers: { proj: env.fixture('proj') } });
+      await startDefaultDaemon(env);
+      const approve = await env.cli(['approve', 'proj']);
+      assert.equal(approve.code, 0, approve.stderr);
+      const all = ['keep', 'removed', 'excluded', 'narrowed', 'edited', 'proj'];
+      const first = await env.untilServers(
+        (m) => all.every((n) => isReady(m.get(n))),
+        'every server Ready',
+      );
+      const pid = (name: string) => pidOf(first, name);
+
+      const withoutRemoved: Partial<typeof fixtures> = { ...fixtures };
+      delete withoutRemoved.removed;
+      user(withoutRemoved);
+      await gone(pid('removed'), 'the removed server to stop');
+
+      user(withoutRemoved, { excluded: ['excluded'] });
+      await gone(pid('excluded'), 'the excluded server to stop');
+
+      user(withoutRemoved, { excluded: ['excluded'], allowed: ['keep', 'edited', 'proj'] });
+      await gone(pid('narrowed'), 'the server narrowed out of mcp.allowed to stop');
+
+      // A rolling update: the new process serves, the old one ends (not after a drain).
+      const editedConfig = env.fixture('edited', ['--tools=echo,more']);
+      user(
+        { ...withoutRemoved, edited: editedConfig },
+        { excluded: ['excluded'], allowed: ['keep', 'edited', 'proj'] },
+      );
+      const rolled = await env.untilServers(
+        (m) => isReady(m.get('edited')) && m.get('edited')?.status.pid !== pid('edited'),
+        'edited rolled to a new process',
+      );
+      await gone(pid('edited'), "the rolled server's old process to stop");
+      assert.ok(isAlive(pidOf(rolled, 'edited')), 'the new process serves');
+
+      // An approved project server edited: its new config is pending, its process must end.
+      env.write(env.mcpJsonPath, { mcpServers: { proj: env.fixture('proj', ['--tools=other']) } });
+      await env.untilServers(
+        (m) => condition(m.get('proj'), 'Admitted')?.reason === 'PendingApproval',
+        'proj back to pending',
+      );
+      await gone(pid('proj'), 'the edited project server to stop');
+
+      assert.ok(isAlive(pid('keep')), 'the unchanged server kept its process throughout');
+      const live = await connections(env);
+      assert.deepEqual(
+        live.map((c) => `${c.spec.server}/${c.status.state}/${c.status.pid}`).sort(),
+        [`edited/Ready/${pidOf(rolled, 'edited')}`, `keep/Ready/${pid('keep')}`],
+        'get connections shows exactly the processes that run',
+      );
+
+      user({ ...withoutRemoved, edited: editedConfig }, { allowed: [] });
+      await gone(pid('keep'), 'every server to stop with allowed: []');
+      await gone(pidOf(rolled, 'edited'), 'every server to stop with allowed: []');
+      assert.deepEqual(await connections(env), []);
+      const table = await env.cli(['get', 'connections']);
+      assert.equal(table.code, 0, table.stderr);
+      assert.equal(table.stdout, '');
+      assert.match(table.stderr, /^No connections found\./);
+    },
+  );
+
+  it(
+    'a serve that exits leaves its servers Draining; a new serve within the delay gets the same pid',
+    T,
+    async () => {
+      env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+      const ws2 = path.join(realpathSync(env.root), 'agent-ws');
+      mkdirSync(ws2);
+      await startDefaultDaemon(env);
+      let agent = await connectAgent(env, ws2);
+      try {
+        const pid = await echoPid(agent, 'fx__echo');
+        const mine = async () => (await connections(env)).find((c) => c.status.pid === pid);
+        const held = await mine();
+        assert.equal(held?.status.state, 'Ready');
+        assert.equal(held?.status.sessions.length, 1, 'held by the agent’s session');
+        assert.equal(held?.kind, 'Connection');
+        assert.equal(held?.apiVersion, 'mcpctl.dev/v1alpha1');
+
+        await agent.close();
+        const draining = await eventually(
+          async () => {
+            const c = await mine();
+            return c?.status.state === 'Draining' ? c : undefined;
+          },
+          { timeoutMs: 15_000, what: "the agent's connection to drain" },
+        );
+        assert.deepEqual(draining.status.sessions, []);
+        assert.ok(draining.status.drainEndsAt, 'says when the drain ends');
+        assert.ok(isAlive(pid), 'a session that ended keeps its servers for the drain delay');
+        const table = await env.cli(['get', 'connections']);
+        assert.equal(table.code, 0, table.stderr);
+        const header = table.stdout.split('\n')[0] ?? '';
+        assert.match(header, /^CONNECTION\s+SERVER\s+PID\s+SESSIONS\s+STATE\s+AGE$/);
+        const row = table.stdout.split('\n').find((l) => l.includes(` ${pid} `)) ?? '';
+        assert.match(row, /<none>\s+Draining \(\d+s left\)\s+\S+$/);
+        const names = await env.cli(['get', 'connections', '-o', 'name']);
+        assert.match(names.stdout, new RegExp(`^connection/${draining.metadata.name}$`, 'm'));
+
+        agent = await connectAgent(env, ws2);
+        assert.equal(await echoPid(agent, 'fx__echo'), pid, 'the same process, not a new one');
+        const back = await mine();
+        assert.equal(back?.status.state, 'Ready');
+        assert.equal(back?.status.sessions.length, 1);
+        await agent.close();
+      } finally {
+        await agent.close().catch(() => undefined);
+        await stopDaemon(env);
+      }
+    },
+  );
+});
