@@ -23,6 +23,7 @@ import {
   type DesiredServer,
   type McpServer,
   type McpServerConfig,
+  type SessionEnv,
 } from '../api/index.js';
 import { approvalLookup } from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
@@ -62,6 +63,13 @@ export interface SessionApprovalsLike {
 export interface SessionOptions {
   readonly id?: string;
   readonly workspace: string;
+  /**
+   * The environment `${VAR}` in configs expands in: the agent's (sent by `mcpctl serve`), else
+   * the daemon's own. Never shown; `envLabel` says whose it is.
+   */
+  readonly env?: SessionEnv;
+  /** Whose environment `env` is, for `get sessions -o wide` ("daemon", "serve pid 4242"). */
+  readonly envLabel?: string;
   readonly home: string;
   readonly ceiling?: readonly string[];
   readonly mcpConfigPath?: string;
@@ -98,6 +106,7 @@ export class Session {
   readonly events: EventRecorder;
   readonly ceiling: readonly string[] | undefined;
   readonly mcpConfigPath: string | undefined;
+  readonly envLabel: string;
   conditions: Condition[] = [];
 
   readonly #opts: SessionOptions;
@@ -108,6 +117,7 @@ export class Session {
   readonly #workers: Workers<string>;
   readonly #reconciler: ServerReconciler;
   readonly #approvalView: ApprovalView;
+  readonly #env: SessionEnv;
   #lastSourceErrors = '';
   #started = false;
   #settleWatch = false;
@@ -119,6 +129,8 @@ export class Session {
     this.workspace = safeRealpath(opts.workspace);
     this.ceiling = opts.ceiling;
     this.mcpConfigPath = opts.mcpConfigPath;
+    this.#env = opts.env ?? process.env;
+    this.envLabel = opts.envLabel ?? 'daemon';
     this.#now = opts.now ?? Date.now;
     this.events = opts.events ?? new EventRecorder(1000, this.#now);
     const backoff = new ExponentialBackoffRateLimiter<string>({
@@ -147,6 +159,7 @@ export class Session {
     this.#reconciler = new ServerReconciler({
       sessionId: this.id,
       workspace: root,
+      env: this.#env,
       desired: () => this.#store.current(),
       approvals: this.#approvalView,
       pool: opts.pool,
@@ -228,7 +241,8 @@ export class Session {
   /** Last stderr lines of a server (for `describe` when it is not Ready). */
   stderrTail(name: string): readonly string[] {
     const rec = this.#reconciler.record(name);
-    return rec?.live?.lease.stderrTail() ?? rec?.lastStderr ?? [];
+    if (!rec) return [];
+    return rec.live ? rec.live.lease.stderrTail().map(rec.scrub) : rec.lastStderr;
   }
 
   why(name: string): WhyAnswer {
@@ -244,6 +258,7 @@ export class Session {
       approvals: this.#approvalView,
       sessionId: this.id,
       workspace: this.workspace,
+      env: this.#env,
     });
   }
 
@@ -330,6 +345,7 @@ export class Session {
       approvals: this.#approvalView,
       sessionId: this.id,
       workspace: this.workspace,
+      env: this.#env,
     });
   }
 

@@ -5,7 +5,7 @@
  * out by a narrowed allowlist is `NotAllowed`, never `Removed`.
  */
 import type { DesiredServer } from '../api/index.js';
-import { decideAdmission, type AdmissionContext } from './admission.js';
+import { decideAdmission, runtimeOf, type AdmissionContext } from './admission.js';
 import type { ServerRecord } from './server-record.js';
 
 export type UnavailableReason =
@@ -16,7 +16,8 @@ export type UnavailableReason =
   | 'Removed'
   | 'Disabled'
   | 'UntrustedFolder'
-  | 'ConnectFailed';
+  | 'ConnectFailed'
+  | 'MissingEnv';
 
 export interface WhyAnswer {
   readonly name: string;
@@ -63,6 +64,17 @@ export function why(name: string, ctx: WhyContext): WhyAnswer {
     };
   }
   const ready = ctx.record?.condition('Ready');
+  if (ready?.status === 'False' && ready.reason === 'MissingEnv') {
+    const runtime = runtimeOf(server, ctx);
+    const vars = runtime.runnable ? [] : runtime.missing;
+    const first = vars[0] ?? 'the variable';
+    return {
+      name,
+      reason: 'MissingEnv',
+      message: `server ${name} did not start: ${ready.message}`,
+      action: `set ${vars.join(' and ') || first} in the environment the agent starts 'mcpctl serve' from (or give a default: \${${first}:-value} in .mcp.json), then restart the agent's mcpctl serve`,
+    };
+  }
   if (ready?.status === 'True')
     return {
       name,
@@ -90,7 +102,7 @@ function actionFor(
   server: DesiredServer,
   reason: Exclude<
     WhyAnswer['reason'],
-    'Available' | 'Connecting' | 'Unknown' | 'Removed' | 'ConnectFailed'
+    'Available' | 'Connecting' | 'Unknown' | 'Removed' | 'ConnectFailed' | 'MissingEnv'
   >,
   ctx: WhyContext,
 ): string {

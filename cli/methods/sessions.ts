@@ -34,8 +34,11 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
         workspace: z.string().min(1),
         ceiling: z.array(z.string()).optional(),
         mcpConfig: z.string().min(1).optional(),
+        // The opener's environment (`mcpctl serve` sends the agent's): what ${VAR} expands to.
+        env: z.record(z.string()).optional(),
+        pid: z.number().int().positive().optional(),
       }),
-      '{ sessionId }: opens (or joins) the session of a workspace; held until this connection closes',
+      '{ sessionId }: opens (or joins) the session of a workspace (and environment); held until this connection closes',
       async (p, call) => {
         if (
           !path.isAbsolute(p.workspace) ||
@@ -49,6 +52,9 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
           workspace: p.workspace,
           ...(p.ceiling ? { ceiling: p.ceiling } : {}),
           ...(p.mcpConfig ? { mcpConfigPath: p.mcpConfig } : {}),
+          ...(p.env
+            ? { env: { vars: p.env, label: p.pid ? `serve pid ${p.pid}` : 'client' } }
+            : {}),
         });
         hold(call.conn, handle);
         return { sessionId: handle.session.id };
@@ -104,6 +110,7 @@ export function toSessionResource(session: Session): SessionResource {
       workspace: session.workspace,
       ceiling: session.ceiling ? [...session.ceiling] : null,
       mcpConfig: session.mcpConfigPath ?? null,
+      env: session.envLabel,
     },
     status: {
       conditions: session.conditions,
