@@ -163,7 +163,11 @@ describe('redact with references', { timeout: 10_000 }, () => {
 describe('scrubSecrets', { timeout: 10_000 }, () => {
   it('replaces every occurrence, longest first, and leaves short values alone', () => {
     assert.equal(
-      scrubSecrets('token=sekrit-abc and sekrit-abc-long; id=7', ['sekrit-abc', 'sekrit-abc-long', '7']),
+      scrubSecrets('token=sekrit-abc and sekrit-abc-long; id=7', [
+        'sekrit-abc',
+        'sekrit-abc-long',
+        '7',
+      ]),
       `token=${REDACTED} and ${REDACTED}; id=7`,
     );
   });

@@ -59,16 +59,19 @@ interface Collector {
 function expandText(text: string, syntax: 'settings' | 'claude', c: Collector): string {
   if (!text.includes('$')) return text;
   if (syntax === 'settings') {
-    return text.replace(SETTINGS_REF, (match, bare: string | undefined, braced: string | undefined) => {
-      const name = (bare ?? braced) as string;
-      const value = c.env[name];
-      if (value === undefined) {
-        if (!c.missing.includes(name)) c.missing.push(name);
-        return match;
-      }
-      c.substituted.push(value);
-      return value;
-    });
+    return text.replace(
+      SETTINGS_REF,
+      (match, bare: string | undefined, braced: string | undefined) => {
+        const name = (bare ?? braced) as string;
+        const value = c.env[name];
+        if (value === undefined) {
+          if (!c.missing.includes(name)) c.missing.push(name);
+          return match;
+        }
+        c.substituted.push(value);
+        return value;
+      },
+    );
   }
   return text.replace(CLAUDE_REF, (match, name: string, fallback: string | undefined) => {
     const value = c.env[name];

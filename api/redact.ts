@@ -50,7 +50,9 @@ export function redact(spec: McpServerConfig, syntax: ExpansionSyntax = 'none'):
  */
 export function scrubSecrets(text: string, secrets: Iterable<string>): string {
   let out = text;
-  const ordered = [...new Set(secrets)].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
+  const ordered = [...new Set(secrets)]
+    .filter((s) => s.length >= 4)
+    .sort((a, b) => b.length - a.length);
   for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   return out;
 }

@@ -117,7 +117,8 @@ export function runtimeOf(server: DesiredServer, ctx: Pick<AdmissionContext, 'en
     };
   }
   let config = expansion.config;
-  const command = config.command === undefined ? undefined : resolveCommand(config.command, ctx.env);
+  const command =
+    config.command === undefined ? undefined : resolveCommand(config.command, ctx.env);
   if (command !== undefined && command !== config.command) config = { ...config, command };
   return {
     runnable: true,

@@ -24,6 +24,7 @@ import {
 } from '../resources.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
 import { method, type MethodTable } from '../rpc-server.js';
+import { INSIDE_MCPCTL_ENV } from '../serve/inert-port.js';
 import { hold, releaseHold, selectSession, selectorShape, type MethodContext } from './context.js';
 
 export function sessionMethods(ctx: MethodContext): MethodTable {
@@ -52,7 +53,7 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
           workspace: p.workspace,
           ...(p.ceiling ? { ceiling: p.ceiling } : {}),
           ...(p.mcpConfig ? { mcpConfigPath: p.mcpConfig } : {}),
-          ...(p.env
+          ...(p.env && !isDaemonEnv(p.env)
             ? { env: { vars: p.env, label: p.pid ? `serve pid ${p.pid}` : 'client' } }
             : {}),
         });
@@ -99,6 +100,18 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
       },
     ),
   };
+}
+
+/**
+ * The opener's environment is the daemon's own (the daemon a serve started inherits that
+ * serve's environment): then it joins the daemon's session for the workspace instead of
+ * running a second copy of every server beside it.
+ */
+function isDaemonEnv(vars: Readonly<Record<string, string>>): boolean {
+  const own = (name: string) => name !== INSIDE_MCPCTL_ENV;
+  const mine = Object.keys(process.env).filter(own);
+  const theirs = Object.keys(vars).filter(own);
+  return mine.length === theirs.length && theirs.every((k) => process.env[k] === vars[k]);
 }
 
 export function toSessionResource(session: Session): SessionResource {
