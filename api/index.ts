@@ -9,3 +9,4 @@ export * from './assemble.js';
 export * from './gating.js';
 export * from './resource.js';
 export * from './redact.js';
+export * from './env-expansion.js';

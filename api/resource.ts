@@ -36,7 +36,12 @@ export type AdmittedReason =
   | 'UntrustedFolder';
 
 export type ReadyReason =
-  'Connected' | 'Connecting' | 'NotAdmitted' | 'ConnectFailed' | 'CrashLoopBackOff';
+  | 'Connected'
+  | 'Connecting'
+  | 'NotAdmitted'
+  | 'ConnectFailed'
+  | 'CrashLoopBackOff'
+  | 'MissingEnv';
 
 export type UpToDateReason = 'Current' | 'RollingOut' | 'RolloutFailed';
 

@@ -43,8 +43,9 @@ export class RestartAll {
           approvals: NOT_GATED,
           sessionId: this.sessionId,
           workspace: this.workspace,
+          env: process.env,
         });
-        if (!admission.admitted) return;
+        if (!admission.admitted || !admission.runnable) return;
         const lease = await this.pool.acquire(admission.ticket, {
           sessionId: this.sessionId,
           onLost: () => undefined,

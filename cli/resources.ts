@@ -19,6 +19,8 @@ export interface SessionResource {
     ceiling: string[] | null;
     /** The `--mcp-config` file, or null without one. */
     mcpConfig: string | null;
+    /** Whose environment `${VAR}` expands in: "daemon" or "serve pid N" (never the values). */
+    env: string;
   };
   status: {
     /** ConfigValid and Trusted. */

@@ -13,7 +13,7 @@
  * - After `closeAll()` starts, `open` rejects: a stopping daemon takes no new sessions.
  * - Listeners hear `opened` once a session is ready and `closed` once it has closed.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
@@ -24,11 +24,23 @@ export interface TableSession {
   close(): Promise<void>;
 }
 
+/**
+ * The environment a session's configs expand in, and whose it is. Absent: the daemon's own.
+ * Two openers with different environments get different sessions (a `${TOKEN}` must never
+ * expand to another agent's value), so the values are part of the session's key.
+ */
+export interface SessionEnvSpec {
+  readonly vars: Readonly<Record<string, string>>;
+  /** Shown instead of the values: "serve pid 4242". */
+  readonly label: string;
+}
+
 /** What an opener asks for. Paths may be relative to the opener's own cwd: resolve them first. */
 export interface SessionSpec {
   readonly workspace: string;
   readonly ceiling?: readonly string[];
   readonly mcpConfigPath?: string;
+  readonly env?: SessionEnvSpec;
 }
 
 /** A spec after normalisation: real paths, ceiling as given (display) and its key form. */
@@ -36,6 +48,7 @@ export interface NormalizedSpec {
   readonly workspace: string;
   readonly ceiling: readonly string[] | undefined;
   readonly mcpConfigPath: string | undefined;
+  readonly env: SessionEnvSpec | undefined;
 }
 
 export interface SessionInfo<S extends TableSession> {
@@ -260,13 +273,22 @@ export function normalizeSpec(spec: SessionSpec): NormalizedSpec {
     ceiling: spec.ceiling === undefined ? undefined : [...spec.ceiling],
     mcpConfigPath:
       spec.mcpConfigPath === undefined ? undefined : realpathOr(path.resolve(spec.mcpConfigPath)),
+    env: spec.env,
   };
 }
 
 /** The ceiling is a set: order and repeats do not make a different session. */
 function keyOf(spec: NormalizedSpec): string {
   const ceiling = spec.ceiling === undefined ? null : [...new Set(spec.ceiling)].sort();
-  return JSON.stringify([spec.workspace, ceiling, spec.mcpConfigPath ?? null]);
+  return JSON.stringify([spec.workspace, ceiling, spec.mcpConfigPath ?? null, envDigest(spec.env)]);
+}
+
+/** A digest of the variables (never the values themselves in the key); null: the daemon's. */
+function envDigest(env: SessionEnvSpec | undefined): string | null {
+  if (env === undefined) return null;
+  const hash = createHash('sha256');
+  for (const name of Object.keys(env.vars).sort()) hash.update(`${name}\0${env.vars[name]}\0`);
+  return hash.digest('hex');
 }
 
 /** A readable, unique name: the workspace's folder name plus a short random suffix. */

@@ -271,6 +271,7 @@ export class Daemon {
       home: o.home,
       ...(spec.ceiling ? { ceiling: spec.ceiling } : {}),
       ...(spec.mcpConfigPath ? { mcpConfigPath: spec.mcpConfigPath } : {}),
+      ...(spec.env ? { env: spec.env.vars, envLabel: spec.env.label } : {}),
       ...(o.systemSettingsPath ? { systemSettingsPath: o.systemSettingsPath } : {}),
       ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
       pool: this.pool,

@@ -4,11 +4,11 @@
  */
 import {
   changedConnectionFields,
-  connectionIdOf,
   type DesiredServers,
   type Gating,
+  type SessionEnv,
 } from '../api/index.js';
-import { decideAdmission, type ApprovalView } from '../reconcilers/admission.js';
+import { decideAdmission, runtimeOf, type ApprovalView } from '../reconcilers/admission.js';
 import type { ServerRecord } from '../reconcilers/server-record.js';
 
 export type DiffAction = 'add' | 'remove' | 'restart' | 'keep' | 'blocked';
@@ -26,6 +26,7 @@ export interface DiffInput {
   readonly approvals: ApprovalView;
   readonly sessionId: string;
   readonly workspace: string;
+  readonly env: SessionEnv;
 }
 
 export function diffReload(input: DiffInput): DiffLine[] {
@@ -44,16 +45,22 @@ export function diffReload(input: DiffInput): DiffLine[] {
       approvals: input.approvals,
       sessionId: input.sessionId,
       workspace: input.workspace,
+      env: input.env,
     });
     if (!decision.admitted) {
       out.push({ action: live ? 'remove' : 'blocked', name, detail: decision.reason });
+      continue;
+    }
+    const runtime = runtimeOf(server, input);
+    if (!runtime.runnable) {
+      out.push({ action: live ? 'remove' : 'blocked', name, detail: 'MissingEnv' });
       continue;
     }
     if (!live) {
       out.push({ action: 'add', name });
       continue;
     }
-    if (live.connectionId === connectionIdOf(name, server.config, input.workspace)) {
+    if (live.connectionId === runtime.connectionId) {
       out.push({ action: 'keep', name });
       continue;
     }

@@ -27,6 +27,7 @@ import {
   type DesiredServer,
   type McpServer,
   type McpServerConfig,
+  type SessionEnv,
 } from '../api/index.js';
 import {
   approvalLookup,
@@ -101,6 +102,13 @@ export interface SessionApprovalsLike {
 export interface SessionOptions {
   readonly id?: string;
   readonly workspace: string;
+  /**
+   * The environment `${VAR}` in configs expands in: the agent's (sent by `mcpctl serve`), else
+   * the daemon's own. Never shown; `envLabel` says whose it is.
+   */
+  readonly env?: SessionEnv;
+  /** Whose environment `env` is, for `get sessions -o wide` ("daemon", "serve pid 4242"). */
+  readonly envLabel?: string;
   readonly home: string;
   readonly ceiling?: readonly string[];
   readonly mcpConfigPath?: string;
@@ -137,6 +145,7 @@ export class Session {
   readonly events: EventRecorder;
   readonly ceiling: readonly string[] | undefined;
   readonly mcpConfigPath: string | undefined;
+  readonly envLabel: string;
   conditions: Condition[] = [];
 
   readonly #opts: SessionOptions;
@@ -147,6 +156,7 @@ export class Session {
   readonly #workers: Workers<string>;
   readonly #reconciler: ServerReconciler;
   readonly #approvalView: ApprovalView;
+  readonly #env: SessionEnv;
   #lastSourceErrors = '';
   #lastInvalidApprovals = '';
   #started = false;
@@ -159,6 +169,8 @@ export class Session {
     this.workspace = safeRealpath(opts.workspace);
     this.ceiling = opts.ceiling;
     this.mcpConfigPath = opts.mcpConfigPath;
+    this.#env = opts.env ?? process.env;
+    this.envLabel = opts.envLabel ?? 'daemon';
     this.#now = opts.now ?? Date.now;
     this.events = opts.events ?? new EventRecorder(1000, this.#now);
     const backoff = new ExponentialBackoffRateLimiter<string>({
@@ -187,6 +199,7 @@ export class Session {
     this.#reconciler = new ServerReconciler({
       sessionId: this.id,
       workspace: root,
+      env: this.#env,
       desired: () => this.#store.current(),
       approvals: this.#approvalView,
       pool: opts.pool,
@@ -269,7 +282,8 @@ export class Session {
   /** Last stderr lines of a server (for `describe` when it is not Ready). */
   stderrTail(name: string): readonly string[] {
     const rec = this.#reconciler.record(name);
-    return rec?.live?.lease.stderrTail() ?? rec?.lastStderr ?? [];
+    if (!rec) return [];
+    return rec.live ? rec.live.lease.stderrTail().map(rec.scrub) : rec.lastStderr;
   }
 
   why(name: string): WhyAnswer {
@@ -285,6 +299,7 @@ export class Session {
       approvals: this.#approvalView,
       sessionId: this.id,
       workspace: this.workspace,
+      env: this.#env,
     });
   }
 
@@ -447,6 +462,7 @@ export class Session {
       approvals: this.#approvalView,
       sessionId: this.id,
       workspace: this.workspace,
+      env: this.#env,
     });
   }
 

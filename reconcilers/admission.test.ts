@@ -31,6 +31,7 @@ function ctx(
     },
     sessionId: 's1',
     workspace: '/ws',
+    env: over.env ?? { PATH: process.env.PATH },
   };
 }
 
@@ -94,7 +95,7 @@ describe('admission', { timeout: 10_000 }, () => {
     assert.equal('ticket' in refused, false);
     const s = server('a', 'user', { env: { K: 'v' } });
     const ok = admit(s, ctx());
-    assert.ok(ok.admitted);
+    assert.ok(ok.admitted && ok.runnable);
     assert.equal(ok.ticket.connectionId, connectionIdOf('a', s.config, '/ws'));
     assert.equal(ok.ticket.sessionId, 's1');
     assert.equal(ok.ticket.cwd, '/ws');

@@ -9,6 +9,7 @@
  */
 import {
   connectionIdOf,
+  expandServerConfig,
   isExcluded,
   isGatedScope,
   isInAllowlist,
@@ -16,8 +17,12 @@ import {
   type ApprovalState,
   type DesiredServer,
   type Gating,
+  type McpServerConfig,
+  type SessionEnv,
+  syntaxOfScope,
 } from '../api/index.js';
 import type { AdmissionTicket } from '../pool/ticket.js';
+import { resolveCommand } from './command-path.js';
 
 /** What admission needs to know about approvals; the session adapts its stores to this. */
 export interface ApprovalView {
@@ -34,6 +39,8 @@ export interface AdmissionContext {
   readonly sessionId: string;
   /** The session's workspace: a stdio server runs there, or in its `cwd` resolved against it. */
   readonly workspace: string;
+  /** The environment `${VAR}` references expand in and `command` is looked up on (its PATH). */
+  readonly env: SessionEnv;
 }
 
 export type AdmittedDecision = {
@@ -79,18 +86,83 @@ export function decideAdmission(server: DesiredServer, ctx: AdmissionContext): A
   );
 }
 
-export type Admission = (AdmittedDecision & { readonly ticket: AdmissionTicket }) | RefusedDecision;
+/**
+ * What an admitted server would run as in this session: its config with the session's variables
+ * expanded and `command` found on the session's PATH, and the connectionId of exactly that
+ * (DESIGN §5: the id is over the expanded config, so different tokens never share a process).
+ */
+export type Runtime =
+  | {
+      readonly runnable: true;
+      readonly config: McpServerConfig;
+      readonly connectionId: string;
+      /** Values that came from the environment, and env/header values: never to be shown. */
+      readonly secrets: readonly string[];
+    }
+  | {
+      readonly runnable: false;
+      /** Referenced variables that are unset and have no default. */
+      readonly missing: readonly string[];
+      readonly message: string;
+    };
 
-/** Decides, and mints a ticket only when admitted. */
+export function runtimeOf(
+  server: DesiredServer,
+  ctx: Pick<AdmissionContext, 'env' | 'workspace'>,
+): Runtime {
+  const expansion = expandServerConfig(server.config, syntaxOfScope(server.scope), ctx.env);
+  if (!expansion.ok) {
+    const names = expansion.missing.join(', ');
+    return {
+      runnable: false,
+      missing: expansion.missing,
+      message: `${names} ${expansion.missing.length > 1 ? 'are' : 'is'} not set in the session's environment (referenced by server ${server.name} in ${server.source})`,
+    };
+  }
+  let config = expansion.config;
+  const command =
+    config.command === undefined ? undefined : resolveCommand(config.command, ctx.env);
+  if (command !== undefined && command !== config.command) config = { ...config, command };
+  return {
+    runnable: true,
+    config,
+    connectionId: connectionIdOf(server.name, config, ctx.workspace),
+    secrets: [
+      ...expansion.substituted,
+      ...Object.values(config.env ?? {}),
+      ...Object.values(config.headers ?? {}),
+    ],
+  };
+}
+
+export type Admission =
+  | (AdmittedDecision & {
+      readonly runnable: true;
+      readonly ticket: AdmissionTicket;
+      readonly secrets: readonly string[];
+    })
+  | (AdmittedDecision & {
+      readonly runnable: false;
+      readonly missing: readonly string[];
+      readonly message: string;
+    })
+  | RefusedDecision;
+
+/**
+ * Decides, and mints a ticket only when admitted and runnable: a server whose variables are
+ * missing gets no ticket, so nothing can start with a literal `${VAR}` in its config.
+ */
 export function admit(server: DesiredServer, ctx: AdmissionContext): Admission {
   const decision = decideAdmission(server, ctx);
   if (!decision.admitted) return decision;
+  const runtime = runtimeOf(server, ctx);
+  if (!runtime.runnable) return { ...decision, ...runtime };
   const ticket = {
     name: server.name,
-    connectionId: connectionIdOf(server.name, server.config, ctx.workspace),
-    config: server.config,
+    connectionId: runtime.connectionId,
+    config: runtime.config,
     sessionId: ctx.sessionId,
     cwd: ctx.workspace,
   } as AdmissionTicket; // The one sanctioned mint: every check above has passed.
-  return { ...decision, ticket };
+  return { ...decision, runnable: true, ticket, secrets: runtime.secrets };
 }

@@ -18,7 +18,8 @@ export type EventReason =
   | 'NotAdmitted'
   /** A malformed entry of the approvals file (ignored, kept), or one a decision kept aside. */
   | 'InvalidApproval'
-  | 'ApprovalsValid';
+  | 'ApprovalsValid'
+  | 'MissingEnv';
 
 export interface EventSink {
   /** `object` is `server/NAME` or `session/NAME`. */

@@ -5,6 +5,7 @@ import {
   API_VERSION,
   approvalHashOf,
   redact,
+  syntaxOfScope,
   type DesiredServer,
   type McpServer,
 } from '../api/index.js';
@@ -32,7 +33,7 @@ export function toMcpServer(
       creationTimestamp: record?.creationTimestamp ?? new Date().toISOString(),
       annotations: { [ANNOTATION_SCOPE]: server.scope, [ANNOTATION_SOURCE]: server.source },
     },
-    spec: options.showSecrets ? server.config : redact(server.config),
+    spec: options.showSecrets ? server.config : redact(server.config, syntaxOfScope(server.scope)),
     status: {
       ...(record ? { observedGeneration: record.condition('Admitted')?.observedGeneration } : {}),
       ...(live ? { connectionId: live.connectionId } : {}),

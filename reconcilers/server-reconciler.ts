@@ -20,6 +20,7 @@ import {
   type DesiredServers,
   type Gating,
   type McpServerConfig,
+  type SessionEnv,
 } from '../api/index.js';
 import type { Lease, Pool, ReleaseReason } from '../pool/types.js';
 import { admit, type ApprovalView } from './admission.js';
@@ -38,6 +39,8 @@ export interface DesiredView {
 export interface ServerReconcilerDeps {
   readonly sessionId: string;
   readonly workspace: string;
+  /** The session's environment: what `${VAR}` in a config expands to. */
+  readonly env: SessionEnv;
   desired(): DesiredView;
   readonly approvals: ApprovalView;
   readonly pool: Pool;
@@ -123,6 +126,7 @@ export class ServerReconciler {
       approvals: d.approvals,
       sessionId: d.sessionId,
       workspace: d.workspace,
+      env: d.env,
     });
     rec.setCondition(
       {
@@ -158,6 +162,25 @@ export class ServerReconciler {
     }
 
     rec.promptedHash = undefined;
+    if (!admission.runnable) {
+      // Nothing may start with a literal ${VAR}: the old connection (if any) goes too, since
+      // the config it ran no longer describes anything this session can run.
+      this.#teardown(rec, admission.message, 'config');
+      rec.failures = 0;
+      rec.retry = undefined;
+      rec.setCondition(
+        { type: 'Ready', status: 'False', reason: 'MissingEnv', message: admission.message },
+        now,
+      );
+      rec.setCondition({ type: 'UpToDate', status: 'True', reason: 'Current', message: '' }, now);
+      if (rec.missingEnvReported !== admission.message) {
+        rec.missingEnvReported = admission.message;
+        d.events.record('Warning', 'MissingEnv', `server/${name}`, admission.message);
+      }
+      return {};
+    }
+    rec.missingEnvReported = undefined;
+    for (const secret of admission.secrets) rec.secrets.add(secret);
     const wanted = admission.ticket.connectionId;
     if (rec.live?.lost !== undefined) this.#handleLost(rec, rec.live, now);
 
@@ -209,8 +232,8 @@ export class ServerReconciler {
       // The pool's ConnectError carries the server's last stderr lines (describe shows them).
       const tail = (err as { stderrTail?: unknown }).stderrTail;
       if (Array.isArray(tail))
-        rec.lastStderr = tail.filter((l): l is string => typeof l === 'string');
-      return this.#failed(rec, wanted, errorText(err), rolling);
+        rec.lastStderr = tail.filter((l): l is string => typeof l === 'string').map(rec.scrub);
+      return this.#failed(rec, wanted, rec.scrub(errorText(err)), rolling);
     }
 
     if (this.#closed || this.#records.get(name) !== rec) {
@@ -320,12 +343,12 @@ export class ServerReconciler {
     const d = this.#deps;
     rec.live = undefined;
     d.registry.delete(rec.name);
-    rec.lastStderr = live.lease.stderrTail();
+    rec.lastStderr = live.lease.stderrTail().map(rec.scrub);
     if (now - live.connectedAt >= d.stableAfterMs) rec.failures = 0;
     rec.failures += 1;
     const delay = d.backoff(rec.failures);
     rec.retry = { connectionId: live.connectionId, at: now + delay };
-    const message = `connection lost: ${live.lost ?? 'unknown'}`;
+    const message = rec.scrub(`connection lost: ${live.lost ?? 'unknown'}`);
     rec.lastError = message;
     const crashLoop = rec.failures >= d.crashLoopAfter;
     const retryAt = new Date(now + delay).toISOString();

@@ -5,6 +5,7 @@
  */
 import {
   jsonEqual,
+  scrubSecrets,
   setCondition,
   type Condition,
   type ConditionInput,
@@ -42,8 +43,15 @@ export class ServerRecord {
   /** The approval hash a PendingApproval prompt was last sent for (one prompt per config). */
   promptedHash: string | undefined;
   lastError: string | undefined;
-  /** Last stderr lines seen from a failed or lost connection. */
+  /** Last stderr lines seen from a failed or lost connection (already scrubbed). */
   lastStderr: readonly string[] = [];
+  /**
+   * Secret values of every config it ran this session (env/header values, expanded variables):
+   * kept across edits, since an old process's stderr may still mention the old ones.
+   */
+  readonly secrets = new Set<string>();
+  /** The MissingEnv message last recorded as an event (one Warning per distinct cause). */
+  missingEnvReported: string | undefined;
 
   constructor(
     readonly name: string,
@@ -70,6 +78,9 @@ export class ServerRecord {
     this.conditions = result.conditions;
     return result.changed;
   }
+
+  /** `text` with every secret of this server's config replaced (for any text we show). */
+  readonly scrub = (text: string): string => scrubSecrets(text, this.secrets);
 
   condition(type: string): Condition | undefined {
     return this.conditions.find((c) => c.type === type);

@@ -8,7 +8,7 @@
  * config file is quoted as JSON with control characters escaped, whatever the name holds.
  */
 import { quoteName, type DesiredServer } from '../api/index.js';
-import { decideAdmission, type AdmissionContext } from './admission.js';
+import { decideAdmission, runtimeOf, type AdmissionContext } from './admission.js';
 import type { ServerRecord } from './server-record.js';
 import { commandHint } from './shell-quote.js';
 
@@ -20,7 +20,8 @@ export type UnavailableReason =
   | 'Removed'
   | 'Disabled'
   | 'UntrustedFolder'
-  | 'ConnectFailed';
+  | 'ConnectFailed'
+  | 'MissingEnv';
 
 export interface WhyAnswer {
   readonly name: string;
@@ -67,6 +68,17 @@ export function why(name: string, ctx: WhyContext): WhyAnswer {
     };
   }
   const ready = ctx.record?.condition('Ready');
+  if (ready?.status === 'False' && ready.reason === 'MissingEnv') {
+    const runtime = runtimeOf(server, ctx);
+    const vars = runtime.runnable ? [] : runtime.missing;
+    const first = vars[0] ?? 'the variable';
+    return {
+      name,
+      reason: 'MissingEnv',
+      message: `server ${name} did not start: ${ready.message}`,
+      action: `set ${vars.join(' and ') || first} in the environment the agent starts 'mcpctl serve' from (or give a default: \${${first}:-value} in .mcp.json), then restart the agent's mcpctl serve`,
+    };
+  }
   if (ready?.status === 'True')
     return {
       name,
@@ -94,7 +106,7 @@ function actionFor(
   server: DesiredServer,
   reason: Exclude<
     WhyAnswer['reason'],
-    'Available' | 'Connecting' | 'Unknown' | 'Removed' | 'ConnectFailed'
+    'Available' | 'Connecting' | 'Unknown' | 'Removed' | 'ConnectFailed' | 'MissingEnv'
   >,
   ctx: WhyContext,
 ): string {

@@ -24,6 +24,7 @@ import {
 } from '../resources.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
 import { method, type MethodTable } from '../rpc-server.js';
+import { INSIDE_MCPCTL_ENV } from '../serve/inert-port.js';
 import {
   openHeld,
   releaseHold,
@@ -42,8 +43,11 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
         workspace: z.string().min(1),
         ceiling: z.array(z.string()).optional(),
         mcpConfig: z.string().min(1).optional(),
+        // The opener's environment (`mcpctl serve` sends the agent's): what ${VAR} expands to.
+        env: z.record(z.string()).optional(),
+        pid: z.number().int().positive().optional(),
       }),
-      '{ sessionId }: opens (or joins) the session of a workspace; held until this connection closes',
+      '{ sessionId }: opens (or joins) the session of a workspace (and environment); held until this connection closes',
       async (p, call) => {
         if (
           !path.isAbsolute(p.workspace) ||
@@ -57,6 +61,9 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
           workspace: p.workspace,
           ...(p.ceiling ? { ceiling: p.ceiling } : {}),
           ...(p.mcpConfig ? { mcpConfigPath: p.mcpConfig } : {}),
+          ...(p.env && !isDaemonEnv(p.env)
+            ? { env: { vars: p.env, label: p.pid ? `serve pid ${p.pid}` : 'client' } }
+            : {}),
         });
         return { sessionId: session.id };
       },
@@ -110,6 +117,18 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
   };
 }
 
+/**
+ * The opener's environment is the daemon's own (the daemon a serve started inherits that
+ * serve's environment): then it joins the daemon's session for the workspace instead of
+ * running a second copy of every server beside it.
+ */
+function isDaemonEnv(vars: Readonly<Record<string, string>>): boolean {
+  const own = (name: string) => name !== INSIDE_MCPCTL_ENV;
+  const mine = Object.keys(process.env).filter(own);
+  const theirs = Object.keys(vars).filter(own);
+  return mine.length === theirs.length && theirs.every((k) => process.env[k] === vars[k]);
+}
+
 export function toSessionResource(session: Session): SessionResource {
   return {
     apiVersion: API_VERSION,
@@ -119,6 +138,7 @@ export function toSessionResource(session: Session): SessionResource {
       workspace: session.workspace,
       ceiling: session.ceiling ? [...session.ceiling] : null,
       mcpConfig: session.mcpConfigPath ?? null,
+      env: session.envLabel,
     },
     status: {
       conditions: session.conditions,

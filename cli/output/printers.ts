@@ -83,7 +83,7 @@ export const sessionPrinter: ResourcePrinter<SessionResource> = {
     'CONFIGVALID',
     'TRUSTED',
     'SERVERS',
-    ...(wide ? ['CEILING', 'MCPCONFIG'] : []),
+    ...(wide ? ['CEILING', 'MCPCONFIG', 'ENV'] : []),
   ],
   row(s, _now, wide, style) {
     const c = s.status.conditions;
@@ -97,6 +97,7 @@ export const sessionPrinter: ResourcePrinter<SessionResource> = {
         ? [
             s.spec.ceiling === null ? '<none>' : s.spec.ceiling.join(','),
             s.spec.mcpConfig ?? '<none>',
+            s.spec.env,
           ]
         : []),
     ];

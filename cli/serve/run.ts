@@ -114,6 +114,13 @@ export async function runServe(o: ServeOptions): Promise<number> {
   return outcome.code;
 }
 
+/** This process's environment as plain strings (the agent's, inherited by `mcpctl serve`). */
+function agentEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
 /** Opens (or joins) the workspace's session in the daemon and subscribes to it. */
 async function attach(client: RpcClient, o: ServeOptions): Promise<SessionPort> {
   try {
@@ -121,6 +128,9 @@ async function attach(client: RpcClient, o: ServeOptions): Promise<SessionPort> 
       workspace: o.workspace,
       ...(o.ceiling ? { ceiling: o.ceiling } : {}),
       ...(o.mcpConfigPath ? { mcpConfig: o.mcpConfigPath } : {}),
+      // The agent's environment: its ${VAR}s are what the config files mean (DESIGN §5).
+      env: agentEnv(),
+      pid: process.pid,
     });
     return await RpcSessionPort.attach(client, sessionId);
   } catch (err) {
