@@ -19,7 +19,8 @@
  *   emit nothing. A restart-only edit is still taken in silently, so the snapshot is the file's
  *   truth and a later hot edit does not resurrect the old value.
  * - Reads are serialised: one at a time per file, in order.
- * - refresh() reads now (no debounce), commits and notifies like a watcher event would;
+ * - refresh() reads now (a settle in progress gives way within one quiet period), commits and
+ *   notifies like a watcher event would;
  *   peek() reads now and commits nothing, notifies no one.
  * - A source can be shared by many sessions (see source-registry.ts): it holds no per-session
  *   state, and every listener sees the same snapshots.
@@ -219,6 +220,8 @@ export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T
 
   let settling = false;
   let pokedWhileSettling = false;
+  /** Set by refresh(): a settle still waiting gives way to the read refresh() does now. */
+  let preempted = false;
   const settleDeps = {
     stamp: () => fileStamp(file),
     read: async () => {
@@ -232,7 +235,7 @@ export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T
     },
     sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()),
     now: () => Date.now(),
-    closed: () => closed,
+    closed: () => closed || preempted,
   };
 
   const onPoke = (): void => {
@@ -244,6 +247,7 @@ export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T
       return;
     }
     settling = true;
+    preempted = false;
     // Errors are impossible here in practice (reads report failures as snapshots); keep the
     // chain alive regardless.
     serialised(async () => {
@@ -282,6 +286,7 @@ export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T
       return () => readListeners.delete(listener);
     },
     refresh() {
+      if (settling) preempted = true;
       return sync(true);
     },
     peek: readNow,
