@@ -1,16 +1,17 @@
 /**
  * Figure 1, reload latency: a stdio fixture server, its args edited in the user settings file;
- * the time from the write to Ready on the new connectionId, minus the debounce, against a raw
+ * the time from the write to Ready on the new connectionId, minus the settle rule's quiet period
+ * (the one wait that is there on purpose), against a raw
  * SDK connect (spawn + initialize + tools/list) of the same server in the same run.
  *
  * Raw connects and edits alternate, so load from elsewhere on the machine falls on both alike;
- * the figures are medians. The reload path is the real one: the file watcher, the 300 ms
- * debounce, the informer, the queue, the reconciler and the pool's own stdio transport.
+ * the figures are medians. The reload path is the real one at its defaults: the file watcher,
+ * the settle rule, the informer, the queue, the reconciler and the pool's own stdio transport.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connectionIdOf, type McpServerConfig } from '../api/index.js';
-import { DEFAULT_DEBOUNCE_MS } from '../informers/index.js';
+import { DEFAULT_SETTLE_MS } from '../informers/index.js';
 import { createPool } from '../pool/index.js';
 import { fixtureConfig } from '../pool/testing/fixtures.js';
 import { running } from './processes.js';
@@ -21,7 +22,8 @@ import { benchDir } from './temp.js';
 export interface ReloadFigure {
   readonly rawConnectMs: number;
   readonly reloadMs: number;
-  readonly debounceMs: number;
+  /** The quiet period subtracted from each write→Ready time. */
+  readonly settleMs: number;
   readonly overheadRatio: number;
 }
 
@@ -69,7 +71,7 @@ export async function reloadFigure(
     fixtureConfig(['--tools=a,b', `--add-tool-name=edit${i}`, `--pid-file=${dir.root}/fx.pid`]);
   dir.write(dir.userSettings, { mcpServers: { fx: config(0) } });
   const pool = createPool({ drainDelayMs: 0, graceMs: 1000 });
-  const session = await benchSession(dir, pool, { debounceMs: DEFAULT_DEBOUNCE_MS });
+  const session = await benchSession(dir, pool);
   const raw: number[] = [];
   const reload: number[] = [];
   try {
@@ -82,7 +84,7 @@ export async function reloadFigure(
       const written = performance.now();
       dir.write(dir.userSettings, { mcpServers: { fx: next } });
       await ready;
-      reload.push(performance.now() - written - DEFAULT_DEBOUNCE_MS);
+      reload.push(performance.now() - written - DEFAULT_SETTLE_MS);
       await session.settled();
       // The old process's exit must not weigh on the next measurement.
       await waitGone(previousPid);
@@ -98,7 +100,7 @@ export async function reloadFigure(
     figure: {
       rawConnectMs: round(rawConnectMs, 1),
       reloadMs: round(reloadMs, 1),
-      debounceMs: DEFAULT_DEBOUNCE_MS,
+      settleMs: DEFAULT_SETTLE_MS,
       overheadRatio: round(reloadMs / rawConnectMs, 2),
     },
     detail: { raw: raw.map((x) => round(x, 1)), reload: reload.map((x) => round(x, 1)) },

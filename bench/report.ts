@@ -93,7 +93,7 @@ export function table(results: Results, d: Details): string {
   const r = results.reload;
   out.push(
     row([
-      '1 reload: write→Ready − debounce, ms',
+      '1 reload: write→Ready − settle, ms',
       `${r.reloadMs}`,
       `raw SDK connect ${r.rawConnectMs}`,
       ratio(r.reloadMs, r.rawConnectMs),
@@ -104,7 +104,7 @@ export function table(results: Results, d: Details): string {
       spread(d.reload.reload),
       spread(d.reload.raw),
       '',
-      `debounce ${r.debounceMs}`,
+      `settle ${r.settleMs}`,
     ]),
   );
   for (const s of d.scale) {

@@ -378,3 +378,20 @@ test(
     assert.equal(again.value.mcpServers, second.value.mcpServers);
   },
 );
+
+test(
+  'refresh() does not wait out the ceiling of a settle stuck on an incomplete file',
+  { timeout: 15000 },
+  async (t) => {
+    // A ceiling of ten minutes: only the preemption can make refresh() answer in time.
+    const h = await harness(t, '.qwen/settings.json', 600_000, async (f) => {
+      await mkdirFor(f);
+      await writeJson(f, settingsWith(['a']));
+    });
+    await writeFile(h.file, '{ "mcpServers": { "b": ');
+    await sleep(300); // The watcher saw it; its settle now waits for the file to complete.
+    const snapshot = await h.source.refresh();
+    assert.equal(snapshot.errors.length > 0, true, 'the broken file is reported');
+    assert.deepEqual(servers(snapshot), ['a'], 'the last good content is kept');
+  },
+);

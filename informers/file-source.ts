@@ -3,8 +3,10 @@
  * keep the last good content, and tell listeners only about real changes.
  *
  * Guarantees:
- * - Debounce per file (default 300 ms, never below 60 ms so that chokidar's 50 ms change throttle
- *   can never hide the last write of a burst): a burst of saves yields one read.
+ * - Settle per file (settle.ts): a change is read at once and applied when it is complete and
+ *   the file stayed unchanged for `settleMs` (default 40 ms); an incomplete state (unparseable,
+ *   emptied, deleted) waits for up to `debounceMs` of quiet (default 300 ms, at least 60 ms), as
+ *   the old trailing window did. A burst of saves faster than the quiet period yields one apply.
  * - A missing file is an empty source (`exists: false`, no errors): deleting a file removes its
  *   servers, it is not an error. An empty or comment-only file is empty too.
  * - A file over the size cap (default 4 MiB) is refused unread, with an error.
@@ -17,13 +19,13 @@
  *   emit nothing. A restart-only edit is still taken in silently, so the snapshot is the file's
  *   truth and a later hot edit does not resurrect the old value.
  * - Reads are serialised: one at a time per file, in order.
- * - refresh() reads now (no debounce), commits and notifies like a watcher event would;
+ * - refresh() reads now (a settle in progress gives way within one quiet period), commits and
+ *   notifies like a watcher event would;
  *   peek() reads now and commits nothing, notifies no one.
  * - A source can be shared by many sessions (see source-registry.ts): it holds no per-session
  *   state, and every listener sees the same snapshots.
  */
 import { jsonEqual, type ConfigIssue } from '../api/index.js';
-import { createDebouncer } from './debounce.js';
 import { LineIndex, locateIssue, parseJsonc } from './parse.js';
 import {
   DEFAULT_MAX_BYTES,
@@ -31,12 +33,18 @@ import {
   tooLargeMessage,
   type ReadResult,
 } from './read-file.js';
+import { fileStamp, settle } from './settle.js';
 import type { SourceError } from './types.js';
 import { watchPath, type PathWatcher } from './watch-path.js';
 
 export const DEFAULT_DEBOUNCE_MS = 300;
-/** chokidar drops a `change` within 50 ms of the previous one; our debounce must outlast that. */
+/** chokidar drops a `change` within 50 ms of the previous one; the ceiling must outlast that. */
 export const MIN_DEBOUNCE_MS = 60;
+/**
+ * How long a complete file must stay unchanged before it is applied. Longer than the gaps of an
+ * editor's or a tool's multi-write save (tens of ms), short beside the 300 ms window it replaces.
+ */
+export const DEFAULT_SETTLE_MS = 40;
 
 export interface Validated<T> {
   readonly value: T;
@@ -52,7 +60,10 @@ export interface FileSourceOptions<T> {
   readonly empty: T;
   /** Restart gate: false suppresses notification of a content change. Absent: all hot. */
   readonly isHotChange?: (before: unknown, after: unknown) => boolean;
+  /** The ceiling: how long an incomplete state is waited on. */
   readonly debounceMs?: number;
+  /** The quiet period after a complete read (DEFAULT_SETTLE_MS). */
+  readonly settleMs?: number;
   readonly maxBytes?: number;
 }
 
@@ -169,6 +180,7 @@ function notifyAll<A extends unknown[]>(
 export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T> {
   const file = options.file;
   const debounceMs = Math.max(options.debounceMs ?? DEFAULT_DEBOUNCE_MS, MIN_DEBOUNCE_MS);
+  const settleMs = Math.min(options.settleMs ?? DEFAULT_SETTLE_MS, debounceMs);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   let current = emptySnapshot(file, false, options.empty);
   const changeListeners = new Set<(s: FileSnapshot<T>) => void>();
@@ -181,34 +193,85 @@ export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T
   const readNow = async (): Promise<FileSnapshot<T>> =>
     evaluateRead(current, await readFileCapped(file, maxBytes), { ...options, maxBytes });
 
-  /** One read + commit, serialised behind earlier ones. */
-  const sync = (notify: boolean): Promise<FileSnapshot<T>> => {
-    const run = queue.then(async () => {
-      if (closed) return current;
-      if (watcher) await watcher.revalidate();
-      const next = await readNow();
-      if (closed) return current;
-      const changed = notify && isNotableChange(current, next, options.isHotChange);
-      current = next;
-      if (changed) notifyAll(changeListeners, next);
-      notifyAll(readListeners, next, changed);
-      return next;
-    });
+  const commit = (next: FileSnapshot<T>, notify: boolean): FileSnapshot<T> => {
+    const changed = notify && isNotableChange(current, next, options.isHotChange);
+    current = next;
+    if (changed) notifyAll(changeListeners, next);
+    notifyAll(readListeners, next, changed);
+    return next;
+  };
+
+  /** Runs `task` after every earlier read of this file (reads are serialised). */
+  const serialised = <R>(task: () => Promise<R>): Promise<R> => {
+    const run = queue.then(task);
     queue = run.catch(() => undefined);
     return run;
   };
 
-  const debouncer = createDebouncer(debounceMs, () => {
+  /** One read + commit now. */
+  const sync = (notify: boolean): Promise<FileSnapshot<T>> =>
+    serialised(async () => {
+      if (closed) return current;
+      if (watcher) await watcher.revalidate();
+      const next = await readNow();
+      if (closed) return current;
+      return commit(next, notify);
+    });
+
+  let settling = false;
+  let pokedWhileSettling = false;
+  /** Set by refresh(): a settle still waiting gives way to the read refresh() does now. */
+  let preempted = false;
+  const settleDeps = {
+    stamp: () => fileStamp(file),
+    read: async () => {
+      if (watcher) await watcher.revalidate();
+      const next = await readNow();
+      // Emptied or deleted where there was content: the middle of a truncate-then-write or a
+      // delete-then-recreate until the ceiling says otherwise.
+      const complete =
+        next.errors.length === 0 && (next.document !== undefined || current.document === undefined);
+      return { next, complete };
+    },
+    sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()),
+    now: () => Date.now(),
+    closed: () => closed || preempted,
+  };
+
+  const onPoke = (): void => {
+    if (closed) return;
+    if (settling) {
+      // The running settle sees the change by its stamps; this covers one that lands after it
+      // took its last look.
+      pokedWhileSettling = true;
+      return;
+    }
+    settling = true;
+    preempted = false;
     // Errors are impossible here in practice (reads report failures as snapshots); keep the
     // chain alive regardless.
-    sync(true).catch(() => undefined);
-  });
+    serialised(async () => {
+      try {
+        for (;;) {
+          pokedWhileSettling = false;
+          const done = await settle(settleDeps, { quietMs: settleMs, ceilingMs: debounceMs });
+          if (done === undefined || closed) return;
+          commit(done.next, true);
+          // Pokes of the write just applied are the common case: settle again only when the
+          // file really moved on since it was read.
+          if (!pokedWhileSettling || (await fileStamp(file)) === done.stamp) return;
+        }
+      } finally {
+        settling = false;
+      }
+    }).catch(() => undefined);
+  };
 
   return {
     file,
     start() {
       started ??= (async () => {
-        watcher = watchPath(file, () => debouncer.schedule());
+        watcher = watchPath(file, onPoke);
         await sync(false);
       })();
       return started;
@@ -223,13 +286,12 @@ export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T
       return () => readListeners.delete(listener);
     },
     refresh() {
-      debouncer.cancel();
+      if (settling) preempted = true;
       return sync(true);
     },
     peek: readNow,
     async close() {
       closed = true;
-      debouncer.cancel();
       await queue;
       await watcher?.close();
       changeListeners.clear();

@@ -12,6 +12,7 @@ export {
   evaluateRead,
   isNotableChange,
   DEFAULT_DEBOUNCE_MS,
+  DEFAULT_SETTLE_MS,
   MIN_DEBOUNCE_MS,
 } from './file-source.js';
 export type { FileSnapshot, FileSource, FileSourceOptions, Validated } from './file-source.js';

@@ -15,9 +15,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { running } from '../processes.js';
 
-/** The built fixture, next to this build (dist/ or another --outDir) as bench/peer is. */
+/**
+ * The built fixture, next to this build (dist/ or another --outDir) as bench/peer is: the
+ * SDK-free fast one by default (a reload then measures the systems, not module loading),
+ * the SDK one with PEER_FIXTURE=sdk.
+ */
+export const FIXTURE_KIND = process.env.PEER_FIXTURE === 'sdk' ? 'sdk' : 'fast';
 export const FIXTURE = fileURLToPath(
-  new URL('../../e2e/fixtures/stdio-server.js', import.meta.url),
+  new URL(
+    FIXTURE_KIND === 'sdk'
+      ? '../../e2e/fixtures/stdio-server.js'
+      : '../../e2e/fixtures/fast-server.js',
+    import.meta.url,
+  ),
 );
 
 /** The tool every server offers; its absence from a listing is a gap. */

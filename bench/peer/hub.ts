@@ -27,6 +27,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { BASE_TOOL, writePretty, type Fleet } from './fleet.js';
 import { ToolProbe } from './probe.js';
 import {
+  benchEnv,
   qualified,
   sleep,
   until,
@@ -119,7 +120,7 @@ export const mcpHub: SystemKind = {
           stdio: ['ignore', log, log],
           cwd: dir.workspace,
           env: {
-            ...process.env,
+            ...benchEnv(),
             HOME: dir.home,
             XDG_DATA_HOME: join(dir.home, '.local', 'share'),
             XDG_STATE_HOME: join(dir.home, '.local', 'state'),

@@ -1,9 +1,9 @@
 /**
- * `npm run bench:peer` (issue 9): mcpctl side by side with mcp-hub on the same reloads, in one
- * run, on this machine. For N = 20 and 100 fixture servers, each of mcp-hub, mcpctl at a 200 ms
- * debounce (mcp-hub's own stability window) and mcpctl at its default 300 ms runs the same
- * scenario (scenario.ts); the figures go into $BENCH_OUT or bench/results.json under "peer",
- * and a table with the date and machine is printed.
+ * `npm run bench:peer` (issues 9 and 17): mcpctl side by side with mcp-hub on the same reloads,
+ * in one run, on this machine, both at their defaults. For N = 20 and 100 fast-starting fixture
+ * servers, each system runs the same scenario (scenario.ts); the figures go into $BENCH_OUT or
+ * bench/results.json under "peer" ("peer.defaults": both systems, the goal, one traced edit
+ * each), and a table with the date and machine is printed.
  *
  * The systems run one after another, never at once, so neither loads the other's machine.
  * PEER_N (e.g. `3,5`) and PEER_EDITS override the sizes, for trying the harness quickly;
@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { machine } from '../machine.js';
 import { killAll, processesMentioning } from '../processes.js';
 import { median, round } from '../stats.js';
+import { FIXTURE_KIND } from './fleet.js';
 import { hubLogOf, mcpHub } from './hub.js';
 import { mcpctlAt } from './mcpctl.js';
 import { rawConnectMs } from './raw.js';
@@ -30,9 +31,6 @@ import { traceHubEdit, traceLines, traceMcpctlEdit, type EditTrace } from './tra
 
 /** The repository's bench/results.json, whether we run from dist/ or another build folder. */
 const DEFAULT_OUT = fileURLToPath(new URL('../../../bench/results.json', import.meta.url));
-/** mcp-hub's chokidar awaitWriteFinish.stabilityThreshold (see hub.ts). */
-const EQUAL_WINDOW_MS = 200;
-const DEFAULT_DEBOUNCE_MS = 300;
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -62,8 +60,7 @@ async function main(): Promise<number> {
 
   const systems = [
     { key: 'mcpHub', kind: mcpHub },
-    { key: 'mcpctl200', kind: mcpctlAt(EQUAL_WINDOW_MS) },
-    { key: 'mcpctl300', kind: mcpctlAt(DEFAULT_DEBOUNCE_MS) },
+    { key: 'mcpctl', kind: mcpctlAt() },
   ] as const;
   const runs = new Map<string, RunFigures[]>(systems.map((s) => [s.key, []]));
   const traces: EditTrace[] = [];
@@ -73,8 +70,8 @@ async function main(): Promise<number> {
       traces.push(await traceHubEdit(ctx, version + 1, hubLogOf(ctx.dir)));
       return version + 1;
     },
-    mcpctl200: async (ctx, version) => {
-      traces.push(await traceMcpctlEdit(ctx, version + 1, EQUAL_WINDOW_MS));
+    mcpctl: async (ctx, version) => {
+      traces.push(await traceMcpctlEdit(ctx, version + 1, mcpctlAt().label));
       return version + 1;
     },
   };
@@ -103,22 +100,24 @@ async function main(): Promise<number> {
   const of = (key: string) => runs.get(key) ?? [];
   const byN = ns.flatMap((n) => {
     const hub = of('mcpHub').find((r) => r.n === n);
-    const ours = of('mcpctl200').find((r) => r.n === n);
+    const ours = of('mcpctl').find((r) => r.n === n);
     return hub && ours ? [goalAt(hub, ours)] : [];
   });
   const peer: PeerResults = {
     date,
     machine: m,
+    fixture: FIXTURE_KIND,
     // Every raw connect of the run: the 5 at the start and the one before each edit.
     rawConnectMs: round(
       median([...raw.all, ...[...runs.values()].flat().flatMap((r) => r.rawSamplesMs)]),
       1,
     ),
-    mcpHub: systemFigures(of('mcpHub')),
-    mcpctl200: systemFigures(of('mcpctl200')),
-    mcpctl300: systemFigures(of('mcpctl300')),
-    goal: { met: byN.length > 0 && byN.every((g) => g.met), byN },
-    traces,
+    defaults: {
+      mcpHub: systemFigures(of('mcpHub')),
+      mcpctl: systemFigures(of('mcpctl')),
+      goal: { met: byN.length > 0 && byN.every((g) => g.met), byN },
+      traces,
+    },
   };
   mergeResults(out, peer);
 
@@ -132,7 +131,7 @@ async function main(): Promise<number> {
   for (const t of traces) lines.push('', ...traceLines(t));
   lines.push(
     '',
-    `goal ${peer.goal.met ? 'met' : 'missed'}; ${seconds} s in all; processes left behind: ${leftovers.length}`,
+    `goal ${peer.defaults.goal.met ? 'met' : 'missed'}; ${seconds} s in all; processes left behind: ${leftovers.length}`,
     `written to ${out} (key "peer")`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);

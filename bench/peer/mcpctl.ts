@@ -4,7 +4,7 @@
  *
  * The servers are configured in that HOME's ~/.qwen/settings.json (user scope: never gated, the
  * file users edit most), with exactly the content mcp-hub gets in its config file. serve finds
- * no daemon at MCPCTL_SOCKET and starts one with serve's --debounce-ms; the status the bench
+ * no daemon at MCPCTL_SOCKET and starts one (with serve's --debounce-ms, if any); the status the bench
  * reads is `mcpctl get servers NAME -o json` (Ready condition), and the run ends with the
  * client going away and `mcpctl stop`, which returns once every server process has ended.
  */
@@ -18,6 +18,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { BASE_TOOL, writePretty, type Fleet } from './fleet.js';
 import { ToolProbe } from './probe.js';
 import {
+  benchEnv,
   qualified,
   until,
   type ReportedStatus,
@@ -41,8 +42,7 @@ interface Condition {
 
 /** The environment of every mcpctl process of a run: its HOME, socket, no system settings. */
 export function mcpctlEnv(dir: RunDir): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  const env = benchEnv();
   // Anything of the machine's own mcpctl setup would leak into the run.
   delete env.MCPCTL_APPROVALS_PATH;
   delete env.XDG_RUNTIME_DIR;
@@ -67,10 +67,11 @@ export async function mcpctl(dir: RunDir, args: readonly string[]): Promise<stri
   return stdout;
 }
 
-export function mcpctlAt(debounceMs: number): SystemKind {
+/** mcpctl at its defaults (`debounceMs` undefined), or with `--debounce-ms` set. */
+export function mcpctlAt(debounceMs?: number): SystemKind {
   return {
-    key: `mcpctl${debounceMs}`,
-    label: `mcpctl, debounce ${debounceMs} ms`,
+    key: debounceMs === undefined ? 'mcpctl' : `mcpctl${debounceMs}`,
+    label: debounceMs === undefined ? 'mcpctl (defaults)' : `mcpctl, debounce ${debounceMs} ms`,
     start: (f, dir, initial) => start(f, dir, initial, debounceMs),
   };
 }
@@ -79,7 +80,7 @@ async function start(
   f: Fleet,
   dir: RunDir,
   initial: unknown,
-  debounceMs: number,
+  debounceMs: number | undefined,
 ): Promise<SystemUnderTest> {
   const configFile = join(dir.home, '.qwen', 'settings.json');
   mkdirSync(join(dir.home, '.qwen'), { recursive: true });
@@ -87,7 +88,13 @@ async function start(
   writePretty(configFile, initial);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [MCPCTL, 'serve', '--workspace', dir.workspace, '--debounce-ms', String(debounceMs)],
+    args: [
+      MCPCTL,
+      'serve',
+      '--workspace',
+      dir.workspace,
+      ...(debounceMs === undefined ? [] : ['--debounce-ms', String(debounceMs)]),
+    ],
     env: mcpctlEnv(dir),
     cwd: dir.workspace,
     stderr: 'pipe',

@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { running } from '../processes.js';
 import { median } from '../stats.js';
 import { BASE_TOOL, FIXTURE } from './fleet.js';
-import { sleep } from './system.js';
+import { benchEnv, sleep } from './system.js';
 
 /** One connect, closed again before it returns (the process has ended). */
 export async function rawConnectOnce(): Promise<number> {
@@ -15,6 +15,7 @@ export async function rawConnectOnce(): Promise<number> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [FIXTURE, `--tools=${BASE_TOOL},v0`],
+    env: benchEnv(),
     stderr: 'ignore',
   });
   const started = performance.now();

@@ -162,14 +162,24 @@ async function crash(
   if (!(await gone(pid, 10_000))) throw new Error(`the crasher (pid ${pid}) did not exit`);
   await sleep(CRASH_SETTLE_MS);
 
-  const status = await sys.status(CRASHER);
-  const listed = (await sys.probe.sample()).tools.has(tool);
-  // A system may have started it again meanwhile: then "connected" is the truth.
-  const now = f.pid(CRASHER);
-  const alive = now !== undefined && running(now);
-  const truthful = status.connected === alive && listed === alive;
-  const text = `${status.text}; tool ${listed ? 'listed' : 'not listed'}; process ${alive ? `running again (pid ${now})` : 'gone'}`;
-  return { text, truthful };
+  // A system may have started it again meanwhile: then "connected" is the truth. The three
+  // looks are not one instant, so they count only when the process did not start or end
+  // between them (a fast fixture restarts within the back-off).
+  for (let attempt = 0; ; attempt++) {
+    const pidBefore = f.pid(CRASHER);
+    const aliveBefore = pidBefore !== undefined && running(pidBefore);
+    const status = await sys.status(CRASHER);
+    const listed = (await sys.probe.sample()).tools.has(tool);
+    const now = f.pid(CRASHER);
+    const alive = now !== undefined && running(now);
+    if ((now !== pidBefore || alive !== aliveBefore) && attempt < 5) {
+      await sleep(100);
+      continue;
+    }
+    const truthful = status.connected === alive && listed === alive;
+    const text = `${status.text}; tool ${listed ? 'listed' : 'not listed'}; process ${alive ? `running again (pid ${now})` : 'gone'}`;
+    return { text, truthful };
+  }
 }
 
 /** Starts `kind` on N servers, runs the steps, closes everything it started. */

@@ -17,6 +17,19 @@ import type { ToolProbe } from './probe.js';
  */
 export const RUN_PREFIX = 'mcpctl-peer-';
 
+/**
+ * The environment every system of a run (and so every server it starts) gets: this process's,
+ * without NODE_EXTRA_CA_CERTS. A node that must load a CA bundle at start takes 150–200 ms more
+ * on a machine that sets it, which would turn "fast-starting servers" into slow ones for both
+ * systems alike; no fixture talks TLS.
+ */
+export function benchEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
+}
+
 export interface RunDir {
   readonly root: string;
   /** HOME of everything the run starts: no user file of the machine leaks in. */

@@ -4,8 +4,8 @@
  *
  * mcpctl: `mcpctl get servers NAME -o json --watch` runs during the edit; its stream carries
  * every condition transition of the edited server with its time.
- * - rollout: UpToDate turned False (RollingOut): the watcher saw the file, the debounce ran
- *   out, the informer parsed and diffed, the queue handed the key to a worker, and the
+ * - rollout: UpToDate turned False (RollingOut): the watcher saw the file, the settle rule
+ *   found it complete and unchanged for its quiet period, the informer parsed and diffed, the queue handed the key to a worker, and the
  *   reconciler started connecting the new config.
  * - ready: UpToDate turned True again: the new process was spawned, initialized and listed its
  *   tools, and the registry swapped to it (the old one is released after).
@@ -78,7 +78,7 @@ function objects(buffer: string): { parsed: unknown[]; rest: string } {
 export async function traceMcpctlEdit(
   ctx: RunContext,
   version: number,
-  debounceMs: number,
+  label: string,
 ): Promise<EditTrace> {
   const conditions: Condition[] = [];
   const watcher = spawn(
@@ -128,12 +128,12 @@ export async function traceMcpctlEdit(
     const ready = at('UpToDate', 'True');
     const notified = notifiedAfter(ctx, e);
     return {
-      system: `mcpctl, debounce ${debounceMs} ms`,
+      system: label,
       visibleMs: round(e.ms, 1),
       rawConnectMs: round(raw, 1),
       stages: stages([
         [
-          `watcher + debounce (${debounceMs} ms) + informer + queue → reconcile`,
+          'watcher + settle (read, 40 ms unchanged) + informer + queue → reconcile',
           at('UpToDate', 'False'),
         ],
         ['spawn + initialize + tools/list of the new process, swap', ready],
