@@ -36,12 +36,7 @@ export type AdmittedReason =
   | 'UntrustedFolder';
 
 export type ReadyReason =
-  | 'Connected'
-  | 'Connecting'
-  | 'NotAdmitted'
-  | 'ConnectFailed'
-  | 'CrashLoopBackOff'
-  | 'MissingEnv';
+  'Connected' | 'Connecting' | 'NotAdmitted' | 'ConnectFailed' | 'CrashLoopBackOff' | 'MissingEnv';
 
 export type UpToDateReason = 'Current' | 'RollingOut' | 'RolloutFailed';
 
