@@ -19,14 +19,14 @@ export interface SessionResource {
     ceiling: string[] | null;
     /** The `--mcp-config` file, or null without one. */
     mcpConfig: string | null;
-    /** Whose environment `${VAR}` expands in: "daemon" or "serve pid N" (never the values). */
-    env: string;
   };
   status: {
     /** ConfigValid and Trusted. */
     conditions: Condition[];
     /** Names of the servers in the session's desired set, sorted. */
     servers: string[];
+    /** Whose environment `${VAR}` expands in: "daemon" or "serve pid N" (never the values). */
+    env: string;
   };
 }
 

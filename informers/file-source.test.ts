@@ -395,3 +395,26 @@ test(
     assert.deepEqual(servers(snapshot), ['a'], 'the last good content is kept');
   },
 );
+
+test(
+  'a save the watcher throttled away right after an apply is still applied',
+  { timeout: 20000 },
+  async (t) => {
+    // At the defaults a save is applied ~40 ms after it lands; chokidar drops a change event
+    // that follows the previous one within 50 ms. A second save in that gap has no event.
+    const h = await harness(t, '.qwen/settings.json', 300, async (f) => {
+      await mkdirFor(f);
+      await writeJson(f, settingsWith(['start']));
+    });
+    for (const gap of [42, 46, 50, 54]) {
+      await writeJson(h.file, settingsWith([`first${gap}`]));
+      await sleep(gap);
+      await writeJson(h.file, settingsWith([`second${gap}`]));
+      const deadline = Date.now() + 3000;
+      while (servers(h.source.snapshot())[0] !== `second${gap}`) {
+        assert.ok(Date.now() < deadline, `the save ${gap} ms later was never applied`);
+        await sleep(20);
+      }
+    }
+  },
+);

@@ -4,9 +4,11 @@
  *
  * Guarantees:
  * - Settle per file (settle.ts): a change is read at once and applied when it is complete and
- *   the file stayed unchanged for `settleMs` (default 40 ms); an incomplete state (unparseable,
- *   emptied, deleted) waits for up to `debounceMs` of quiet (default 300 ms, at least 60 ms), as
- *   the old trailing window did. A burst of saves faster than the quiet period yields one apply.
+ *   the file stayed unchanged for the quiet period; an incomplete state (unparseable, emptied,
+ *   deleted) waits for up to `debounceMs` of quiet (default 300 ms, at least 60 ms), as the old
+ *   trailing window did. The quiet period scales with that ceiling (40 ms at 300 ms), so one
+ *   knob says how patient to be: a ceiling of minutes leaves every read to reload(). A burst of
+ *   saves faster than the quiet period yields one apply.
  * - A missing file is an empty source (`exists: false`, no errors): deleting a file removes its
  *   servers, it is not an error. An empty or comment-only file is empty too.
  * - A file over the size cap (default 4 MiB) is refused unread, with an error.
@@ -19,8 +21,8 @@
  *   emit nothing. A restart-only edit is still taken in silently, so the snapshot is the file's
  *   truth and a later hot edit does not resurrect the old value.
  * - Reads are serialised: one at a time per file, in order.
- * - refresh() reads now (a settle in progress gives way within one quiet period), commits and
- *   notifies like a watcher event would;
+ * - refresh() reads now (a settle in progress gives way at once), commits and notifies like a
+ *   watcher event would;
  *   peek() reads now and commits nothing, notifies no one.
  * - A source can be shared by many sessions (see source-registry.ts): it holds no per-session
  *   state, and every listener sees the same snapshots.
@@ -41,10 +43,21 @@ export const DEFAULT_DEBOUNCE_MS = 300;
 /** chokidar drops a `change` within 50 ms of the previous one; the ceiling must outlast that. */
 export const MIN_DEBOUNCE_MS = 60;
 /**
+ * After applying, a settle keeps looking until this long after the last watcher event: a write
+ * that chokidar's 50 ms change throttle swallowed produces no event, so only a look at the
+ * file's stamps after the throttle has passed can see it.
+ */
+const THROTTLE_GUARD_MS = 60;
+/**
  * How long a complete file must stay unchanged before it is applied. Longer than the gaps of an
  * editor's or a tool's multi-write save (tens of ms), short beside the 300 ms window it replaces.
  */
 export const DEFAULT_SETTLE_MS = 40;
+
+/** The quiet period of a ceiling: DEFAULT_SETTLE_MS at DEFAULT_DEBOUNCE_MS, in proportion. */
+export function settleMsFor(debounceMs: number): number {
+  return Math.max(1, Math.round((debounceMs * DEFAULT_SETTLE_MS) / DEFAULT_DEBOUNCE_MS));
+}
 
 export interface Validated<T> {
   readonly value: T;
@@ -62,7 +75,7 @@ export interface FileSourceOptions<T> {
   readonly isHotChange?: (before: unknown, after: unknown) => boolean;
   /** The ceiling: how long an incomplete state is waited on. */
   readonly debounceMs?: number;
-  /** The quiet period after a complete read (DEFAULT_SETTLE_MS). */
+  /** The quiet period after a complete read; default settleMsFor(the ceiling). */
   readonly settleMs?: number;
   readonly maxBytes?: number;
 }
@@ -180,7 +193,7 @@ function notifyAll<A extends unknown[]>(
 export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T> {
   const file = options.file;
   const debounceMs = Math.max(options.debounceMs ?? DEFAULT_DEBOUNCE_MS, MIN_DEBOUNCE_MS);
-  const settleMs = Math.min(options.settleMs ?? DEFAULT_SETTLE_MS, debounceMs);
+  const settleMs = Math.min(options.settleMs ?? settleMsFor(debounceMs), debounceMs);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   let current = emptySnapshot(file, false, options.empty);
   const changeListeners = new Set<(s: FileSnapshot<T>) => void>();
@@ -219,9 +232,12 @@ export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T
     });
 
   let settling = false;
-  let pokedWhileSettling = false;
+  let lastPokeAt = 0;
+  let pokes = 0;
   /** Set by refresh(): a settle still waiting gives way to the read refresh() does now. */
   let preempted = false;
+  /** Ends the settle's current quiet period early (refresh, close). */
+  let wake: (() => void) | undefined;
   const settleDeps = {
     stamp: () => fileStamp(file),
     read: async () => {
@@ -233,19 +249,27 @@ export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T
         next.errors.length === 0 && (next.document !== undefined || current.document === undefined);
       return { next, complete };
     },
-    sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()),
+    sleep: (ms: number) =>
+      new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        timer.unref();
+        wake = done;
+      }),
     now: () => Date.now(),
     closed: () => closed || preempted,
   };
 
   const onPoke = (): void => {
     if (closed) return;
-    if (settling) {
-      // The running settle sees the change by its stamps; this covers one that lands after it
-      // took its last look.
-      pokedWhileSettling = true;
-      return;
-    }
+    lastPokeAt = Date.now();
+    pokes += 1;
+    // A running settle sees the change by its stamps, up to its guard after the last event.
+    if (settling) return;
     settling = true;
     preempted = false;
     // Errors are impossible here in practice (reads report failures as snapshots); keep the
@@ -253,13 +277,18 @@ export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T
     serialised(async () => {
       try {
         for (;;) {
-          pokedWhileSettling = false;
           const done = await settle(settleDeps, { quietMs: settleMs, ceilingMs: debounceMs });
           if (done === undefined || closed) return;
           commit(done.next, true);
-          // Pokes of the write just applied are the common case: settle again only when the
-          // file really moved on since it was read.
-          if (!pokedWhileSettling || (await fileStamp(file)) === done.stamp) return;
+          // Settle again only when the file really moved on since it was read, looking once
+          // more after the watcher's throttle (see THROTTLE_GUARD_MS); the apply above is not
+          // delayed by this.
+          const guard = lastPokeAt + THROTTLE_GUARD_MS - Date.now();
+          if (guard > 0) await settleDeps.sleep(guard);
+          if (settleDeps.closed()) return;
+          const seen = pokes;
+          // An event during the look may be of a write the look missed: go round once more.
+          if ((await fileStamp(file)) === done.stamp && pokes === seen) return;
         }
       } finally {
         settling = false;
@@ -286,12 +315,16 @@ export function createFileSource<T>(options: FileSourceOptions<T>): FileSource<T
       return () => readListeners.delete(listener);
     },
     refresh() {
-      if (settling) preempted = true;
+      if (settling) {
+        preempted = true;
+        wake?.();
+      }
       return sync(true);
     },
     peek: readNow,
     async close() {
       closed = true;
+      wake?.();
       await queue;
       await watcher?.close();
       changeListeners.clear();

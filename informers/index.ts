@@ -13,6 +13,7 @@ export {
   isNotableChange,
   DEFAULT_DEBOUNCE_MS,
   DEFAULT_SETTLE_MS,
+  settleMsFor,
   MIN_DEBOUNCE_MS,
 } from './file-source.js';
 export type { FileSnapshot, FileSource, FileSourceOptions, Validated } from './file-source.js';

@@ -70,6 +70,7 @@ export async function settle<S>(
   let before = await deps.stamp();
   let step = await deps.read();
   for (;;) {
+    if (deps.closed()) return undefined;
     await deps.sleep(o.quietMs);
     if (deps.closed()) return undefined;
     const after = await deps.stamp();

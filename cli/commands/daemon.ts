@@ -50,7 +50,10 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
       'an extra file of mcpServers for the default session (scope cli)',
     )
     .addOption(
-      new Option('--debounce-ms <ms>', 'wait this long after a file change before reading it')
+      new Option(
+        '--debounce-ms <ms>',
+        'how patient file watching is: a complete save applies after ms×2/15 unchanged (40 at 300), an incomplete one after up to ms of quiet',
+      )
         .argParser(nonNegativeInt)
         .default(300),
     )

@@ -39,7 +39,7 @@ export function registerServe(program: Command, onExit: (code: number) => void):
     .addOption(
       new Option(
         '--debounce-ms <ms>',
-        'wait this long after a file change before reading it (default 300; for a daemon this starts)',
+        'how patient file watching is (default 300; see `mcpctl daemon --help`; for a daemon this starts)',
       ).argParser(nonNegativeInt),
     )
     .option('--no-daemon', 'run the controller in this process with its own servers')

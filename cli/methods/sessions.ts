@@ -138,11 +138,11 @@ export function toSessionResource(session: Session): SessionResource {
       workspace: session.workspace,
       ceiling: session.ceiling ? [...session.ceiling] : null,
       mcpConfig: session.mcpConfigPath ?? null,
-      env: session.envLabel,
     },
     status: {
       conditions: session.conditions,
       servers: Object.keys(session.desired().servers).sort(),
+      env: session.envLabel,
     },
   };
 }

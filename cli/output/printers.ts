@@ -97,7 +97,7 @@ export const sessionPrinter: ResourcePrinter<SessionResource> = {
         ? [
             s.spec.ceiling === null ? '<none>' : s.spec.ceiling.join(','),
             s.spec.mcpConfig ?? '<none>',
-            s.spec.env,
+            s.status.env,
           ]
         : []),
     ];
