@@ -18,7 +18,6 @@ import { inMemoryConnector } from '../../pool/testing/in-memory.js';
 import { harness, servers, sleep, until, type Harness } from '../../controller/testing/harness.js';
 import { createBridge } from './bridge.js';
 import { LocalSessionPort } from './local-port.js';
-import { MAX_TOOL_NAME, qualifiedName } from './tool-names.js';
 
 const T = { timeout: 30_000 };
 
@@ -213,32 +212,5 @@ describe('serve bridge: servers pending before the client came', T, () => {
     } finally {
       await c.close();
     }
-  });
-});
-
-describe('tool names', { timeout: 5_000 }, () => {
-  it('joins with __, keeps names valid, shortens long ones stably', () => {
-    assert.equal(qualifiedName('fs', 'read_file'), 'fs__read_file');
-    const long = qualifiedName(
-      'a-very-long-server-name-for-testing',
-      'and_a_very_long_tool_name_that_goes_on',
-    );
-    assert.equal(long.length, MAX_TOOL_NAME);
-    assert.equal(
-      long,
-      qualifiedName(
-        'a-very-long-server-name-for-testing',
-        'and_a_very_long_tool_name_that_goes_on',
-      ),
-    );
-    assert.notEqual(
-      long,
-      qualifiedName(
-        'a-very-long-server-name-for-testing',
-        'and_a_very_long_tool_name_that_goes_0n',
-      ),
-    );
-    assert.match(qualifiedName('my.server', 'x'), /^[A-Za-z0-9_-]+$/);
-    assert.notEqual(qualifiedName('my.server', 'x'), qualifiedName('my_server', 'x'));
   });
 });
