@@ -38,6 +38,7 @@ import {
   scrubUrl,
 } from './errors.js';
 import { describeExit, GroupStdioTransport } from './stdio-transport.js';
+import { TrafficGuard } from './traffic.js';
 import type { AdmissionTicket } from './ticket.js';
 import type { Connected, Connector } from './types.js';
 
@@ -69,6 +70,8 @@ export interface ConnectorOptions {
   readonly onSpawn?: (pid: number, ticket: AdmissionTicket) => void;
   /** A stdio server's process group is gone. */
   readonly onGone?: (pid: number) => void;
+  /** Budgets of each stdio connection (default: DEFAULT_TRAFFIC_LIMITS). */
+  readonly traffic?: () => TrafficGuard;
 }
 
 const CLIENT_INFO: Implementation = { name: 'mcpctl', version: '0.1.0' };
@@ -128,6 +131,7 @@ async function connectStdio(
     reapWaitMs: options.reapWaitMs,
     onSpawn: (pid) => options.onSpawn?.(pid, ticket),
     onGone: (pid) => options.onGone?.(pid),
+    traffic: options.traffic?.() ?? new TrafficGuard(),
   });
   let client: Client;
   try {
@@ -145,6 +149,7 @@ async function connectStdio(
     // Every error our stdio transport reports means the pipe or the process is broken.
     isFatalError: () => true,
     close: () => client.close(),
+    traffic: transport.traffic,
   };
 }
 

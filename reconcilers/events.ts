@@ -15,7 +15,8 @@ export type EventReason =
   | 'ConfigInvalid'
   | 'ConfigValid'
   | 'RolloutFailed'
-  | 'NotAdmitted';
+  | 'NotAdmitted'
+  | 'Flooding';
 
 export interface EventSink {
   /** `object` is `server/NAME` or `session/NAME`. */

@@ -44,6 +44,8 @@ export class ServerRecord {
   lastError: string | undefined;
   /** Last stderr lines seen from a failed or lost connection. */
   lastStderr: readonly string[] = [];
+  /** The flood report last shown (and warned about) for the live connection. */
+  floodNote: string | undefined;
 
   constructor(
     readonly name: string,

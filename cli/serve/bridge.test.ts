@@ -17,7 +17,7 @@ import { createPool } from '../../pool/index.js';
 import { inMemoryConnector } from '../../pool/testing/in-memory.js';
 import { harness, servers, sleep, until, type Harness } from '../../controller/testing/harness.js';
 import { createBridge } from './bridge.js';
-import { LocalSessionPort } from './local-port.js';
+import { LIST_CHANGED_MIN_INTERVAL_MS, LocalSessionPort } from './local-port.js';
 
 const T = { timeout: 30_000 };
 
@@ -116,7 +116,9 @@ describe('serve bridge', T, () => {
           }),
         );
         await until('new tools', async () => (await c.client.listTools()).tools.length === 5);
-        await sleep(200);
+        // It may wait out the agent's settle window after the first listing's notification.
+        await until('list_changed', () => c.listChanged > 0);
+        await sleep(LIST_CHANGED_MIN_INTERVAL_MS + 200);
         assert.equal(c.listChanged, 1);
 
         // Removing a server: its tools go, and calling one says why.
