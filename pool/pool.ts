@@ -275,12 +275,14 @@ export function createPool(options: PoolOptions = {}): Pool {
     };
     const traffic = c.traffic ?? new TrafficGuard(trafficLimits);
     entry.traffic = traffic;
-    // Before the client sees it: a message over the budget costs nothing more.
-    const deliver = c.transport.onmessage;
-    c.transport.onmessage = (message, extra) => {
-      if ('method' in message && !traffic.admitMessage()) return;
-      deliver?.(message, extra);
-    };
+    if (c.traffic === undefined) {
+      // Before the client sees it: a message over the budget costs nothing more.
+      const deliver = c.transport.onmessage;
+      c.transport.onmessage = (message, extra) => {
+        if ('method' in message && !traffic.admitMessage()) return;
+        deliver?.(message, extra);
+      };
+    }
     traffic.onChange(() => {
       if (!isLive(entry)) return;
       for (const h of [...entry.holders.values()]) {

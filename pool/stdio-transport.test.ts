@@ -199,7 +199,10 @@ test(
       assert.equal(notes.length, DEFAULT_TRAFFIC_LIMITS.garbageNotesPerInterval);
       assert.equal(notes[0], '[mcpctl] ignored a stdout line that is not JSON-RPC: "garbage 0"');
       assert.deepEqual(t.traffic.report()?.kinds, ['garbage']);
-      assert.match(t.traffic.report()?.note ?? '', /\d+ stdout lines that are not JSON-RPC/);
+      assert.match(
+        t.traffic.report()?.note ?? '',
+        /more than 100 stdout lines that are not JSON-RPC/,
+      );
     } finally {
       await t.close();
     }
@@ -226,6 +229,34 @@ test('output past the line budget is read later: nothing lost, nothing reordered
       Array.from({ length: 100 }, (_, i) => i),
     );
     assert.deepEqual(traffic.report()?.kinds, ['output']);
+  } finally {
+    await t.close();
+  }
+});
+
+test('notifications past the message budget are dropped; answers always pass', T, async () => {
+  const traffic = new TrafficGuard({
+    ...DEFAULT_TRAFFIC_LIMITS,
+    messagesPerSecond: 0.001,
+    messageBurst: 10,
+  });
+  const answer = `JSON.stringify({ jsonrpc: "2.0", id: 7, result: {} })`;
+  const t = scriptTransport(
+    `let out = ''; for (let i = 0; i < 100; i += 1) out += ${note(0)} + '\\n';\n` +
+      `process.stdout.write(out + ${answer} + '\\n');`,
+    traffic,
+  );
+  const messages: JSONRPCMessage[] = [];
+  t.onmessage = (m) => messages.push(m);
+  try {
+    await t.start();
+    assert.ok(await eventually(() => messages.some((m) => 'id' in m), 10_000), 'the answer');
+    assert.equal(messages.length, 11, 'the burst of notifications, then the answer');
+    assert.deepEqual(traffic.report()?.kinds, ['messages']);
+    assert.match(
+      traffic.report()?.note ?? '',
+      /^flooding \(just started\): notifications over 0.001\/s dropped$/,
+    );
   } finally {
     await t.close();
   }

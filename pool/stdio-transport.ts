@@ -27,6 +27,8 @@
  * - Reading stdout stays within the connection's line budget (`traffic`): past it, reading
  *   pauses until the budget refills, so the server's writes block and a flood costs the
  *   daemon a bounded amount of work; lines are never lost or reordered by the pause.
+ * - Notifications and requests from the server past the message budget are dropped before
+ *   they are validated (answers to our requests always pass).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
@@ -295,6 +297,10 @@ export class GroupStdioTransport implements Transport {
     } catch (err) {
       this.#garbage(() => firstLine(err));
       return;
+    }
+    // Over the budget, a notification or request is dropped before the costly validation.
+    if (typeof value === 'object' && value !== null && 'method' in value) {
+      if (!this.#traffic.admitMessage()) return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {

@@ -26,14 +26,14 @@ test(
       for (let i = 0; i < 1000; i += 1) assert.equal(g.admitMessage(), false);
       assert.deepEqual(g.report()?.kinds, ['messages']);
       // The report is taken when it starts (the first drop), then renewed once per interval.
-      assert.equal(g.report()?.note, 'flooding (last 1 s): 1 notification over 1/s dropped');
+      assert.equal(g.report()?.note, 'flooding (just started): notifications over 1/s dropped');
       assert.equal(changes, 1, 'once when it starts, not per message');
       // It stops: one whole interval without going over clears the report.
       assert.ok(await eventually(() => g.report() === undefined, 2000));
       assert.deepEqual(notes, [
-        'flooding (last 1 s): 1 notification over 1/s dropped',
+        'flooding (just started): notifications over 1/s dropped',
         // Renewed after an interval with the numbers so far, then cleared when calm.
-        'flooding (last 1 s): 1000 notifications over 1/s dropped',
+        'flooding (last 0.1 s): 1000 notifications over 1/s dropped',
         undefined,
       ]);
     } finally {
@@ -56,7 +56,7 @@ test('stray non-JSON-RPC lines are noted but tolerated; a stream of them floods'
     assert.equal(g.report(), undefined, 'ten strays are tolerated');
     g.garbage(() => 'line 10');
     assert.deepEqual(g.report()?.kinds, ['garbage']);
-    assert.match(g.report()?.note ?? '', /11 stdout lines that are not JSON-RPC/);
+    assert.match(g.report()?.note ?? '', /more than 10 stdout lines that are not JSON-RPC/);
   } finally {
     g.close();
   }

@@ -175,7 +175,7 @@ export class TrafficGuard {
 
   #overLimit(): void {
     if (this.#report !== undefined || this.#closed) return;
-    this.#report = this.#describe(this.#counts, this.#now() - this.#windowStart);
+    this.#report = this.#describe(this.#counts, false);
     this.#arm();
     this.#emit();
   }
@@ -192,9 +192,7 @@ export class TrafficGuard {
     const counts = this.#counts;
     this.#counts = zero();
     this.#windowStart = this.#now();
-    const next = this.#isOver(counts)
-      ? this.#describe(counts, this.#limits.reportIntervalMs)
-      : undefined;
+    const next = this.#isOver(counts) ? this.#describe(counts, true) : undefined;
     this.#report = next;
     if (next !== undefined) this.#arm();
     this.#emit();
@@ -209,31 +207,38 @@ export class TrafficGuard {
     );
   }
 
-  #describe(c: Counts, overMs: number): FloodReport {
+  /**
+   * The report of an interval; `interval` false for the one made when a flood starts, whose
+   * numbers would only be its first moments' (so it names what, not how much).
+   */
+  #describe(c: Counts, interval: boolean): FloodReport {
     const l = this.#limits;
+    const n = (count: number, word: string) => (interval ? `${plural(count, word)}` : `${word}s`);
     const kinds: FloodKind[] = [];
     const parts: string[] = [];
     if (c.dropped > 0) {
       kinds.push('messages');
-      parts.push(`${plural(c.dropped, 'notification')} over ${l.messagesPerSecond}/s dropped`);
+      parts.push(`${n(c.dropped, 'notification')} over ${l.messagesPerSecond}/s dropped`);
     }
     if (c.garbage > l.garbagePerInterval) {
       kinds.push('garbage');
-      parts.push(`${plural(c.garbage, 'stdout line')} that are not JSON-RPC`);
+      const lines = interval
+        ? plural(c.garbage, 'stdout line')
+        : `more than ${l.garbagePerInterval} stdout lines`;
+      parts.push(`${lines} that are not JSON-RPC`);
     }
     if (c.throttledMs > 0) {
       kinds.push('output');
-      parts.push(
-        `output over ${l.linesPerSecond} lines/s, reading paused ${(c.throttledMs / 1000).toFixed(1)} s`,
-      );
+      const paused = interval ? ` ${(c.throttledMs / 1000).toFixed(1)} s` : '';
+      parts.push(`output over ${l.linesPerSecond} lines/s, reading paused${paused}`);
     }
     if (c.deferred > 0) {
       kinds.push('list changes');
-      parts.push(`list changes over ${l.relistsPerSecond}/s coalesced (${c.deferred} waited)`);
+      const waited = interval ? ` (${c.deferred} waited)` : '';
+      parts.push(`list changes over ${l.relistsPerSecond}/s coalesced${waited}`);
     }
-    // The first report covers the flood's first moments, later ones a whole interval.
-    const seconds = Math.max(1, Math.round(overMs / 1000));
-    return { kinds, note: `flooding (last ${seconds} s): ${parts.join('; ')}` };
+    const when = interval ? `last ${l.reportIntervalMs / 1000} s` : 'just started';
+    return { kinds, note: `flooding (${when}): ${parts.join('; ')}` };
   }
 
   #emit(): void {

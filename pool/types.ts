@@ -102,8 +102,9 @@ export interface Connected {
    */
   close?(): Promise<void>;
   /**
-   * The connection's budgets, when the transport enforces some itself (stdio: its stdout
-   * lines). Absent: the pool makes one for the budgets it enforces (messages, re-lists).
+   * The connection's budgets, when its transport enforces the message budget itself (stdio:
+   * before validating a line; also its line budget). Absent: the pool makes a guard and
+   * applies the message budget to what the transport delivers. Re-lists: the pool, always.
    */
   readonly traffic?: TrafficGuard;
 }
