@@ -40,6 +40,7 @@ import {
   scrubUrl,
 } from './errors.js';
 import { describeExit, GroupStdioTransport } from './stdio-transport.js';
+import { TrafficGuard } from './traffic.js';
 import type { AdmissionTicket } from './ticket.js';
 import type { Connected, Connector } from './types.js';
 
@@ -73,6 +74,8 @@ export interface ConnectorOptions {
   readonly onGone?: (pid: number) => void;
   /** A descendant of a stdio server left its process group (it is ended on close too). */
   readonly onDescendant?: (pid: number, ticket: AdmissionTicket) => void;
+  /** Budgets of each stdio connection (default: DEFAULT_TRAFFIC_LIMITS). */
+  readonly traffic?: () => TrafficGuard;
 }
 
 const CLIENT_INFO: Implementation = { name: 'mcpctl', version: '0.1.0' };
@@ -133,6 +136,7 @@ async function connectStdio(
     onSpawn: (pid) => options.onSpawn?.(pid, ticket),
     onGone: (pid) => options.onGone?.(pid),
     onDescendant: (pid) => options.onDescendant?.(pid, ticket),
+    traffic: options.traffic?.() ?? new TrafficGuard(),
   });
   let client: Client;
   try {
@@ -150,6 +154,7 @@ async function connectStdio(
     // Every error our stdio transport reports means the pipe or the process is broken.
     isFatalError: () => true,
     close: () => client.close(),
+    traffic: transport.traffic,
   };
 }
 

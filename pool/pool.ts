@@ -17,8 +17,14 @@
  *   closes, and an acquire during the drain cancels it and gets the very same connection.
  * - Discovery (connect + initialize + listing every page of tools and, when declared,
  *   prompts) runs under one deadline: `discoveryTimeoutMs`, else 30 s stdio / 10 s remote.
- * - `tools/list_changed` and `prompts/list_changed` re-list (serialised per entry) and then
- *   call each holder's `onListChanged`.
+ * - `tools/list_changed` and `prompts/list_changed` re-list (serialised per entry: one re-list
+ *   in flight plus one pending, whatever the number of notifications) and then call each
+ *   holder's `onListChanged`. Re-lists stay within the entry's budget (a few per second);
+ *   past it the next one waits and the changes meanwhile coalesce into it.
+ * - Every connection has its own traffic budgets (traffic.ts): notifications and requests
+ *   from the server past the budget are dropped, a stdio server's output past its line budget
+ *   is read later. While one floods, `lease.flooding()` says how and holders hear
+ *   `onFlooding` (at most once per report interval); other connections are not slowed.
  * - A connection that dies unexpectedly (exit, fatal transport error, close) is marked
  *   failed, removed, closed (process group gone), and then every holder's `onLost(reason)`
  *   is called once. Callbacks that throw are reported, never break the pool.
@@ -46,6 +52,7 @@ import {
   scrubUrl,
 } from './errors.js';
 import { listAllPrompts, listAllTools } from './listing.js';
+import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard, type TrafficLimits } from './traffic.js';
 import { ProcessRecorder } from './orphans.js';
 import type { AdmissionTicket } from './ticket.js';
 import type {
@@ -77,6 +84,8 @@ export interface PoolOptions {
   readonly now?: () => number;
   /** Problems that fail nothing but someone should see (state file, throwing callbacks). */
   readonly onWarning?: (message: string) => void;
+  /** Per-connection budgets (default DEFAULT_TRAFFIC_LIMITS); tests use small ones. */
+  readonly trafficLimits?: TrafficLimits;
 }
 
 export const DEFAULT_DRAIN_DELAY_MS = 30_000;
@@ -115,6 +124,8 @@ interface Entry {
   closed?: Promise<void>;
   readonly dirty: Set<ListKind>;
   refreshing?: Promise<void>;
+  /** The connection's budgets, once connected. */
+  traffic?: TrafficGuard;
 }
 
 const isLive = (e: Entry): boolean => e.state === 'ready' || e.state === 'draining';
@@ -123,6 +134,7 @@ export function createPool(options: PoolOptions = {}): Pool {
   const drainDelayMs = options.drainDelayMs ?? DEFAULT_DRAIN_DELAY_MS;
   const now = options.now ?? Date.now;
   const warn = options.onWarning ?? (() => undefined);
+  const trafficLimits = options.trafficLimits ?? DEFAULT_TRAFFIC_LIMITS;
   const recorder =
     options.stateFile !== undefined ? new ProcessRecorder(options.stateFile, warn) : undefined;
   const connector =
@@ -138,6 +150,7 @@ export function createPool(options: PoolOptions = {}): Pool {
           command: `a descendant of ${ticket.config.command ?? 'the server'}`,
         }),
       onGone: (pid) => recorder?.remove(pid),
+      traffic: () => new TrafficGuard(trafficLimits),
     });
   // After an abort, how long a connector gets to clean up (kill its process) and reject.
   // (The default connector needs at most two graces plus its 3 s reap wait.)
@@ -178,6 +191,7 @@ export function createPool(options: PoolOptions = {}): Pool {
       prompts: () => entry.prompts,
       // After the entry is gone the last lines stay readable: they say why it went.
       stderrTail: () => entry.connected?.stderrTail() ?? [],
+      flooding: () => entry.traffic?.report(),
     };
   }
 
@@ -200,6 +214,7 @@ export function createPool(options: PoolOptions = {}): Pool {
     entry.closed ??= track(
       (async () => {
         entry.abort.abort(new PoolError('connection closed'));
+        entry.traffic?.close();
         const c = entry.connected;
         if (c) {
           try {
@@ -287,6 +302,25 @@ export function createPool(options: PoolOptions = {}): Pool {
       }
       if (fatal) onDown(entry, error.message);
     };
+    const traffic = c.traffic ?? new TrafficGuard(trafficLimits);
+    entry.traffic = traffic;
+    if (c.traffic === undefined) {
+      // Before the client sees it: a message over the budget costs nothing more.
+      const deliver = c.transport.onmessage;
+      c.transport.onmessage = (message, extra) => {
+        if ('method' in message && !traffic.admitMessage()) return;
+        deliver?.(message, extra);
+      };
+    }
+    traffic.onChange(() => {
+      if (!isLive(entry)) return;
+      for (const h of [...entry.holders.values()]) {
+        if (h.onFlooding) {
+          const notify = h.onFlooding.bind(h);
+          safeCall(`onFlooding of session ${h.sessionId}`, notify);
+        }
+      }
+    });
     c.client.setNotificationHandler(ToolListChangedNotificationSchema, () =>
       refresh(entry, 'tools'),
     );
@@ -302,6 +336,12 @@ export function createPool(options: PoolOptions = {}): Pool {
     entry.refreshing = (async () => {
       try {
         while (entry.dirty.size > 0 && isLive(entry) && entry.connected) {
+          // Over the budget: wait; notifications meanwhile only mark the entry dirty.
+          const wait = entry.traffic?.takeRelist() ?? 0;
+          if (wait > 0) {
+            await sleep(wait, entry.abort.signal);
+            continue;
+          }
           const kinds = [...entry.dirty];
           entry.dirty.clear();
           const opts = { timeout: entry.discoveryTimeoutMs, signal: entry.abort.signal };
@@ -578,6 +618,23 @@ export function createPool(options: PoolOptions = {}): Pool {
   }
 
   return pool;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 function abortReason(signal: AbortSignal): Error {

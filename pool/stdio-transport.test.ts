@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { GroupStdioTransport } from './stdio-transport.js';
+import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard } from './traffic.js';
 import {
   alive,
   eventually,
@@ -195,6 +196,116 @@ test('a stdout line that is not JSON-RPC is noted, not fatal', T, async () => {
     await t.close();
   }
   assert.equal(t.exit?.code, 0);
+});
+
+/** A `node -e` server: `body` runs once, then it waits for stdin to end. */
+function scriptTransport(body: string, traffic?: TrafficGuard): GroupStdioTransport {
+  const script = `${body}\nprocess.stdin.on('end', () => process.exit(0)); process.stdin.resume();`;
+  return new GroupStdioTransport({
+    command: process.execPath,
+    args: ['-e', script],
+    graceMs: 300,
+    ...(traffic ? { traffic } : {}),
+  });
+}
+
+const note = (n: number) =>
+  `JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: ${n} } })`;
+
+test(
+  'a stream of garbage lines costs a counter each: a few are noted, the flood is named',
+  T,
+  async () => {
+    const t = scriptTransport(
+      `let out = ''; for (let i = 0; i < 1500; i += 1) out += 'garbage ' + i + '\\n';\n` +
+        `process.stdout.write(out + ${note(1)} + '\\n');`,
+    );
+    const messages: JSONRPCMessage[] = [];
+    const errors: Error[] = [];
+    t.onmessage = (m) => messages.push(m);
+    t.onerror = (e) => errors.push(e);
+    try {
+      await t.start();
+      assert.ok(await eventually(() => messages.length === 1, 10_000), 'the message after them');
+      assert.deepEqual(errors, []);
+      const notes = t.stderrTail().filter((l) => l.includes('not JSON-RPC'));
+      assert.equal(notes.length, DEFAULT_TRAFFIC_LIMITS.garbageNotesPerInterval);
+      assert.equal(notes[0], '[mcpctl] ignored a stdout line that is not JSON-RPC: "garbage 0"');
+      assert.deepEqual(t.traffic.report()?.kinds, ['garbage']);
+      assert.match(
+        t.traffic.report()?.note ?? '',
+        /more than 100 stdout lines that are not JSON-RPC/,
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+test('output past the line budget is read later: nothing lost, nothing reordered', T, async () => {
+  const traffic = new TrafficGuard({
+    ...DEFAULT_TRAFFIC_LIMITS,
+    linesPerSecond: 200,
+    lineBurst: 10,
+  });
+  const t = scriptTransport(
+    `for (let i = 0; i < 100; i += 1) process.stdout.write(${note(0).replace('data: 0', 'data: i')} + '\\n');`,
+    traffic,
+  );
+  const data: unknown[] = [];
+  t.onmessage = (m) => data.push((m as { params?: { data?: unknown } }).params?.data);
+  try {
+    await t.start();
+    assert.ok(await eventually(() => data.length === 100, 10_000), `got ${data.length}`);
+    assert.deepEqual(
+      data,
+      Array.from({ length: 100 }, (_, i) => i),
+    );
+    assert.deepEqual(traffic.report()?.kinds, ['output']);
+  } finally {
+    await t.close();
+  }
+});
+
+test('notifications past the message budget are dropped; answers always pass', T, async () => {
+  const traffic = new TrafficGuard({
+    ...DEFAULT_TRAFFIC_LIMITS,
+    messagesPerSecond: 0.001,
+    messageBurst: 10,
+  });
+  const answer = `JSON.stringify({ jsonrpc: "2.0", id: 7, result: {} })`;
+  const t = scriptTransport(
+    `let out = ''; for (let i = 0; i < 100; i += 1) out += ${note(0)} + '\\n';\n` +
+      `process.stdout.write(out + ${answer} + '\\n');`,
+    traffic,
+  );
+  const messages: JSONRPCMessage[] = [];
+  t.onmessage = (m) => messages.push(m);
+  try {
+    await t.start();
+    assert.ok(await eventually(() => messages.some((m) => 'id' in m), 10_000), 'the answer');
+    assert.equal(messages.length, 11, 'the burst of notifications, then the answer');
+    assert.deepEqual(traffic.report()?.kinds, ['messages']);
+    assert.match(
+      traffic.report()?.note ?? '',
+      /^flooding \(just started\): notifications over 0.001\/s dropped$/,
+    );
+  } finally {
+    await t.close();
+  }
+});
+
+test('a server flooding stdout while reading is paused still closes promptly', T, async () => {
+  const traffic = new TrafficGuard({ ...DEFAULT_TRAFFIC_LIMITS, linesPerSecond: 1, lineBurst: 1 });
+  const t = scriptTransport(
+    `const pump = () => { while (process.stdout.write(${note(0)} + '\\n')); process.stdout.once('drain', pump); }; pump();`,
+    traffic,
+  );
+  await t.start();
+  const pid = t.pid ?? -1;
+  assert.ok(await eventually(() => traffic.report() !== undefined, 5000), 'it is paused');
+  await t.close();
+  assert.equal(alive(pid), false);
 });
 
 test('start fails for a missing command, and close is then a no-op', T, async () => {

@@ -27,12 +27,23 @@
  * - The last `stderrLines` lines of stderr are kept (`stderrTail()`); after close they are
  *   complete, because close waits (briefly) for stderr to reach its end.
  * - A stdout line that is not JSON-RPC does not end the connection (servers that log to
- *   stdout by mistake keep working); it is noted in the stderr tail instead.
+ *   stdout by mistake keep working); it costs a counter, and a few per interval are noted in
+ *   the stderr tail (see traffic.ts). A line that does not start with `{` is not parsed.
+ * - Reading stdout stays within the connection's line budget (`traffic`): past it, reading
+ *   pauses until the budget refills, so the server's writes block and a flood costs the
+ *   daemon a bounded amount of work; lines are never lost or reordered by the pause.
+ * - Notifications and requests from the server past the message budget are dropped before
+ *   they are validated (answers to our requests always pass).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import {
+  JSONRPCMessageSchema,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+} from '@modelcontextprotocol/sdk/types.js';
+import { LineFramer } from './line-framer.js';
 import { LineTail } from './line-tail.js';
 import { messageOf } from './errors.js';
 import { groupAlive, signalGroup, waitFor } from './process-group.js';
@@ -44,6 +55,7 @@ import {
   type ProcessIdentity,
   type TreeScanner,
 } from './process-tree.js';
+import { TrafficGuard } from './traffic.js';
 
 const POSIX = process.platform !== 'win32';
 
@@ -67,6 +79,8 @@ export interface GroupStdioTransportOptions {
   readonly onDescendant?: (pid: number) => void;
   /** Where the process tree is watched from. Default: the process-wide shared scanner. */
   readonly treeScanner?: TreeScanner;
+  /** The connection's budgets (default: a guard with the default limits). Closed on close. */
+  readonly traffic?: TrafficGuard;
 }
 
 export interface ExitInfo {
@@ -85,7 +99,12 @@ export class GroupStdioTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
   readonly #options: GroupStdioTransportOptions;
-  readonly #readBuffer = new ReadBuffer();
+  readonly #framer = new LineFramer();
+  readonly #traffic: TrafficGuard;
+  /** Set while reading is paused for the line budget. */
+  #resumeTimer: NodeJS.Timeout | undefined;
+  /** Closing: stdout is drained unread (nobody is listening any more). */
+  #discardStdout = false;
   readonly #stderr: LineTail;
   #child: ChildProcess | undefined;
   #pid: number | undefined;
@@ -101,6 +120,12 @@ export class GroupStdioTransport implements Transport {
   constructor(options: GroupStdioTransportOptions) {
     this.#options = options;
     this.#stderr = new LineTail(options.stderrLines ?? 200);
+    this.#traffic = options.traffic ?? new TrafficGuard();
+  }
+
+  /** The connection's budgets and flood report. */
+  get traffic(): TrafficGuard {
+    return this.#traffic;
   }
 
   /** The child's pid (= its process group id) once spawned. */
@@ -222,6 +247,11 @@ export class GroupStdioTransport implements Transport {
 
   async #shutdown(): Promise<void> {
     const child = this.#child;
+    // Read what is left without parsing it: a paused stream would never reach its end.
+    this.#discardStdout = true;
+    if (this.#resumeTimer !== undefined) clearTimeout(this.#resumeTimer);
+    this.#resumeTimer = undefined;
+    child?.stdout?.resume();
     // child.pid is set synchronously by a successful spawn, so a close() racing start() still
     // finds the process to end.
     const pid = this.#pid ?? child?.pid;
@@ -271,31 +301,72 @@ export class GroupStdioTransport implements Transport {
       this.#options.onGone?.(pid);
     }
     this.#untrack?.();
-    this.#readBuffer.clear();
+    this.#framer.clear();
+    this.#traffic.close();
     this.#fireClose();
   }
 
   #onStdout(chunk: Buffer): void {
+    if (this.#discardStdout) return;
     try {
-      this.#readBuffer.append(chunk);
+      this.#framer.append(chunk);
     } catch (err) {
       // A line longer than the buffer limit: the stream can no longer be framed.
       this.onerror?.(err instanceof Error ? err : new Error(messageOf(err)));
       void this.close();
       return;
     }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        // readMessage consumes the line before parsing it, so a bad line is skipped.
-        message = this.#readBuffer.readMessage();
-      } catch (err) {
-        this.#stderr.note(`[mcpctl] ignored a stdout line that is not JSON-RPC: ${firstLine(err)}`);
-        continue;
+    this.#readLines();
+  }
+
+  /** Handles whole lines while the line budget lasts; past it, pauses stdout and comes back. */
+  #readLines(): void {
+    while (this.#resumeTimer === undefined && !this.#discardStdout && this.#framer.hasLine()) {
+      const wait = this.#traffic.takeLine();
+      if (wait > 0) {
+        const stdout = this.#child?.stdout;
+        stdout?.pause();
+        this.#traffic.throttled(wait);
+        this.#resumeTimer = setTimeout(() => {
+          this.#resumeTimer = undefined;
+          this.#readLines();
+          if (this.#resumeTimer === undefined && !this.#discardStdout) stdout?.resume();
+        }, wait);
+        return;
       }
-      if (message === null) return;
-      this.onmessage?.(message);
+      const line = this.#framer.next();
+      if (line !== undefined) this.#onLine(line);
     }
+  }
+
+  #onLine(line: string): void {
+    // Cheap first: a JSON-RPC message is an object, so anything else is not parsed at all.
+    if (!JSON_OBJECT_START.test(line)) {
+      this.#garbage(() => quoteStart(line));
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      this.#garbage(() => firstLine(err));
+      return;
+    }
+    // Over the budget, a notification or request is dropped before the costly validation.
+    if (typeof value === 'object' && value !== null && 'method' in value) {
+      if (!this.#traffic.admitMessage()) return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(value);
+    if (!parsed.success) {
+      this.#garbage(() => `${quoteStart(line)} is JSON but not a JSON-RPC message`);
+      return;
+    }
+    this.onmessage?.(parsed.data);
+  }
+
+  #garbage(describe: () => string): void {
+    const note = this.#traffic.garbage(describe);
+    if (note !== undefined) this.#stderr.note(note);
   }
 
   #onStreamError(err: Error): void {
@@ -309,6 +380,13 @@ export class GroupStdioTransport implements Transport {
     this.#closeFired = true;
     this.onclose?.();
   }
+}
+
+const JSON_OBJECT_START = /^\s*\{/;
+
+/** The start of a line, quoted as JSON: a server's output may hold control characters. */
+function quoteStart(line: string): string {
+  return JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}…` : line);
 }
 
 function firstLine(err: unknown): string {

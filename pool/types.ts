@@ -11,6 +11,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AdmissionTicket } from './ticket.js';
+import type { FloodReport, TrafficGuard } from './traffic.js';
 
 /** Who holds a lease, and how the pool tells them about the connection's life. */
 export interface Holder {
@@ -19,6 +20,11 @@ export interface Holder {
   onLost(reason: string): void;
   /** The server's tool or prompt list changed and was re-listed. */
   onListChanged?(): void;
+  /**
+   * The connection started or stopped flooding, or its report was renewed (see traffic.ts:
+   * at most once per report interval); read `lease.flooding()` for the report.
+   */
+  onFlooding?(): void;
 }
 
 /** A holder's view of one live pooled connection. */
@@ -32,6 +38,8 @@ export interface Lease {
   prompts(): readonly Prompt[];
   /** Last lines the server wrote to stderr (stdio only). */
   stderrTail(): readonly string[];
+  /** What the connection does over its limits now; undefined while it behaves. */
+  flooding?(): FloodReport | undefined;
 }
 
 export type EntryState = 'connecting' | 'ready' | 'draining' | 'failed' | 'closed';
@@ -118,6 +126,12 @@ export interface Connected {
    * session is ended). Absent: `client.close()`.
    */
   close?(): Promise<void>;
+  /**
+   * The connection's budgets, when its transport enforces the message budget itself (stdio:
+   * before validating a line; also its line budget). Absent: the pool makes a guard and
+   * applies the message budget to what the transport delivers. Re-lists: the pool, always.
+   */
+  readonly traffic?: TrafficGuard;
 }
 
 /**

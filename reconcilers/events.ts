@@ -19,7 +19,8 @@ export type EventReason =
   /** A malformed entry of the approvals file (ignored, kept), or one a decision kept aside. */
   | 'InvalidApproval'
   | 'ApprovalsValid'
-  | 'MissingEnv';
+  | 'MissingEnv'
+  | 'Flooding';
 
 export interface EventSink {
   /** `object` is `server/NAME` or `session/NAME`. */

@@ -13,6 +13,9 @@
  * - Failures back off per server; three in a row show CrashLoopBackOff with the next retry
  *   time; a connection that stayed up `stableAfterMs` starts the count afresh.
  * - The queue guarantees one pass per name at a time; pool callbacks only mark and enqueue.
+ * - A connection that floods (pool traffic budgets) stays Ready, its Ready message says
+ *   `degraded: …` with what it does, and a Warning event `Flooding` names it each time the
+ *   pool renews its report (at most once per report interval; equal messages only count up).
  */
 import {
   approvalHashOf,
@@ -227,6 +230,7 @@ export class ServerReconciler {
         sessionId: d.sessionId,
         onLost: (reason) => this.#onLost(name, wanted, reason),
         onListChanged: () => d.enqueue(name),
+        onFlooding: () => d.enqueue(name),
       });
     } catch (err) {
       // The pool's ConnectError carries the server's last stderr lines (describe shows them).
@@ -278,8 +282,24 @@ export class ServerReconciler {
 
   #markReady(rec: ServerRecord, live: LiveConnection, now: number): void {
     const tools = this.#deps.registry.get(rec.name)?.tools.length ?? 0;
+    const flood = live.lease.flooding?.();
+    if (flood && flood.note !== rec.floodNote) {
+      // The message names the kinds, not the numbers: a flood that goes on counts up one event.
+      this.#deps.events.record(
+        'Warning',
+        'Flooding',
+        `server/${rec.name}`,
+        `server ${rec.name} floods mcpctl (${flood.kinds.join(', ')} over its limits): the excess is dropped or read later, other servers are not slowed`,
+      );
+    }
+    rec.floodNote = flood?.note;
     rec.setCondition(
-      { type: 'Ready', status: 'True', reason: 'Connected', message: `${tools} tools` },
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Connected',
+        message: flood ? `${tools} tools; degraded: ${flood.note}` : `${tools} tools`,
+      },
       now,
     );
     rec.setCondition({ type: 'UpToDate', status: 'True', reason: 'Current', message: '' }, now);

@@ -52,6 +52,8 @@ export class ServerRecord {
   readonly secrets = new Set<string>();
   /** The MissingEnv message last recorded as an event (one Warning per distinct cause). */
   missingEnvReported: string | undefined;
+  /** The flood report last shown (and warned about) for the live connection. */
+  floodNote: string | undefined;
 
   constructor(
     readonly name: string,

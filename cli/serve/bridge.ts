@@ -3,7 +3,8 @@
  *
  * Guarantees:
  * - tools/list and prompts/list show the Ready servers' (filtered) tools and prompts, named
- *   `server__tool` (see tool-names.ts), with their descriptions and input schemas.
+ *   `server__tool` (or, where that could be ambiguous or invalid, a stable hashed name: see
+ *   tool-names.ts), with their descriptions and input schemas; one name routes to one tool.
  * - tools/call goes to the lease serving the tool now, with the client's cancellation; a tool
  *   whose server is unavailable answers `isError` with the `why` message and its fix — never a
  *   protocol error, never a crash.
@@ -28,7 +29,7 @@ import {
   type Prompt,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { qualifiedName } from './tool-names.js';
+import { RouteTable } from './routes.js';
 import type { ApprovalRequest, DecideOutcome, Decision, SessionPort } from './session-port.js';
 
 export interface BridgeOptions {
@@ -40,11 +41,6 @@ export interface BridgeOptions {
   readonly firstListWaitMs?: number;
   /** How long an approval question stays open before it is withdrawn (default 15 minutes). */
   readonly elicitTimeoutMs?: number;
-}
-
-interface Route {
-  readonly server: string;
-  readonly name: string;
 }
 
 const DECISIONS: readonly Decision[] = ['approve', 'approve-session', 'reject'];
@@ -65,11 +61,11 @@ export function createBridge(port: SessionPort, options: BridgeOptions): Server 
     {
       capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } },
       instructions:
-        'mcpctl serves the MCP servers configured for this workspace. Tools are named server__tool; the set changes live as config files change.',
+        'mcpctl serves the MCP servers configured for this workspace. Tools are named server__tool (a name that cannot be written so gets a short hash suffix instead); the set changes live as config files change.',
     },
   );
-  let toolRoutes = new Map<string, Route>();
-  let promptRoutes = new Map<string, Route>();
+  const toolRoutes = new RouteTable((m) => options.log(`tool ${m}`));
+  const promptRoutes = new RouteTable((m) => options.log(`prompt ${m}`));
   let firstList: Promise<void> | undefined;
 
   async function refresh(): Promise<{ tools: Tool[]; prompts: Prompt[] }> {
@@ -77,31 +73,25 @@ export function createBridge(port: SessionPort, options: BridgeOptions): Server 
     firstList ??= port.settled(options.firstListWaitMs ?? 0).catch(() => undefined);
     await firstList;
     const listing = await port.list();
+    const toolNames = toolRoutes.replace(
+      listing.map((e) => ({ server: e.server, names: e.tools.map((t) => t.name) })),
+    );
+    const promptNames = promptRoutes.replace(
+      listing.map((e) => ({ server: e.server, names: e.prompts.map((p) => p.name) })),
+    );
     const tools: Tool[] = [];
     const prompts: Prompt[] = [];
-    const nextTools = new Map<string, Route>();
-    const nextPrompts = new Map<string, Route>();
-    for (const entry of listing) {
-      for (const tool of entry.tools) {
-        const name = qualifiedName(entry.server, tool.name);
-        nextTools.set(name, { server: entry.server, name: tool.name });
-        tools.push({ ...tool, name });
-      }
-      for (const prompt of entry.prompts) {
-        const name = qualifiedName(entry.server, prompt.name);
-        nextPrompts.set(name, { server: entry.server, name: prompt.name });
-        prompts.push({ ...prompt, name });
-      }
-    }
-    toolRoutes = nextTools;
-    promptRoutes = nextPrompts;
+    listing.forEach((entry, i) => {
+      entry.tools.forEach((tool, j) => {
+        const name = toolNames[i][j];
+        if (name !== undefined) tools.push({ ...tool, name });
+      });
+      entry.prompts.forEach((prompt, j) => {
+        const name = promptNames[i][j];
+        if (name !== undefined) prompts.push({ ...prompt, name });
+      });
+    });
     return { tools, prompts };
-  }
-
-  /** A name not in the current listing: guess its server from `server__tool` for `why`. */
-  function guessRoute(name: string): Route | undefined {
-    const at = name.indexOf('__');
-    return at > 0 ? { server: name.slice(0, at), name: name.slice(at + 2) } : undefined;
   }
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -119,9 +109,9 @@ export function createBridge(port: SessionPort, options: BridgeOptions): Server 
       route = toolRoutes.get(name);
     }
     if (!route) {
-      const guess = guessRoute(name);
-      if (!guess) return errorResult(`no tool named ${name}; list the tools again`);
-      const why = await port.why(guess.server);
+      const server = toolRoutes.formerServer(name);
+      if (server === undefined) return errorResult(`no tool named ${name}; list the tools again`);
+      const why = await port.why(server);
       return errorResult(`${why.message}: ${why.action}`);
     }
     try {

@@ -3,7 +3,9 @@
  * implementation of the serve methods).
  *
  * Guarantees: list-changed fires at most once per settled burst, and only when some server's
- * registry entry changed during it; calls go to the lease that serves the tools now;
+ * registry entry changed during it, and at most once per `LIST_CHANGED_MIN_INTERVAL_MS` (a
+ * change inside that window is announced at its end, once, however many servers changed and
+ * however often); calls go to the lease that serves the tools now;
  * `pendingApprovals` lists exactly the servers `why` calls PendingApproval (strictly pending,
  * not blocked for another reason first); a decision is about the config of the hash given,
  * and one whose config changed since is not made (`decided: false`).
@@ -33,6 +35,9 @@ export function approvalRequestOf(server: DesiredServer): ApprovalRequest {
     hash: approvalHashFor(c),
   };
 }
+
+/** Agents re-list on every list_changed: a few per second at most, whatever the servers do. */
+export const LIST_CHANGED_MIN_INTERVAL_MS = 500;
 
 export class LocalSessionPort implements SessionPort {
   readonly #unsubscribe: (() => void)[] = [];
@@ -113,6 +118,13 @@ export class LocalSessionPort implements SessionPort {
 
   onListChanged(listener: () => void): void {
     let dirty = false;
+    let lastSent = -Infinity;
+    let timer: NodeJS.Timeout | undefined;
+    const send = () => {
+      timer = undefined;
+      lastSent = Date.now();
+      listener();
+    };
     this.#unsubscribe.push(
       this.session.on('registry', () => {
         dirty = true;
@@ -120,8 +132,13 @@ export class LocalSessionPort implements SessionPort {
       this.session.on('settled', () => {
         if (!dirty) return;
         dirty = false;
-        listener();
+        // A send already scheduled announces this change too: the agent lists after it.
+        if (timer !== undefined) return;
+        const wait = lastSent + LIST_CHANGED_MIN_INTERVAL_MS - Date.now();
+        if (wait <= 0) send();
+        else timer = setTimeout(send, wait);
       }),
+      () => clearTimeout(timer),
     );
   }
 

@@ -24,6 +24,7 @@ import { mapDomainError, methodTable } from '../methods/index.js';
 import { connectClient, type RpcClient } from '../rpc-client.js';
 import { RpcServer } from '../rpc-server.js';
 import { createBridge } from './bridge.js';
+import { LIST_CHANGED_MIN_INTERVAL_MS } from './local-port.js';
 import { RpcSessionPort } from './rpc-port.js';
 
 const T = { timeout: 30_000 };
@@ -200,7 +201,9 @@ describe('serve over the daemon socket', T, () => {
         });
         await until('new tools', async () => (await c.client.listTools()).tools.length === 4);
         await w.daemon.defaultSession.settled();
-        await new Promise((r) => setTimeout(r, 150));
+        // It may wait out the agent's settle window after an earlier notification.
+        await until('list_changed', () => c.listChanged > 0);
+        await new Promise((r) => setTimeout(r, LIST_CHANGED_MIN_INTERVAL_MS + 150));
         assert.equal(c.listChanged, 1, 'one notification for one save');
 
         w.write(userSettings(), { mcpServers: { a: { command: 'mem', args: ['x'] } } });

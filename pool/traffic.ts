@@ -1,0 +1,257 @@
+/**
+ * What one server connection may cost the daemon, and whether it is flooding.
+ *
+ * One TrafficGuard per connection holds that connection's budgets (token buckets), so a
+ * misbehaving server spends only its own budget and never another server's:
+ * - messages: notifications and requests from the server (not answers to ours); past the
+ *   budget they are dropped and counted (the pool applies this to every transport);
+ * - stdout lines (stdio): past the budget the transport stops reading for a while, so the
+ *   server's own writes block and the daemon does no work for it meanwhile;
+ * - re-lists after list_changed: past the budget the next re-list waits (changes that arrive
+ *   meanwhile coalesce into it), so the registry and the agents see a few lists per second;
+ * - stdout lines that are not JSON-RPC: each is counted; a few per interval are noted in the
+ *   stderr tail (with how many were left out), the rest cost a counter increment.
+ *
+ * Guarantees: a connection is *flooding* from the first time it goes over a limit until a
+ * whole `reportIntervalMs` passes without that; `report()` then describes the last interval
+ * (what went over, by how much) and `onChange` listeners hear of it at most once per interval
+ * plus once when it starts and once when it ends. `close()` stops the one timer.
+ */
+import { TokenBucket } from './token-bucket.js';
+
+export interface TrafficLimits {
+  readonly messagesPerSecond: number;
+  readonly messageBurst: number;
+  readonly linesPerSecond: number;
+  readonly lineBurst: number;
+  readonly relistsPerSecond: number;
+  readonly relistBurst: number;
+  /** Non-JSON-RPC stdout lines per interval that are tolerated (a banner, stray logs). */
+  readonly garbagePerInterval: number;
+  /** Non-JSON-RPC stdout lines per interval that are noted in the stderr tail. */
+  readonly garbageNotesPerInterval: number;
+  readonly reportIntervalMs: number;
+}
+
+/**
+ * Generous for servers that behave (a progress bar, a burst of tool additions at start), two
+ * orders of magnitude under what a flooding server sends.
+ */
+export const DEFAULT_TRAFFIC_LIMITS: TrafficLimits = {
+  messagesPerSecond: 200,
+  messageBurst: 500,
+  linesPerSecond: 1000,
+  lineBurst: 2000,
+  relistsPerSecond: 2,
+  relistBurst: 5,
+  garbagePerInterval: 100,
+  garbageNotesPerInterval: 5,
+  reportIntervalMs: 10_000,
+};
+
+/** What a connection did over a limit: the words of the Warning event. */
+export type FloodKind = 'messages' | 'garbage' | 'output' | 'list changes';
+
+export interface FloodReport {
+  /** Which limits it went over (stable while its behaviour is: the event's message uses it). */
+  readonly kinds: readonly FloodKind[];
+  /** What it did over the last interval, with numbers (for the Ready condition's message). */
+  readonly note: string;
+}
+
+interface Counts {
+  dropped: number;
+  garbage: number;
+  throttledMs: number;
+  deferred: number;
+}
+
+const zero = (): Counts => ({ dropped: 0, garbage: 0, throttledMs: 0, deferred: 0 });
+
+export class TrafficGuard {
+  readonly #limits: TrafficLimits;
+  readonly #now: () => number;
+  readonly #messages: TokenBucket;
+  readonly #lines: TokenBucket;
+  readonly #relists: TokenBucket;
+  readonly #listeners = new Set<() => void>();
+  #counts = zero();
+  #windowStart: number;
+  #report: FloodReport | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+  /** Garbage lines left out of the stderr tail since the last one noted. */
+  #unnoted = 0;
+
+  constructor(limits: TrafficLimits = DEFAULT_TRAFFIC_LIMITS, now: () => number = Date.now) {
+    this.#limits = limits;
+    this.#now = now;
+    this.#messages = new TokenBucket(limits.messagesPerSecond, limits.messageBurst, now);
+    this.#lines = new TokenBucket(limits.linesPerSecond, limits.lineBurst, now);
+    this.#relists = new TokenBucket(limits.relistsPerSecond, limits.relistBurst, now);
+    this.#windowStart = now();
+  }
+
+  /** A notification or request from the server: true to deliver it, false to drop it. */
+  admitMessage(): boolean {
+    if (this.#messages.take()) return true;
+    this.#roll();
+    this.#counts.dropped += 1;
+    this.#overLimit();
+    return false;
+  }
+
+  /** stdio: ms to wait before the next stdout line may be read; 0 takes it now. */
+  takeLine(): number {
+    const wait = this.#lines.msUntilToken();
+    if (wait === 0) this.#lines.take();
+    return wait;
+  }
+
+  /** stdio: reading was paused for `ms` because the line budget ran out. */
+  throttled(ms: number): void {
+    this.#roll();
+    this.#counts.throttledMs += ms;
+    this.#overLimit();
+  }
+
+  /**
+   * stdio: a stdout line that is not JSON-RPC. Returns the note for the stderr tail, or
+   * undefined when this one is only counted.
+   */
+  garbage(describe: () => string): string | undefined {
+    this.#roll();
+    this.#counts.garbage += 1;
+    if (this.#counts.garbage > this.#limits.garbagePerInterval) this.#overLimit();
+    if (this.#counts.garbage > this.#limits.garbageNotesPerInterval) {
+      this.#unnoted += 1;
+      return undefined;
+    }
+    const more = this.#unnoted > 0 ? ` (${this.#unnoted} more left out before it)` : '';
+    this.#unnoted = 0;
+    return `[mcpctl] ignored a stdout line that is not JSON-RPC: ${describe()}${more}`;
+  }
+
+  /** ms to wait before the next re-list may run; 0 takes it now (a wait counts as over). */
+  takeRelist(): number {
+    const wait = this.#relists.msUntilToken();
+    if (wait === 0) {
+      this.#relists.take();
+      return 0;
+    }
+    this.#roll();
+    this.#counts.deferred += 1;
+    this.#overLimit();
+    return wait;
+  }
+
+  /** Undefined while the connection behaves. */
+  report(): FloodReport | undefined {
+    return this.#report;
+  }
+
+  /** Hears when `report()` changes (rate-limited: see the guarantees). Returns an unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  close(): void {
+    this.#closed = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#listeners.clear();
+  }
+
+  /** While calm, counts cover the current interval only: old strays never add up to a flood. */
+  #roll(): void {
+    if (this.#report !== undefined) return;
+    const t = this.#now();
+    if (t - this.#windowStart >= this.#limits.reportIntervalMs) {
+      this.#counts = zero();
+      this.#windowStart = t;
+    }
+  }
+
+  #overLimit(): void {
+    if (this.#report !== undefined || this.#closed) return;
+    this.#report = this.#describe(this.#counts, false);
+    this.#arm();
+    this.#emit();
+  }
+
+  #arm(): void {
+    this.#timer = setTimeout(() => this.#tick(), this.#limits.reportIntervalMs);
+    // A flooding server must not keep the daemon alive; close() ends the timer anyway.
+    this.#timer.unref();
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    if (this.#closed) return;
+    const counts = this.#counts;
+    this.#counts = zero();
+    this.#windowStart = this.#now();
+    const next = this.#isOver(counts) ? this.#describe(counts, true) : undefined;
+    this.#report = next;
+    if (next !== undefined) this.#arm();
+    this.#emit();
+  }
+
+  #isOver(c: Counts): boolean {
+    return (
+      c.dropped > 0 ||
+      c.throttledMs > 0 ||
+      c.deferred > 0 ||
+      c.garbage > this.#limits.garbagePerInterval
+    );
+  }
+
+  /**
+   * The report of an interval; `interval` false for the one made when a flood starts, whose
+   * numbers would only be its first moments' (so it names what, not how much).
+   */
+  #describe(c: Counts, interval: boolean): FloodReport {
+    const l = this.#limits;
+    const n = (count: number, word: string) => (interval ? `${plural(count, word)}` : `${word}s`);
+    const kinds: FloodKind[] = [];
+    const parts: string[] = [];
+    if (c.dropped > 0) {
+      kinds.push('messages');
+      parts.push(`${n(c.dropped, 'notification')} over ${l.messagesPerSecond}/s dropped`);
+    }
+    if (c.garbage > l.garbagePerInterval) {
+      kinds.push('garbage');
+      const lines = interval
+        ? plural(c.garbage, 'stdout line')
+        : `more than ${l.garbagePerInterval} stdout lines`;
+      parts.push(`${lines} that are not JSON-RPC`);
+    }
+    if (c.throttledMs > 0) {
+      kinds.push('output');
+      const paused = interval ? ` ${(c.throttledMs / 1000).toFixed(1)} s` : '';
+      parts.push(`output over ${l.linesPerSecond} lines/s, reading paused${paused}`);
+    }
+    if (c.deferred > 0) {
+      kinds.push('list changes');
+      const waited = interval ? ` (${c.deferred} waited)` : '';
+      parts.push(`list changes over ${l.relistsPerSecond}/s coalesced${waited}`);
+    }
+    const when = interval ? `last ${l.reportIntervalMs / 1000} s` : 'just started';
+    return { kinds, note: `flooding (${when}): ${parts.join('; ')}` };
+  }
+
+  #emit(): void {
+    for (const l of [...this.#listeners]) {
+      try {
+        l();
+      } catch {
+        // A listener's failure is its own; the guard keeps counting.
+      }
+    }
+  }
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
