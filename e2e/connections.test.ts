@@ -13,12 +13,10 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '../api/index.js';
 import type { ConnectionList, ConnectionResource } from '../cli/resources.js';
 import {
-  CLI,
   TestEnv,
   condition,
   eventually,
@@ -69,13 +67,7 @@ interface Agent {
 
 /** An agent running `mcpctl serve --workspace ws` over stdio, as Claude or Qwen would. */
 async function connectAgent(env: TestEnv, ws: string): Promise<Agent> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'serve', '--workspace', ws, '--debounce-ms', '50'],
-    env: env.env() as Record<string, string>,
-    cwd: ws,
-    stderr: 'pipe',
-  });
+  const { transport } = env.serveTransport({ workspace: ws });
   const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
   await client.connect(transport);
   const pid = transport.pid;

@@ -12,10 +12,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { daemonLogPath } from '../cli/serve/daemon-link.js';
-import { CLI, TestEnv, condition, eventually, isAlive } from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isAlive } from '../cli/testing/harness.js';
 
 const T = { timeout: 90_000 };
 const requireHere = createRequire(import.meta.url);
@@ -36,13 +35,7 @@ interface Agent {
 
 /** An SDK client that runs `mcpctl serve` with `extraEnv` in its environment (the agent's). */
 async function agent(env: TestEnv, extraEnv: Record<string, string>): Promise<Agent> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'serve', '--workspace', env.workspace, '--debounce-ms', '50'],
-    env: env.env(extraEnv) as Record<string, string>,
-    cwd: env.workspace,
-    stderr: 'pipe',
-  });
+  const { transport } = env.serveTransport({ extraEnv });
   const client = new Client({ name: 'e2e-env-agent', version: '1.0.0' });
   await client.connect(transport);
   const pid = transport.pid;

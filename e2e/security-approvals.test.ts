@@ -23,10 +23,9 @@ import {
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { approvalHashOf, type McpServer } from '../api/index.js';
-import { CLI, TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
 
 const T = { timeout: 90_000 };
 
@@ -61,15 +60,7 @@ describe('approval swap while the question is open (e2e)', () => {
       const questions: string[] = [];
       let answerFirst: (result: ElicitResult) => void = () => undefined;
       const firstAnswer = new Promise<ElicitResult>((resolve) => (answerFirst = resolve));
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [CLI, 'serve', '--workspace', env.workspace, '--debounce-ms', '50'],
-        env: env.env() as Record<string, string>,
-        cwd: env.workspace,
-        stderr: 'pipe',
-      });
-      let serveStderr = '';
-      transport.stderr?.on('data', (c: Buffer) => (serveStderr += c.toString()));
+      const { transport, stderr: serveStderrOf } = env.serveTransport();
       const client = new Client(
         { name: 'swap-agent', version: '1.0.0' },
         { capabilities: { elicitation: {} } },
@@ -84,7 +75,7 @@ describe('approval swap while the question is open (e2e)', () => {
       try {
         await eventually(() => questions.length >= 1, {
           timeoutMs: 20_000,
-          what: `the question about pa (serve stderr: ${serveStderr})`,
+          what: `the question about pa (serve stderr: ${serveStderrOf()})`,
         });
         assert.match(questions[0], /--tools=shown/);
 

@@ -11,14 +11,12 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerList } from '../api/index.js';
 import {
-  CLI,
   TestEnv,
   condition,
   eventually,
@@ -66,15 +64,7 @@ describe('a flooding server (e2e)', () => {
           flood: env.fixture('flood', mode.args),
         },
       });
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [CLI, 'serve', '--workspace', env.workspace, '--debounce-ms', '50'],
-        env: env.env() as Record<string, string>,
-        cwd: env.workspace,
-        stderr: 'pipe',
-      });
-      let stderr = '';
-      transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+      const { transport, stderr: stderrOf } = env.serveTransport();
       const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
       let listChanged = 0;
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -88,7 +78,7 @@ describe('a flooding server (e2e)', () => {
             const names = (await client.listTools()).tools.map((t) => t.name);
             return names.includes('quiet__echo') && names.some((n) => n.startsWith('flood__'));
           },
-          { timeoutMs: 30_000, what: `both servers' tools (serve stderr: ${stderr})` },
+          { timeoutMs: 30_000, what: `both servers' tools (serve stderr: ${stderrOf()})` },
         );
 
         // The agent hears of changes, but only a few per second whatever the server does.

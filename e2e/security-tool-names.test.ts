@@ -9,9 +9,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, TestEnv, eventually, processesMentioning } from '../cli/testing/harness.js';
+import { TestEnv, eventually, processesMentioning } from '../cli/testing/harness.js';
 
 const T = { timeout: 60_000 };
 
@@ -34,15 +33,7 @@ describe('tool names (e2e)', () => {
         x__y: env.fixture('x__y', ['--tools=z', '--prompt=p']),
       },
     });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'serve', '--workspace', env.workspace, '--debounce-ms', '50'],
-      env: env.env() as Record<string, string>,
-      cwd: env.workspace,
-      stderr: 'pipe',
-    });
-    let stderr = '';
-    transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    const { transport, stderr: stderrOf } = env.serveTransport();
     const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
     await client.connect(transport);
     env.trackPid(transport.pid ?? undefined);
@@ -52,7 +43,7 @@ describe('tool names (e2e)', () => {
           const names = (await client.listTools()).tools.map((t) => t.name);
           return names.length === 2 ? names : undefined;
         },
-        { timeoutMs: 30_000, what: `the tools of both servers (serve stderr: ${stderr})` },
+        { timeoutMs: 30_000, what: `the tools of both servers (serve stderr: ${stderrOf()})` },
       );
       assert.equal(new Set(tools).size, 2, `two distinct names: ${tools.join(', ')}`);
       for (const name of tools) assert.match(name, /^[A-Za-z0-9_-]{1,64}$/);

@@ -23,6 +23,7 @@ import {
   type DesiredServers,
   type Gating,
   type McpServerConfig,
+  type ReadyReason,
   type SessionEnv,
 } from '../api/index.js';
 import type { Lease, Pool, ReleaseReason } from '../pool/types.js';
@@ -142,14 +143,7 @@ export class ServerReconciler {
     );
 
     if (!admission.admitted) {
-      this.#teardown(rec, admission.message, 'config');
-      rec.failures = 0;
-      rec.retry = undefined;
-      rec.setCondition(
-        { type: 'Ready', status: 'False', reason: 'NotAdmitted', message: admission.message },
-        now,
-      );
-      rec.setCondition({ type: 'UpToDate', status: 'True', reason: 'Current', message: '' }, now);
+      this.#keepDown(rec, 'NotAdmitted', admission.message, now);
       if (admission.reason === 'PendingApproval') {
         // Prompt once per config: a new server, or one edited after a decision (rule 8).
         const hash = approvalHashOf(server.config);
@@ -168,14 +162,7 @@ export class ServerReconciler {
     if (!admission.runnable) {
       // Nothing may start with a literal ${VAR}: the old connection (if any) goes too, since
       // the config it ran no longer describes anything this session can run.
-      this.#teardown(rec, admission.message, 'config');
-      rec.failures = 0;
-      rec.retry = undefined;
-      rec.setCondition(
-        { type: 'Ready', status: 'False', reason: 'MissingEnv', message: admission.message },
-        now,
-      );
-      rec.setCondition({ type: 'UpToDate', status: 'True', reason: 'Current', message: '' }, now);
+      this.#keepDown(rec, 'MissingEnv', admission.message, now);
       if (rec.missingEnvReported !== admission.message) {
         rec.missingEnvReported = admission.message;
         d.events.record('Warning', 'MissingEnv', `server/${name}`, admission.message);
@@ -278,6 +265,20 @@ export class ServerReconciler {
     this.#closed = true;
     for (const rec of this.#records.values())
       this.#teardown(rec, 'session closed', 'sessionClosed', false);
+  }
+
+  /** The config says this server must not run now: no connection, no retry, and why. */
+  #keepDown(
+    rec: ServerRecord,
+    reason: Extract<ReadyReason, 'NotAdmitted' | 'MissingEnv'>,
+    message: string,
+    now: number,
+  ): void {
+    this.#teardown(rec, message, 'config');
+    rec.failures = 0;
+    rec.retry = undefined;
+    rec.setCondition({ type: 'Ready', status: 'False', reason, message }, now);
+    rec.setCondition({ type: 'UpToDate', status: 'True', reason: 'Current', message: '' }, now);
   }
 
   #markReady(rec: ServerRecord, live: LiveConnection, now: number): void {

@@ -15,6 +15,7 @@
  * - `eventually` polls with a deadline and reports the last value seen when it gives up, so a
  *   failure says what the state was, not just "timeout".
  */
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -208,6 +209,27 @@ export class TestEnv {
   /** The real server-filesystem package, serving `dir`. */
   filesystemServer(dir: string): { command: string; args: string[] } {
     return { command: process.execPath, args: [FILESYSTEM_SERVER, dir] };
+  }
+
+  /**
+   * `mcpctl serve` as an agent runs it (`--workspace`, a 50 ms debounce, this env plus
+   * `extraEnv`): the SDK's stdio client transport, and everything serve writes to stderr.
+   */
+  serveTransport(opts: { workspace?: string; extraEnv?: Record<string, string> } = {}): {
+    transport: StdioClientTransport;
+    stderr: () => string;
+  } {
+    const workspace = opts.workspace ?? this.workspace;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', '--workspace', workspace, '--debounce-ms', '50'],
+      env: this.env(opts.extraEnv) as Record<string, string>,
+      cwd: workspace,
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    return { transport, stderr: () => stderr };
   }
 
   /** Runs the built CLI to completion. */
