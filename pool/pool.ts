@@ -47,6 +47,7 @@ import {
 } from './errors.js';
 import { listAllPrompts, listAllTools } from './listing.js';
 import { ProcessRecorder } from './orphans.js';
+import type { OAuthManager } from './oauth.js';
 import type { AdmissionTicket } from './ticket.js';
 import type {
   CallOptions,
@@ -55,6 +56,7 @@ import type {
   EntryState,
   Holder,
   Lease,
+  LostCause,
   Pool,
   PoolEntryStats,
   ReleaseOptions,
@@ -77,6 +79,8 @@ export interface PoolOptions {
   readonly now?: () => number;
   /** Problems that fail nothing but someone should see (state file, throwing callbacks). */
   readonly onWarning?: (message: string) => void;
+  /** OAuth grants of remote servers, shared by every connection (default: no OAuth). */
+  readonly oauth?: OAuthManager;
 }
 
 export const DEFAULT_DRAIN_DELAY_MS = 30_000;
@@ -138,6 +142,7 @@ export function createPool(options: PoolOptions = {}): Pool {
           command: `a descendant of ${ticket.config.command ?? 'the server'}`,
         }),
       onGone: (pid) => recorder?.remove(pid),
+      ...(options.oauth ? { oauth: options.oauth } : {}),
     });
   // After an abort, how long a connector gets to clean up (kill its process) and reject.
   // (The default connector needs at most two graces plus its 3 s reap wait.)
@@ -251,7 +256,7 @@ export function createPool(options: PoolOptions = {}): Pool {
   }
 
   /** The connection went away on its own. */
-  function onDown(entry: Entry, reason: string): void {
+  function onDown(entry: Entry, reason: string, cause: LostCause = 'failed'): void {
     if (entry.stopping || entry.downReason !== undefined) return;
     entry.downReason = reason;
     // While connecting, the discovery in progress fails and reports it (with this reason).
@@ -266,7 +271,7 @@ export function createPool(options: PoolOptions = {}): Pool {
     // when they look at it or reconnect.
     void closeEntry(entry).then(() => {
       for (const h of holders)
-        safeCall(`onLost of session ${h.sessionId}`, () => h.onLost(message));
+        safeCall(`onLost of session ${h.sessionId}`, () => h.onLost(message, cause));
     });
   }
 
@@ -287,6 +292,9 @@ export function createPool(options: PoolOptions = {}): Pool {
       }
       if (fatal) onDown(entry, error.message);
     };
+    c.onUnauthorized?.(() =>
+      onDown(entry, `the OAuth sign-in is gone (mcpctl login ${entry.name})`, 'unauthorized'),
+    );
     c.client.setNotificationHandler(ToolListChangedNotificationSchema, () =>
       refresh(entry, 'tools'),
     );

@@ -15,11 +15,16 @@ import type { AdmissionTicket } from './ticket.js';
 /** Who holds a lease, and how the pool tells them about the connection's life. */
 export interface Holder {
   readonly sessionId: string;
-  /** The connection died (exit, transport error); the lease is gone. Called once. */
-  onLost(reason: string): void;
+  /**
+   * The connection died (exit, transport error); the lease is gone. Called once. `cause`
+   * `unauthorized`: the server's OAuth grant is gone (logout, revoked): wait for a login.
+   */
+  onLost(reason: string, cause?: LostCause): void;
   /** The server's tool or prompt list changed and was re-listed. */
   onListChanged?(): void;
 }
+
+export type LostCause = 'failed' | 'unauthorized';
 
 /** A holder's view of one live pooled connection. */
 export interface Lease {
@@ -118,6 +123,11 @@ export interface Connected {
    * session is ended). Absent: `client.close()`.
    */
   close?(): Promise<void>;
+  /**
+   * OAuth servers: `handler` runs when the grant this connection uses is gone (logout, a
+   * refused refresh); the connection is useless until someone logs in again.
+   */
+  onUnauthorized?(handler: () => void): void;
 }
 
 /**

@@ -19,7 +19,10 @@ export type EventReason =
   /** A malformed entry of the approvals file (ignored, kept), or one a decision kept aside. */
   | 'InvalidApproval'
   | 'ApprovalsValid'
-  | 'MissingEnv';
+  | 'MissingEnv'
+  | 'Unauthorized'
+  | 'LoggedIn'
+  | 'LoggedOut';
 
 export interface EventSink {
   /** `object` is `server/NAME` or `session/NAME`. */
