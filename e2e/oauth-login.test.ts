@@ -8,92 +8,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import {
-  CLI,
-  TestEnv,
-  condition,
-  eventually,
-  isReady,
-  type CliResult,
-  type DaemonProcess,
-} from '../cli/testing/harness.js';
+import { TestEnv, condition, isReady } from '../cli/testing/harness.js';
+import { connectAgent, login, Outputs } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 
 const T = { timeout: 120_000 };
-
-/** Everything a test saw from mcpctl, to grep for secrets at the end. */
-class Outputs {
-  readonly texts: string[] = [];
-  add(r: CliResult | string): void {
-    this.texts.push(typeof r === 'string' ? r : `${r.stdout}\n${r.stderr}`);
-  }
-  assertNoSecrets(secrets: Iterable<string>, daemon: DaemonProcess): void {
-    const all = [...this.texts, daemon.stderr()];
-    for (const s of secrets)
-      for (const text of all)
-        assert.equal(text.includes(s), false, 'a token or secret was printed');
-  }
-}
-
-/** `mcpctl login NAME --no-browser`, with the test as the browser. */
-async function login(
-  env: TestEnv,
-  name: string,
-  out: Outputs,
-  opts: { tamperState?: boolean } = {},
-): Promise<{ result: CliResult; redirectStatus: number }> {
-  const child = env.spawnCli(['login', name, '--no-browser', '--timeout', '60s']);
-  const exited = new Promise<CliResult>((resolve) =>
-    child.on('close', (code, signal) =>
-      resolve({ code, signal, stdout: child.output(), stderr: '' }),
-    ),
-  );
-  const url = await eventually(() => /https?:\/\/\S*authorize\S*/.exec(child.output())?.[0], {
-    what: 'login to print the authorization URL',
-  });
-  const authorize = await fetch(url, { redirect: 'manual' });
-  assert.equal(authorize.status, 302, 'the authorization server redirects back');
-  const location = new URL(authorize.headers.get('location') ?? '');
-  assert.equal(location.hostname, '127.0.0.1', 'the redirect goes to the loopback listener');
-  if (opts.tamperState) location.searchParams.set('state', 'not-the-state-we-sent');
-  const back = await fetch(location);
-  await back.text();
-  const result = await exited;
-  out.add(result);
-  return { result, redirectStatus: back.status };
-}
-
-async function callWhoami(env: TestEnv): Promise<{ clientId: string | null }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'serve', '--workspace', env.workspace],
-    env: env.env() as Record<string, string>,
-    cwd: env.workspace,
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-  await client.connect(transport);
-  env.trackPid(transport.pid ?? undefined);
-  try {
-    const tools = await eventually(async () => {
-      const names = (await client.listTools()).tools.map((t) => t.name);
-      return names.includes('remote__whoami') ? names : undefined;
-    });
-    assert.ok(tools.includes('remote__whoami'));
-    const result = (await client.callTool({
-      name: 'remote__whoami',
-      arguments: {},
-    })) as CallToolResult;
-    const first = result.content[0];
-    assert.equal(first?.type, 'text');
-    return JSON.parse(first.type === 'text' ? first.text : '{}') as { clientId: string | null };
-  } finally {
-    await client.close();
-  }
-}
 
 function tokensFile(env: TestEnv): string {
   return path.join(env.home, '.mcpctl', 'oauth-tokens.json');
@@ -153,7 +72,9 @@ describe('OAuth login (e2e)', () => {
       const after = await env.servers();
       assert.ok(isReady(after.get('remote')));
       assert.deepEqual(after.get('remote')?.status.tools, ['whoami']);
-      const who = await callWhoami(env);
+      const agent = await connectAgent(env, env.workspace, out);
+      const who = await agent.whoami();
+      await agent.close();
       assert.ok(who.clientId, 'the call ran with our token');
 
       // The store: 0600 in a 0700 folder.
@@ -176,4 +97,88 @@ describe('OAuth login (e2e)', () => {
       out.assertNoSecrets(fx.issuedSecrets, daemon);
     },
   );
+
+  it(
+    'a pre-registered clientId/clientSecret signs in without registration; the secret is never shown',
+    T,
+    async () => {
+      const clientSecret = 'pre-registered-S3cret-value';
+      const fx = (fixture = await startOAuthFixture({
+        preRegistered: { clientId: 'mcpctl-pre', clientSecret },
+      }));
+      const out = new Outputs();
+      env.write(env.userSettingsPath, {
+        mcpServers: {
+          remote: { httpUrl: fx.url, oauth: { clientId: 'mcpctl-pre', clientSecret } },
+        },
+      });
+      const daemon = await env.startDaemon();
+      await env.untilServers(
+        (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
+        'remote Unauthorized',
+      );
+      const { result } = await login(env, 'remote', out);
+      assert.equal(result.code, 0, result.stdout);
+      assert.equal(fx.counts.registrations, 0, 'no dynamic registration for a configured client');
+      const agent = await connectAgent(env, env.workspace, out);
+      assert.deepEqual(await agent.whoami(), { clientId: 'mcpctl-pre' });
+      await agent.close();
+      for (const args of [
+        ['get', 'servers', '-o', 'json'],
+        ['describe', 'server', 'remote'],
+        ['get', 'events'],
+        ['why', 'remote'],
+      ])
+        out.add(await env.cli(args));
+      out.assertNoSecrets([...fx.issuedSecrets, clientSecret], daemon);
+      const stored = readFileSync(tokensFile(env), 'utf8');
+      assert.equal(
+        stored.includes(clientSecret),
+        false,
+        'a configured secret is not copied to the store',
+      );
+    },
+  );
+
+  it(
+    'a redirect with a wrong state is refused, signs nothing in, and the listener closes',
+    T,
+    async () => {
+      const fx = (fixture = await startOAuthFixture());
+      const out = new Outputs();
+      env.write(env.userSettingsPath, { mcpServers: { remote: { httpUrl: fx.url } } });
+      await env.startDaemon();
+      await env.untilServers(
+        (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
+        'remote Unauthorized',
+      );
+      const { result, redirectStatus, location } = await login(env, 'remote', out, {
+        tamperState: true,
+      });
+      assert.equal(redirectStatus, 400);
+      assert.equal(result.code, 1);
+      assert.match(result.stdout, /wrong state/);
+      assert.equal(fx.counts.codeExchanges, 0, 'the code was never exchanged');
+      // One use: the listener is gone, the right state cannot be replayed to it either.
+      await assert.rejects(fetch(location), 'the loopback listener is closed');
+      const servers = await env.servers();
+      assert.equal(condition(servers.get('remote'), 'Ready')?.reason, 'Unauthorized');
+    },
+  );
+
+  it('login gives up after --timeout without a redirect and closes its listener', T, async () => {
+    const fx = (fixture = await startOAuthFixture());
+    env.write(env.userSettingsPath, { mcpServers: { remote: { httpUrl: fx.url } } });
+    await env.startDaemon();
+    await env.untilServers(
+      (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
+      'remote Unauthorized',
+    );
+    const r = await env.cli(['login', 'remote', '--no-browser', '--timeout', '2s']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /no login redirect within 2 s/);
+    const redirect = /Waiting for the redirect to (\S+) /.exec(r.stdout)?.[1];
+    assert.ok(redirect, r.stdout);
+    await assert.rejects(fetch(`${redirect}?state=x&code=y`), 'nothing listens any more');
+  });
 });
