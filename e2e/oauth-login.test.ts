@@ -181,4 +181,46 @@ describe('OAuth login (e2e)', () => {
     assert.ok(redirect, r.stdout);
     await assert.rejects(fetch(`${redirect}?state=x&code=y`), 'nothing listens any more');
   });
+
+  it(
+    'login refuses a server the session does not admit (never contacts it) and a local one',
+    T,
+    async () => {
+      const fx = (fixture = await startOAuthFixture());
+      env.write(env.mcpJsonPath, { mcpServers: { proj: { type: 'http', url: fx.url } } });
+      env.write(env.userSettingsPath, { mcpServers: { local: env.fixture('local') } });
+      await env.startDaemon();
+      await env.untilServers(
+        (m) =>
+          condition(m.get('proj'), 'Admitted')?.reason === 'PendingApproval' &&
+          isReady(m.get('local')),
+        'proj pending, local Ready',
+      );
+      const r = await env.cli(['login', 'proj', '--no-browser', '--timeout', '5s']);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /approve/);
+      assert.equal(fx.counts.requests, 0, 'a gated server is never contacted before approval');
+      const local = await env.cli(['login', 'local', '--no-browser', '--timeout', '5s']);
+      assert.equal(local.code, 1);
+      assert.match(local.stderr, /does not sign in with OAuth/);
+    },
+  );
+
+  it('a login outlives the daemon: a new daemon connects with the stored grant', T, async () => {
+    const fx = (fixture = await startOAuthFixture());
+    const out = new Outputs();
+    env.write(env.userSettingsPath, { mcpServers: { remote: { httpUrl: fx.url } } });
+    await env.startDaemon();
+    await env.untilServers(
+      (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
+      'remote Unauthorized',
+    );
+    const { result } = await login(env, 'remote', out);
+    assert.equal(result.code, 0, result.stdout);
+    const stop = await env.cli(['stop']);
+    assert.equal(stop.code, 0, stop.stderr);
+    await env.startDaemon();
+    await env.untilServers((m) => isReady(m.get('remote')), 'remote Ready after a restart');
+    assert.equal(fx.counts.codeExchanges, 1, 'no second login');
+  });
 });
