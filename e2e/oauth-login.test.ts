@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { TestEnv, condition, isReady } from '../cli/testing/harness.js';
 import { connectAgent, login, Outputs } from './fixtures/oauth-helpers.js';
+import { startHttpFixture } from './fixtures/http-server.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 
 const T = { timeout: 120_000 };
@@ -222,5 +223,23 @@ describe('OAuth login (e2e)', () => {
     await env.startDaemon();
     await env.untilServers((m) => isReady(m.get('remote')), 'remote Ready after a restart');
     assert.equal(fx.counts.codeExchanges, 1, 'no second login');
+  });
+
+  it('a 401 from a server without OAuth metadata still says to check the headers', T, async () => {
+    const plain = await startHttpFixture({ requireHeader: { name: 'X-Api-Key', value: 'k' } });
+    try {
+      env.write(env.userSettingsPath, { mcpServers: { keyed: { httpUrl: plain.url } } });
+      await env.startDaemon();
+      const servers = await env.untilServers(
+        (m) => condition(m.get('keyed'), 'Ready')?.status === 'False',
+        'keyed failed',
+      );
+      const ready = condition(servers.get('keyed'), 'Ready');
+      assert.notEqual(ready?.reason, 'Unauthorized');
+      assert.match(ready?.message ?? '', /check the credentials in the server's "headers"/);
+    } finally {
+      await env.cleanup();
+      await plain.close();
+    }
   });
 });

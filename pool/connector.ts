@@ -41,7 +41,7 @@ import {
   scrubUrl,
   UnauthorizedConnectError,
 } from './errors.js';
-import { LoginRequiredError, type OAuthManager } from './oauth.js';
+import { LoginRequiredError, NoOAuthMetadataError, type OAuthManager } from './oauth.js';
 import { describeExit, GroupStdioTransport } from './stdio-transport.js';
 import type { AdmissionTicket } from './ticket.js';
 import type { Connected, Connector } from './types.js';
@@ -258,6 +258,15 @@ async function connectRemote(
     attachment?.detach();
     const aborted = abortedError(name, 'connect', signal, []);
     if (aborted) throw aborted;
+    if (err instanceof NoOAuthMetadataError) {
+      throw new ConnectError(
+        name,
+        'connect',
+        `could not connect to ${safeUrl(raw)} (${label}): ${httpStatusText(401)} (it publishes no OAuth metadata, so mcpctl login would not help)`,
+        [],
+        { cause: err },
+      );
+    }
     const status = httpStatusOf(err);
     if (attachment && (loginRequired || err instanceof LoginRequiredError || status === 401)) {
       throw new UnauthorizedConnectError(

@@ -49,6 +49,17 @@ export class LoginRequiredError extends Error {
   }
 }
 
+/**
+ * A 401 from a server that publishes no OAuth metadata (and has none configured): it wants
+ * some other credential (a header), so a login would not help.
+ */
+export class NoOAuthMetadataError extends Error {
+  constructor(serverUrl: string) {
+    super(`${redactUrl(serverUrl)} publishes no OAuth metadata`);
+    this.name = 'NoOAuthMetadataError';
+  }
+}
+
 /** A `login` whose redirect did not match a login in progress. */
 export class LoginStateError extends Error {
   constructor(message: string) {
@@ -291,6 +302,9 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
           return info;
         }
         const info = c.clientInformation();
+        const d = c.discovery;
+        if (!info && d && !d.authorizationServerMetadata && !d.resourceMetadata)
+          throw new NoOAuthMetadataError(c.target.serverUrl);
         // Never register from a connection: that is the login's job.
         if (!info) {
           c.loginRequired();
