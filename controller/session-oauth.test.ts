@@ -67,4 +67,37 @@ describe('session: a server that needs an OAuth login', () => {
       assert.equal(attempts, 2);
     },
   );
+
+  it(
+    'a server disabled and enabled again while waiting for a login says Unauthorized again',
+    { timeout: 30_000 },
+    async () => {
+      let attempts = 0;
+      const connector: Connector = (ticket) => {
+        attempts += 1;
+        return Promise.reject(
+          new UnauthorizedConnectError(ticket.name, 'asks for an OAuth sign-in'),
+        );
+      };
+      h = await harness({ pool: createPool({ connector, drainDelayMs: 0 }) });
+      const config = { httpUrl: 'http://127.0.0.1:9/mcp' };
+      h.write(h.files.user, servers({ remote: config }));
+      const session = await h.session();
+      await until(
+        'Unauthorized',
+        () => condition(session.get('remote'), 'Ready') === 'False/Unauthorized',
+      );
+      h.write(h.files.user, servers({ remote: { ...config, disabled: true } }));
+      await until(
+        'NotAdmitted',
+        () => condition(session.get('remote'), 'Ready') === 'False/NotAdmitted',
+      );
+      h.write(h.files.user, servers({ remote: config }));
+      await until(
+        'Unauthorized again',
+        () => condition(session.get('remote'), 'Ready') === 'False/Unauthorized',
+      );
+      assert.equal(attempts, 2);
+    },
+  );
 });

@@ -223,6 +223,11 @@ describe('OAuth login (e2e)', () => {
     await env.startDaemon();
     await env.untilServers((m) => isReady(m.get('remote')), 'remote Ready after a restart');
     assert.equal(fx.counts.codeExchanges, 1, 'no second login');
+    // Signing in again (another free port) reuses the registered client: any loopback port.
+    const again = await login(env, 'remote', out);
+    assert.equal(again.result.code, 0, again.result.stdout);
+    assert.equal(fx.counts.registrations, 1, 'the registered client is reused');
+    assert.equal(fx.counts.codeExchanges, 2);
   });
 
   it('a 401 from a server without OAuth metadata still says to check the headers', T, async () => {

@@ -120,6 +120,29 @@ function clientMetadataOf(target: OAuthTarget, redirectUrl: string): OAuthClient
   };
 }
 
+/**
+ * Whether a registered redirect URI covers `wanted`: equal, or both on the same loopback host
+ * and path, any port (RFC 8252 §7.3: an authorization server must accept any loopback port,
+ * since a native client listens on whatever port is free).
+ */
+function sameRedirect(registered: string, wanted: string): boolean {
+  if (registered === wanted) return true;
+  try {
+    const a = new URL(registered);
+    const b = new URL(wanted);
+    const loopback = (u: URL): boolean => u.hostname === '127.0.0.1' || u.hostname === 'localhost';
+    return (
+      loopback(a) &&
+      a.protocol === b.protocol &&
+      a.hostname === b.hostname &&
+      a.pathname === b.pathname &&
+      a.search === b.search
+    );
+  } catch {
+    return false;
+  }
+}
+
 /** Configured endpoints skip discovery (the Gemini `authorizationUrl`/`tokenUrl` fields). */
 function configuredDiscovery(target: OAuthTarget): OAuthDiscoveryState | undefined {
   const { authorizationUrl, tokenUrl, registrationUrl } = target.settings;
@@ -297,7 +320,7 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
           // A dynamic client registered for another redirect URI registers again.
           if (c.target.settings.clientId === undefined) {
             const uris = OAuthClientInformationFullSchema.safeParse(info).data?.redirect_uris;
-            if (!uris?.includes(mode.redirectUrl)) return undefined;
+            if (!uris?.some((u) => sameRedirect(u, mode.redirectUrl))) return undefined;
           }
           return info;
         }

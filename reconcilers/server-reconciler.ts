@@ -142,6 +142,8 @@ export class ServerReconciler {
       this.#teardown(rec, admission.message, 'config');
       rec.failures = 0;
       rec.retry = undefined;
+      // Admitted again later, it tries once (and says Unauthorized again if still needed).
+      rec.awaitingLogin = undefined;
       rec.setCondition(
         { type: 'Ready', status: 'False', reason: 'NotAdmitted', message: admission.message },
         now,
@@ -168,6 +170,7 @@ export class ServerReconciler {
       this.#teardown(rec, admission.message, 'config');
       rec.failures = 0;
       rec.retry = undefined;
+      rec.awaitingLogin = undefined;
       rec.setCondition(
         { type: 'Ready', status: 'False', reason: 'MissingEnv', message: admission.message },
         now,

@@ -49,6 +49,15 @@ describe('FileGrantStore', () => {
     assert.equal(readFileSync(file, 'utf8').includes('AT1'), false, 'gone from the file');
   });
 
+  it('a new dynamic registration replaces the previous one', async () => {
+    const store = new FileGrantStore(file);
+    await store.put(URL_A, { clientId: 'old', tokens: { access_token: 'OLD-TOKEN' } }, true);
+    await store.put(URL_A, { clientId: 'new' }, true);
+    assert.equal((await store.get(URL_A, undefined))?.clientId, 'new');
+    assert.equal(await store.get(URL_A, 'old'), undefined);
+    assert.equal(readFileSync(file, 'utf8').includes('OLD-TOKEN'), false);
+  });
+
   it('narrows an open folder to 0700', async () => {
     mkdirSync(path.dirname(file), { mode: 0o755 });
     await new FileGrantStore(file).put(URL_A, { clientId: 'c' }, false);

@@ -63,6 +63,9 @@ export class FileGrantStore implements OAuthGrantStore {
   async put(serverUrl: string, grant: OAuthGrant, dynamic: boolean): Promise<void> {
     await this.#update((content) => {
       const server = (content.servers[serverUrl] ??= { clients: {} });
+      // A new dynamic registration replaces the previous one: its grant is of no more use.
+      if (dynamic && server.dynamic !== undefined && server.dynamic !== grant.clientId)
+        delete server.clients[server.dynamic];
       server.clients[grant.clientId] = grant;
       if (dynamic) server.dynamic = grant.clientId;
       return true;
