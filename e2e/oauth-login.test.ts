@@ -247,4 +247,23 @@ describe('OAuth login (e2e)', () => {
       await plain.close();
     }
   });
+
+  it('an SSE server (Claude shape, type "sse") signs in the same way', T, async () => {
+    const fx = (fixture = await startOAuthFixture());
+    const out = new Outputs();
+    env.write(env.mcpJsonPath, { mcpServers: { remote: { type: 'sse', url: fx.sseUrl } } });
+    const daemon = await env.startDaemon();
+    const approve = await env.cli(['approve', 'remote']);
+    assert.equal(approve.code, 0, approve.stderr);
+    await env.untilServers(
+      (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
+      'remote Unauthorized',
+    );
+    const { result } = await login(env, 'remote', out);
+    assert.equal(result.code, 0, result.stdout);
+    const agent = await connectAgent(env, env.workspace, out);
+    assert.ok((await agent.whoami()).clientId);
+    await agent.close();
+    out.assertNoSecrets(fx.issuedSecrets, daemon);
+  });
 });
