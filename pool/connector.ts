@@ -274,10 +274,11 @@ async function connectRemote(
         `${safeUrl(raw)} asks for an OAuth sign-in (mcpctl login ${name})`,
       );
     }
+    const detail = scrubUrl(messageOf(err), raw);
     throw new ConnectError(
       name,
       'connect',
-      `could not connect to ${safeUrl(raw)} (${label}): ${status === undefined ? '' : `${httpStatusText(status)}; `}${scrubUrl(messageOf(err), raw)}`,
+      `could not connect to ${safeUrl(raw)} (${label}): ${status === undefined ? '' : `${httpStatusText(status)}; `}${attachment ? attachment.scrub(detail) : detail}`,
       [],
       { cause: err },
     );
@@ -290,6 +291,7 @@ async function connectRemote(
     isFatalError: remoteErrorIsFatal,
     ...(attachment
       ? {
+          scrub: (text: string) => attachment.scrub(text),
           onUnauthorized: (handler: () => void) => {
             onUnauthorized = handler;
             if (loginRequired) handler();

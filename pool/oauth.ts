@@ -30,7 +30,7 @@ import {
   type OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthGrant, OAuthGrantStore, OAuthTarget } from '../api/index.js';
-import { redactUrl } from '../api/index.js';
+import { redactUrl, scrubSecrets } from '../api/index.js';
 
 /** A login request that the redirect did not complete in time is forgotten. */
 export const LOGIN_TTL_MS = 10 * 60_000;
@@ -90,6 +90,8 @@ export interface OAuthAttachment {
   readonly provider: OAuthClientProvider;
   /** A fetch that retries a request once after a 401 on a token we sent, with a fresh one. */
   readonly fetch: FetchLike;
+  /** `text` with this grant's tokens and client secret hidden (a server may echo them). */
+  scrub(text: string): string;
   detach(): void;
 }
 
@@ -238,6 +240,15 @@ class Credential {
 
   loginRequired(): void {
     for (const l of [...this.listeners]) l();
+  }
+
+  /** Every secret value of this grant: tokens and client secrets. */
+  secrets(): string[] {
+    const tokens = this.tokens();
+    const client = this.clientInformation();
+    return [tokens?.access_token, tokens?.refresh_token, client?.client_secret].filter(
+      (v): v is string => typeof v === 'string' && v !== '',
+    );
   }
 }
 
@@ -415,6 +426,7 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
       return {
         provider: providerOf(c, { kind: 'connection' }),
         fetch: retrying,
+        scrub: (text) => scrubSecrets(text, c.secrets()),
         detach: () => {
           credentialOf(target).listeners.delete(onLoginRequired);
           c.listeners.delete(onLoginRequired);

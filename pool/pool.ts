@@ -266,7 +266,8 @@ export function createPool(options: PoolOptions = {}): Pool {
     const holders = [...entry.holders.values()];
     entry.holders.clear();
     const url = urlOf(entry.config);
-    const message = `server "${entry.name}": ${url !== undefined ? scrubUrl(reason, url) : reason}`;
+    const hidden = entry.connected?.scrub ? entry.connected.scrub(reason) : reason;
+    const message = `server "${entry.name}": ${url !== undefined ? scrubUrl(hidden, url) : hidden}`;
     // Tell holders after the close, so the process group is gone and the stderr tail complete
     // when they look at it or reconnect.
     void closeEntry(entry).then(() => {
@@ -348,12 +349,16 @@ export function createPool(options: PoolOptions = {}): Pool {
       return new ConnectError(entry.name, phase, `connect cancelled: ${messageOf(reason)}`, tail);
     }
     if (entry.downReason !== undefined) {
-      return new ConnectError(entry.name, phase, `${entry.downReason} during ${phase}`, tail, {
+      const down = entry.connected?.scrub
+        ? entry.connected.scrub(entry.downReason)
+        : entry.downReason;
+      return new ConnectError(entry.name, phase, `${down} during ${phase}`, tail, {
         cause: err,
       });
     }
     const url = urlOf(entry.config);
-    const text = url !== undefined ? scrubUrl(messageOf(err), url) : messageOf(err);
+    const raw = entry.connected?.scrub ? entry.connected.scrub(messageOf(err)) : messageOf(err);
+    const text = url !== undefined ? scrubUrl(raw, url) : raw;
     return new ConnectError(entry.name, phase, `${phase} failed: ${text}`, tail, { cause: err });
   }
 
@@ -516,10 +521,13 @@ export function createPool(options: PoolOptions = {}): Pool {
       callOptions: CallOptions = {},
     ): Promise<CallToolResult> {
       const entry = liveEntry(key);
-      const result = await entry.connected.client.callTool({ name, arguments: args }, undefined, {
-        signal: callOptions.signal,
-        timeout: callOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
-      });
+      const result = await hideCredentials(
+        entry.connected,
+        entry.connected.client.callTool({ name, arguments: args }, undefined, {
+          signal: callOptions.signal,
+          timeout: callOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
+        }),
+      );
       // callTool may answer in the pre-2024-11 shape ({ toolResult }); normalise to content.
       if ('content' in result) return result as CallToolResult;
       return {
@@ -534,12 +542,15 @@ export function createPool(options: PoolOptions = {}): Pool {
       callOptions: CallOptions = {},
     ): Promise<GetPromptResult> {
       const entry = liveEntry(key);
-      return entry.connected.client.getPrompt(
-        { name, arguments: args },
-        {
-          signal: callOptions.signal,
-          timeout: callOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
-        },
+      return hideCredentials(
+        entry.connected,
+        entry.connected.client.getPrompt(
+          { name, arguments: args },
+          {
+            signal: callOptions.signal,
+            timeout: callOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
+          },
+        ),
       );
     },
 
@@ -591,4 +602,18 @@ export function createPool(options: PoolOptions = {}): Pool {
 function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason : new Error(String(reason));
+}
+
+/**
+ * A failed call's message with the connection's credentials hidden: a transport error quotes
+ * the server's answer, which may echo the token we sent. The error itself is kept (its class
+ * and code say what happened).
+ */
+async function hideCredentials<T>(c: Connected, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (c.scrub && err instanceof Error) err.message = c.scrub(err.message);
+    throw err;
+  }
 }

@@ -128,6 +128,8 @@ export interface Connected {
    * refused refresh); the connection is useless until someone logs in again.
    */
   onUnauthorized?(handler: () => void): void;
+  /** `text` with the connection's credentials (OAuth tokens) hidden. Absent: nothing to hide. */
+  scrub?(text: string): string;
 }
 
 /**
