@@ -67,6 +67,9 @@ export interface DaemonLog {
 
 export const DEFAULT_SESSION_ID = 'default';
 
+/** How long `logout` waits for the server to be disconnected before it answers anyway. */
+const LOGOUT_SETTLE_MS = 5000;
+
 export interface DaemonOptions {
   /** The default session's workspace. */
   readonly workspace: string;
@@ -289,9 +292,12 @@ export class Daemon {
     const target = session.oauthTarget(name);
     const removed = await this.oauth.logout(target);
     this.#log.info({}, 'OAuth logout');
-    // Give the pool's callbacks (they enqueue) a moment to run, then let sessions settle.
-    await new Promise((r) => setImmediate(r));
-    await Promise.all(this.sessions().map(({ session }) => session.settled()));
+    // The pool tells holders after the connection closed (bounded: an HTTP session end waits
+    // at most 2 s); answer once this session no longer serves it, so the caller sees the effect.
+    const deadline = Date.now() + LOGOUT_SETTLE_MS;
+    while (Date.now() < deadline && session.why(name).reason === 'Available')
+      await new Promise((r) => setTimeout(r, 25));
+    await Promise.all(this.sessions().map(({ session: s }) => s.settled()));
     return removed;
   }
 
