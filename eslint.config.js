@@ -6,6 +6,7 @@ const FOLDERS = [
   'informers',
   'approvals',
   'pool',
+  'tokens',
   'reconcilers',
   'controller',
   'cli',
@@ -51,8 +52,10 @@ export default tseslint.config(
     informers: ['api'],
     approvals: ['api'],
     pool: ['api'],
+    // The OAuth grant store (a file of secrets); the daemon hands it to the pool.
+    tokens: ['api'],
     reconcilers: ['api', 'approvals', 'pool'],
-    controller: ['api', 'informers', 'approvals', 'pool', 'reconcilers'],
+    controller: ['api', 'informers', 'approvals', 'pool', 'tokens', 'reconcilers'],
     cli: ['api', 'controller'],
   }).map(([folder, allowed]) => ({
     files: [`${folder}/**/*.ts`],

@@ -10,3 +10,4 @@ export * from './gating.js';
 export * from './resource.js';
 export * from './redact.js';
 export * from './env-expansion.js';
+export * from './oauth.js';

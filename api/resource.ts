@@ -36,7 +36,13 @@ export type AdmittedReason =
   | 'UntrustedFolder';
 
 export type ReadyReason =
-  'Connected' | 'Connecting' | 'NotAdmitted' | 'ConnectFailed' | 'CrashLoopBackOff' | 'MissingEnv';
+  | 'Connected'
+  | 'Connecting'
+  | 'NotAdmitted'
+  | 'ConnectFailed'
+  | 'CrashLoopBackOff'
+  | 'MissingEnv'
+  | 'Unauthorized';
 
 export type UpToDateReason = 'Current' | 'RollingOut' | 'RolloutFailed';
 

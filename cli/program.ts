@@ -14,6 +14,7 @@ import { registerDaemon } from './commands/daemon.js';
 import { registerDecisions } from './commands/decide.js';
 import { registerDescribe } from './commands/describe.js';
 import { registerGet } from './commands/get.js';
+import { registerLogin } from './commands/login.js';
 import { registerReload } from './commands/reload.js';
 import { registerServe } from './commands/serve.js';
 import { registerStop } from './commands/stop.js';
@@ -49,6 +50,7 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
   // Subcommands copy the settings above (exitOverride, output, help) when created.
   registerDaemon(program, onDaemonExit);
   registerGet(program, io);
+  registerLogin(program, io);
   registerDescribe(program, io);
   registerDecisions(program, io);
   registerWhy(program, io);

@@ -27,8 +27,16 @@ import {
   DEFAULT_DEBOUNCE_MS,
   type SourceRegistry,
 } from '../informers/index.js';
-import { createPool, reapOrphans } from '../pool/index.js';
+import {
+  createOAuthManager,
+  createPool,
+  reapOrphans,
+  type LoginStart,
+  type OAuthManager,
+} from '../pool/index.js';
+import { defaultTokensPath, FileGrantStore } from '../tokens/index.js';
 import type { Pool } from '../pool/types.js';
+import { redactUrl } from '../api/index.js';
 import { watchApprovals, type ApprovalsWatch } from './approvals-watch.js';
 import {
   SessionTable,
@@ -59,6 +67,9 @@ export interface DaemonLog {
 
 export const DEFAULT_SESSION_ID = 'default';
 
+/** How long `logout` waits for the server to be disconnected before it answers anyway. */
+const LOGOUT_SETTLE_MS = 5000;
+
 export interface DaemonOptions {
   /** The default session's workspace. */
   readonly workspace: string;
@@ -81,6 +92,8 @@ export interface DaemonOptions {
   readonly log?: DaemonLog;
   /** Environment for the approvals file location (`MCPCTL_APPROVALS_PATH`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The OAuth grant store (default `~/.mcpctl/oauth-tokens.json` of `home`). */
+  readonly tokensPath?: string;
   /** Seams for tests: a pool, an approval store, a session factory. */
   readonly pool?: Pool;
   readonly approvals?: ApprovalStoreLike;
@@ -102,6 +115,8 @@ const silentLog: DaemonLog = {
 
 export class Daemon {
   readonly pool: Pool;
+  /** OAuth grants of remote servers: one login per server per machine, shared by sessions. */
+  readonly oauth: OAuthManager;
   readonly approvals: ApprovalStoreLike;
   readonly startedAt = new Date();
   readonly reaped: ReapSummary;
@@ -118,8 +133,10 @@ export class Daemon {
     pool: Pool,
     approvals: ApprovalStoreLike,
     reaped: ReapSummary,
+    oauth: OAuthManager,
   ) {
     this.options = options;
+    this.oauth = oauth;
     this.#log = options.log ?? silentLog;
     this.pool = pool;
     this.approvals = approvals;
@@ -154,9 +171,14 @@ export class Daemon {
         );
       for (const e of report.errors) log.warn({ file: options.stateFile }, e);
     }
+    const oauth = createOAuthManager({
+      store: new FileGrantStore(options.tokensPath ?? defaultTokensPath(options.home)),
+      onWarning: (message) => log.warn({}, message),
+    });
     const pool =
       options.pool ??
       createPool({
+        oauth,
         ...(options.stateFile === undefined ? {} : { stateFile: options.stateFile }),
         ...(options.drainDelayMs === undefined ? {} : { drainDelayMs: options.drainDelayMs }),
         onWarning: (message) => log.warn({}, message),
@@ -178,7 +200,7 @@ export class Daemon {
       });
       approvals = approvalStoreAdapter(store);
     }
-    const daemon = new Daemon(options, pool, approvals, reaped);
+    const daemon = new Daemon(options, pool, approvals, reaped, oauth);
     try {
       if (store !== undefined) {
         const own = store;
@@ -237,6 +259,46 @@ export class Daemon {
   /** The session of a workspace (realpath match), the default one preferred. */
   findByWorkspace(workspace: string): Session | undefined {
     return this.#table.findByWorkspace(workspace);
+  }
+
+  /** Starts an OAuth login for `name` as `session` runs it; the URL goes to the user. */
+  async loginStart(session: Session, name: string, redirectUri: string): Promise<LoginStart> {
+    const target = session.oauthTarget(name);
+    return this.oauth.beginLogin(target, redirectUri);
+  }
+
+  /**
+   * Completes a login with the redirect's code; every session's servers waiting for a login
+   * try again, and this resolves when they settled.
+   */
+  async loginFinish(state: string, code: string): Promise<void> {
+    const target = await this.oauth.finishLogin(state, code);
+    this.#log.info({}, 'OAuth login completed');
+    await Promise.all(
+      this.sessions().map(({ session }) => {
+        session.events.record(
+          'Normal',
+          'LoggedIn',
+          `session/${session.id}`,
+          `signed in to ${redactUrl(target.serverUrl)}`,
+        );
+        return session.loginsChanged();
+      }),
+    );
+  }
+
+  /** Forgets the grant `name` uses; its connections (in every session) wait for a login. */
+  async logout(session: Session, name: string): Promise<boolean> {
+    const target = session.oauthTarget(name);
+    const removed = await this.oauth.logout(target);
+    this.#log.info({}, 'OAuth logout');
+    // The pool tells holders after the connection closed (bounded: an HTTP session end waits
+    // at most 2 s); answer once this session no longer serves it, so the caller sees the effect.
+    const deadline = Date.now() + LOGOUT_SETTLE_MS;
+    while (Date.now() < deadline && session.why(name).reason === 'Available')
+      await new Promise((r) => setTimeout(r, 25));
+    await Promise.all(this.sessions().map(({ session: s }) => s.settled()));
+    return removed;
   }
 
   sessions(): SessionInfo<Session>[] {

@@ -20,7 +20,9 @@ import { realpathSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import {
   isGatedScope,
+  oauthTargetOf,
   setCondition,
+  type OAuthTarget,
   type ApprovalHash,
   type ApprovalState,
   type Condition,
@@ -41,7 +43,7 @@ import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore, SourceStatus } from '../informers/types.js';
 import type { CallOptions, Pool } from '../pool/types.js';
 import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ApprovalView } from '../reconcilers/admission.js';
+import { admit, type ApprovalView } from '../reconcilers/admission.js';
 import { Registry } from '../reconcilers/registry.js';
 import { toMcpServer, type ResourceOptions } from '../reconcilers/resource.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
@@ -301,6 +303,43 @@ export class Session {
       workspace: this.workspace,
       env: this.#env,
     });
+  }
+
+  /**
+   * Where `name` signs in with OAuth, as this session would run it (variables expanded). Only
+   * an admitted, runnable server: a login contacts its URL, which a gated server may not do
+   * before approval. Otherwise ServerUnavailableError with the `why` answer.
+   */
+  oauthTarget(name: string): OAuthTarget {
+    const desired = this.#store.current();
+    const server = desired.servers[name];
+    if (!server) throw new UnknownServerError(name, Object.keys(desired.servers));
+    const admission = admit(server, {
+      trusted: desired.trusted,
+      gating: desired.gating,
+      approvals: this.#approvalView,
+      sessionId: this.id,
+      workspace: this.workspace,
+      env: this.#env,
+    });
+    if (!admission.admitted || !admission.runnable)
+      throw new ServerUnavailableError(this.why(name));
+    const target = oauthTargetOf(admission.ticket.config);
+    if (!target)
+      throw new ServerUnavailableError({
+        name,
+        reason: 'NoOAuth',
+        message: `server ${name} does not sign in with OAuth (a local command, an Authorization header, oauth.enabled false, or another authProviderType)`,
+        action: 'none',
+      });
+    return target;
+  }
+
+  /** An OAuth login or logout happened: servers waiting for a login try again; then settles. */
+  async loginsChanged(): Promise<void> {
+    if (!this.#started || this.#closed) return;
+    for (const name of this.#reconciler.retryLogins()) this.#queue.add(name);
+    await this.settled();
   }
 
   eventList(): McpEvent[] {

@@ -24,6 +24,7 @@ import {
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import {
+  oauthTargetOf,
   transportOf,
   urlOf,
   workingDirectoryOf,
@@ -38,7 +39,9 @@ import {
   messageOf,
   safeUrl,
   scrubUrl,
+  UnauthorizedConnectError,
 } from './errors.js';
+import { LoginRequiredError, NoOAuthMetadataError, type OAuthManager } from './oauth.js';
 import { describeExit, GroupStdioTransport } from './stdio-transport.js';
 import { TrafficGuard } from './traffic.js';
 import type { AdmissionTicket } from './ticket.js';
@@ -76,6 +79,8 @@ export interface ConnectorOptions {
   readonly onDescendant?: (pid: number, ticket: AdmissionTicket) => void;
   /** Budgets of each stdio connection (default: DEFAULT_TRAFFIC_LIMITS). */
   readonly traffic?: () => TrafficGuard;
+  /** OAuth grants for remote servers; absent: no OAuth (a 401 is a plain failure). */
+  readonly oauth?: OAuthManager;
 }
 
 const CLIENT_INFO: Implementation = { name: 'mcpctl', version: '0.1.0' };
@@ -232,22 +237,53 @@ async function connectRemote(
   }
   const requestInit: RequestInit | undefined =
     config.headers !== undefined ? { headers: { ...config.headers } } : undefined;
+  // OAuth: the daemon's shared grant for this server URL, if the config does not opt out.
+  const target = options.oauth ? oauthTargetOf(config) : undefined;
+  let onUnauthorized: (() => void) | undefined;
+  let loginRequired = false;
+  const attachment =
+    target && options.oauth
+      ? options.oauth.attach(target, () => {
+          loginRequired = true;
+          onUnauthorized?.();
+        })
+      : undefined;
+  const authOptions = attachment
+    ? { authProvider: attachment.provider, fetch: attachment.fetch }
+    : {};
   const transport =
     kind === 'http'
-      ? new StreamableHTTPClientTransport(url, { requestInit })
-      : new SSEClientTransport(url, { requestInit });
+      ? new StreamableHTTPClientTransport(url, { requestInit, ...authOptions })
+      : new SSEClientTransport(url, { requestInit, ...authOptions });
   let client: Client;
   try {
     client = await connectClient(transport, config, signal, options);
   } catch (err) {
     await transport.close().catch(() => undefined);
+    attachment?.detach();
     const aborted = abortedError(name, 'connect', signal, []);
     if (aborted) throw aborted;
+    if (err instanceof NoOAuthMetadataError) {
+      throw new ConnectError(
+        name,
+        'connect',
+        `could not connect to ${safeUrl(raw)} (${label}): ${httpStatusText(401)} (it publishes no OAuth metadata, so mcpctl login would not help)`,
+        [],
+        { cause: err },
+      );
+    }
     const status = httpStatusOf(err);
+    if (attachment && (loginRequired || err instanceof LoginRequiredError || status === 401)) {
+      throw new UnauthorizedConnectError(
+        name,
+        `${safeUrl(raw)} asks for an OAuth sign-in (mcpctl login ${name})`,
+      );
+    }
+    const detail = scrubUrl(messageOf(err), raw);
     throw new ConnectError(
       name,
       'connect',
-      `could not connect to ${safeUrl(raw)} (${label}): ${status === undefined ? '' : `${httpStatusText(status)}; `}${scrubUrl(messageOf(err), raw)}`,
+      `could not connect to ${safeUrl(raw)} (${label}): ${status === undefined ? '' : `${httpStatusText(status)}; `}${attachment ? attachment.scrub(detail) : detail}`,
       [],
       { cause: err },
     );
@@ -258,7 +294,17 @@ async function connectRemote(
     pid: undefined,
     stderrTail: () => [],
     isFatalError: remoteErrorIsFatal,
+    ...(attachment
+      ? {
+          scrub: (text: string) => attachment.scrub(text),
+          onUnauthorized: (handler: () => void) => {
+            onUnauthorized = handler;
+            if (loginRequired) handler();
+          },
+        }
+      : {}),
     close: async () => {
+      attachment?.detach();
       if (transport instanceof StreamableHTTPClientTransport) {
         // Politeness: let the server free its session. Bounded, and failures do not matter.
         await withTimeout(transport.terminateSession(), TERMINATE_SESSION_MS).catch(

@@ -45,6 +45,19 @@ export class ConnectError extends PoolError {
   }
 }
 
+/**
+ * The server wants an OAuth login that the daemon does not have (or that the server revoked).
+ * Nothing is retried until someone logs in (`mcpctl login NAME`).
+ */
+export class UnauthorizedConnectError extends ConnectError {
+  readonly unauthorized = true;
+
+  constructor(server: string, what: string, options?: { cause?: unknown }) {
+    super(server, 'connect', what, [], options);
+    this.name = 'UnauthorizedConnectError';
+  }
+}
+
 /** The discovery deadline (`discoveryTimeoutMs`) passed; the process, if any, was killed. */
 export class DiscoveryTimeoutError extends ConnectError {
   readonly timeoutMs: number;

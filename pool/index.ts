@@ -11,6 +11,7 @@ export type {
   EntryState,
   Holder,
   Lease,
+  LostCause,
   Pool,
   PoolEntryStats,
   ReleaseOptions,
@@ -45,4 +46,20 @@ export {
   type ReapOptions,
   type ReapReport,
 } from './orphans.js';
-export { ConnectError, DiscoveryDeadline, DiscoveryTimeoutError, PoolError } from './errors.js';
+export {
+  ConnectError,
+  DiscoveryDeadline,
+  DiscoveryTimeoutError,
+  PoolError,
+  UnauthorizedConnectError,
+} from './errors.js';
+export {
+  createOAuthManager,
+  LoginRequiredError,
+  LoginStateError,
+  LOGIN_TTL_MS,
+  type LoginStart,
+  type OAuthAttachment,
+  type OAuthManager,
+  type OAuthManagerOptions,
+} from './oauth.js';

@@ -54,6 +54,7 @@ import {
 import { listAllPrompts, listAllTools } from './listing.js';
 import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard, type TrafficLimits } from './traffic.js';
 import { ProcessRecorder } from './orphans.js';
+import type { OAuthManager } from './oauth.js';
 import type { AdmissionTicket } from './ticket.js';
 import type {
   CallOptions,
@@ -62,6 +63,7 @@ import type {
   EntryState,
   Holder,
   Lease,
+  LostCause,
   Pool,
   PoolEntryStats,
   ReleaseOptions,
@@ -86,6 +88,8 @@ export interface PoolOptions {
   readonly onWarning?: (message: string) => void;
   /** Per-connection budgets (default DEFAULT_TRAFFIC_LIMITS); tests use small ones. */
   readonly trafficLimits?: TrafficLimits;
+  /** OAuth grants of remote servers, shared by every connection (default: no OAuth). */
+  readonly oauth?: OAuthManager;
 }
 
 export const DEFAULT_DRAIN_DELAY_MS = 30_000;
@@ -151,6 +155,7 @@ export function createPool(options: PoolOptions = {}): Pool {
         }),
       onGone: (pid) => recorder?.remove(pid),
       traffic: () => new TrafficGuard(trafficLimits),
+      ...(options.oauth ? { oauth: options.oauth } : {}),
     });
   // After an abort, how long a connector gets to clean up (kill its process) and reject.
   // (The default connector needs at most two graces plus its 3 s reap wait.)
@@ -266,7 +271,7 @@ export function createPool(options: PoolOptions = {}): Pool {
   }
 
   /** The connection went away on its own. */
-  function onDown(entry: Entry, reason: string): void {
+  function onDown(entry: Entry, reason: string, cause: LostCause = 'failed'): void {
     if (entry.stopping || entry.downReason !== undefined) return;
     entry.downReason = reason;
     // While connecting, the discovery in progress fails and reports it (with this reason).
@@ -276,12 +281,13 @@ export function createPool(options: PoolOptions = {}): Pool {
     const holders = [...entry.holders.values()];
     entry.holders.clear();
     const url = urlOf(entry.config);
-    const message = `server "${entry.name}": ${url !== undefined ? scrubUrl(reason, url) : reason}`;
+    const hidden = entry.connected?.scrub ? entry.connected.scrub(reason) : reason;
+    const message = `server "${entry.name}": ${url !== undefined ? scrubUrl(hidden, url) : hidden}`;
     // Tell holders after the close, so the process group is gone and the stderr tail complete
     // when they look at it or reconnect.
     void closeEntry(entry).then(() => {
       for (const h of holders)
-        safeCall(`onLost of session ${h.sessionId}`, () => h.onLost(message));
+        safeCall(`onLost of session ${h.sessionId}`, () => h.onLost(message, cause));
     });
   }
 
@@ -321,6 +327,9 @@ export function createPool(options: PoolOptions = {}): Pool {
         }
       }
     });
+    c.onUnauthorized?.(() =>
+      onDown(entry, `the OAuth sign-in is gone (mcpctl login ${entry.name})`, 'unauthorized'),
+    );
     c.client.setNotificationHandler(ToolListChangedNotificationSchema, () =>
       refresh(entry, 'tools'),
     );
@@ -380,12 +389,16 @@ export function createPool(options: PoolOptions = {}): Pool {
       return new ConnectError(entry.name, phase, `connect cancelled: ${messageOf(reason)}`, tail);
     }
     if (entry.downReason !== undefined) {
-      return new ConnectError(entry.name, phase, `${entry.downReason} during ${phase}`, tail, {
+      const down = entry.connected?.scrub
+        ? entry.connected.scrub(entry.downReason)
+        : entry.downReason;
+      return new ConnectError(entry.name, phase, `${down} during ${phase}`, tail, {
         cause: err,
       });
     }
     const url = urlOf(entry.config);
-    const text = url !== undefined ? scrubUrl(messageOf(err), url) : messageOf(err);
+    const raw = entry.connected?.scrub ? entry.connected.scrub(messageOf(err)) : messageOf(err);
+    const text = url !== undefined ? scrubUrl(raw, url) : raw;
     return new ConnectError(entry.name, phase, `${phase} failed: ${text}`, tail, { cause: err });
   }
 
@@ -548,10 +561,13 @@ export function createPool(options: PoolOptions = {}): Pool {
       callOptions: CallOptions = {},
     ): Promise<CallToolResult> {
       const entry = liveEntry(key);
-      const result = await entry.connected.client.callTool({ name, arguments: args }, undefined, {
-        signal: callOptions.signal,
-        timeout: callOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
-      });
+      const result = await hideCredentials(
+        entry.connected,
+        entry.connected.client.callTool({ name, arguments: args }, undefined, {
+          signal: callOptions.signal,
+          timeout: callOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
+        }),
+      );
       // callTool may answer in the pre-2024-11 shape ({ toolResult }); normalise to content.
       if ('content' in result) return result as CallToolResult;
       return {
@@ -566,12 +582,15 @@ export function createPool(options: PoolOptions = {}): Pool {
       callOptions: CallOptions = {},
     ): Promise<GetPromptResult> {
       const entry = liveEntry(key);
-      return entry.connected.client.getPrompt(
-        { name, arguments: args },
-        {
-          signal: callOptions.signal,
-          timeout: callOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
-        },
+      return hideCredentials(
+        entry.connected,
+        entry.connected.client.getPrompt(
+          { name, arguments: args },
+          {
+            signal: callOptions.signal,
+            timeout: callOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
+          },
+        ),
       );
     },
 
@@ -640,4 +659,18 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason : new Error(String(reason));
+}
+
+/**
+ * A failed call's message with the connection's credentials hidden: a transport error quotes
+ * the server's answer, which may echo the token we sent. The error itself is kept (its class
+ * and code say what happened).
+ */
+async function hideCredentials<T>(c: Connected, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (c.scrub && err instanceof Error) err.message = c.scrub(err.message);
+    throw err;
+  }
 }

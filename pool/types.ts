@@ -16,8 +16,11 @@ import type { FloodReport, TrafficGuard } from './traffic.js';
 /** Who holds a lease, and how the pool tells them about the connection's life. */
 export interface Holder {
   readonly sessionId: string;
-  /** The connection died (exit, transport error); the lease is gone. Called once. */
-  onLost(reason: string): void;
+  /**
+   * The connection died (exit, transport error); the lease is gone. Called once. `cause`
+   * `unauthorized`: the server's OAuth grant is gone (logout, revoked): wait for a login.
+   */
+  onLost(reason: string, cause?: LostCause): void;
   /** The server's tool or prompt list changed and was re-listed. */
   onListChanged?(): void;
   /**
@@ -26,6 +29,8 @@ export interface Holder {
    */
   onFlooding?(): void;
 }
+
+export type LostCause = 'failed' | 'unauthorized';
 
 /** A holder's view of one live pooled connection. */
 export interface Lease {
@@ -132,6 +137,13 @@ export interface Connected {
    * applies the message budget to what the transport delivers. Re-lists: the pool, always.
    */
   readonly traffic?: TrafficGuard;
+  /**
+   * OAuth servers: `handler` runs when the grant this connection uses is gone (logout, a
+   * refused refresh); the connection is useless until someone logs in again.
+   */
+  onUnauthorized?(handler: () => void): void;
+  /** `text` with the connection's credentials (OAuth tokens) hidden. Absent: nothing to hide. */
+  scrub?(text: string): string;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   isExcluded,
   isGatedScope,
   isInAllowlist,
+  oauthSecretsOf,
   type AdmittedReason,
   type ApprovalState,
   type DesiredServer,
@@ -131,6 +132,7 @@ export function runtimeOf(
       ...expansion.substituted,
       ...Object.values(config.env ?? {}),
       ...Object.values(config.headers ?? {}),
+      ...oauthSecretsOf(config),
     ],
   };
 }

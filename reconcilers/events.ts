@@ -20,7 +20,10 @@ export type EventReason =
   | 'InvalidApproval'
   | 'ApprovalsValid'
   | 'MissingEnv'
-  | 'Flooding';
+  | 'Flooding'
+  | 'Unauthorized'
+  | 'LoggedIn'
+  | 'LoggedOut';
 
 export interface EventSink {
   /** `object` is `server/NAME` or `session/NAME`. */

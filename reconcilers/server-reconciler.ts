@@ -26,7 +26,7 @@ import {
   type ReadyReason,
   type SessionEnv,
 } from '../api/index.js';
-import type { Lease, Pool, ReleaseReason } from '../pool/types.js';
+import type { Lease, LostCause, Pool, ReleaseReason } from '../pool/types.js';
 import { admit, type ApprovalView } from './admission.js';
 import type { EventSink } from './events.js';
 import type { Registry, RegistryEntry } from './registry.js';
@@ -182,6 +182,11 @@ export class ServerReconciler {
       return {};
     }
 
+    // A server that needs a login waits for it; an edited config tries afresh.
+    if (rec.awaitingLogin !== undefined) {
+      if (rec.awaitingLogin === wanted) return {};
+      rec.awaitingLogin = undefined;
+    }
     // A failed config is not retried before its backoff window ends; an edited one is.
     if (rec.retry && rec.retry.connectionId !== wanted) {
       rec.retry = undefined;
@@ -215,7 +220,7 @@ export class ServerReconciler {
     try {
       lease = await d.pool.acquire(admission.ticket, {
         sessionId: d.sessionId,
-        onLost: (reason) => this.#onLost(name, wanted, reason),
+        onLost: (reason, cause) => this.#onLost(name, wanted, reason, cause),
         onListChanged: () => d.enqueue(name),
         onFlooding: () => d.enqueue(name),
       });
@@ -224,6 +229,8 @@ export class ServerReconciler {
       const tail = (err as { stderrTail?: unknown }).stderrTail;
       if (Array.isArray(tail))
         rec.lastStderr = tail.filter((l): l is string => typeof l === 'string').map(rec.scrub);
+      if ((err as { unauthorized?: unknown }).unauthorized === true && !rolling)
+        return this.#unauthorized(rec, wanted, rec.scrub(errorText(err)));
       return this.#failed(rec, wanted, rec.scrub(errorText(err)), rolling);
     }
 
@@ -277,6 +284,8 @@ export class ServerReconciler {
     this.#teardown(rec, message, 'config');
     rec.failures = 0;
     rec.retry = undefined;
+    // Admitted (or runnable) again later, it tries once, and says Unauthorized again if still so.
+    rec.awaitingLogin = undefined;
     rec.setCondition({ type: 'Ready', status: 'False', reason, message }, now);
     rec.setCondition({ type: 'UpToDate', status: 'True', reason: 'Current', message: '' }, now);
   }
@@ -352,10 +361,39 @@ export class ServerReconciler {
     return { requeueAfter: delay };
   }
 
-  #onLost(name: string, connectionId: string, reason: string): void {
+  /**
+   * Servers waiting for an OAuth login try once more (a login happened): the names to enqueue.
+   * Those still without a grant go back to waiting after one request.
+   */
+  retryLogins(): string[] {
+    const names: string[] = [];
+    for (const rec of this.#records.values()) {
+      if (rec.awaitingLogin === undefined) continue;
+      rec.awaitingLogin = undefined;
+      names.push(rec.name);
+    }
+    return names;
+  }
+
+  /** The server needs a login: Ready=False Unauthorized, no retry until one (no backoff spam). */
+  #unauthorized(rec: ServerRecord, connectionId: string, message: string): ReconcileResult {
+    const d = this.#deps;
+    const now = d.now();
+    const first = rec.awaitingLogin === undefined && rec.lastError !== message;
+    rec.awaitingLogin = connectionId;
+    rec.retry = undefined;
+    rec.failures = 0;
+    rec.lastError = message;
+    rec.setCondition({ type: 'Ready', status: 'False', reason: 'Unauthorized', message }, now);
+    if (first) d.events.record('Warning', 'Unauthorized', `server/${rec.name}`, message);
+    return {};
+  }
+
+  #onLost(name: string, connectionId: string, reason: string, cause?: LostCause): void {
     const rec = this.#records.get(name);
     if (!rec?.live || rec.live.connectionId !== connectionId) return;
     rec.live.lost = reason;
+    rec.live.lostCause = cause;
     this.#deps.enqueue(name);
   }
 
@@ -365,6 +403,16 @@ export class ServerReconciler {
     rec.live = undefined;
     d.registry.delete(rec.name);
     rec.lastStderr = live.lease.stderrTail().map(rec.scrub);
+    if (live.lostCause === 'unauthorized') {
+      d.events.record(
+        'Warning',
+        'Disconnected',
+        `server/${rec.name}`,
+        rec.scrub(`connection lost: ${live.lost ?? 'unknown'}`),
+      );
+      this.#unauthorized(rec, live.connectionId, rec.scrub(live.lost ?? 'needs an OAuth login'));
+      return;
+    }
     if (now - live.connectedAt >= d.stableAfterMs) rec.failures = 0;
     rec.failures += 1;
     const delay = d.backoff(rec.failures);

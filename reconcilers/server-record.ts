@@ -11,7 +11,7 @@ import {
   type ConditionInput,
   type McpServerConfig,
 } from '../api/index.js';
-import type { Lease } from '../pool/types.js';
+import type { Lease, LostCause } from '../pool/types.js';
 
 export interface LiveConnection {
   readonly lease: Lease;
@@ -20,6 +20,8 @@ export interface LiveConnection {
   readonly connectedAt: number;
   /** Set by the pool's onLost: the connection is gone and must be handled by the next pass. */
   lost?: string;
+  /** The pool said why: `unauthorized` waits for a login instead of a retry. */
+  lostCause?: LostCause;
 }
 
 export interface RetryWindow {
@@ -54,6 +56,11 @@ export class ServerRecord {
   missingEnvReported: string | undefined;
   /** The flood report last shown (and warned about) for the live connection. */
   floodNote: string | undefined;
+  /**
+   * The connectionId that needs an OAuth login: no retry of it until a login (or an edit)
+   * says to try again. Waiting, not backing off: a provider is never hammered.
+   */
+  awaitingLogin: string | undefined;
 
   constructor(
     readonly name: string,

@@ -21,7 +21,8 @@ export type UnavailableReason =
   | 'Disabled'
   | 'UntrustedFolder'
   | 'ConnectFailed'
-  | 'MissingEnv';
+  | 'MissingEnv'
+  | 'Unauthorized';
 
 export interface WhyAnswer {
   readonly name: string;
@@ -79,6 +80,13 @@ export function why(name: string, ctx: WhyContext): WhyAnswer {
       action: `set ${vars.join(' and ') || first} in the environment the agent starts 'mcpctl serve' from (or give a default: \${${first}:-value} in .mcp.json), then restart the agent's mcpctl serve`,
     };
   }
+  if (ready?.status === 'False' && ready.reason === 'Unauthorized')
+    return {
+      name,
+      reason: 'Unauthorized',
+      message: `server ${name} is waiting for an OAuth login: ${ready.message}`,
+      action: `run ${commandHint(['mcpctl', 'login', name])}`,
+    };
   if (ready?.status === 'True')
     return {
       name,
@@ -106,7 +114,13 @@ function actionFor(
   server: DesiredServer,
   reason: Exclude<
     WhyAnswer['reason'],
-    'Available' | 'Connecting' | 'Unknown' | 'Removed' | 'ConnectFailed' | 'MissingEnv'
+    | 'Available'
+    | 'Connecting'
+    | 'Unknown'
+    | 'Removed'
+    | 'ConnectFailed'
+    | 'MissingEnv'
+    | 'Unauthorized'
   >,
   ctx: WhyContext,
 ): string {

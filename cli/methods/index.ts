@@ -15,6 +15,7 @@ import type { MethodTable } from '../rpc-server.js';
 import type { MethodContext } from './context.js';
 import { connectionMethods } from './connections.js';
 import { daemonMethods } from './daemon.js';
+import { oauthMethods } from './oauth.js';
 import { serveMethods } from './serve.js';
 import { serverMethods } from './servers.js';
 import { sessionMethods } from './sessions.js';
@@ -30,6 +31,7 @@ export function methodTable(ctx: MethodContext): MethodTable {
     ...watchMethods(ctx),
     ...connectionMethods(ctx),
     ...serveMethods(ctx),
+    ...oauthMethods(ctx),
   };
   return table;
 }

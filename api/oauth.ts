@@ -1,0 +1,90 @@
+/**
+ * OAuth for remote servers: what a config's `oauth` block says, and the shape of what the
+ * daemon keeps after a login (DESIGN §5 "One login per server per machine").
+ *
+ * Guarantees:
+ * - `oauthSettingsOf` reads the Qwen/Gemini `oauth` block leniently (a field of the wrong type
+ *   counts as absent) and says whether OAuth applies at all: only to remote servers, not when
+ *   `oauth.enabled` is false, not for an `authProviderType` other than `dynamic_discovery`, and
+ *   not when the config already sends its own `Authorization` header.
+ * - A stored grant is keyed by the server's URL and the client id; tokens are never part of
+ *   the connectionId (a refresh changes nothing that runs).
+ */
+import type { McpServerConfig } from './schema.js';
+import { urlOf } from './transport.js';
+
+/** The `oauth` block, typed. Every field is optional: discovery fills in what is missing. */
+export interface OAuthSettings {
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  readonly authorizationUrl?: string;
+  readonly tokenUrl?: string;
+  readonly registrationUrl?: string;
+  readonly scopes?: readonly string[];
+  readonly audiences?: readonly string[];
+  readonly redirectUri?: string;
+}
+
+/** OAuth for this server: the server URL (the store's key) and its settings, or undefined. */
+export interface OAuthTarget {
+  readonly serverUrl: string;
+  readonly settings: OAuthSettings;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const strs = (v: unknown): string[] | undefined =>
+  Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : undefined;
+
+export function oauthTargetOf(config: McpServerConfig): OAuthTarget | undefined {
+  const serverUrl = urlOf(config);
+  if (serverUrl === undefined || config.command !== undefined) return undefined;
+  const block: Record<string, unknown> = config.oauth ?? {};
+  if (block.enabled === false) return undefined;
+  const provider = config.authProviderType ?? 'dynamic_discovery';
+  if (provider !== 'dynamic_discovery') return undefined;
+  if (Object.keys(config.headers ?? {}).some((h) => h.toLowerCase() === 'authorization'))
+    return undefined;
+  const settings: OAuthSettings = {
+    clientId: str(block.clientId),
+    clientSecret: str(block.clientSecret),
+    authorizationUrl: str(block.authorizationUrl),
+    tokenUrl: str(block.tokenUrl),
+    registrationUrl: str(block.registrationUrl),
+    scopes: strs(block.scopes),
+    audiences: strs(block.audiences),
+    redirectUri: str(block.redirectUri),
+  };
+  return { serverUrl, settings };
+}
+
+/** Values of a config's `oauth` block that must never be shown (the client secret). */
+export function oauthSecretsOf(config: McpServerConfig): string[] {
+  const secret = config.oauth?.clientSecret;
+  return typeof secret === 'string' && secret !== '' ? [secret] : [];
+}
+
+/**
+ * What the daemon keeps for one (server URL, client id): the client it registered dynamically
+ * (absent for a configured client id) and the last tokens, as the SDK gave them. Opaque JSON
+ * objects here; pool/ reads them with the SDK's schemas.
+ */
+export interface OAuthGrant {
+  readonly clientId: string;
+  /** Dynamic client registration's answer (holds a client secret, if one was issued). */
+  readonly client?: Readonly<Record<string, unknown>>;
+  readonly tokens?: Readonly<Record<string, unknown>>;
+  /** ms since the epoch when `tokens` were obtained (their `expires_in` counts from here). */
+  readonly obtainedAt?: number;
+}
+
+/**
+ * Where grants live (the daemon's `~/.mcpctl/oauth-tokens.json`). `clientId` undefined means
+ * "the client registered dynamically for this server", whatever its id.
+ */
+export interface OAuthGrantStore {
+  get(serverUrl: string, clientId: string | undefined): Promise<OAuthGrant | undefined>;
+  /** Replaces the grant of (serverUrl, grant.clientId); `dynamic` marks it the registered one. */
+  put(serverUrl: string, grant: OAuthGrant, dynamic: boolean): Promise<void>;
+  /** Forgets the tokens (and a dynamic registration) of (serverUrl, clientId); true if any. */
+  remove(serverUrl: string, clientId: string | undefined): Promise<boolean>;
+}

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { listenForRedirect, RedirectError } from './oauth-redirect.js';
+
+describe('listenForRedirect', () => {
+  it('takes one redirect with the right state and closes', { timeout: 10_000 }, async () => {
+    const l = await listenForRedirect();
+    assert.match(l.redirectUri, /^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    const code = l.waitForCode('S1', 5000);
+    const stray = await fetch(new URL('/favicon.ico', l.redirectUri));
+    assert.equal(stray.status, 404, 'another path changes nothing');
+    await stray.text();
+    const ok = await fetch(`${l.redirectUri}?state=S1&code=C1`);
+    assert.equal(ok.status, 200);
+    assert.doesNotMatch(await ok.text(), /C1/, 'the answer does not echo the code');
+    assert.equal(await code, 'C1');
+    await assert.rejects(fetch(`${l.redirectUri}?state=S1&code=C2`), 'closed after one use');
+    await l.close();
+  });
+
+  it('refuses a wrong state and an error answer', { timeout: 10_000 }, async () => {
+    const l = await listenForRedirect();
+    const refused = assert.rejects(l.waitForCode('S1', 5000), /wrong state/);
+    const bad = await fetch(`${l.redirectUri}?state=S2&code=C1`);
+    assert.equal(bad.status, 400);
+    await bad.text();
+    await refused;
+    await l.close();
+
+    const l2 = await listenForRedirect();
+    const refused2 = assert.rejects(l2.waitForCode('S1', 5000), /refused the login: access_denied/);
+    const denied = await fetch(`${l2.redirectUri}?state=S1&error=access_denied`);
+    assert.equal(denied.status, 400);
+    await denied.text();
+    await refused2;
+    await l2.close();
+  });
+
+  it('gives up after the timeout and stops listening', { timeout: 10_000 }, async () => {
+    const l = await listenForRedirect();
+    await assert.rejects(l.waitForCode('S1', 200), RedirectError);
+    await assert.rejects(fetch(`${l.redirectUri}?state=S1&code=C1`));
+    await l.close();
+  });
+
+  it('accepts only a loopback http redirectUri with a port', async () => {
+    await assert.rejects(listenForRedirect('https://example.com/cb'), /127\.0\.0\.1/);
+    await assert.rejects(listenForRedirect('http://10.0.0.1:8080/cb'), /loopback/);
+    await assert.rejects(listenForRedirect('http://127.0.0.1/cb'), /explicit port/);
+  });
+});

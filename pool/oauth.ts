@@ -1,0 +1,487 @@
+/**
+ * OAuth for remote servers, through the SDK's client auth (`auth()`, OAuthClientProvider): the
+ * daemon logs in once per server per machine, and every connection to that server uses, and
+ * refreshes, the same grant (DESIGN §5).
+ *
+ * Guarantees:
+ * - One Credential per (server URL, client id), shared by every connection and session of the
+ *   daemon. A refresh is single-flight: concurrent requests that need one (an access token
+ *   about to expire, or a 401 on a token we sent) wait for the same refresh request.
+ * - A connection never starts a login: with no grant, or a refresh the server refused
+ *   (`invalid_grant`), it fails with LoginRequiredError and its holders are told, so the
+ *   server shows `Unauthorized` and waits for `mcpctl login` instead of retrying.
+ * - A login is authorization code with PKCE and a random `state`; the code is accepted only
+ *   with the `state` it was issued for, once, within LOGIN_TTL_MS.
+ * - A refresh replaces tokens in place: nothing reconnects (the connectionId holds no token).
+ * - No token or client secret is ever put in an error message or a warning.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  auth,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  OAuthClientInformationFullSchema,
+  OAuthTokensSchema,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthGrant, OAuthGrantStore, OAuthTarget } from '../api/index.js';
+import { redactUrl, scrubSecrets } from '../api/index.js';
+
+/** A login request that the redirect did not complete in time is forgotten. */
+export const LOGIN_TTL_MS = 10 * 60_000;
+/** Refresh when less than this much of a token's life is left (capped at 60 s). */
+const REFRESH_FRACTION = 1 / 3;
+const REFRESH_MARGIN_MAX_MS = 60_000;
+/** Where a connection says it would redirect to (never used: connections do not log in). */
+const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
+
+/** The server needs an interactive login (`mcpctl login`). Says nothing secret. */
+export class LoginRequiredError extends Error {
+  readonly unauthorized = true;
+  constructor(serverUrl: string, why = 'no OAuth login') {
+    super(`${why} for ${redactUrl(serverUrl)}`);
+    this.name = 'LoginRequiredError';
+  }
+}
+
+/**
+ * A 401 from a server that publishes no OAuth metadata (and has none configured): it wants
+ * some other credential (a header), so a login would not help.
+ */
+export class NoOAuthMetadataError extends Error {
+  constructor(serverUrl: string) {
+    super(`${redactUrl(serverUrl)} publishes no OAuth metadata`);
+    this.name = 'NoOAuthMetadataError';
+  }
+}
+
+/** A `login` whose redirect did not match a login in progress. */
+export class LoginStateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LoginStateError';
+  }
+}
+
+export interface LoginStart {
+  readonly authorizationUrl: string;
+  readonly state: string;
+}
+
+export interface OAuthManager {
+  /** A connection's view of the server's grant; `onLoginRequired` fires when it is gone. */
+  attach(target: OAuthTarget, onLoginRequired: () => void): OAuthAttachment;
+  /** Starts a login (discovery, registration if needed, PKCE); the URL is for the user. */
+  beginLogin(target: OAuthTarget, redirectUri: string): Promise<LoginStart>;
+  /** Completes the login `state` names with the code the redirect brought. */
+  finishLogin(state: string, code: string): Promise<OAuthTarget>;
+  /** Forgets the grant; every connection that used it is told to stop. True if there was one. */
+  logout(target: OAuthTarget): Promise<boolean>;
+  /** Whether a grant with tokens is stored. */
+  hasLogin(target: OAuthTarget): Promise<boolean>;
+}
+
+export interface OAuthAttachment {
+  readonly provider: OAuthClientProvider;
+  /** A fetch that retries a request once after a 401 on a token we sent, with a fresh one. */
+  readonly fetch: FetchLike;
+  /** `text` with this grant's tokens and client secret hidden (a server may echo them). */
+  scrub(text: string): string;
+  detach(): void;
+}
+
+export interface OAuthManagerOptions {
+  readonly store: OAuthGrantStore;
+  readonly now?: () => number;
+  /** Counted refresh attempts and failures (never with a token). */
+  readonly onWarning?: (message: string) => void;
+}
+
+function keyOf(target: OAuthTarget): string {
+  return `${target.serverUrl}\n${target.settings.clientId ?? ''}`;
+}
+
+function scopeOf(target: OAuthTarget): string | undefined {
+  return target.settings.scopes?.length ? target.settings.scopes.join(' ') : undefined;
+}
+
+function clientMetadataOf(target: OAuthTarget, redirectUrl: string): OAuthClientMetadata {
+  const scope = scopeOf(target);
+  return {
+    client_name: 'mcpctl',
+    redirect_uris: [redirectUrl],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: target.settings.clientSecret ? 'client_secret_post' : 'none',
+    ...(scope ? { scope } : {}),
+  };
+}
+
+/**
+ * Whether a registered redirect URI covers `wanted`: equal, or both on the same loopback host
+ * and path, any port (RFC 8252 §7.3: an authorization server must accept any loopback port,
+ * since a native client listens on whatever port is free).
+ */
+function sameRedirect(registered: string, wanted: string): boolean {
+  if (registered === wanted) return true;
+  try {
+    const a = new URL(registered);
+    const b = new URL(wanted);
+    const loopback = (u: URL): boolean => u.hostname === '127.0.0.1' || u.hostname === 'localhost';
+    return (
+      loopback(a) &&
+      a.protocol === b.protocol &&
+      a.hostname === b.hostname &&
+      a.pathname === b.pathname &&
+      a.search === b.search
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** Configured endpoints skip discovery (the Gemini `authorizationUrl`/`tokenUrl` fields). */
+function configuredDiscovery(target: OAuthTarget): OAuthDiscoveryState | undefined {
+  const { authorizationUrl, tokenUrl, registrationUrl } = target.settings;
+  if (!authorizationUrl || !tokenUrl) return undefined;
+  const issuer = new URL(authorizationUrl).origin;
+  return {
+    authorizationServerUrl: issuer,
+    authorizationServerMetadata: {
+      issuer,
+      authorization_endpoint: authorizationUrl,
+      token_endpoint: tokenUrl,
+      ...(registrationUrl ? { registration_endpoint: registrationUrl } : {}),
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
+    },
+  };
+}
+
+/** The grant of one (server URL, client id), shared by every connection to it. */
+class Credential {
+  grant: OAuthGrant | undefined;
+  loaded = false;
+  discovery: OAuthDiscoveryState | undefined;
+  refreshing: Promise<void> | undefined;
+  readonly listeners = new Set<() => void>();
+
+  constructor(
+    readonly target: OAuthTarget,
+    private readonly store: OAuthGrantStore,
+    private readonly now: () => number,
+  ) {
+    this.discovery = configuredDiscovery(target);
+  }
+
+  async load(): Promise<void> {
+    if (this.loaded) return;
+    this.grant = await this.store.get(this.target.serverUrl, this.target.settings.clientId);
+    this.loaded = true;
+  }
+
+  tokens(): OAuthTokens | undefined {
+    const parsed = OAuthTokensSchema.safeParse(this.grant?.tokens);
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    const { clientId, clientSecret } = this.target.settings;
+    if (clientId)
+      return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}) };
+    const parsed = OAuthClientInformationFullSchema.safeParse(this.grant?.client);
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  /** True when the access token expires soon (and a refresh token could renew it). */
+  expiringSoon(): boolean {
+    const tokens = this.tokens();
+    if (!tokens?.refresh_token || tokens.expires_in === undefined) return false;
+    const lifetime = tokens.expires_in * 1000;
+    const margin = Math.min(REFRESH_MARGIN_MAX_MS, lifetime * REFRESH_FRACTION);
+    return this.now() >= (this.grant?.obtainedAt ?? 0) + lifetime - margin;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    const clientId = this.clientInformation()?.client_id;
+    if (clientId === undefined) throw new LoginRequiredError(this.target.serverUrl);
+    const grant: OAuthGrant = {
+      ...this.grant,
+      clientId,
+      tokens: { ...tokens },
+      obtainedAt: this.now(),
+    };
+    this.grant = grant;
+    await this.store.put(this.target.serverUrl, grant, this.target.settings.clientId === undefined);
+  }
+
+  async saveClient(info: OAuthClientInformationMixed): Promise<void> {
+    if (this.target.settings.clientId !== undefined) return; // configured: nothing to keep
+    const grant: OAuthGrant = { clientId: info.client_id, client: { ...info } };
+    this.grant = grant;
+    await this.store.put(this.target.serverUrl, grant, true);
+  }
+
+  async dropTokens(): Promise<void> {
+    const grant = this.grant;
+    if (!grant?.tokens) return;
+    this.grant = { clientId: grant.clientId, ...(grant.client ? { client: grant.client } : {}) };
+    await this.store.put(
+      this.target.serverUrl,
+      this.grant,
+      this.target.settings.clientId === undefined,
+    );
+  }
+
+  loginRequired(): void {
+    for (const l of [...this.listeners]) l();
+  }
+
+  /** Every secret value of this grant: tokens and client secrets. */
+  secrets(): string[] {
+    const tokens = this.tokens();
+    const client = this.clientInformation();
+    return [tokens?.access_token, tokens?.refresh_token, client?.client_secret].filter(
+      (v): v is string => typeof v === 'string' && v !== '',
+    );
+  }
+}
+
+type Mode =
+  | { readonly kind: 'connection' }
+  /** The refresh run by `auth()` itself: tokens as stored, no refresh inside. */
+  | { readonly kind: 'refresh' }
+  | { readonly kind: 'login'; readonly redirectUrl: string; readonly login: PendingLogin };
+
+interface PendingLogin {
+  readonly state: string;
+  readonly expiresAt: number;
+  readonly credential: Credential;
+  verifier?: string;
+  authorizationUrl?: URL;
+  provider?: OAuthClientProvider;
+  /** A client registered for this login's redirect, kept until the login completes. */
+  client?: OAuthClientInformationMixed;
+}
+
+export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
+  const now = options.now ?? Date.now;
+  const credentials = new Map<string, Credential>();
+  const logins = new Map<string, PendingLogin>();
+
+  function credentialOf(target: OAuthTarget): Credential {
+    const key = keyOf(target);
+    let c = credentials.get(key);
+    // A changed oauth block (endpoints, secret) under the same key gets a fresh view.
+    if (!c || JSON.stringify(c.target) !== JSON.stringify(target)) {
+      const next = new Credential(target, options.store, now);
+      if (c) for (const l of c.listeners) next.listeners.add(l);
+      c = next;
+      credentials.set(key, c);
+    }
+    return c;
+  }
+
+  /** Single-flight: every caller waits for the one refresh in progress. */
+  function refresh(c: Credential): Promise<void> {
+    c.refreshing ??= (async () => {
+      try {
+        const result = await auth(providerOf(c, { kind: 'refresh' }), {
+          serverUrl: c.target.serverUrl,
+          scope: scopeOf(c.target),
+        });
+        if (result !== 'AUTHORIZED') throw new LoginRequiredError(c.target.serverUrl);
+      } catch (err) {
+        if (err instanceof LoginRequiredError) {
+          c.loginRequired();
+          throw err;
+        }
+        // A network hiccup or a server error: keep the tokens, the next request tries again.
+        options.onWarning?.(
+          `OAuth refresh for ${redactUrl(c.target.serverUrl)} failed: ${err instanceof Error ? err.name : 'error'}`,
+        );
+        throw new Error(`OAuth token refresh for ${redactUrl(c.target.serverUrl)} failed`);
+      }
+    })().finally(() => {
+      c.refreshing = undefined;
+    });
+    return c.refreshing;
+  }
+
+  function providerOf(c: Credential, mode: Mode): OAuthClientProvider {
+    const redirectUrl =
+      mode.kind === 'login'
+        ? mode.redirectUrl
+        : (c.target.settings.redirectUri ?? PLACEHOLDER_REDIRECT);
+    const required = (): LoginRequiredError => new LoginRequiredError(c.target.serverUrl);
+    return {
+      redirectUrl,
+      clientMetadata: clientMetadataOf(c.target, redirectUrl),
+      state: () => (mode.kind === 'login' ? mode.login.state : ''),
+      clientInformation: async () => {
+        await c.load();
+        if (mode.kind === 'login') {
+          if (mode.login.client) return mode.login.client;
+          const info = c.clientInformation();
+          // A dynamic client registered for another redirect URI registers again.
+          if (c.target.settings.clientId === undefined) {
+            const uris = OAuthClientInformationFullSchema.safeParse(info).data?.redirect_uris;
+            if (!uris?.some((u) => sameRedirect(u, mode.redirectUrl))) return undefined;
+          }
+          return info;
+        }
+        const info = c.clientInformation();
+        const d = c.discovery;
+        if (!info && d && !d.authorizationServerMetadata && !d.resourceMetadata)
+          throw new NoOAuthMetadataError(c.target.serverUrl);
+        // Never register from a connection: that is the login's job.
+        if (!info) {
+          c.loginRequired();
+          throw required();
+        }
+        return info;
+      },
+      saveClientInformation: async (info) => {
+        if (mode.kind === 'login') mode.login.client = info;
+        else await c.saveClient(info);
+      },
+      tokens: async () => {
+        await c.load();
+        if (mode.kind === 'login') return undefined; // a login always asks anew
+        if (mode.kind === 'connection' && c.expiringSoon()) {
+          await refresh(c).catch(() => undefined);
+        }
+        return c.tokens();
+      },
+      saveTokens: async (tokens) => {
+        if (mode.kind === 'login' && mode.login.client) {
+          await c.saveClient(mode.login.client);
+          mode.login.client = undefined;
+        }
+        await c.saveTokens(tokens);
+      },
+      redirectToAuthorization: (url) => {
+        if (mode.kind !== 'login') {
+          c.loginRequired();
+          throw required();
+        }
+        mode.login.authorizationUrl = url;
+      },
+      saveCodeVerifier: (verifier) => {
+        if (mode.kind === 'login') mode.login.verifier = verifier;
+      },
+      codeVerifier: () => {
+        if (mode.kind !== 'login' || mode.login.verifier === undefined) throw required();
+        return mode.login.verifier;
+      },
+      invalidateCredentials: async (scope) => {
+        // invalid_grant: the refresh token is dead; the user must log in again.
+        if (scope === 'tokens' || scope === 'all') await c.dropTokens();
+        if (scope === 'discovery' || scope === 'all') c.discovery = configuredDiscovery(c.target);
+      },
+      saveDiscoveryState: (state) => {
+        c.discovery = state;
+      },
+      discoveryState: () => c.discovery,
+    };
+  }
+
+  function bearerOf(init: RequestInit | undefined): string | undefined {
+    const header = new Headers(init?.headers).get('authorization');
+    return header?.toLowerCase().startsWith('bearer ') ? header.slice(7) : undefined;
+  }
+
+  function pruneLogins(): void {
+    for (const [state, l] of logins) if (now() > l.expiresAt) logins.delete(state);
+  }
+
+  return {
+    attach(target, onLoginRequired) {
+      const c = credentialOf(target);
+      c.listeners.add(onLoginRequired);
+      const retrying: FetchLike = async (url, init) => {
+        const response = await fetch(url, init);
+        const sent = bearerOf(init);
+        if (response.status !== 401 || sent === undefined) return response;
+        // Someone refreshed since we sent it: retry with the current token; else refresh once.
+        if (c.tokens()?.access_token === sent) {
+          try {
+            await refresh(c);
+          } catch {
+            return response;
+          }
+        }
+        const fresh = c.tokens()?.access_token;
+        if (fresh === undefined || fresh === sent) return response;
+        await response.body?.cancel().catch(() => undefined);
+        const headers = new Headers(init?.headers);
+        headers.set('Authorization', `Bearer ${fresh}`);
+        return fetch(url, { ...init, headers });
+      };
+      return {
+        provider: providerOf(c, { kind: 'connection' }),
+        fetch: retrying,
+        scrub: (text) => scrubSecrets(text, c.secrets()),
+        detach: () => {
+          credentialOf(target).listeners.delete(onLoginRequired);
+          c.listeners.delete(onLoginRequired);
+        },
+      };
+    },
+
+    async beginLogin(target, redirectUri) {
+      pruneLogins();
+      const c = credentialOf(target);
+      const state = randomBytes(24).toString('base64url');
+      const login: PendingLogin = { state, expiresAt: now() + LOGIN_TTL_MS, credential: c };
+      const provider = providerOf(c, { kind: 'login', redirectUrl: redirectUri, login });
+      login.provider = provider;
+      const result = await auth(provider, { serverUrl: target.serverUrl, scope: scopeOf(target) });
+      if (result !== 'REDIRECT' || login.authorizationUrl === undefined)
+        throw new Error(
+          `the authorization server of ${redactUrl(target.serverUrl)} did not ask for a login`,
+        );
+      logins.set(state, login);
+      return { authorizationUrl: login.authorizationUrl.href, state };
+    },
+
+    async finishLogin(state, code) {
+      pruneLogins();
+      const login = logins.get(state);
+      if (!login?.provider)
+        throw new LoginStateError(
+          'no login in progress for this redirect (its state is unknown or expired); run mcpctl login again',
+        );
+      logins.delete(state); // once: a replayed redirect finds nothing
+      const c = login.credential;
+      const result = await auth(login.provider, {
+        serverUrl: c.target.serverUrl,
+        authorizationCode: code,
+        scope: scopeOf(c.target),
+      });
+      if (result !== 'AUTHORIZED')
+        throw new LoginRequiredError(c.target.serverUrl, 'the login was not accepted');
+      return c.target;
+    },
+
+    async logout(target) {
+      const c = credentialOf(target);
+      const removed = await options.store.remove(target.serverUrl, target.settings.clientId);
+      c.grant = undefined;
+      c.loaded = true;
+      c.loginRequired();
+      return removed;
+    },
+
+    async hasLogin(target) {
+      const c = credentialOf(target);
+      await c.load();
+      return c.tokens() !== undefined;
+    },
+  };
+}
