@@ -292,6 +292,14 @@ export class Daemon {
     const target = session.oauthTarget(name);
     const removed = await this.oauth.logout(target);
     this.#log.info({}, 'OAuth logout');
+    if (removed)
+      for (const { session: s } of this.sessions())
+        s.events.record(
+          'Normal',
+          'LoggedOut',
+          `session/${s.id}`,
+          `signed out of ${redactUrl(target.serverUrl)}`,
+        );
     // The pool tells holders after the connection closed (bounded: an HTTP session end waits
     // at most 2 s); answer once this session no longer serves it, so the caller sees the effect.
     const deadline = Date.now() + LOGOUT_SETTLE_MS;

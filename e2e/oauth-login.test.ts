@@ -96,6 +96,10 @@ describe('OAuth login (e2e)', () => {
       for (const s of fx.issuedSecrets)
         assert.equal(stored.includes(s), false, 'logout removed the tokens from the file');
 
+      const eventsAfter = await env.cli(['get', 'events']);
+      out.add(eventsAfter);
+      assert.match(eventsAfter.stdout, /LoggedIn/);
+      assert.match(eventsAfter.stdout, /LoggedOut/);
       const all = await env.cli(['get', 'servers', '-o', 'yaml']);
       out.add(all);
       out.assertNoSecrets(fx.issuedSecrets, daemon);
