@@ -117,11 +117,7 @@ function secretsOf(u: URL): string[] {
     const eq = part.indexOf('=');
     raw.push(eq < 0 ? part : part.slice(eq + 1));
   }
-  const all = raw.flatMap((s) => [s, decoded(s)]);
-  // Longest first, so a secret containing another is replaced whole.
-  return [...new Set(all)]
-    .filter((s) => s.length >= MIN_SECRET_LENGTH)
-    .sort((a, b) => b.length - a.length);
+  return raw.flatMap((s) => [s, decoded(s)]).filter((s) => s.length >= MIN_SECRET_LENGTH);
 }
 
 /**
@@ -142,8 +138,7 @@ export function scrubUrl(text: string, url: string): string {
   }
   for (const s of [...spellings].sort((a, b) => b.length - a.length))
     if (s !== '') out = out.split(s).join(safe);
-  if (parsed !== undefined)
-    for (const secret of secretsOf(parsed)) out = out.split(secret).join(REDACTED);
+  if (parsed !== undefined) out = scrubSecrets(out, secretsOf(parsed));
   return out.replace(/\/\/[^/\s@<>]+@/g, `//${REDACTED}@`);
 }
 

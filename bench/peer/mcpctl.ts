@@ -4,7 +4,7 @@
  *
  * The servers are configured in that HOME's ~/.qwen/settings.json (user scope: never gated, the
  * file users edit most), with exactly the content mcp-hub gets in its config file. serve finds
- * no daemon at MCPCTL_SOCKET and starts one (with serve's --debounce-ms, if any); the status the bench
+ * no daemon at MCPCTL_SOCKET and starts one at its defaults; the status the bench
  * reads is `mcpctl get servers NAME -o json` (Ready condition), and the run ends with the
  * client going away and `mcpctl stop`, which returns once every server process has ended.
  */
@@ -67,34 +67,23 @@ export async function mcpctl(dir: RunDir, args: readonly string[]): Promise<stri
   return stdout;
 }
 
-/** mcpctl at its defaults (`debounceMs` undefined), or with `--debounce-ms` set. */
-export function mcpctlAt(debounceMs?: number): SystemKind {
+/** mcpctl at its defaults: the peer bench compares defaults with defaults (issue 17). */
+export function mcpctlAt(): SystemKind {
   return {
-    key: debounceMs === undefined ? 'mcpctl' : `mcpctl${debounceMs}`,
-    label: debounceMs === undefined ? 'mcpctl (defaults)' : `mcpctl, debounce ${debounceMs} ms`,
-    start: (f, dir, initial) => start(f, dir, initial, debounceMs),
+    key: 'mcpctl',
+    label: 'mcpctl (defaults)',
+    start: (f, dir, initial) => start(f, dir, initial),
   };
 }
 
-async function start(
-  f: Fleet,
-  dir: RunDir,
-  initial: unknown,
-  debounceMs: number | undefined,
-): Promise<SystemUnderTest> {
+async function start(f: Fleet, dir: RunDir, initial: unknown): Promise<SystemUnderTest> {
   const configFile = join(dir.home, '.qwen', 'settings.json');
   mkdirSync(join(dir.home, '.qwen'), { recursive: true });
   mkdirSync(join(dir.root, 'run'), { recursive: true, mode: 0o700 });
   writePretty(configFile, initial);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [
-      MCPCTL,
-      'serve',
-      '--workspace',
-      dir.workspace,
-      ...(debounceMs === undefined ? [] : ['--debounce-ms', String(debounceMs)]),
-    ],
+    args: [MCPCTL, 'serve', '--workspace', dir.workspace],
     env: mcpctlEnv(dir),
     cwd: dir.workspace,
     stderr: 'pipe',

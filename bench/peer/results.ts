@@ -154,7 +154,7 @@ export function table(
       '',
       cells(
         `N = ${n}`,
-        systems.map((s) => s.label.replace(', debounce ', ' ')),
+        systems.map((s) => s.label),
       ),
       ...ROWS.map(([label, pick]) =>
         cells(
