@@ -9,6 +9,7 @@ const FOLDERS = [
   'tokens',
   'reconcilers',
   'controller',
+  'gateway',
   'cli',
   'e2e',
   'bench',
@@ -56,7 +57,9 @@ export default tseslint.config(
     tokens: ['api'],
     reconcilers: ['api', 'approvals', 'pool'],
     controller: ['api', 'informers', 'approvals', 'pool', 'tokens', 'reconcilers'],
-    cli: ['api', 'controller'],
+    // The MCP face of a session; pool types only (its routing hooks), never a pool of its own.
+    gateway: ['api', 'controller', 'pool'],
+    cli: ['api', 'controller', 'gateway'],
   }).map(([folder, allowed]) => ({
     files: [`${folder}/**/*.ts`],
     ignores: ['**/*.test.ts', '**/testing/**'],

@@ -20,7 +20,7 @@
  */
 import { z } from 'zod';
 import type { Session } from '../../controller/session.js';
-import { LocalSessionPort } from '../serve/local-port.js';
+import { LocalSessionPort } from '../../gateway/local-port.js';
 import {
   LIST_CHANGED,
   PENDING_APPROVAL,
@@ -32,7 +32,7 @@ import type {
   DecideOutcome,
   ServerTools,
   WhyText,
-} from '../serve/session-port.js';
+} from '../../gateway/session-port.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
 import { method, type MethodTable, type RpcConnection } from '../rpc-server.js';
 import type { MethodContext } from './context.js';

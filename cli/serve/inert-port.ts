@@ -14,7 +14,7 @@ import type {
   ServerTools,
   SessionPort,
   WhyText,
-} from './session-port.js';
+} from '../../gateway/session-port.js';
 
 /** Set in the environment of every server an mcpctl controller starts (see run.ts). */
 export const INSIDE_MCPCTL_ENV = 'MCPCTL_SERVE_INSIDE';

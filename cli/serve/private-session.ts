@@ -11,7 +11,7 @@
  */
 import { Daemon, type DaemonLog } from '../../controller/daemon.js';
 import { homeDirectory } from '../socket-path.js';
-import { LocalSessionPort } from './local-port.js';
+import { LocalSessionPort } from '../../gateway/local-port.js';
 
 export interface PrivateSessionOptions {
   readonly workspace: string;

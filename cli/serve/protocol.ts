@@ -3,7 +3,7 @@
  * (cli/methods/serve.ts) and the serve process's port (rpc-port.ts), so both sides name the
  * same methods and payloads.
  */
-import type { ApprovalRequest } from './session-port.js';
+import type { ApprovalRequest } from '../../gateway/session-port.js';
 
 /** Daemon → client: the session's tools or prompts changed (once per settled burst). */
 export const LIST_CHANGED = 'serve.listChanged';

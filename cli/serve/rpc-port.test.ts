@@ -23,8 +23,8 @@ import { inMemoryConnector } from '../../pool/testing/in-memory.js';
 import { mapDomainError, methodTable } from '../methods/index.js';
 import { connectClient, type RpcClient } from '../rpc-client.js';
 import { RpcServer } from '../rpc-server.js';
-import { createBridge } from './bridge.js';
-import { LIST_CHANGED_MIN_INTERVAL_MS } from './local-port.js';
+import { createBridge } from '../../gateway/gateway.js';
+import { LIST_CHANGED_MIN_INTERVAL_MS } from '../../gateway/local-port.js';
 import { RpcSessionPort } from './rpc-port.js';
 
 const T = { timeout: 30_000 };

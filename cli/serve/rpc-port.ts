@@ -25,7 +25,7 @@ import type {
   ServerTools,
   SessionPort,
   WhyText,
-} from './session-port.js';
+} from '../../gateway/session-port.js';
 
 export class RpcSessionPort implements SessionPort {
   readonly #unsubscribe: (() => void)[] = [];

@@ -20,12 +20,12 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CliError, errorText } from '../errors.js';
 import { ConnectionLostError, RpcCallError, type RpcClient } from '../rpc-client.js';
 import { VERSION } from '../version.js';
-import { createBridge } from './bridge.js';
+import { createBridge } from '../../gateway/gateway.js';
 import { connectOrStartDaemon, daemonLogPath } from './daemon-link.js';
 import { INSIDE_MCPCTL_ENV, InertSessionPort } from './inert-port.js';
 import { openPrivateSession } from './private-session.js';
 import { RpcSessionPort } from './rpc-port.js';
-import type { SessionPort } from './session-port.js';
+import type { SessionPort } from '../../gateway/session-port.js';
 
 export interface ServeOptions {
   readonly socket: string;

@@ -14,9 +14,9 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { createPool } from '../../pool/index.js';
-import { inMemoryConnector } from '../../pool/testing/in-memory.js';
-import type { Session } from '../../controller/session.js';
+import { createPool } from '../pool/index.js';
+import { inMemoryConnector } from '../pool/testing/in-memory.js';
+import type { Session } from '../controller/session.js';
 import {
   condition,
   harness,
@@ -24,8 +24,8 @@ import {
   sleep,
   until,
   type Harness,
-} from '../../controller/testing/harness.js';
-import { createBridge } from './bridge.js';
+} from '../controller/testing/harness.js';
+import { createBridge } from './gateway.js';
 import { LIST_CHANGED_MIN_INTERVAL_MS, LocalSessionPort } from './local-port.js';
 
 const T = { timeout: 30_000 };

@@ -10,9 +10,9 @@
  * not blocked for another reason first); a decision is about the config of the hash given,
  * and one whose config changed since is not made (`decided: false`).
  */
-import type { DesiredServer } from '../../api/index.js';
-import { approvalHashFor, asApprovalHash, redactUrl, urlOf } from '../../api/index.js';
-import { StaleDecisionError, type Session } from '../../controller/session.js';
+import type { DesiredServer } from '../api/index.js';
+import { approvalHashFor, asApprovalHash, redactUrl, urlOf } from '../api/index.js';
+import { StaleDecisionError, type Session } from '../controller/session.js';
 import type {
   ApprovalRequest,
   DecideOutcome,
