@@ -7,7 +7,12 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
   CallToolResult,
   GetPromptResult,
+  Implementation,
+  LoggingLevel,
+  Progress,
   Prompt,
+  Root,
+  ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AdmissionTicket } from './ticket.js';
@@ -45,6 +50,73 @@ export interface Lease {
   stderrTail(): readonly string[];
   /** What the connection does over its limits now; undefined while it behaves. */
   flooding?(): FloodReport | undefined;
+  /** What the server declared in `initialize`. */
+  serverCapabilities?(): ServerCapabilities | undefined;
+  serverVersion?(): Implementation | undefined;
+  instructions?(): string | undefined;
+}
+
+/** An MCP request or notification as it travels: method and params, params untouched. */
+export interface McpMessage {
+  readonly method: string;
+  readonly params?: Record<string, unknown>;
+}
+
+/**
+ * One agent connection as the pooled servers it uses see it (gateway/ implements it). A
+ * server's requests to its client (sampling, elicitation, roots) and its notifications reach
+ * agents through this, so one process shared by several agents answers each the right one.
+ */
+export interface AgentPeer {
+  /** For logs and errors, e.g. `agent 2 of session s-1 (qwen-code 0.24)`. */
+  readonly label: string;
+  /**
+   * Whether the agent declared what a server→client request needs: `sampling`,
+   * `elicitation` (the form or url mode `params` ask for), `roots`.
+   */
+  canAnswer(message: McpMessage): boolean;
+  /** Forwards a server→client request to the agent; resolves with the agent's result as sent. */
+  request(
+    message: McpMessage,
+    options: { readonly signal: AbortSignal },
+  ): Promise<Record<string, unknown>>;
+  /** The roots this agent offers servers: its own when it declares `roots`, else its workspace. */
+  roots(): readonly Root[];
+  /**
+   * A notification of the server `key` for this agent: `notifications/message`,
+   * `notifications/resources/updated` (only for URIs this peer subscribed to on that
+   * connection), `notifications/resources/list_changed`, and any other the pool does not
+   * handle itself. Progress never comes here (see RequestOptions.onprogress).
+   */
+  notify(key: string, message: McpMessage): void;
+}
+
+/** What an agent's attachment to one pooled connection can do (Pool.attach). */
+export interface Attachment {
+  /** The peer's roots changed: the server hears `notifications/roots/list_changed` if the union did. */
+  rootsChanged(): void;
+  /** Subscribes this peer to `uri` (the server is subscribed once however many peers are). */
+  subscribe(uri: string): Promise<void>;
+  /** Drops this peer's subscription; the server is unsubscribed when nobody else has one. */
+  unsubscribe(uri: string): Promise<void>;
+  /** The level this peer wants; the server gets the most verbose level any attached peer wants. */
+  setLogLevel(level: LoggingLevel): Promise<void>;
+  /** Ends the attachment: its subscriptions and level go, roots are recomputed. Idempotent. */
+  detach(): void;
+}
+
+export interface RequestOptions extends CallOptions {
+  /**
+   * The agent this request is made for: while it is in flight, the server's sampling and
+   * elicitation requests on this connection go to it (the one that called last, when several).
+   */
+  readonly caller?: AgentPeer;
+  /**
+   * The server's progress for this request. The pool sends a progress token of its own (so
+   * two agents' tokens never clash on a shared connection) and drops any `progressToken` in
+   * the params; progress that comes after the request ended or was cancelled is dropped.
+   */
+  readonly onprogress?: (progress: Progress) => void;
 }
 
 export type EntryState = 'connecting' | 'ready' | 'draining' | 'failed' | 'closed';
@@ -109,6 +181,21 @@ export interface Pool {
     args: Record<string, string> | undefined,
     options?: CallOptions,
   ): Promise<GetPromptResult>;
+  /**
+   * Sends any MCP request to the live connection of `key` and resolves with the server's result
+   * as it sent it (nothing validated away, nothing added). Errors: the server's McpError, or a
+   * PoolError when `key` is not live.
+   */
+  request(
+    key: string,
+    message: McpMessage,
+    options?: RequestOptions,
+  ): Promise<Record<string, unknown>>;
+  /**
+   * Lets `peer` hear the server of `key` and answer its requests, until `detach()` or the
+   * connection ends. Throws a PoolError when `key` is not live.
+   */
+  attach(key: string, peer: AgentPeer): Attachment;
   stats(): PoolEntryStats[];
   /** Closes every connection (process groups gone) and resolves when all are closed. */
   close(): Promise<void>;
