@@ -41,13 +41,14 @@ import {
 } from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore, SourceStatus } from '../informers/types.js';
-import type { CallOptions, Pool } from '../pool/types.js';
+import type { CallOptions, McpMessage, Pool, RequestOptions } from '../pool/types.js';
 import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { admit, type ApprovalView } from '../reconcilers/admission.js';
 import { Registry } from '../reconcilers/registry.js';
 import { toMcpServer, type ResourceOptions } from '../reconcilers/resource.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
 import { why, type WhyAnswer } from '../reconcilers/why.js';
+import { attachAgent, type AgentAttachments, type SessionAgent } from './agent-attachments.js';
 import { diffReload, type DiffLine } from './diff.js';
 import {
   NotGatedError,
@@ -363,6 +364,28 @@ export class Session {
         action: 'list the tools again: they may have changed',
       });
     return this.#opts.pool.callTool(entry.key, tool, args, options);
+  }
+
+  /**
+   * Sends any MCP request to the connection serving `server` now and resolves with the
+   * server's result untouched; unavailable → ServerUnavailableError with the `why` answer.
+   */
+  async request(
+    server: string,
+    message: McpMessage,
+    options: RequestOptions = {},
+  ): Promise<Record<string, unknown>> {
+    const entry = this.registry.get(server);
+    if (!entry) throw new ServerUnavailableError(this.why(server));
+    return this.#opts.pool.request(entry.key, message, options);
+  }
+
+  /**
+   * Attaches an agent connection to every Ready server of the session, following the
+   * registry, so the servers' requests and notifications reach it (see agent-attachments.ts).
+   */
+  attachAgent(agent: SessionAgent): AgentAttachments {
+    return attachAgent(this.#opts.pool, this.registry, agent);
   }
 
   async getPrompt(

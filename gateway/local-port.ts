@@ -12,7 +12,9 @@
  */
 import type { DesiredServer } from '../api/index.js';
 import { approvalHashFor, asApprovalHash, redactUrl, urlOf } from '../api/index.js';
+import type { AgentAttachments, SessionAgent } from '../controller/agent-attachments.js';
 import { StaleDecisionError, type Session } from '../controller/session.js';
+import type { McpMessage, RequestOptions } from '../pool/types.js';
 import type {
   ApprovalRequest,
   DecideOutcome,
@@ -50,12 +52,36 @@ export class LocalSessionPort implements SessionPort {
 
   list(): Promise<ServerTools[]> {
     const out: ServerTools[] = [];
+    const desired = this.session.desired().servers;
     for (const [server, entry] of [...this.session.registry.entries()].sort(([a], [b]) =>
       a.localeCompare(b),
     )) {
-      out.push({ server, tools: entry.tools, prompts: entry.prompts });
+      out.push({
+        server,
+        scope: desired[server]?.scope ?? 'user',
+        tools: entry.tools,
+        prompts: entry.prompts,
+        ...(entry.capabilities ? { capabilities: entry.capabilities } : {}),
+        ...(entry.instructions ? { instructions: entry.instructions } : {}),
+      });
     }
     return Promise.resolve(out);
+  }
+
+  request(
+    server: string,
+    message: McpMessage,
+    options: RequestOptions,
+  ): Promise<Record<string, unknown>> {
+    return this.session.request(server, message, options);
+  }
+
+  attach(agent: SessionAgent): AgentAttachments {
+    return this.session.attachAgent(agent);
+  }
+
+  warn(server: string, reason: 'DuplicateResource', message: string): void {
+    this.session.events.record('Warning', reason, `server/${server}`, message);
   }
 
   callTool(
@@ -74,6 +100,19 @@ export class LocalSessionPort implements SessionPort {
     options: { signal?: AbortSignal },
   ) {
     return this.session.getPrompt(server, prompt, args, options);
+  }
+
+  unavailable(): Promise<(WhyText & { readonly server: string })[]> {
+    const ready = this.session.registry.entries();
+    return Promise.resolve(
+      Object.keys(this.session.desired().servers)
+        .sort()
+        .filter((name) => !ready.has(name))
+        .map((name) => {
+          const w = this.session.why(name);
+          return { server: name, reason: w.reason, message: w.message, action: w.action };
+        }),
+    );
   }
 
   why(server: string): Promise<WhyText> {

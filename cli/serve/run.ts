@@ -20,7 +20,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CliError, errorText } from '../errors.js';
 import { ConnectionLostError, RpcCallError, type RpcClient } from '../rpc-client.js';
 import { VERSION } from '../version.js';
-import { createBridge } from '../../gateway/gateway.js';
+import { createGatewayServer } from '../../gateway/gateway.js';
 import { connectOrStartDaemon, daemonLogPath } from './daemon-link.js';
 import { INSIDE_MCPCTL_ENV, InertSessionPort } from './inert-port.js';
 import { openPrivateSession } from './private-session.js';
@@ -77,7 +77,12 @@ export async function runServe(o: ServeOptions): Promise<number> {
     });
   }
 
-  const bridge = createBridge(port, { version: VERSION, log, firstListWaitMs: FIRST_LIST_WAIT_MS });
+  const bridge = createGatewayServer(port, {
+    version: VERSION,
+    log,
+    firstListWaitMs: FIRST_LIST_WAIT_MS,
+    workspace: o.workspace,
+  }).server;
   const transport = new StdioServerTransport();
   transport.onerror = (err) => log(`bad message from the client: ${err.message}`);
 
