@@ -31,12 +31,19 @@
  * - Every server process is in the state file (when one is given) while it may be alive.
  * - `close()` closes every connection, including draining and still-connecting ones, and
  *   resolves when all are gone. Holders are not told (shutting down is not a loss).
+ * - Agents (agent-routing.ts): `request` sends any MCP request for an agent and resolves with
+ *   the server's result as sent; the agent's `progressToken` never reaches the server (the
+ *   SDK sends one of its own per request), progress goes to that request's `onprogress` only
+ *   while it is pending; errors are the server's McpError with credentials hidden. `attach`
+ *   lets an agent hear the server and answer its requests; attachments end silently with the
+ *   connection. Subscriptions and the logging level are the attachment's, never `request`'s.
  */
 import {
   PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type GetPromptResult,
+  type Progress,
   type Prompt,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -52,11 +59,14 @@ import {
   scrubUrl,
 } from './errors.js';
 import { listAllPrompts, listAllTools } from './listing.js';
+import { AgentRouter, PassthroughResult } from './agent-routing.js';
 import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard, type TrafficLimits } from './traffic.js';
 import { ProcessRecorder } from './orphans.js';
 import type { OAuthManager } from './oauth.js';
 import type { AdmissionTicket } from './ticket.js';
 import type {
+  AgentPeer,
+  Attachment,
   CallOptions,
   Connected,
   Connector,
@@ -64,9 +74,11 @@ import type {
   Holder,
   Lease,
   LostCause,
+  McpMessage,
   Pool,
   PoolEntryStats,
   ReleaseOptions,
+  RequestOptions,
 } from './types.js';
 
 export interface PoolOptions {
@@ -130,6 +142,8 @@ interface Entry {
   refreshing?: Promise<void>;
   /** The connection's budgets, once connected. */
   traffic?: TrafficGuard;
+  /** The agents behind the connection: who answers the server's requests, who hears it. */
+  readonly router: AgentRouter;
 }
 
 const isLive = (e: Entry): boolean => e.state === 'ready' || e.state === 'draining';
@@ -197,6 +211,9 @@ export function createPool(options: PoolOptions = {}): Pool {
       // After the entry is gone the last lines stay readable: they say why it went.
       stderrTail: () => entry.connected?.stderrTail() ?? [],
       flooding: () => entry.traffic?.report(),
+      serverCapabilities: () => entry.connected?.client.getServerCapabilities(),
+      serverVersion: () => entry.connected?.client.getServerVersion(),
+      instructions: () => entry.connected?.client.getInstructions(),
     };
   }
 
@@ -216,6 +233,8 @@ export function createPool(options: PoolOptions = {}): Pool {
   function closeEntry(entry: Entry): Promise<void> {
     entry.stopping = true;
     cancelDrain(entry);
+    // Agents stop hearing it at once; their attachments end silently.
+    entry.router.close();
     entry.closed ??= track(
       (async () => {
         entry.abort.abort(new PoolError('connection closed'));
@@ -292,6 +311,8 @@ export function createPool(options: PoolOptions = {}): Pool {
   }
 
   function watch(entry: Entry, c: Connected): void {
+    // First: what the router watches on the transport then sits behind the traffic guard.
+    entry.router.bind(c.client, c.scrub?.bind(c));
     const previousOnClose = c.client.onclose;
     c.client.onclose = () => {
       previousOnClose?.();
@@ -411,7 +432,7 @@ export function createPool(options: PoolOptions = {}): Pool {
     let phase = 'connect';
     try {
       const connected = await settleOrAbandon(
-        connector(ticket, signal),
+        connector(ticket, signal, (client) => entry.router.install(client)),
         signal,
         abandonAfterMs,
         (late) => {
@@ -510,6 +531,7 @@ export function createPool(options: PoolOptions = {}): Pool {
           createdAt: new Date(now()),
           stopping: false,
           dirty: new Set(),
+          router: new AgentRouter({ key, server: ticket.name, warn }),
         };
         entries.set(key, entry);
         void track(discover(entry, ticket));
@@ -594,6 +616,52 @@ export function createPool(options: PoolOptions = {}): Pool {
       );
     },
 
+    async request(
+      key: string,
+      message: McpMessage,
+      requestOptions: RequestOptions = {},
+    ): Promise<Record<string, unknown>> {
+      const entry = liveEntry(key);
+      const owner = RESERVED_METHODS.get(message.method);
+      if (owner !== undefined) {
+        throw new PoolError(
+          `server "${entry.name}": ${message.method} is not sent through request(); ${owner}`,
+        );
+      }
+      const { caller, onprogress } = requestOptions;
+      // Progress reaches the caller only while its request is pending (the SDK drops it after
+      // the answer or a cancel too; this holds whatever it does).
+      let pending = true;
+      const progress =
+        onprogress &&
+        ((p: Progress): void => {
+          if (pending) safeCall(`onprogress of ${message.method}`, () => onprogress(p));
+        });
+      const done = caller ? entry.router.track(caller) : undefined;
+      try {
+        return await hideCredentials(
+          entry.connected,
+          entry.connected.client.request(
+            { method: message.method, params: withoutProgressToken(message.params) },
+            PassthroughResult,
+            {
+              signal: requestOptions.signal,
+              timeout:
+                requestOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
+              ...(progress ? { onprogress: progress } : {}),
+            },
+          ),
+        );
+      } finally {
+        pending = false;
+        done?.();
+      }
+    },
+
+    attach(key: string, peer: AgentPeer): Attachment {
+      return liveEntry(key).router.attach(peer);
+    },
+
     stats(): PoolEntryStats[] {
       return [...entries.values()].map((e) => ({
         key: e.key,
@@ -637,6 +705,36 @@ export function createPool(options: PoolOptions = {}): Pool {
   }
 
   return pool;
+}
+
+/**
+ * Requests that would let one agent change what the connection does for the others; each has
+ * its refcounted way on the Attachment (or belongs to the pool alone).
+ */
+const RESERVED_METHODS = new Map<string, string>([
+  ['initialize', 'the pool initializes each connection once'],
+  ['resources/subscribe', 'use Attachment.subscribe (refcounted over the agents)'],
+  ['resources/unsubscribe', 'use Attachment.unsubscribe (refcounted over the agents)'],
+  ['logging/setLevel', 'use Attachment.setLogLevel (the most verbose level of the agents)'],
+]);
+
+/**
+ * The params without the agent's progress token: it names a request of the agent's connection,
+ * not of ours, and must not reach a server shared with other agents.
+ */
+function withoutProgressToken(
+  params: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  const meta = params?.['_meta'];
+  if (params === undefined || typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
+    return params;
+  }
+  if (!('progressToken' in meta)) return params;
+  const rest: Record<string, unknown> = { ...(meta as Record<string, unknown>) };
+  delete rest['progressToken'];
+  const others: Record<string, unknown> = { ...params };
+  delete others['_meta'];
+  return Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others;
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

@@ -75,7 +75,12 @@ export interface AgentPeer {
    * `elicitation` (the form or url mode `params` ask for), `roots`.
    */
   canAnswer(message: McpMessage): boolean;
-  /** Forwards a server→client request to the agent; resolves with the agent's result as sent. */
+  /**
+   * Forwards a server→client request to the agent; resolves with the agent's result as sent
+   * (the SDK checks it against the method's result schema before the server gets it). A
+   * rejection reaches the server as an error with its `code` (when numeric) and `message`.
+   * `signal` aborts when the server cancels, the connection ends, or another agent answered.
+   */
   request(
     message: McpMessage,
     options: { readonly signal: AbortSignal },
@@ -95,11 +100,22 @@ export interface AgentPeer {
 export interface Attachment {
   /** The peer's roots changed: the server hears `notifications/roots/list_changed` if the union did. */
   rootsChanged(): void;
-  /** Subscribes this peer to `uri` (the server is subscribed once however many peers are). */
+  /**
+   * Subscribes this peer to `uri` (the server is subscribed once however many peers are).
+   * Rejects with the server's error, an RpcError (MethodNotFound) when the server declares no
+   * `resources.subscribe`, or a PoolError once detached or the connection ended.
+   */
   subscribe(uri: string): Promise<void>;
-  /** Drops this peer's subscription; the server is unsubscribed when nobody else has one. */
+  /**
+   * Drops this peer's subscription; the server is unsubscribed when nobody else has one.
+   * Never rejects: the peer hears no more updates of `uri` whatever the server says.
+   */
   unsubscribe(uri: string): Promise<void>;
-  /** The level this peer wants; the server gets the most verbose level any attached peer wants. */
+  /**
+   * The level this peer wants; the server gets the most verbose level any attached peer wants
+   * (nothing is sent when that does not change, or when the server declares no `logging`).
+   * Rejects with the server's error, or a PoolError once detached or the connection ended.
+   */
   setLogLevel(level: LoggingLevel): Promise<void>;
   /** Ends the attachment: its subscriptions and level go, roots are recomputed. Idempotent. */
   detach(): void;
@@ -183,8 +199,11 @@ export interface Pool {
   ): Promise<GetPromptResult>;
   /**
    * Sends any MCP request to the live connection of `key` and resolves with the server's result
-   * as it sent it (nothing validated away, nothing added). Errors: the server's McpError, or a
-   * PoolError when `key` is not live.
+   * as it sent it (nothing validated away, nothing added; the same object). Errors: the
+   * server's McpError (credentials hidden), an McpError RequestTimeout for a timeout or the
+   * signal's abort, or a PoolError when `key` is not live (connecting, gone) or the method is
+   * one that would change the connection for every agent (`initialize`, `logging/setLevel`,
+   * `resources/subscribe`/`unsubscribe`: those go through the Attachment).
    */
   request(
     key: string,
@@ -193,7 +212,8 @@ export interface Pool {
   ): Promise<Record<string, unknown>>;
   /**
    * Lets `peer` hear the server of `key` and answer its requests, until `detach()` or the
-   * connection ends. Throws a PoolError when `key` is not live.
+   * connection ends. Throws a PoolError when `key` is not live (also while still connecting:
+   * attach once `acquire` resolved). An attachment holds no ref: the session's lease does.
    */
   attach(key: string, peer: AgentPeer): Attachment;
   stats(): PoolEntryStats[];
@@ -241,5 +261,20 @@ export interface Connected {
  * (reason: a `DiscoveryDeadline`) or when the connection is no longer wanted (pool closing).
  * On abort a connector must stop, close what it opened (kill the process) and reject; the
  * pool waits a bounded time for that before it reports the failure.
+ *
+ * `setup`, when given, is called on the connection's Client before `connect` (ClientSetup).
  */
-export type Connector = (ticket: AdmissionTicket, signal: AbortSignal) => Promise<Connected>;
+export type Connector = (
+  ticket: AdmissionTicket,
+  signal: AbortSignal,
+  setup?: ClientSetup,
+) => Promise<Connected>;
+
+/**
+ * What the pool does to a connection's new Client before `connect` (a connector calls it, when
+ * given, on the Client it made): it declares the client capabilities the pool relays to agents
+ * (sampling, elicitation, roots) and installs their handlers, which must be in place before the
+ * server hears `initialized` (a server may ask `roots/list` right then). A connector that does
+ * not call it gives servers a client that declares none of these.
+ */
+export type ClientSetup = (client: Client) => void;
