@@ -309,8 +309,8 @@ export function createGatewayServer(
   }
 
   /** A failure of a request other than a tool call: the server's own error, else ours. */
-  function asMcpError(err: unknown): McpError {
-    if (err instanceof McpError) return err;
+  function asMcpError(err: unknown): Error {
+    if (err instanceof McpError) return relayed(err);
     return new McpError(ErrorCode.InternalError, messageOf(err));
   }
 
@@ -338,7 +338,8 @@ export function createGatewayServer(
     } catch (err) {
       // The server's own protocol error is the agent's to see as it was; anything else
       // (unavailable, timed out, connection lost) is a result the model can read.
-      if (err instanceof McpError && err.code !== Number(ErrorCode.RequestTimeout)) throw err;
+      if (err instanceof McpError && err.code !== Number(ErrorCode.RequestTimeout))
+        throw relayed(err);
       return errorResult(messageOf(err));
     }
   }
@@ -554,6 +555,24 @@ export function createGatewayServer(
       agent.close();
     },
   };
+}
+
+/**
+ * A server's error as the agent would have had it straight from the server: same code, message
+ * and data. (An McpError's message carries an "MCP error N:" prefix the agent's SDK adds again.)
+ */
+class RelayedError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data: unknown,
+  ) {
+    super(message);
+  }
+}
+
+function relayed(err: McpError): RelayedError {
+  return new RelayedError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
 }
 
 function asObject(value: unknown): Record<string, unknown> {
