@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
+  ElicitRequestSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -259,6 +260,39 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
     await until('the server-side abort', () => waitTool.aborted > before.aborted);
     await until('the session to close', () => w.daemon.session(a.sessionId) === undefined);
   });
+
+  it(
+    'a server→agent request (approval by elicitation) crosses the socket both ways',
+    T,
+    async () => {
+      writeFileSync(
+        path.join(w.ws, '.mcp.json'),
+        JSON.stringify({ mcpServers: { p: { command: 'mem', args: ['t'] } } }),
+      );
+      await w.daemon.defaultSession.reload();
+      assert.equal(w.daemon.defaultSession.why('p').reason, 'PendingApproval');
+      const opened = await openGatewayClient(w.socket, { workspace: w.ws });
+      const client = new Client(
+        { name: 'test-agent', version: '1.0.0' },
+        { capabilities: { elicitation: {} } },
+      );
+      const asked: string[] = [];
+      client.setRequestHandler(ElicitRequestSchema, (request) => {
+        asked.push(request.params.message);
+        return { action: 'accept' as const, content: { decision: 'approve-session' } };
+      });
+      await client.connect(opened.transport);
+      try {
+        await until('p tools', async () =>
+          (await client.listTools()).tools.some((t) => t.name === 'p__t'),
+        );
+        assert.equal(asked.length, 1);
+        assert.match(asked[0] ?? '', /MCP server "p"/);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   it('MCP lines that came with the gateway.open line are served after its answer', T, async () => {
     const socket = await rawConnect(w.socket);

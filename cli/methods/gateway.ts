@@ -21,7 +21,7 @@ import { openHeld, type MethodContext } from './context.js';
 import { openShape, openSpec } from './sessions.js';
 
 /** How long the agent's first listing waits for servers that are still connecting. */
-export const FIRST_LIST_WAIT_MS = 5000;
+const FIRST_LIST_WAIT_MS = 5000;
 
 export function gatewayHandovers(ctx: MethodContext): HandoverTable {
   return {
