@@ -597,6 +597,7 @@ export function joinInstructions(servers: readonly ServerTools[]): string {
     'mcpctl serves the MCP servers configured for this workspace. Tools and prompts are named server__tool (a name that cannot be written so gets a short hash instead); the set changes live as config files change.',
   ];
   for (const s of servers)
-    if (s.instructions?.trim()) parts.push(`## ${s.server}\n\n${s.instructions.trim()}`);
+    // Verbatim: a server's instructions are its own words.
+    if (s.instructions?.trim()) parts.push(`## ${s.server}\n\n${s.instructions}`);
   return parts.join('\n\n');
 }

@@ -48,7 +48,9 @@ import type { AgentPeer, Attachment, McpMessage } from './types.js';
 /** What the pool's client declares to every server: it can relay all of these to agents. */
 export const POOL_CLIENT_CAPABILITIES: ClientCapabilities = {
   sampling: {},
-  elicitation: { form: {}, url: {} },
+  // Form mode only: most agents declare no more, and a server that saw url mode would offer
+  // what (as far as it can tell) nobody behind mcpctl can answer.
+  elicitation: {},
   roots: { listChanged: true },
 };
 

@@ -144,6 +144,9 @@ interface Entry {
   traffic?: TrafficGuard;
   /** The agents behind the connection: who answers the server's requests, who hears it. */
   readonly router: AgentRouter;
+  /** Progress handlers of requests in flight, by the token the pool sent (see request()). */
+  readonly progress: Map<string, (progress: Progress) => void>;
+  nextProgress: number;
 }
 
 const isLive = (e: Entry): boolean => e.state === 'ready' || e.state === 'draining';
@@ -339,6 +342,23 @@ export function createPool(options: PoolOptions = {}): Pool {
         deliver?.(message, extra);
       };
     }
+    // Progress is dispatched here, in the order it arrived (see request()); progress for a
+    // request no longer in flight is dropped.
+    const deliverRest = c.transport.onmessage;
+    c.transport.onmessage = (message, extra) => {
+      if (
+        'method' in message &&
+        message.method === 'notifications/progress' &&
+        !('id' in message)
+      ) {
+        const { progressToken, ...progress } = (message.params ?? {}) as Record<string, unknown>;
+        const handler =
+          typeof progressToken === 'string' ? entry.progress.get(progressToken) : undefined;
+        if (handler && typeof progress.progress === 'number') handler(progress as Progress);
+        return;
+      }
+      deliverRest?.(message, extra);
+    };
     traffic.onChange(() => {
       if (!isLive(entry)) return;
       for (const h of [...entry.holders.values()]) {
@@ -532,6 +552,8 @@ export function createPool(options: PoolOptions = {}): Pool {
           stopping: false,
           dirty: new Set(),
           router: new AgentRouter({ key, server: ticket.name, warn }),
+          progress: new Map(),
+          nextProgress: 0,
         };
         entries.set(key, entry);
         void track(discover(entry, ticket));
@@ -629,31 +651,31 @@ export function createPool(options: PoolOptions = {}): Pool {
         );
       }
       const { caller, onprogress } = requestOptions;
-      // Progress reaches the caller only while its request is pending (the SDK drops it after
-      // the answer or a cancel too; this holds whatever it does).
-      let pending = true;
-      const progress =
-        onprogress &&
-        ((p: Progress): void => {
-          if (pending) safeCall(`onprogress of ${message.method}`, () => onprogress(p));
-        });
+      // Our own token, unique on this connection (two agents' tokens must never clash), and
+      // our own dispatch (watch()): the SDK hands progress over a microtask later than the
+      // answer, so the last step before an answer in the same read would be lost.
+      const token = onprogress ? `mcpctl-${(entry.nextProgress += 1)}` : undefined;
+      if (token !== undefined && onprogress)
+        entry.progress.set(token, (p) =>
+          safeCall(`onprogress of ${message.method}`, () => onprogress(p)),
+        );
       const done = caller ? entry.router.track(caller) : undefined;
       try {
         return await hideCredentials(
           entry.connected,
           entry.connected.client.request(
-            { method: message.method, params: withoutProgressToken(message.params) },
+            { method: message.method, params: withProgressToken(message.params, token) },
             PassthroughResult,
             {
               signal: requestOptions.signal,
               timeout:
                 requestOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
-              ...(progress ? { onprogress: progress } : {}),
             },
           ),
         );
       } finally {
-        pending = false;
+        // Progress reaches the caller only while its request is pending.
+        if (token !== undefined) entry.progress.delete(token);
         done?.();
       }
     },
@@ -722,6 +744,21 @@ const RESERVED_METHODS = new Map<string, string>([
  * The params without the agent's progress token: it names a request of the agent's connection,
  * not of ours, and must not reach a server shared with other agents.
  */
+/**
+ * The params with the agent's progress token replaced by ours (`token`), or removed when the
+ * caller wants no progress: an agent's token must never reach a server shared with others.
+ */
+function withProgressToken(
+  params: Record<string, unknown> | undefined,
+  token: string | undefined,
+): Record<string, unknown> | undefined {
+  const stripped = withoutProgressToken(params);
+  if (token === undefined) return stripped;
+  const meta = stripped?.['_meta'];
+  const rest = typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? meta : {};
+  return { ...stripped, _meta: { ...rest, progressToken: token } };
+}
+
 function withoutProgressToken(
   params: Record<string, unknown> | undefined,
 ): Record<string, unknown> | undefined {

@@ -37,6 +37,7 @@ export function gatewayHandovers(ctx: MethodContext): HandoverTable {
           log,
           firstListWaitMs: FIRST_LIST_WAIT_MS,
           metaTools: p.metaTools ?? 'off',
+          label,
         });
         // Runs at once when the agent already hung up: nothing stays open for it.
         call.conn.onClose(() => {
