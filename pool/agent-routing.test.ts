@@ -592,7 +592,11 @@ test("the agent's progressToken never reaches the server; other _meta does", T, 
     assert.deepEqual(r.seen.metas[0], { trace: 'x' });
     assert.equal(r.seen.metas[1], undefined);
     assert.equal(r.seen.metas[2]?.['trace'], 'y');
-    assert.match(String(r.seen.metas[2]?.['progressToken']), /^mcpctl-\d+$/, "the pool's own token");
+    assert.match(
+      String(r.seen.metas[2]?.['progressToken']),
+      /^mcpctl-\d+$/,
+      "the pool's own token",
+    );
   } finally {
     await r.close();
   }
