@@ -24,7 +24,8 @@
  * - list_changed for tools, prompts and resources goes out once per settled burst of
  *   reconciles (and servers' own resources/list_changed at most twice a second).
  * - `--meta-tools` adds mcpctl_find_tools / mcpctl_call_tool; `only` lists just those two.
- * - Gated servers are put to the user through elicitation (approval-prompt.ts).
+ * - Gated servers are put to the user through elicitation (approval-prompt.ts); servers waiting
+ *   for an OAuth login are offered through URL-mode elicitation (login-prompt.ts).
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -55,6 +56,7 @@ import type { AgentAttachments } from '../controller/agent-attachments.js';
 import type { McpMessage, RequestOptions } from '../pool/types.js';
 import { GatewayAgent } from './agent.js';
 import { promptApprovals } from './approval-prompt.js';
+import { promptLogins, type StartLogin } from './login-prompt.js';
 import { CALL_TOOL, FIND_TOOLS, META_TOOLS, findTools } from './meta-tools.js';
 import { Pager } from './paging.js';
 import { ResourceIndex, byPrecedence } from './resource-index.js';
@@ -81,6 +83,8 @@ export interface GatewayServerOptions {
   readonly metaTools?: MetaToolsMode;
   /** Items per page of a merged list (default 1000). */
   readonly pageSize?: number;
+  /** Starts an OAuth login; given, servers waiting for one are offered in-band (login-prompt.ts). */
+  readonly login?: StartLogin;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -536,6 +540,9 @@ export function createGatewayServer(
   });
 
   const askPending = promptApprovals(server, port, { timeoutMs: elicitTimeoutMs, log });
+  const logins = options.login
+    ? promptLogins(server, port, { login: options.login, timeoutMs: elicitTimeoutMs, log })
+    : undefined;
   server.oninitialized = () => {
     attachments = port.attach(agent);
     void agent.refreshRoots().then(
@@ -545,6 +552,7 @@ export function createGatewayServer(
       (err: unknown) => log(`could not list the agent's roots: ${messageOf(err)}`),
     );
     askPending();
+    logins?.initialized();
   };
 
   return {
@@ -552,6 +560,7 @@ export function createGatewayServer(
     detach() {
       attachments?.detach();
       attachments = undefined;
+      logins?.close();
       agent.close();
     },
   };

@@ -13,10 +13,12 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Session } from '../controller/session.js';
 import { createGatewayServer, joinInstructions, type MetaToolsMode } from './gateway.js';
+import type { StartLogin } from './login-prompt.js';
 import { LocalSessionPort } from './local-port.js';
 import type { SessionPort } from './session-port.js';
 
 export type { MetaToolsMode } from './gateway.js';
+export type { LoginAttempt, StartLogin } from './login-prompt.js';
 
 export interface GatewayOptions {
   readonly version: string;
@@ -31,6 +33,12 @@ export interface GatewayOptions {
   readonly label?: string;
   /** Items per page of a merged list (default 1000). */
   readonly pageSize?: number;
+  /**
+   * Starts an OAuth login for a server of the session (cli/ implements it: loopback listener +
+   * the daemon's loginStart/loginFinish). Given, an agent that declared URL-mode elicitation is
+   * offered the login of servers waiting for one.
+   */
+  readonly login?: StartLogin;
 }
 
 /** One agent connection's MCP server. */

@@ -187,6 +187,18 @@ export class LocalSessionPort implements SessionPort {
     );
   }
 
+  loginsRequired(): Promise<string[]> {
+    return Promise.resolve(
+      Object.keys(this.session.desired().servers)
+        .sort()
+        .filter((name) => this.session.why(name).reason === 'Unauthorized'),
+    );
+  }
+
+  onLoginRequired(listener: (server: string) => void): void {
+    this.#unsubscribe.push(this.session.on('loginRequired', listener));
+  }
+
   async close(): Promise<void> {
     for (const off of this.#unsubscribe.splice(0)) off();
     await this.onClose();

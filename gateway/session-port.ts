@@ -96,5 +96,9 @@ export interface SessionPort {
   /** Called once per settled burst of reconciles that changed the registry. */
   onListChanged(listener: () => void): void;
   onPendingApproval(listener: (request: ApprovalRequest) => void): void;
+  /** The servers waiting for an OAuth login now (`why` says Unauthorized). */
+  loginsRequired(): Promise<string[]>;
+  /** A server started waiting for an OAuth login (once per stretch of waiting). */
+  onLoginRequired(listener: (server: string) => void): void;
   close(): Promise<void>;
 }

@@ -10,13 +10,14 @@
  * - The session is held by the connection until it closes; closing the connection closes the
  *   gateway (the agent's calls are aborted, its subscriptions dropped), and a gateway that
  *   closes itself closes the connection. A connection that hangs up while the gateway opens
- *   leaves nothing open.
+ *   leaves nothing open (an OAuth login offered to the agent included: its listener closes).
  */
 import { z } from 'zod';
 import { openGateway } from '../../gateway/index.js';
 import { GATEWAY_OPEN, GatewaySocketTransport } from '../gateway-socket.js';
 import { handover, type HandoverTable } from '../rpc-server.js';
 import { errorText } from '../errors.js';
+import { inbandLogin } from '../inband-login.js';
 import { openHeld, type MethodContext } from './context.js';
 import { openShape, openSpec } from './sessions.js';
 
@@ -38,6 +39,8 @@ export function gatewayHandovers(ctx: MethodContext): HandoverTable {
           firstListWaitMs: FIRST_LIST_WAIT_MS,
           metaTools: p.metaTools ?? 'off',
           label,
+          // Servers waiting for an OAuth login are offered to an agent that can open a URL.
+          login: inbandLogin(ctx.daemon, session),
         });
         // Runs at once when the agent already hung up: nothing stays open for it.
         call.conn.onClose(() => {

@@ -73,6 +73,14 @@ export class InertSessionPort implements SessionPort {
     return Promise.resolve([]);
   }
 
+  loginsRequired(): Promise<string[]> {
+    return Promise.resolve([]);
+  }
+
+  onLoginRequired(): void {
+    // No session: nothing ever waits for a login here.
+  }
+
   settled(): Promise<void> {
     return Promise.resolve();
   }

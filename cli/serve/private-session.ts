@@ -23,6 +23,8 @@ export interface PrivateSessionOptions {
 
 export interface PrivateSession {
   readonly session: Session;
+  /** The in-process core (its OAuth logins: the gateway offers them in-band). */
+  readonly core: Daemon;
   /** Stops the in-process controller: the session, then the pool and every server process. */
   close(): Promise<void>;
 }
@@ -36,7 +38,7 @@ export async function openPrivateSession(o: PrivateSessionOptions): Promise<Priv
     ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
     log: stderrLog(o.log),
   });
-  return { session: core.defaultSession, close: () => core.stop() };
+  return { session: core.defaultSession, core, close: () => core.stop() };
 }
 
 /** Warnings and errors as plain lines (the agent shows stderr in its MCP log); no chatter. */

@@ -24,6 +24,7 @@ import {
   type MetaToolsMode,
 } from '../../gateway/index.js';
 import { errorText } from '../errors.js';
+import { inbandLogin } from '../inband-login.js';
 import { VERSION } from '../version.js';
 import { connectOrStartDaemon, daemonLogPath } from './daemon-link.js';
 import { INSIDE_MCPCTL_ENV, InertSessionPort } from './inert-port.js';
@@ -75,7 +76,11 @@ export async function runServe(o: ServeOptions): Promise<number> {
     });
     let gateway: Gateway;
     try {
-      gateway = await openGateway(own.session, gatewayOptions);
+      // No daemon for `mcpctl login` to reach: the agent's user can sign in in-band only.
+      gateway = await openGateway(own.session, {
+        ...gatewayOptions,
+        login: inbandLogin(own.core, own.session),
+      });
     } catch (err) {
       await own.close();
       throw err;
