@@ -50,7 +50,7 @@ async function research(agent: RecordingAgent, tool: string) {
     CallToolResultSchema,
     { timeout: REQUEST_TIMEOUT_MS },
   );
-  return { taskId, status, result: result as CallToolResult };
+  return { taskId, status, result: result };
 }
 
 /** The report with the task's own id taken out (ids differ run to run). */
