@@ -105,6 +105,13 @@ describe('the same resource URI from two servers, through mcpctl serve (e2e)', (
           `listing ${n}: every URI once, not rewritten`,
         );
 
+      // Both list the same templates: each is offered once.
+      const templates = (await a.client.listResourceTemplates({}, R)).resourceTemplates.map(
+        (t) => t.uriTemplate,
+      );
+      assert.ok(templates.length > 0);
+      assert.deepEqual(templates, [...new Set(templates)], 'each template listed once');
+
       for (const uri of SHARED)
         assert.equal(await readText(a, uri), `${uri} (served by high)`, 'cli beats user');
       for (const uri of LOW_ONLY)

@@ -256,7 +256,9 @@ export function createGatewayServer(
     resources.replaceTemplates(
       servers.map((s, i) => ({ server: s.server, templates: lists[i].map((t) => t.uriTemplate) })),
     );
-    return lists.flat();
+    // One template listed by two servers is offered once: the higher-precedence server's.
+    const seen = new Set<string>();
+    return lists.flat().filter((t) => !seen.has(t.uriTemplate) && seen.add(t.uriTemplate));
   }
 
   /** The server serving `uri`; lists again once when the index does not know it. */
