@@ -1,6 +1,8 @@
 /**
  * `npm run bench` (issue 8): the five figures, each beside its baseline from the same run,
- * printed as a table with the machine, and written to $BENCH_OUT or bench/results.json.
+ * and the proxy figure (issue 14: a tool call direct, through mcpctl serve and through
+ * mcp-hub; `npm run bench:proxy` runs only that one), printed as a table with the machine,
+ * and written to $BENCH_OUT or bench/results.json.
  *
  * Every process a figure starts is ended by that figure; at the end, anything still running
  * with a bench folder in its command line is reported and killed, and the run fails.
@@ -10,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { gapFigures } from './gap.js';
 import { machine } from './machine.js';
 import { poolFigure } from './pool-sharing.js';
+import { proxyFigure } from './proxy/figure.js';
 import { killAll, processesMentioning } from './processes.js';
 import { reloadFigure } from './reload.js';
 import { table, writeResults, type Results } from './report.js';
@@ -27,20 +30,23 @@ async function main(): Promise<number> {
   const m = machine();
   log(`bench on ${m.cpus} cpus, node ${m.node}, load ${m.loadAverage}`);
 
-  log('1/5 reload latency (stdio fixture, real watcher and debounce)…');
+  log('1/6 reload latency (stdio fixture, real watcher and debounce)…');
   const reload = await reloadFigure();
   log(`    ${reload.figure.reloadMs} ms vs raw connect ${reload.figure.rawConnectMs} ms`);
 
-  log('2/5 scale (in-memory servers, one child process per N)…');
+  log('2/6 scale (in-memory servers, one child process per N)…');
   const scale = await scaleFigure((r) =>
     log(`    N=${r.row.servers}: ${r.row.cpuMs} ms cpu, ${r.row.connects}/${r.row.disconnects}`),
   );
 
-  log('3-4/5 tool gaps (20 servers × 50 edits: RollingUpdate, Recreate, restart-all)…');
+  log('3-4/6 tool gaps (20 servers × 50 edits: RollingUpdate, Recreate, restart-all)…');
   const gap = await gapFigures();
 
-  log('5/5 pool sharing (10 sessions × 5 stdio servers, pooled and a pool per session)…');
+  log('5/6 pool sharing (10 sessions × 5 stdio servers, pooled and a pool per session)…');
   const pool = await poolFigure();
+
+  log('6/6 proxy (echo calls direct, through mcpctl serve, through mcp-hub)…');
+  const proxy = await proxyFigure(log);
 
   const leftovers = processesMentioning('mcpctl-bench-');
   if (leftovers.length > 0) {
@@ -55,6 +61,7 @@ async function main(): Promise<number> {
     gapUnchanged: gap.figures.gapUnchanged,
     gapChanged: gap.figures.gapChanged,
     pool: pool.figure,
+    proxy: proxy.figure,
   };
   const out = process.env.BENCH_OUT || DEFAULT_OUT;
   writeResults(results, out);
@@ -66,6 +73,7 @@ async function main(): Promise<number> {
       scale,
       gap: gap.detail,
       pool: pool.detail,
+      proxy: proxy.detail,
       seconds,
       leftovers: leftovers.length,
     })}\n\nwritten to ${out}\n`,

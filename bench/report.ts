@@ -7,6 +7,8 @@ import { dirname } from 'node:path';
 import type { GapDetail, GapFigures } from './gap.js';
 import type { Machine, MachineDetail } from './machine.js';
 import type { PoolFigure, PoolRun } from './pool-sharing.js';
+import type { ProxyDetail, ProxyFigure } from './proxy/figure.js';
+import { proxyLines } from './proxy/report.js';
 import type { ReloadDetail, ReloadFigure } from './reload.js';
 import type { ScaleResult } from './scale-figure.js';
 import type { ScaleRow } from './scale.js';
@@ -19,6 +21,8 @@ export interface Results {
   readonly gapUnchanged: GapFigures['gapUnchanged'];
   readonly gapChanged: GapFigures['gapChanged'];
   readonly pool: PoolFigure;
+  /** Issue 14's `proxy` section (bench/proxy/figure.ts). */
+  readonly proxy: ProxyFigure;
 }
 
 export interface Details {
@@ -27,6 +31,7 @@ export interface Details {
   readonly scale: readonly ScaleResult[];
   readonly gap: GapDetail;
   readonly pool: { pooled: PoolRun; unpooled: PoolRun };
+  readonly proxy: ProxyDetail;
   readonly seconds: number;
   readonly leftovers: number;
 }
@@ -194,6 +199,7 @@ export function table(results: Results, d: Details): string {
       `${d.pool.unpooled.serversRssMb}`,
       ratio(d.pool.pooled.serversRssMb, d.pool.unpooled.serversRssMb),
     ]),
+    ...proxyLines(results.proxy, d.proxy),
     '',
     `${d.seconds} s in all; processes left behind: ${d.leftovers}`,
   );

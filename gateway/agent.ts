@@ -9,6 +9,7 @@
  *   `roots/list_changed`) when it declares `roots`, else its workspace folder.
  * - `notifications/message` reach the agent only at or above the level it set (all, when it
  *   set none), with `logger` naming the server (`server` or `server/logger`).
+ * - A task's status reaches only the agent that created the task.
  * - A server's `resources/list_changed` is passed on at most once per `minIntervalMs`.
  * - Nothing here throws into the pool: a notification that cannot be sent is reported through
  *   `log` and dropped.
@@ -46,6 +47,8 @@ export interface AgentOptions {
   /** How long a server's question to the agent may stay open (a person may be answering). */
   readonly requestTimeoutMs: number;
   readonly minIntervalMs: number;
+  /** Whether `taskId` on `server` is a task this agent created (status goes to its owner only). */
+  readonly ownsTask: (server: string, taskId: unknown) => boolean;
   readonly log: (message: string) => void;
 }
 
@@ -136,6 +139,9 @@ export class GatewayAgent implements SessionAgent {
       }
       case 'notifications/resources/list_changed':
         this.#resourcesChanged.poke();
+        return;
+      case 'notifications/tasks/status':
+        if (this.o.ownsTask(server, message.params?.taskId)) this.#send(message);
         return;
       default:
         this.#send(message);

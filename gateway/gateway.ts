@@ -23,6 +23,8 @@
  *   fix; any other request routed to it fails with that message; never a hang.
  * - list_changed for tools, prompts and resources goes out once per settled burst of
  *   reconciles (and servers' own resources/list_changed at most twice a second).
+ * - tasks: a task-augmented tool call goes to its server; tasks/get, result, cancel and list and
+ *   task status notifications concern only the tasks this agent created (tasks.ts).
  * - `--meta-tools` adds mcpctl_find_tools / mcpctl_call_tool; `only` lists just those two.
  * - Gated servers are put to the user through elicitation (approval-prompt.ts); servers waiting
  *   for an OAuth login are offered through URL-mode elicitation (login-prompt.ts).
@@ -61,6 +63,7 @@ import { CALL_TOOL, FIND_TOOLS, META_TOOLS, findTools } from './meta-tools.js';
 import { Pager } from './paging.js';
 import { ResourceIndex, byPrecedence } from './resource-index.js';
 import { RouteTable, type Route } from './routes.js';
+import { TaskTable } from './tasks.js';
 import type { ServerTools, SessionPort } from './session-port.js';
 
 export type MetaToolsMode = 'off' | 'add' | 'only';
@@ -124,6 +127,8 @@ export function createGatewayServer(
         resources: { subscribe: true, listChanged: true },
         completions: {},
         logging: {},
+        // Task-augmented tool calls go to servers that support them (tasks.ts).
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       },
       ...(options.instructions ? { instructions: options.instructions } : {}),
     },
@@ -138,12 +143,14 @@ export function createGatewayServer(
     port.warn(dropped, 'DuplicateResource', message);
   });
   const pager = new Pager(options.pageSize ?? DEFAULT_PAGE_SIZE);
+  const tasks = new TaskTable();
   const elicitTimeoutMs = options.elicitTimeoutMs ?? DEFAULT_ELICIT_TIMEOUT_MS;
   const agent = new GatewayAgent(server, {
     label: options.label ?? 'agent',
     workspace: options.workspace,
     requestTimeoutMs: elicitTimeoutMs,
     minIntervalMs: MIN_NOTIFY_INTERVAL_MS,
+    ownsTask: (server, taskId) => tasks.owner(taskId) === server,
     log,
   });
   // The pool's view of this agent as the maker of a request (its notifications come through
@@ -253,7 +260,9 @@ export function createGatewayServer(
     resources.replaceTemplates(
       servers.map((s, i) => ({ server: s.server, templates: lists[i].map((t) => t.uriTemplate) })),
     );
-    return lists.flat();
+    // One template listed by two servers is offered once: the higher-precedence server's.
+    const seen = new Set<string>();
+    return lists.flat().filter((t) => !seen.has(t.uriTemplate) && seen.add(t.uriTemplate));
   }
 
   /** The server serving `uri`; lists again once when the index does not know it. */
@@ -338,6 +347,7 @@ export function createGatewayServer(
         extra,
       );
       learnLinks(route.server, result);
+      tasks.learn(route.server, result);
       return result;
     } catch (err) {
       // The server's own protocol error is the agent's to see as it was; anything else
@@ -383,9 +393,57 @@ export function createGatewayServer(
 
   // tools/call is served raw (the fallback handler): the SDK's typed handler would validate
   // and rebuild the result, and the agent must get the server's result as it was sent.
+  /** tasks/get, tasks/result, tasks/cancel: only for a task this agent created. */
+  async function forwardTask(request: JSONRPCRequest, extra: Extra) {
+    const params = asObject(request.params);
+    const owner = tasks.owner(params.taskId);
+    if (owner === undefined)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `no task ${JSON.stringify(params.taskId)} of this agent`,
+      );
+    try {
+      return await forward(owner, { method: request.method, params }, extra);
+    } catch (err) {
+      throw asMcpError(err);
+    }
+  }
+
+  /** tasks/list: this agent's tasks on every server that lists tasks, paged like the others. */
+  async function listTasks(): Promise<Record<string, unknown>[]> {
+    const servers = (await listing()).filter((s) => s.capabilities?.tasks?.list);
+    const lists = await Promise.all(
+      servers.map((s) =>
+        allPages<Record<string, unknown>>(s.server, 'tasks/list', 'tasks').catch((err: unknown) => {
+          log(`tasks/list of ${s.server} failed: ${messageOf(err)}`);
+          return [] as Record<string, unknown>[];
+        }),
+      ),
+    );
+    // A shared server lists every agent's tasks; this agent sees its own only.
+    return lists.flatMap((list, i) =>
+      list.filter((t) => tasks.owner(t.taskId) === servers[i].server),
+    );
+  }
+
   server.fallbackRequestHandler = async (request: JSONRPCRequest, extra: Extra) => {
-    if (request.method !== 'tools/call')
-      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    switch (request.method) {
+      case 'tools/call':
+        break;
+      case 'tasks/get':
+      case 'tasks/result':
+      case 'tasks/cancel':
+        return forwardTask(request, extra);
+      case 'tasks/list': {
+        const cursor = asObject(request.params).cursor;
+        return pageResult(
+          await pager.page('tasks', typeof cursor === 'string' ? cursor : undefined, listTasks),
+          'tasks',
+        );
+      }
+      default:
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    }
     const params = asObject(request.params);
     const name = params.name;
     if (typeof name !== 'string')

@@ -8,7 +8,8 @@
  * however often); calls go to the lease that serves the tools now;
  * `pendingApprovals` lists exactly the servers `why` calls PendingApproval (strictly pending,
  * not blocked for another reason first); a decision is about the config of the hash given,
- * and one whose config changed since is not made (`decided: false`).
+ * and one whose config changed since is not made (`decided: false`); a Warning (`warn`) is
+ * recorded once per session, however many agent connections report it.
  */
 import type { DesiredServer } from '../api/index.js';
 import { approvalHashFor, asApprovalHash, redactUrl, urlOf } from '../api/index.js';
@@ -81,7 +82,13 @@ export class LocalSessionPort implements SessionPort {
   }
 
   warn(server: string, reason: 'DuplicateResource', message: string): void {
-    this.session.events.record('Warning', reason, `server/${server}`, message);
+    const object = `server/${server}`;
+    // A fact about the session, found again by every agent connection (each has its own
+    // gateway): recorded once, or the count would count connections, not occurrences.
+    const known = this.session.events.list(
+      (e) => e.reason === reason && e.involvedObject === object && e.message === message,
+    );
+    if (known.length === 0) this.session.events.record('Warning', reason, object, message);
   }
 
   callTool(

@@ -75,7 +75,10 @@ export interface SessionPort {
   ): Promise<Record<string, unknown>>;
   /** Attaches one agent connection to the session's Ready servers (agent-attachments.ts). */
   attach(agent: SessionAgent): AgentAttachments;
-  /** Records a Warning event about a server (shown by `get events`, `describe`). */
+  /**
+   * Records a Warning event about a server (shown by `get events`, `describe`), once per
+   * session: another agent connection finding the same fact adds nothing.
+   */
   warn(server: string, reason: 'DuplicateResource', message: string): void;
   why(server: string): Promise<WhyText>;
   /** The configured servers that offer nothing now, each with its `why` answer. */

@@ -409,8 +409,10 @@ export function createPool(options: PoolOptions = {}): Pool {
         }
       } catch (err) {
         // A dead connection is reported by onDown; anything else leaves the old list in place.
-        if (isLive(entry))
-          warn(`server "${entry.name}": re-listing after list_changed failed: ${messageOf(err)}`);
+        if (isLive(entry)) {
+          const failure = `server "${entry.name}": re-listing after list_changed failed: ${messageOf(err)}`;
+          warn(entry.connected?.scrub ? entry.connected.scrub(failure) : failure);
+        }
       } finally {
         entry.refreshing = undefined;
       }
@@ -536,6 +538,12 @@ export function createPool(options: PoolOptions = {}): Pool {
       const key = keyOf(ticket);
       let entry = entries.get(key);
       if (!entry) {
+        // What a remote server says may carry our credentials (it echoes them in errors).
+        let created: Entry | undefined;
+        const scrubbedWarn = (message: string) => {
+          const scrub = created?.connected?.scrub;
+          warn(scrub ? scrub(message) : message);
+        };
         entry = {
           key,
           connectionId: ticket.connectionId,
@@ -551,10 +559,11 @@ export function createPool(options: PoolOptions = {}): Pool {
           createdAt: new Date(now()),
           stopping: false,
           dirty: new Set(),
-          router: new AgentRouter({ key, server: ticket.name, warn }),
+          router: new AgentRouter({ key, server: ticket.name, warn: scrubbedWarn }),
           progress: new Map(),
           nextProgress: 0,
         };
+        created = entry;
         entries.set(key, entry);
         void track(discover(entry, ticket));
       }

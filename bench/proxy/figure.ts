@@ -1,0 +1,208 @@
+/**
+ * The proxy figure (issue 14, "Speed"): what a tool call costs through mcpctl, beside the
+ * same call made straight at the server and through mcp-hub 4.2.1, measured one after
+ * another in one run on this machine, with the same load (load.ts) and the same server: the
+ * SDK-free fast stdio fixture with an echo tool.
+ *
+ * - direct: the client spawns the fixture itself (StdioClientTransport).
+ * - mcpctl: the client spawns the built `mcpctl serve` (as an agent does), which starts a
+ *   daemon on a temporary socket; the fixture is configured in a temporary HOME's
+ *   ~/.qwen/settings.json (user scope, never gated). Started and stopped as bench:peer does.
+ * - mcp-hub: started as bench:peer does (peer/hub.ts), the client over SSE (all it offers).
+ *
+ * Where the time goes today (2026-12-01; mcpctl's gateway still runs in the serve process):
+ * direct is one hop (client ↔ fixture over stdio). Through mcpctl a call crosses two more
+ * processes: client → serve over stdio (the SDK's Server parses and validates it, the bridge
+ * routes it), serve → daemon as a `serve.callTool` JSON-RPC line on the unix socket, daemon →
+ * session → pool → the SDK Client on the fixture's stdio, and the answer back the same way,
+ * schema-checked by zod at each SDK end. Each hop is a JSON parse and serialise and an
+ * event-loop turn in a process of its own. Measured by hand the same day: `serve --no-daemon`
+ * (one extra process) has p50 0.8–1.0 ms against direct's 0.35 ms and the daemon path's
+ * 1.3–1.7 ms, so each extra process adds about half a millisecond. Parallel throughput is
+ * capped because serve and the daemon are one thread each, on 2 cores shared with the client
+ * and the fixture. mcp-hub has one extra process but talks HTTP: each request is a POST
+ * (express, body parsing) answered on the SSE stream.
+ *
+ * Guarantees: every process a row starts is ended before the next row starts (checked from
+ * /proc by the row folder's path, which every one of them carries in its command line), and
+ * every folder is removed; a row that fails ends what it started before the error goes on.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { machine, type MachineDetail } from '../machine.js';
+import { BASE_TOOL, fleet, type Fleet } from '../peer/fleet.js';
+import { mcpHub } from '../peer/hub.js';
+import { mcpctlAt } from '../peer/mcpctl.js';
+import { benchEnv, qualified, sleep, type RunDir, type SystemKind } from '../peer/system.js';
+import { killAll, processesMentioning } from '../processes.js';
+import { round } from '../stats.js';
+import { benchDir } from '../temp.js';
+import {
+  countsFrom,
+  measureCalls,
+  type CallCounts,
+  type LoadDetail,
+  type ProxyRow,
+} from './load.js';
+
+export const PROXY_DIR_PREFIX = 'mcpctl-bench-proxy-';
+
+/** The issue's goals for mcpctl, against direct and mcp-hub in the same run. */
+export const GOAL_P50_OVER_DIRECT_MS = 0.3;
+export const GOAL_PAR_OF_DIRECT = 0.25;
+
+export interface ProxyRatios {
+  /** mcpctl.p50Ms − direct.p50Ms. */
+  readonly mcpctlP50OverDirectMs: number;
+  /** mcpctl.parPerS / direct.parPerS. */
+  readonly mcpctlParOfDirect: number;
+  /** mcpctl.p50Ms / mcpHub.p50Ms. */
+  readonly mcpctlP50OfHub: number;
+  /** mcpctl.parPerS / mcpHub.parPerS. */
+  readonly mcpctlParOfHub: number;
+}
+
+/** results.json's `proxy`. */
+export interface ProxyFigure {
+  readonly date: string;
+  readonly machine: MachineDetail;
+  readonly calls: CallCounts;
+  readonly direct: ProxyRow;
+  readonly mcpctl: ProxyRow;
+  readonly mcpHub: ProxyRow;
+  readonly ratios: ProxyRatios;
+  readonly goal: { readonly met: boolean; readonly misses: readonly string[] };
+}
+
+export type RowKey = 'direct' | 'mcpctl' | 'mcpHub';
+
+/** Printed only. */
+export interface ProxyDetail {
+  readonly rows: Readonly<Record<RowKey, LoadDetail & { readonly startMs: number }>>;
+  readonly seconds: number;
+}
+
+/** A client connected to one system, and how to end it and everything it started. */
+interface Opened {
+  readonly client: Client;
+  /** The tool's name as this client sees it. */
+  readonly name: string;
+  close(): Promise<void>;
+}
+
+async function openDirect(f: Fleet): Promise<Opened> {
+  // Exactly the entry the two proxies are given.
+  const entry = f.config(0).mcpServers[f.names[0] ?? ''];
+  if (!entry) throw new Error('the fleet has no server');
+  const client = new Client({ name: 'mcpctl-proxy-bench', version: '0.0.0' }, { capabilities: {} });
+  await client.connect(
+    new StdioClientTransport({
+      command: entry.command,
+      args: [...entry.args],
+      env: benchEnv(),
+      stderr: 'ignore',
+    }),
+  );
+  return { client, name: BASE_TOOL, close: () => client.close() };
+}
+
+async function openThrough(kind: SystemKind, f: Fleet, dir: RunDir): Promise<Opened> {
+  const sut = await kind.start(f, dir, f.config(0));
+  return {
+    client: sut.probe.client,
+    name: qualified(f.names[0] ?? '', BASE_TOOL),
+    close: () => sut.close(),
+  };
+}
+
+/** Waits until nothing mentioning `root` runs; kills what is left after 10 s and says so. */
+async function ended(root: string, log: (line: string) => void): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  for (;;) {
+    const left = processesMentioning(root);
+    if (left.length === 0) return;
+    if (performance.now() > deadline) {
+      log(`    processes left behind, killing them: ${left.join(' ')}`);
+      killAll(left);
+      return;
+    }
+    await sleep(50);
+  }
+}
+
+async function measureRow(
+  key: RowKey,
+  log: (line: string) => void,
+  counts: CallCounts,
+): Promise<{ row: ProxyRow; detail: LoadDetail & { startMs: number } }> {
+  const dir = benchDir(`proxy-${key}`);
+  try {
+    const f = fleet(1, dir.root);
+    const started = performance.now();
+    const opened =
+      key === 'direct'
+        ? await openDirect(f)
+        : await openThrough(key === 'mcpctl' ? mcpctlAt() : mcpHub, f, dir);
+    const startMs = round(performance.now() - started, 0);
+    try {
+      const { row, detail } = await measureCalls(opened.client, opened.name, BASE_TOOL, counts);
+      log(
+        `    ${key}: p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${row.seqPerS}/s sequential, ${row.parPerS}/s parallel`,
+      );
+      return { row, detail: { ...detail, startMs } };
+    } finally {
+      await opened.close();
+    }
+  } finally {
+    await ended(dir.root, log);
+    dir.remove();
+  }
+}
+
+function goal(d: ProxyRow, m: ProxyRow, h: ProxyRow): ProxyFigure['goal'] {
+  const misses: string[] = [];
+  if (!(m.p50Ms - d.p50Ms <= GOAL_P50_OVER_DIRECT_MS))
+    misses.push(`p50 ${round(m.p50Ms - d.p50Ms, 3)} ms over direct (≤ ${GOAL_P50_OVER_DIRECT_MS})`);
+  if (!(m.parPerS >= GOAL_PAR_OF_DIRECT * d.parPerS))
+    misses.push(`parallel ${round(m.parPerS / d.parPerS, 2)} × direct (≥ ${GOAL_PAR_OF_DIRECT})`);
+  if (!(m.p50Ms < h.p50Ms && m.seqPerS > h.seqPerS && m.parPerS > h.parPerS))
+    misses.push('not ahead of mcp-hub on every figure');
+  return { met: misses.length === 0, misses };
+}
+
+/** Measures the three rows, one after another (never at once: each would load the other). */
+export async function proxyFigure(
+  log: (line: string) => void,
+  counts: CallCounts = countsFrom(process.env.PROXY_CALLS),
+): Promise<{ figure: ProxyFigure; detail: ProxyDetail }> {
+  const began = performance.now();
+  const m = machine();
+  const date = new Date().toISOString();
+  const direct = await measureRow('direct', log, counts);
+  const mcpctl = await measureRow('mcpctl', log, counts);
+  const hub = await measureRow('mcpHub', log, counts);
+  const d = direct.row;
+  const c = mcpctl.row;
+  const h = hub.row;
+  return {
+    figure: {
+      date,
+      machine: m,
+      calls: counts,
+      direct: d,
+      mcpctl: c,
+      mcpHub: h,
+      ratios: {
+        mcpctlP50OverDirectMs: round(c.p50Ms - d.p50Ms, 3),
+        mcpctlParOfDirect: round(c.parPerS / d.parPerS, 3),
+        mcpctlP50OfHub: round(c.p50Ms / h.p50Ms, 3),
+        mcpctlParOfHub: round(c.parPerS / h.parPerS, 3),
+      },
+      goal: goal(d, c, h),
+    },
+    detail: {
+      rows: { direct: direct.detail, mcpctl: mcpctl.detail, mcpHub: hub.detail },
+      seconds: round((performance.now() - began) / 1000, 1),
+    },
+  };
+}
