@@ -102,8 +102,8 @@ class UrlAgent {
     });
   }
 
-  async connect(env: TestEnv): Promise<void> {
-    const { transport, stderr } = serveTransport(env);
+  async connect(env: TestEnv, args: readonly string[] = []): Promise<void> {
+    const { transport, stderr } = serveTransport(env, { args });
     this.#stderr = stderr;
     await this.client.connect(transport);
     env.trackPid(transport.pid ?? undefined);
@@ -352,6 +352,32 @@ describe('OAuth login through the agent (e2e)', () => {
       await eventually(async () => !(await listening(listener)), {
         what: 'the listener to close with the agent',
       });
+    },
+  );
+
+  it(
+    'serve --no-daemon (no daemon for mcpctl login to reach) offers the login in-band too',
+    T,
+    async () => {
+      const fx = await unauthorizedRemote();
+      const agent = new UrlAgent(URL_MODE, () => ({ action: 'accept', open: 'yes' }));
+      agents.push(agent);
+      await agent.connect(env, ['--no-daemon']);
+      await eventually(() => agent.visits.length === 1, { what: 'the login to be offered' });
+      assert.equal((await agent.visits[0]).status, 200);
+      const asked = agent.elicitations[0];
+      assert.ok(asked.mode === 'url');
+      await eventually(() => agent.completed.includes(asked.elicitationId), {
+        what: 'notifications/elicitation/complete',
+      });
+      await eventually(async () => (await agent.tools()).includes('remote__whoami'), {
+        what: 'remote__whoami to be listed',
+      });
+      const who = await agent.call('remote__whoami');
+      assert.notEqual(who.isError, true, textOf(who));
+      assert.equal(fx.counts.codeExchanges, 1);
+      for (const secret of fx.issuedSecrets)
+        assert.equal(agent.stderr().includes(secret), false, 'serve printed no token');
     },
   );
 });
