@@ -67,7 +67,8 @@ interface Asking {
   completed: boolean;
 }
 
-type Outcome = { readonly ok: true; readonly why: WhyText } | { readonly ok: false; error: string };
+type Outcome =
+  { readonly ok: true; readonly why: WhyText } | { readonly ok: false; readonly error: string };
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
