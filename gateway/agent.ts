@@ -6,7 +6,9 @@
  * - `canAnswer` follows what the agent declared in `initialize`: sampling, elicitation (form
  *   mode, or url mode when it declared `elicitation.url`), roots.
  * - Roots: the agent's own (`roots/list`, asked after `initialized` and again on its
- *   `roots/list_changed`) when it declares `roots`, else its workspace folder.
+ *   `roots/list_changed`) when it declares `roots`, else none — as straight behind that agent,
+ *   where the server is never asked: a server such as server-filesystem keeps the directories
+ *   its args give (offering the workspace instead would take them away).
  * - `notifications/message` reach the agent only at or above the level it set (all, when it
  *   set none), with `logger` naming the server (`server` or `server/logger`).
  * - A task's status reaches only the agent that created the task.
@@ -14,8 +16,6 @@
  * - Nothing here throws into the pool: a notification that cannot be sent is reported through
  *   `log` and dropped.
  */
-import { pathToFileURL } from 'node:url';
-import path from 'node:path';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   ListRootsResultSchema,
@@ -43,7 +43,6 @@ const AnyResult = z.object({}).passthrough();
 
 export interface AgentOptions {
   readonly label: string;
-  readonly workspace: string;
   /** How long a server's question to the agent may stay open (a person may be answering). */
   readonly requestTimeoutMs: number;
   readonly minIntervalMs: number;
@@ -63,7 +62,7 @@ export class GatewayAgent implements SessionAgent {
     private readonly o: AgentOptions,
   ) {
     this.label = o.label;
-    this.#roots = [{ uri: pathToFileURL(o.workspace).href, name: path.basename(o.workspace) }];
+    this.#roots = [];
     this.#resourcesChanged = new Coalescer(o.minIntervalMs, () => {
       void this.server
         .sendResourceListChanged()

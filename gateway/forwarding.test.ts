@@ -130,7 +130,6 @@ async function agent(h: Harness, name: string, root: string): Promise<Agent> {
   const gateway = createGatewayServer(port, {
     version: '0.0.0-test',
     log: () => undefined,
-    workspace: session.workspace,
     label: name,
     pageSize: 2,
   });

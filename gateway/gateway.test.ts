@@ -59,7 +59,6 @@ async function connect(h: Harness, decide?: Answer): Promise<Connected> {
   const gateway = createGatewayServer(port, {
     version: '0.0.0-test',
     log: () => undefined,
-    workspace: session.workspace,
   });
   const bridge = gateway.server;
   const [a, b] = InMemoryTransport.createLinkedPair();

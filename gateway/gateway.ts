@@ -73,8 +73,6 @@ export interface GatewayServerOptions {
   readonly version: string;
   /** Where the gateway reports its own problems (never the agent's channel). */
   readonly log: (message: string) => void;
-  /** The session's workspace: the agent's root when it declares none. */
-  readonly workspace: string;
   /** For logs: which agent connection this is. */
   readonly label?: string;
   /** Joined into the gateway's `initialize` result. */
@@ -91,6 +89,8 @@ export interface GatewayServerOptions {
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** What a forwarded call needs of the request it serves (the SDK's extra, or fast-calls.ts). */
+export type CallContext = Pick<Extra, 'signal' | 'sendNotification' | '_meta'>;
 
 const DEFAULT_ELICIT_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_PAGE_SIZE = 1000;
@@ -110,6 +110,11 @@ function messageOf(err: unknown): string {
 /** The gateway as an SDK Server; `attach()` must be called once the transport is connected. */
 export interface GatewayServer {
   readonly server: Server;
+  /** Serves one tools/call (what the fast path in fast-calls.ts calls). */
+  handleToolCall(
+    params: Record<string, unknown>,
+    context: CallContext,
+  ): Promise<Record<string, unknown>>;
   /** Ends the agent's attachments (call after the server closed). */
   detach(): void;
 }
@@ -147,7 +152,6 @@ export function createGatewayServer(
   const elicitTimeoutMs = options.elicitTimeoutMs ?? DEFAULT_ELICIT_TIMEOUT_MS;
   const agent = new GatewayAgent(server, {
     label: options.label ?? 'agent',
-    workspace: options.workspace,
     requestTimeoutMs: elicitTimeoutMs,
     minIntervalMs: MIN_NOTIFY_INTERVAL_MS,
     ownsTask: (server, taskId) => tasks.owner(taskId) === server,
@@ -298,7 +302,7 @@ export function createGatewayServer(
   async function forward(
     server: string,
     message: McpMessage,
-    extra: Extra,
+    extra: CallContext,
   ): Promise<Record<string, unknown>> {
     const meta = message.params?._meta as { progressToken?: unknown } | undefined;
     const token = meta?.progressToken;
@@ -330,7 +334,7 @@ export function createGatewayServer(
   async function callTool(
     visible: string,
     params: Record<string, unknown>,
-    extra: Extra,
+    extra: CallContext,
   ): Promise<Record<string, unknown>> {
     const route = await routeOf(toolRoutes, visible);
     if (!route) {
@@ -361,7 +365,7 @@ export function createGatewayServer(
   async function callMetaTool(
     name: string,
     args: Record<string, unknown>,
-    extra: Extra,
+    extra: CallContext,
   ): Promise<Record<string, unknown>> {
     if (name === FIND_TOOLS) {
       const { tools } = await refresh();
@@ -393,6 +397,19 @@ export function createGatewayServer(
 
   // tools/call is served raw (the fallback handler): the SDK's typed handler would validate
   // and rebuild the result, and the agent must get the server's result as it was sent.
+  /** One tools/call, by the SDK's handler or the fast path (fast-calls.ts). */
+  async function handleToolCall(
+    params: Record<string, unknown>,
+    extra: CallContext,
+  ): Promise<Record<string, unknown>> {
+    const name = params.name;
+    if (typeof name !== 'string')
+      throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name (a string)');
+    if (metaTools !== 'off' && (name === FIND_TOOLS || name === CALL_TOOL))
+      return callMetaTool(name, asObject(params.arguments), extra);
+    return callTool(name, params, extra);
+  }
+
   /** tasks/get, tasks/result, tasks/cancel: only for a task this agent created. */
   async function forwardTask(request: JSONRPCRequest, extra: Extra) {
     const params = asObject(request.params);
@@ -444,13 +461,7 @@ export function createGatewayServer(
       default:
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     }
-    const params = asObject(request.params);
-    const name = params.name;
-    if (typeof name !== 'string')
-      throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name (a string)');
-    if (metaTools !== 'off' && (name === FIND_TOOLS || name === CALL_TOOL))
-      return callMetaTool(name, asObject(params.arguments), extra);
-    return callTool(name, params, extra);
+    return handleToolCall(asObject(request.params), extra);
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async (request) =>
@@ -615,6 +626,7 @@ export function createGatewayServer(
 
   return {
     server,
+    handleToolCall,
     detach() {
       attachments?.detach();
       attachments = undefined;

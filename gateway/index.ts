@@ -14,6 +14,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Session } from '../controller/session.js';
 import { createGatewayServer, joinInstructions, type MetaToolsMode } from './gateway.js';
 import type { StartLogin } from './login-prompt.js';
+import { serveToolCallsFast } from './fast-calls.js';
 import { LocalSessionPort } from './local-port.js';
 import type { SessionPort } from './session-port.js';
 
@@ -55,22 +56,20 @@ export async function openGateway(session: Session, options: GatewayOptions): Pr
   const port = new LocalSessionPort(session);
   await port.settled(options.firstListWaitMs ?? 0).catch(() => undefined);
   const instructions = joinInstructions(await port.list());
-  return fromPort(port, session.workspace, instructions, options);
+  return fromPort(port, instructions, options);
 }
 
 export function openInertGateway(port: SessionPort, options: GatewayOptions): Gateway {
-  return fromPort(port, process.cwd(), undefined, options);
+  return fromPort(port, undefined, options);
 }
 
 function fromPort(
   port: SessionPort,
-  workspace: string,
   instructions: string | undefined,
   options: GatewayOptions,
 ): Gateway {
   const face = createGatewayServer(port, {
     ...options,
-    workspace,
     ...(instructions === undefined ? {} : { instructions }),
   });
   const server = face.server;
@@ -78,7 +77,14 @@ function fromPort(
   let closed = false;
   const gateway: Gateway = {
     onclose: undefined,
-    connect: (transport) => server.connect(transport),
+    async connect(transport) {
+      await server.connect(transport);
+      serveToolCallsFast(
+        transport,
+        (params, context) => face.handleToolCall(params, context),
+        options.log,
+      );
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -59,7 +59,8 @@ import {
   scrubUrl,
 } from './errors.js';
 import { listAllPrompts, listAllTools } from './listing.js';
-import { AgentRouter, PassthroughResult } from './agent-routing.js';
+import { AgentRouter } from './agent-routing.js';
+import { DirectRequests } from './direct-requests.js';
 import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard, type TrafficLimits } from './traffic.js';
 import { ProcessRecorder } from './orphans.js';
 import type { OAuthManager } from './oauth.js';
@@ -147,6 +148,8 @@ interface Entry {
   /** Progress handlers of requests in flight, by the token the pool sent (see request()). */
   readonly progress: Map<string, (progress: Progress) => void>;
   nextProgress: number;
+  /** Agents' requests sent beside the SDK client (direct-requests.ts); set once connected. */
+  direct?: DirectRequests;
 }
 
 const isLive = (e: Entry): boolean => e.state === 'ready' || e.state === 'draining';
@@ -319,6 +322,7 @@ export function createPool(options: PoolOptions = {}): Pool {
     const previousOnClose = c.client.onclose;
     c.client.onclose = () => {
       previousOnClose?.();
+      entry.direct?.close();
       onDown(entry, 'connection closed');
     };
     const previousOnError = c.transport.onerror;
@@ -344,8 +348,11 @@ export function createPool(options: PoolOptions = {}): Pool {
     }
     // Progress is dispatched here, in the order it arrived (see request()); progress for a
     // request no longer in flight is dropped.
+    const direct = new DirectRequests(c.transport);
+    entry.direct = direct;
     const deliverRest = c.transport.onmessage;
     c.transport.onmessage = (message, extra) => {
+      if (direct.take(message)) return;
       if (
         'method' in message &&
         message.method === 'notifications/progress' &&
@@ -672,11 +679,10 @@ export function createPool(options: PoolOptions = {}): Pool {
       try {
         return await hideCredentials(
           entry.connected,
-          entry.connected.client.request(
+          (entry.direct ?? fail(entry)).request(
             { method: message.method, params: withProgressToken(message.params, token) },
-            PassthroughResult,
             {
-              signal: requestOptions.signal,
+              ...(requestOptions.signal ? { signal: requestOptions.signal } : {}),
               timeout:
                 requestOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
             },
@@ -757,6 +763,11 @@ const RESERVED_METHODS = new Map<string, string>([
  * The params with the agent's progress token replaced by ours (`token`), or removed when the
  * caller wants no progress: an agent's token must never reach a server shared with others.
  */
+/** A live entry always has its direct requests; this says so if one ever did not. */
+function fail(entry: Entry): never {
+  throw new PoolError(`server "${entry.name}" is not connected`);
+}
+
 function withProgressToken(
   params: Record<string, unknown> | undefined,
   token: string | undefined,

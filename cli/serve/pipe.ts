@@ -18,7 +18,7 @@
 import type { Socket } from 'node:net';
 import { CliError } from '../errors.js';
 import { GATEWAY_OPEN } from '../gateway-socket.js';
-import { connectSocket } from '../rpc-client.js';
+import { connectClient, type RpcClient } from '../rpc-client.js';
 import { isObject } from '../rpc-protocol.js';
 
 /** How long serve waits for the daemon to close after stdin ended. */
@@ -97,11 +97,20 @@ export async function runPipe(socket: Socket, o: PipeOptions): Promise<number> {
 
 /** Whether a daemon still listens at `socketPath` (it closed only our connection). */
 async function daemonAnswers(socketPath: string): Promise<boolean> {
+  // An answer, not a connect: a daemon being killed may still accept for a moment.
+  let client: RpcClient | undefined;
   try {
-    (await connectSocket(socketPath, 500)).destroy();
+    client = await connectClient(socketPath, 500);
+    const status = client.call('daemon.status', {});
+    const timeout = new Promise<never>((_, reject) => {
+      setTimeout(() => reject(new Error('no answer')), 1000).unref();
+    });
+    await Promise.race([status, timeout]);
     return true;
   } catch {
     return false;
+  } finally {
+    await client?.close().catch(() => undefined);
   }
 }
 
