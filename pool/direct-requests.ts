@@ -97,7 +97,7 @@ export class DirectRequests {
     const pending = this.#pending.get(id);
     if (!pending) return true; // Late (cancelled, timed out): nobody waits for it.
     this.#pending.delete(id);
-    if ('result' in message) pending.resolve(message.result as Record<string, unknown>);
+    if ('result' in message) pending.resolve(message.result);
     else if ('error' in message)
       pending.reject(
         McpError.fromError(message.error.code, message.error.message, message.error.data),

@@ -546,11 +546,9 @@ export function createPool(options: PoolOptions = {}): Pool {
       let entry = entries.get(key);
       if (!entry) {
         // What a remote server says may carry our credentials (it echoes them in errors).
-        let created: Entry | undefined;
-        const scrubbedWarn = (message: string) => {
-          const scrub = created?.connected?.scrub;
-          warn(scrub ? scrub(message) : message);
-        };
+        const made: { entry?: Entry } = {};
+        const scrubbedWarn = (message: string) =>
+          warn(made.entry?.connected?.scrub?.(message) ?? message);
         entry = {
           key,
           connectionId: ticket.connectionId,
@@ -570,7 +568,7 @@ export function createPool(options: PoolOptions = {}): Pool {
           progress: new Map(),
           nextProgress: 0,
         };
-        created = entry;
+        made.entry = entry;
         entries.set(key, entry);
         void track(discover(entry, ticket));
       }
