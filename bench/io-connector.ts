@@ -45,12 +45,13 @@ class DeferredTransport implements Transport {
 }
 
 export function ioConnector(makeServer: () => McpServer): Connector {
-  return async (_ticket, signal) => {
+  return async (_ticket, signal, setup) => {
     const server = makeServer();
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const transport = new DeferredTransport(clientSide);
     const client = new Client({ name: 'mcpctl-bench', version: '0.0.0' }, { capabilities: {} });
+    setup?.(client);
     try {
       await client.connect(transport, { signal });
     } catch (err) {

@@ -18,7 +18,7 @@ import { unlinkSync } from 'node:fs';
 import pino from 'pino';
 import { Daemon } from '../controller/daemon.js';
 import { CliError, EXIT_USAGE, errorText } from './errors.js';
-import { mapDomainError, methodTable, type MethodContext } from './methods/index.js';
+import { handoverTable, mapDomainError, methodTable, type MethodContext } from './methods/index.js';
 import { RpcLimitsError, limitsFromEnv, type RpcLimits } from './rpc-limits.js';
 import { RpcServer } from './rpc-server.js';
 import {
@@ -70,9 +70,11 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
     socketPath: o.socket,
     version: VERSION,
     requestStop: (reason) => requestStop(reason),
+    log: (message) => log.warn({}, message),
   };
   const server = new RpcServer({
     methods: methodTable(ctx),
+    handovers: handoverTable(ctx),
     ready,
     log,
     mapError: mapDomainError,

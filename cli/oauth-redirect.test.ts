@@ -43,6 +43,20 @@ describe('listenForRedirect', () => {
     await l.close();
   });
 
+  it(
+    'close() ends a pending wait at once (no timer left) and stops listening',
+    { timeout: 10_000 },
+    async () => {
+      const l = await listenForRedirect();
+      // A wait of an hour: only close() can end it within the test's timeout.
+      const waiting = assert.rejects(l.waitForCode('S1', 3_600_000), /cancelled/);
+      await l.close();
+      await waiting;
+      await assert.rejects(fetch(`${l.redirectUri}?state=S1&code=C1`), 'nothing listens');
+      await assert.rejects(l.waitForCode('S1', 3_600_000), /cancelled/, 'closed stays closed');
+    },
+  );
+
   it('accepts only a loopback http redirectUri with a port', async () => {
     await assert.rejects(listenForRedirect('https://example.com/cb'), /127\.0\.0\.1/);
     await assert.rejects(listenForRedirect('http://10.0.0.1:8080/cb'), /loopback/);

@@ -8,7 +8,8 @@
  *   answers "signed in" and resolves with the code; with another `state`, an `error`, or no
  *   code it answers 400 and rejects. Either way it then closes. Requests to other paths
  *   (a browser's /favicon.ico) get 404 and change nothing.
- * - It closes after `timeoutMs` without a redirect, and on `close()`; no timer outlives it.
+ * - It closes after `timeoutMs` without a redirect, and on `close()`, which also ends a pending
+ *   `waitForCode` (rejected: cancelled); no timer outlives it.
  * - Nothing it says (answers, errors) contains the code.
  */
 import http from 'node:http';
@@ -100,6 +101,8 @@ export async function listenForRedirect(configured?: string): Promise<RedirectLi
   const port = (server.address() as AddressInfo).port;
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
+    // A wait still pending ends now (its timer with it), not when its timeout would fire.
+    settle?.({ error: new RedirectError('the login was cancelled before the redirect came') });
     closed ??= new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
@@ -110,6 +113,10 @@ export async function listenForRedirect(configured?: string): Promise<RedirectLi
     redirectUri: `http://127.0.0.1:${port}${plan.path}`,
     waitForCode: (state, timeoutMs) =>
       new Promise<string>((resolve, reject) => {
+        if (closed !== undefined) {
+          reject(new RedirectError('the login was cancelled before the redirect came'));
+          return;
+        }
         expected = state;
         const timer = setTimeout(() => {
           settle = undefined;

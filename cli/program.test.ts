@@ -41,11 +41,17 @@ describe('mcpctl exit codes', () => {
       ['why'],
       ['wait', 'x', '--for=condition=Ready'],
       ['get', 'events', 'x'],
+      ['serve', '--meta-tools=all'],
+      ['serve', '--meta-tools', 'yes'],
     ]) {
       const r = await mcpctl(...args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
       assert.notEqual(r.err, '');
     }
+    assert.match(
+      (await mcpctl('serve', '--meta-tools=all')).err,
+      /'all' is not a mode; use --meta-tools .* or --meta-tools=only/,
+    );
   });
 
   it('1 with the exact sentence when no daemon answers', async () => {

@@ -182,8 +182,16 @@ export class RpcClient {
 }
 
 /** Connects to the daemon at `socketPath`. */
-export function connectClient(socketPath: string, timeoutMs = 5000): Promise<RpcClient> {
-  return new Promise<RpcClient>((resolve, reject) => {
+export async function connectClient(socketPath: string, timeoutMs = 5000): Promise<RpcClient> {
+  return new RpcClient(await connectSocket(socketPath, timeoutMs));
+}
+
+/**
+ * A bare connection to the daemon at `socketPath` (for a protocol of its own, such as
+ * `gateway.open`); the caller handles its errors from now on.
+ */
+export function connectSocket(socketPath: string, timeoutMs = 5000): Promise<Socket> {
+  return new Promise<Socket>((resolve, reject) => {
     const socket = connect(socketPath);
     const timer = setTimeout(() => {
       socket.destroy();
@@ -192,7 +200,7 @@ export function connectClient(socketPath: string, timeoutMs = 5000): Promise<Rpc
     socket.once('connect', () => {
       clearTimeout(timer);
       socket.removeAllListeners('error');
-      resolve(new RpcClient(socket));
+      resolve(socket);
     });
     socket.once('error', (err) => {
       clearTimeout(timer);

@@ -24,6 +24,8 @@ export interface RpcLimits {
   readonly maxResponseBytes: number;
   /** A client whose unread output passes this is cut off. */
   readonly maxPendingWriteBytes: number;
+  /** MCP requests of one agent connection (gateway.open) waiting for their answer. */
+  readonly maxRequestsInFlight: number;
 }
 
 const MiB = 1024 * 1024;
@@ -36,6 +38,7 @@ export const DEFAULT_RPC_LIMITS: RpcLimits = Object.freeze({
   maxBatch: 100,
   maxResponseBytes: 128 * MiB,
   maxPendingWriteBytes: 64 * MiB,
+  maxRequestsInFlight: 1024,
 });
 
 /** The variable tests use to lower the limits of a daemon they start. */

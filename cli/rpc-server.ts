@@ -23,6 +23,11 @@
  *   failure to encode or write an answer closes that one connection (logged), never the
  *   daemon nor anyone else's connection.
  * - Methods wait for `ready` (daemon start-up), so a client may connect early.
+ * - A handover method (`gateway.open`) is valid only as the first line of a connection, alone:
+ *   from that line on no other method runs on it. Its answer is written before anything of
+ *   the protocol that follows; a failure is answered and the connection closed. The lines
+ *   after it, already received or not, go in order to the handover's receiver, under the same
+ *   framing limits (line size, unfinished bytes, stall); closing still runs every `onClose`.
  */
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -66,6 +71,47 @@ export interface RpcMethod {
 
 export type MethodTable = Readonly<Record<string, RpcMethod>>;
 
+/** A handed-over connection, as the protocol that takes it over sees it. */
+export interface HandedOver {
+  readonly socket: Socket;
+  /**
+   * Starts delivering the connection's lines (without their newline) to `onLine`: first those
+   * that came with or after the handover request, then the rest as they arrive. A line past
+   * the framing limits ends the connection with an error line instead.
+   */
+  receive(onLine: (line: string) => void): void;
+  /** The server's limits (unread output, requests in flight). */
+  readonly limits: RpcLimits;
+}
+
+/** What a handover method opened: the answer to its request, then the protocol that follows. */
+export interface Handover {
+  readonly result: unknown;
+  /** Runs right after the answer is written, unless the connection closed meanwhile. */
+  start(connection: HandedOver): void;
+}
+
+/** A method that takes its connection over (valid as the first line only). */
+export interface HandoverMethod {
+  readonly summary: string;
+  open(params: unknown, ctx: CallContext): Promise<Handover>;
+}
+
+export type HandoverTable = Readonly<Record<string, HandoverMethod>>;
+
+/** `raw` checked by `schema`; an RpcError (-32602) saying what is wrong otherwise. */
+function parseParams<S extends z.ZodTypeAny>(schema: S, raw: unknown): z.output<S> {
+  const parsed = schema.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map(
+      (i) => `${i.path.length ? i.path.join('.') : 'params'}: ${i.message}`,
+    );
+    throw new RpcError(RpcCodes.InvalidParams, `invalid params: ${issues.join('; ')}`);
+  }
+  // zod types `data` of a generic schema as any; it is the schema's output by construction.
+  return parsed.data as z.output<S>;
+}
+
 /** Declares a method whose params are checked by a zod schema before `handle` sees them. */
 export function method<S extends z.ZodTypeAny>(
   params: S,
@@ -75,21 +121,25 @@ export function method<S extends z.ZodTypeAny>(
   return {
     summary,
     invoke(raw, ctx) {
-      const parsed = params.safeParse(raw ?? {});
-      if (!parsed.success) {
-        const issues = parsed.error.issues.map(
-          (i) => `${i.path.length ? i.path.join('.') : 'params'}: ${i.message}`,
-        );
-        return Promise.reject(
-          new RpcError(RpcCodes.InvalidParams, `invalid params: ${issues.join('; ')}`),
-        );
-      }
       try {
-        // zod types `data` of a generic schema as any; it is the schema's output by construction.
-        return Promise.resolve(handle(parsed.data as z.output<S>, ctx));
+        return Promise.resolve(handle(parseParams(params, raw), ctx));
       } catch (err) {
         return Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }
+    },
+  };
+}
+
+/** Declares a handover method; its params are checked like a method's. */
+export function handover<S extends z.ZodTypeAny>(
+  params: S,
+  summary: string,
+  open: (params: z.output<S>, ctx: CallContext) => Promise<Handover>,
+): HandoverMethod {
+  return {
+    summary,
+    async open(raw, ctx) {
+      return open(parseParams(params, raw), ctx);
     },
   };
 }
@@ -102,6 +152,8 @@ export interface RpcLog {
 
 export interface RpcServerOptions {
   readonly methods: MethodTable;
+  /** Methods that take their connection over (see HandoverMethod). */
+  readonly handovers?: HandoverTable;
   readonly log?: RpcLog;
   /** Calls wait for this (daemon start-up); a rejection fails them. */
   readonly ready?: Promise<void>;
@@ -224,14 +276,18 @@ export class RpcServer {
     this.#sockets.add(socket);
     // A connection over a limit gets one error line, then is closed (cut off if it lingers).
     let cutOff: NodeJS.Timeout | undefined;
-    const refuse = (code: number, message: string) => {
+    const endWith = (line: string) => {
       if (refused) return;
       refused = true;
       frames.dispose();
-      this.#log.warn({ conn: id, err: message }, 'refusing a connection');
-      if (!socket.destroyed && !socket.writableEnded)
-        socket.end(encode(errorResponse(null, code, message)));
+      if (!socket.destroyed && !socket.writableEnded) socket.end(line);
+      socket.resume(); // A handover paused it; the peer's hang-up must be seen.
       cutOff = setTimeout(() => socket.destroy(), 1000);
+    };
+    const refuse = (code: number, message: string) => {
+      if (refused) return;
+      this.#log.warn({ conn: id, err: message }, 'refusing a connection');
+      endWith(encode(errorResponse(null, code, message)));
     };
     const frames = new InboundFrames(this.#budget, limits, () =>
       refuse(
@@ -290,6 +346,9 @@ export class RpcServer {
       });
     });
     socket.on('error', (err) => this.#log.debug({ conn: id, err: err.message }, 'socket error'));
+    /** Set by a handover: its lines go there (held in `pending` until it starts receiving). */
+    let handedOver: { pending: string[]; onLine?: (line: string) => void } | undefined;
+    let firstLine = true;
     socket.on('data', (chunk: Buffer) => {
       if (refused) return; // Read and dropped until the peer hangs up or is cut off.
       let lines: string[];
@@ -301,7 +360,46 @@ export class RpcServer {
         return;
       }
       for (const line of lines) {
+        if (handedOver) {
+          if (!handedOver.onLine) {
+            handedOver.pending.push(line);
+            continue;
+          }
+          try {
+            handedOver.onLine(line);
+          } catch (err) {
+            // The protocol's own failure costs this connection, never the daemon.
+            this.#log.warn({ conn: id, err: errorText(err) }, 'cannot take a line; closing');
+            socket.destroy();
+            return;
+          }
+          continue;
+        }
         if (line.trim() === '') continue;
+        if (firstLine) {
+          firstLine = false;
+          const request = this.#handoverRequest(line);
+          if (request) {
+            const taken: { pending: string[]; onLine?: (line: string) => void } = { pending: [] };
+            handedOver = taken;
+            // Nothing more is read until the handover answered and its protocol receives.
+            socket.pause();
+            const connection: HandedOver = {
+              socket,
+              limits,
+              receive: (onLine) => {
+                for (const pending of taken.pending.splice(0)) onLine(pending);
+                taken.onLine = onLine;
+                if (!refused) socket.resume();
+              },
+            };
+            this.#handOver(request, conn, connection, write, endWith).catch((err: unknown) => {
+              this.#log.warn({ conn: id, err: errorText(err) }, 'handover failed; closing');
+              socket.destroy();
+            });
+            continue;
+          }
+        }
         // Whatever goes wrong answering one line costs this connection at most.
         this.#handleLine(line, conn, write).catch((err: unknown) => {
           this.#log.warn(
@@ -312,6 +410,66 @@ export class RpcServer {
         });
       }
     });
+  }
+
+  /** The first line, when it is a request to a handover method. */
+  #handoverRequest(line: string): Record<string, unknown> | undefined {
+    const handovers = this.#opts.handovers;
+    if (!handovers) return undefined;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return undefined; // #handleLine answers it.
+    }
+    if (!isObject(message) || typeof message.method !== 'string') return undefined;
+    return Object.hasOwn(handovers, message.method) ? message : undefined;
+  }
+
+  /** Opens the handover of `request`, answers it, then starts its protocol (or closes). */
+  async #handOver(
+    request: Record<string, unknown>,
+    conn: RpcConnection,
+    connection: HandedOver,
+    write: (text: string) => void,
+    endWith: (line: string) => void,
+  ): Promise<void> {
+    const name = request.method as string; // Checked by #handoverRequest.
+    const id = idOf(request);
+    let opened: Handover;
+    try {
+      if (request.jsonrpc !== JSONRPC || id === null)
+        throw new RpcError(
+          RpcCodes.InvalidRequest,
+          `${name} must be a JSON-RPC 2.0 request with a string or number id`,
+        );
+      await this.#opts.ready;
+      const handovers = this.#opts.handovers ?? {};
+      opened = await handovers[name].open(request.params, { conn, afterReply: () => undefined });
+    } catch (err) {
+      const rpc =
+        err instanceof RpcError
+          ? err
+          : (this.#opts.mapError?.(err) ??
+            new RpcError(RpcCodes.InternalError, err instanceof Error ? err.message : String(err)));
+      this.#log.warn({ conn: conn.id, method: name, err: rpc.message }, 'handover refused');
+      endWith(
+        encodeResponses(
+          errorResponse(id, rpc.code, rpc.message, rpc.data),
+          this.#limits.maxResponseBytes,
+        ),
+      );
+      return;
+    }
+    if (conn.closed) return; // The opener's close hooks undo what it opened.
+    write(
+      encodeResponses(
+        { jsonrpc: JSONRPC, id: id ?? null, result: opened.result ?? null },
+        this.#limits.maxResponseBytes,
+      ),
+    );
+    this.#log.debug({ conn: conn.id, method: name }, 'connection handed over');
+    opened.start(connection);
   }
 
   async #handleLine(
@@ -382,6 +540,11 @@ export class RpcServer {
     const table = this.#opts.methods;
     const started = Date.now();
     try {
+      if (this.#opts.handovers && Object.hasOwn(this.#opts.handovers, name))
+        throw new RpcError(
+          RpcCodes.InvalidRequest,
+          `${name} is valid only alone, as the first line of a new connection`,
+        );
       if (!Object.hasOwn(table, name))
         throw new RpcError(RpcCodes.MethodNotFound, `no method ${name}`);
       await this.#opts.ready;

@@ -100,4 +100,67 @@ describe('session: a server that needs an OAuth login', () => {
       assert.equal(attempts, 2);
     },
   );
+
+  it(
+    'loginRequired is announced once per stretch of waiting, after the pass, and again after a sign-in was lost',
+    { timeout: 30_000 },
+    async () => {
+      let signedIn = false;
+      const memory = inMemoryConnector(() => {
+        const s = new McpServer({ name: 'remote', version: '1.0.0' });
+        s.registerTool('whoami', { description: 'who' }, () => ({ content: [] }));
+        return s;
+      });
+      const connector: Connector = (ticket, signal) =>
+        signedIn
+          ? memory.connector(ticket, signal)
+          : Promise.reject(new UnauthorizedConnectError(ticket.name, 'asks for an OAuth sign-in'));
+      h = await harness({ pool: createPool({ connector, drainDelayMs: 0 }) });
+      const config = { httpUrl: 'http://127.0.0.1:9/mcp' };
+      const other = { httpUrl: 'http://127.0.0.1:9/other' };
+      h.write(h.files.user, servers({}));
+      const session = await h.session();
+      const heard: { name: string; ready: string | undefined }[] = [];
+      session.on('loginRequired', (name) =>
+        heard.push({ name, ready: condition(session.get(name), 'Ready') }),
+      );
+      h.write(h.files.user, servers({ remote: config, other }));
+      await until('both announced', () => heard.length === 2);
+      assert.deepEqual(heard.map((e) => e.name).sort(), ['other', 'remote']);
+      assert.ok(
+        heard.every((e) => e.ready === 'False/Unauthorized'),
+        'after the pass: the status already says Unauthorized',
+      );
+
+      // Someone's login (for another server) retries every waiting server: still waiting, so
+      // nothing new is announced; neither does a reload.
+      await session.loginsChanged();
+      await session.reload();
+      await sleep(200);
+      assert.equal(heard.length, 2, 'no new announcement while the wait goes on');
+
+      // Disabled and enabled again: a new stretch of waiting.
+      h.write(h.files.user, servers({ remote: { ...config, disabled: true }, other }));
+      await until(
+        'NotAdmitted',
+        () => condition(session.get('remote'), 'Ready') === 'False/NotAdmitted',
+      );
+      h.write(h.files.user, servers({ remote: config, other }));
+      await until('announced again', () => heard.length === 3);
+      assert.equal(heard[2].name, 'remote');
+
+      // Signed in (Ready), then the grant is gone: announced once more.
+      signedIn = true;
+      await session.loginsChanged();
+      assert.equal(condition(session.get('remote'), 'Ready'), 'True/Connected');
+      assert.equal(heard.length, 3, 'a server that signed in is not announced');
+      // A new config that reconnects from scratch (Recreate) and finds no grant.
+      signedIn = false;
+      h.write(
+        h.files.user,
+        servers({ remote: { ...config, updateStrategy: 'Recreate', timeout: 1234 }, other }),
+      );
+      await until('announced after the sign-in was lost', () => heard.length === 4);
+    },
+  );
 });

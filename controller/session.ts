@@ -10,6 +10,9 @@
  *   a manual reload and the watcher can never race (both go through the queue).
  * - `diff()` reads the files on disk and acquires nothing.
  * - `pendingApproval` listeners hear of a server after the pass that left it pending finished.
+ * - `loginRequired` listeners hear of a server after the pass that left it waiting for an OAuth
+ *   login (Ready=False Unauthorized): once per stretch of waiting for one connection config;
+ *   again only after it stopped waiting (signed in, disabled, edited) and waits anew.
  * - `approve`/`reject` take the approval hash of the config the user was shown and decide
  *   nothing when the current config has another one (StaleDecisionError): a config swapped
  *   while the user was asked is never the one approved.
@@ -41,13 +44,14 @@ import {
 } from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore, SourceStatus } from '../informers/types.js';
-import type { CallOptions, Pool } from '../pool/types.js';
+import type { CallOptions, McpMessage, Pool, RequestOptions } from '../pool/types.js';
 import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { admit, type ApprovalView } from '../reconcilers/admission.js';
 import { Registry } from '../reconcilers/registry.js';
 import { toMcpServer, type ResourceOptions } from '../reconcilers/resource.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
 import { why, type WhyAnswer } from '../reconcilers/why.js';
+import { attachAgent, type AgentAttachments, type SessionAgent } from './agent-attachments.js';
 import { diffReload, type DiffLine } from './diff.js';
 import {
   NotGatedError,
@@ -134,6 +138,8 @@ export interface SessionEvents {
   change: [name: string | undefined];
   /** A gated server became promptable (strictly pending). */
   pendingApproval: [server: DesiredServer];
+  /** A server started waiting for an OAuth login (Ready=False Unauthorized). */
+  loginRequired: [name: string];
   /** A server's tools or prompts changed in the registry. */
   registry: [name: string];
   /** The queue went idle after a burst of reconcile passes (once per burst). */
@@ -164,6 +170,8 @@ export class Session {
   #started = false;
   #settleWatch = false;
   #closed = false;
+  /** The connectionId each server waiting for a login was announced for (`loginRequired`). */
+  readonly #loginAnnounced = new Map<string, string>();
 
   constructor(opts: SessionOptions) {
     this.#opts = opts;
@@ -225,6 +233,7 @@ export class Session {
           } finally {
             // Rule 17: listeners hear of pending servers after the pass, success or not.
             for (const server of pending.splice(0)) this.#emitter.emit('pendingApproval', server);
+            this.#announceLoginWait(name);
             this.#emitter.emit('change', name);
             this.#announceWhenSettled();
           }
@@ -363,6 +372,28 @@ export class Session {
         action: 'list the tools again: they may have changed',
       });
     return this.#opts.pool.callTool(entry.key, tool, args, options);
+  }
+
+  /**
+   * Sends any MCP request to the connection serving `server` now and resolves with the
+   * server's result untouched; unavailable → ServerUnavailableError with the `why` answer.
+   */
+  async request(
+    server: string,
+    message: McpMessage,
+    options: RequestOptions = {},
+  ): Promise<Record<string, unknown>> {
+    const entry = this.registry.get(server);
+    if (!entry) throw new ServerUnavailableError(this.why(server));
+    return this.#opts.pool.request(entry.key, message, options);
+  }
+
+  /**
+   * Attaches an agent connection to every Ready server of the session, following the
+   * registry, so the servers' requests and notifications reach it (see agent-attachments.ts).
+   */
+  attachAgent(agent: SessionAgent): AgentAttachments {
+    return attachAgent(this.#opts.pool, this.registry, agent);
   }
 
   async getPrompt(
@@ -508,6 +539,21 @@ export class Session {
   /** Resolves when no reconcile is queued or running (delayed retries do not count). */
   async settled(): Promise<void> {
     await this.#workers.whenIdle();
+  }
+
+  /**
+   * After a pass of `name`: `loginRequired` when it now waits for a login it was not announced
+   * for. A pass that retried after someone's login and still waits announces nothing new.
+   */
+  #announceLoginWait(name: string): void {
+    const waiting = this.#reconciler.record(name)?.awaitingLogin;
+    if (waiting === undefined) {
+      this.#loginAnnounced.delete(name);
+      return;
+    }
+    if (this.#loginAnnounced.get(name) === waiting) return;
+    this.#loginAnnounced.set(name, waiting);
+    this.#emitter.emit('loginRequired', name);
   }
 
   /** One `settled` event per burst of passes: what the serve bridge batches notifications on. */

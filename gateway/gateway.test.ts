@@ -1,5 +1,5 @@
 /**
- * The serve bridge end to end in one process: an SDK Client ↔ bridge ↔ real Session whose
+ * The gateway end to end in one process: an SDK Client ↔ bridge ↔ real Session whose
  * pool connects in-memory MCP servers. Files and the watcher are real.
  */
 import assert from 'node:assert/strict';
@@ -25,7 +25,7 @@ import {
   until,
   type Harness,
 } from '../controller/testing/harness.js';
-import { createBridge } from './gateway.js';
+import { createGatewayServer } from './gateway.js';
 import { LIST_CHANGED_MIN_INTERVAL_MS, LocalSessionPort } from './local-port.js';
 
 const T = { timeout: 30_000 };
@@ -56,7 +56,11 @@ type Answer = string | ((message: string) => ElicitResult | Promise<ElicitResult
 async function connect(h: Harness, decide?: Answer): Promise<Connected> {
   const session = await h.session();
   const port = new LocalSessionPort(session);
-  const bridge = createBridge(port, { version: '0.0.0-test', log: () => undefined });
+  const gateway = createGatewayServer(port, {
+    version: '0.0.0-test',
+    log: () => undefined,
+  });
+  const bridge = gateway.server;
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = new Client(
     { name: 'test-agent', version: '1.0.0' },
@@ -69,6 +73,7 @@ async function connect(h: Harness, decide?: Answer): Promise<Connected> {
     async close() {
       await client.close();
       await bridge.close();
+      gateway.detach();
       await port.close();
     },
   };

@@ -4,15 +4,22 @@
  * `openGateway` is what `cli/` calls for every agent that connects (a `mcpctl serve` pipe on
  * the daemon socket, or stdio with `--no-daemon`); `openInertGateway` is the empty face of a
  * serve that mcpctl started itself (see cli/serve/inert-port.ts).
+ *
+ * Guarantees: opening waits (at most `firstListWaitMs`) for the session to settle, so the
+ * agent's `initialize` carries the instructions of the servers that were still connecting and
+ * its first listing sees them; `close()` ends the agent connection and everything it held in
+ * the session (attachments, subscriptions), never the session itself.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Session } from '../controller/session.js';
-import { createBridge } from './gateway.js';
+import { createGatewayServer, joinInstructions, type MetaToolsMode } from './gateway.js';
+import type { StartLogin } from './login-prompt.js';
+import { serveToolCallsFast } from './fast-calls.js';
 import { LocalSessionPort } from './local-port.js';
 import type { SessionPort } from './session-port.js';
 
-/** `mcpctl serve --meta-tools[=only]`: two stable tools for agents that never re-list. */
-export type MetaToolsMode = 'off' | 'add' | 'only';
+export type { MetaToolsMode } from './gateway.js';
+export type { LoginAttempt, StartLogin } from './login-prompt.js';
 
 export interface GatewayOptions {
   readonly version: string;
@@ -23,6 +30,16 @@ export interface GatewayOptions {
   /** How long an approval question stays open (default 15 minutes). */
   readonly elicitTimeoutMs?: number;
   readonly metaTools?: MetaToolsMode;
+  /** For logs: which agent connection this is (e.g. `serve pid 4242`). */
+  readonly label?: string;
+  /** Items per page of a merged list (default 1000). */
+  readonly pageSize?: number;
+  /**
+   * Starts an OAuth login for a server of the session (cli/ implements it: loopback listener +
+   * the daemon's loginStart/loginFinish). Given, an agent that declared URL-mode elicitation is
+   * offered the login of servers waiting for one.
+   */
+  readonly login?: StartLogin;
 }
 
 /** One agent connection's MCP server. */
@@ -36,29 +53,50 @@ export interface Gateway {
 }
 
 export async function openGateway(session: Session, options: GatewayOptions): Promise<Gateway> {
-  return Promise.resolve(fromPort(new LocalSessionPort(session), options));
+  const port = new LocalSessionPort(session);
+  await port.settled(options.firstListWaitMs ?? 0).catch(() => undefined);
+  const instructions = joinInstructions(await port.list());
+  return fromPort(port, instructions, options);
 }
 
 export function openInertGateway(port: SessionPort, options: GatewayOptions): Gateway {
-  return fromPort(port, options);
+  return fromPort(port, undefined, options);
 }
 
-function fromPort(port: SessionPort, options: GatewayOptions): Gateway {
-  const server = createBridge(port, {
-    version: options.version,
-    log: options.log,
-    ...(options.firstListWaitMs === undefined ? {} : { firstListWaitMs: options.firstListWaitMs }),
-    ...(options.elicitTimeoutMs === undefined ? {} : { elicitTimeoutMs: options.elicitTimeoutMs }),
+function fromPort(
+  port: SessionPort,
+  instructions: string | undefined,
+  options: GatewayOptions,
+): Gateway {
+  const face = createGatewayServer(port, {
+    ...options,
+    ...(instructions === undefined ? {} : { instructions }),
   });
+  const server = face.server;
+  const detach = () => face.detach();
+  let closed = false;
   const gateway: Gateway = {
     onclose: undefined,
-    connect: (transport) => server.connect(transport),
+    async connect(transport) {
+      await server.connect(transport);
+      serveToolCallsFast(
+        transport,
+        (params, context) => face.handleToolCall(params, context),
+        options.log,
+      );
+    },
     async close() {
+      if (closed) return;
+      closed = true;
       server.onclose = undefined;
+      detach();
       await server.close();
       await port.close();
     },
   };
-  server.onclose = () => gateway.onclose?.();
+  server.onclose = () => {
+    detach();
+    gateway.onclose?.();
+  };
   return gateway;
 }

@@ -8,11 +8,14 @@
  * however often); calls go to the lease that serves the tools now;
  * `pendingApprovals` lists exactly the servers `why` calls PendingApproval (strictly pending,
  * not blocked for another reason first); a decision is about the config of the hash given,
- * and one whose config changed since is not made (`decided: false`).
+ * and one whose config changed since is not made (`decided: false`); a Warning (`warn`) is
+ * recorded once per session, however many agent connections report it.
  */
 import type { DesiredServer } from '../api/index.js';
 import { approvalHashFor, asApprovalHash, redactUrl, urlOf } from '../api/index.js';
+import type { AgentAttachments, SessionAgent } from '../controller/agent-attachments.js';
 import { StaleDecisionError, type Session } from '../controller/session.js';
+import type { McpMessage, RequestOptions } from '../pool/types.js';
 import type {
   ApprovalRequest,
   DecideOutcome,
@@ -50,12 +53,42 @@ export class LocalSessionPort implements SessionPort {
 
   list(): Promise<ServerTools[]> {
     const out: ServerTools[] = [];
+    const desired = this.session.desired().servers;
     for (const [server, entry] of [...this.session.registry.entries()].sort(([a], [b]) =>
       a.localeCompare(b),
     )) {
-      out.push({ server, tools: entry.tools, prompts: entry.prompts });
+      out.push({
+        server,
+        scope: desired[server]?.scope ?? 'user',
+        tools: entry.tools,
+        prompts: entry.prompts,
+        ...(entry.capabilities ? { capabilities: entry.capabilities } : {}),
+        ...(entry.instructions ? { instructions: entry.instructions } : {}),
+      });
     }
     return Promise.resolve(out);
+  }
+
+  request(
+    server: string,
+    message: McpMessage,
+    options: RequestOptions,
+  ): Promise<Record<string, unknown>> {
+    return this.session.request(server, message, options);
+  }
+
+  attach(agent: SessionAgent): AgentAttachments {
+    return this.session.attachAgent(agent);
+  }
+
+  warn(server: string, reason: 'DuplicateResource', message: string): void {
+    const object = `server/${server}`;
+    // A fact about the session, found again by every agent connection (each has its own
+    // gateway): recorded once, or the count would count connections, not occurrences.
+    const known = this.session.events.list(
+      (e) => e.reason === reason && e.involvedObject === object && e.message === message,
+    );
+    if (known.length === 0) this.session.events.record('Warning', reason, object, message);
   }
 
   callTool(
@@ -74,6 +107,19 @@ export class LocalSessionPort implements SessionPort {
     options: { signal?: AbortSignal },
   ) {
     return this.session.getPrompt(server, prompt, args, options);
+  }
+
+  unavailable(): Promise<(WhyText & { readonly server: string })[]> {
+    const ready = this.session.registry.entries();
+    return Promise.resolve(
+      Object.keys(this.session.desired().servers)
+        .sort()
+        .filter((name) => !ready.has(name))
+        .map((name) => {
+          const w = this.session.why(name);
+          return { server: name, reason: w.reason, message: w.message, action: w.action };
+        }),
+    );
   }
 
   why(server: string): Promise<WhyText> {
@@ -146,6 +192,18 @@ export class LocalSessionPort implements SessionPort {
     this.#unsubscribe.push(
       this.session.on('pendingApproval', (server) => listener(approvalRequestOf(server))),
     );
+  }
+
+  loginsRequired(): Promise<string[]> {
+    return Promise.resolve(
+      Object.keys(this.session.desired().servers)
+        .sort()
+        .filter((name) => this.session.why(name).reason === 'Unauthorized'),
+    );
+  }
+
+  onLoginRequired(listener: (server: string) => void): void {
+    this.#unsubscribe.push(this.session.on('loginRequired', listener));
   }
 
   async close(): Promise<void> {

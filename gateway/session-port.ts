@@ -6,13 +6,22 @@ import type {
   CallToolResult,
   GetPromptResult,
   Prompt,
+  ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Scope } from '../api/index.js';
+import type { AgentAttachments, SessionAgent } from '../controller/agent-attachments.js';
+import type { McpMessage, RequestOptions } from '../pool/types.js';
 
+/** A Ready server of the session as the agent may see it. */
 export interface ServerTools {
   readonly server: string;
+  readonly scope: Scope;
   readonly tools: readonly Tool[];
   readonly prompts: readonly Prompt[];
+  /** What the server declared (absent: nothing beyond tools and prompts is forwarded). */
+  readonly capabilities?: ServerCapabilities;
+  readonly instructions?: string;
 }
 
 /** What a user is asked about when a gated server becomes promptable. */
@@ -55,7 +64,25 @@ export interface SessionPort {
     args: Record<string, string> | undefined,
     options: { signal?: AbortSignal },
   ): Promise<GetPromptResult>;
+  /**
+   * Any MCP request to the connection serving `server` now; the server's result untouched.
+   * Unavailable → an error whose message is the `why` message and its fix.
+   */
+  request(
+    server: string,
+    message: McpMessage,
+    options: RequestOptions,
+  ): Promise<Record<string, unknown>>;
+  /** Attaches one agent connection to the session's Ready servers (agent-attachments.ts). */
+  attach(agent: SessionAgent): AgentAttachments;
+  /**
+   * Records a Warning event about a server (shown by `get events`, `describe`), once per
+   * session: another agent connection finding the same fact adds nothing.
+   */
+  warn(server: string, reason: 'DuplicateResource', message: string): void;
   why(server: string): Promise<WhyText>;
+  /** The configured servers that offer nothing now, each with its `why` answer. */
+  unavailable(): Promise<(WhyText & { readonly server: string })[]>;
   /**
    * Decides about the config of `server` whose approval hash is `hash` (the one the user was
    * shown). A config that changed since is not decided about: `{ decided: false }`.
@@ -72,5 +99,9 @@ export interface SessionPort {
   /** Called once per settled burst of reconciles that changed the registry. */
   onListChanged(listener: () => void): void;
   onPendingApproval(listener: (request: ApprovalRequest) => void): void;
+  /** The servers waiting for an OAuth login now (`why` says Unauthorized). */
+  loginsRequired(): Promise<string[]>;
+  /** A server started waiting for an OAuth login (once per stretch of waiting). */
+  onLoginRequired(listener: (server: string) => void): void;
   close(): Promise<void>;
 }

@@ -13,6 +13,8 @@
  * - Every failure is a ConnectError naming the server and the phase; a stdio failure carries
  *   the stderr tail; a timeout is a DiscoveryTimeoutError saying what timed out.
  * - Nothing is left behind on failure: no process, no open stream.
+ * - The pool's `setup` (ClientSetup) runs on the Client before initialize, so every server
+ *   sees the client capabilities the pool relays to agents and is answered from the start.
  */
 import { existsSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -45,7 +47,7 @@ import { LoginRequiredError, NoOAuthMetadataError, type OAuthManager } from './o
 import { describeExit, GroupStdioTransport } from './stdio-transport.js';
 import { TrafficGuard } from './traffic.js';
 import type { AdmissionTicket } from './ticket.js';
-import type { Connected, Connector } from './types.js';
+import type { ClientSetup, Connected, Connector } from './types.js';
 
 export const DEFAULT_STDIO_DISCOVERY_TIMEOUT_MS = 30_000;
 export const DEFAULT_REMOTE_DISCOVERY_TIMEOUT_MS = 10_000;
@@ -95,15 +97,15 @@ const SDK_TIMEOUT_SLACK_MS = 1000;
 const TERMINATE_SESSION_MS = 2000;
 
 export function createConnector(options: ConnectorOptions = {}): Connector {
-  return async (ticket, signal) => {
+  return async (ticket, signal, setup) => {
     let kind: TransportKind;
     try {
       kind = transportOf(ticket.config, ticket.name);
     } catch (err) {
       throw new ConnectError(ticket.name, 'connect', messageOf(err).replace(/^server \S+: /, ''));
     }
-    if (kind === 'stdio') return connectStdio(ticket, signal, options);
-    return connectRemote(ticket, kind, signal, options);
+    if (kind === 'stdio') return connectStdio(ticket, signal, options, setup);
+    return connectRemote(ticket, kind, signal, options, setup);
   };
 }
 
@@ -116,8 +118,11 @@ async function connectClient(
   config: McpServerConfig,
   signal: AbortSignal,
   options: ConnectorOptions,
+  setup: ClientSetup | undefined,
 ): Promise<Client> {
   const client = new Client(options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
+  // The pool's capabilities and server→client handlers (agent-routing.ts), before initialize.
+  setup?.(client);
   const timeout = discoveryTimeoutOf(config) + SDK_TIMEOUT_SLACK_MS;
   await abortable(client.connect(transport, { signal, timeout }), signal);
   return client;
@@ -127,6 +132,7 @@ async function connectStdio(
   ticket: AdmissionTicket,
   signal: AbortSignal,
   options: ConnectorOptions,
+  setup: ClientSetup | undefined,
 ): Promise<Connected> {
   const { config } = ticket;
   const command = config.command ?? '';
@@ -145,7 +151,7 @@ async function connectStdio(
   });
   let client: Client;
   try {
-    client = await connectClient(transport, config, signal, options);
+    client = await connectClient(transport, config, signal, options, setup);
   } catch (err) {
     // Kill first, then report: the caller must never see a failure while the process lives.
     await transport.close();
@@ -225,6 +231,7 @@ async function connectRemote(
   kind: Exclude<TransportKind, 'stdio'>,
   signal: AbortSignal,
   options: ConnectorOptions,
+  setup: ClientSetup | undefined,
 ): Promise<Connected> {
   const { name, config } = ticket;
   const raw = urlOf(config) ?? '';
@@ -257,7 +264,7 @@ async function connectRemote(
       : new SSEClientTransport(url, { requestInit, ...authOptions });
   let client: Client;
   try {
-    client = await connectClient(transport, config, signal, options);
+    client = await connectClient(transport, config, signal, options, setup);
   } catch (err) {
     await transport.close().catch(() => undefined);
     attachment?.detach();

@@ -23,6 +23,21 @@ export class PoolError extends Error {
   }
 }
 
+/**
+ * An error meant for an MCP peer as it is: its JSON-RPC `code` and a message without prefix.
+ * (The SDK's McpError adds "MCP error <code>: " to its message, so a relayed one says it twice;
+ * the SDK sends any thrown error's numeric `code` and `message`.)
+ */
+export class RpcError extends Error {
+  readonly code: number;
+
+  constructor(code: number, message: string) {
+    super(message);
+    this.name = 'RpcError';
+    this.code = code;
+  }
+}
+
 /** A connection could not be opened (spawn, initialize or the first listing failed). */
 export class ConnectError extends PoolError {
   readonly server: string;

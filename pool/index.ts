@@ -5,18 +5,24 @@
  * `reconcilers/admission.ts` only (tests use `pool/testing/tickets.ts`).
  */
 export type {
+  AgentPeer,
+  Attachment,
   CallOptions,
+  ClientSetup,
   Connected,
   Connector,
   EntryState,
   Holder,
   Lease,
   LostCause,
+  McpMessage,
   Pool,
   PoolEntryStats,
   ReleaseOptions,
   ReleaseReason,
+  RequestOptions,
 } from './types.js';
+export { POOL_CLIENT_CAPABILITIES } from './agent-routing.js';
 export type { AdmissionTicket } from './ticket.js';
 export {
   createPool,
@@ -51,6 +57,7 @@ export {
   DiscoveryDeadline,
   DiscoveryTimeoutError,
   PoolError,
+  RpcError,
   UnauthorizedConnectError,
 } from './errors.js';
 export {

@@ -31,12 +31,19 @@
  * - Every server process is in the state file (when one is given) while it may be alive.
  * - `close()` closes every connection, including draining and still-connecting ones, and
  *   resolves when all are gone. Holders are not told (shutting down is not a loss).
+ * - Agents (agent-routing.ts): `request` sends any MCP request for an agent and resolves with
+ *   the server's result as sent; the agent's `progressToken` never reaches the server (the
+ *   SDK sends one of its own per request), progress goes to that request's `onprogress` only
+ *   while it is pending; errors are the server's McpError with credentials hidden. `attach`
+ *   lets an agent hear the server and answer its requests; attachments end silently with the
+ *   connection. Subscriptions and the logging level are the attachment's, never `request`'s.
  */
 import {
   PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type GetPromptResult,
+  type Progress,
   type Prompt,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -52,11 +59,15 @@ import {
   scrubUrl,
 } from './errors.js';
 import { listAllPrompts, listAllTools } from './listing.js';
+import { AgentRouter } from './agent-routing.js';
+import { DirectRequests } from './direct-requests.js';
 import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard, type TrafficLimits } from './traffic.js';
 import { ProcessRecorder } from './orphans.js';
 import type { OAuthManager } from './oauth.js';
 import type { AdmissionTicket } from './ticket.js';
 import type {
+  AgentPeer,
+  Attachment,
   CallOptions,
   Connected,
   Connector,
@@ -64,9 +75,11 @@ import type {
   Holder,
   Lease,
   LostCause,
+  McpMessage,
   Pool,
   PoolEntryStats,
   ReleaseOptions,
+  RequestOptions,
 } from './types.js';
 
 export interface PoolOptions {
@@ -130,6 +143,13 @@ interface Entry {
   refreshing?: Promise<void>;
   /** The connection's budgets, once connected. */
   traffic?: TrafficGuard;
+  /** The agents behind the connection: who answers the server's requests, who hears it. */
+  readonly router: AgentRouter;
+  /** Progress handlers of requests in flight, by the token the pool sent (see request()). */
+  readonly progress: Map<string, (progress: Progress) => void>;
+  nextProgress: number;
+  /** Agents' requests sent beside the SDK client (direct-requests.ts); set once connected. */
+  direct?: DirectRequests;
 }
 
 const isLive = (e: Entry): boolean => e.state === 'ready' || e.state === 'draining';
@@ -197,6 +217,9 @@ export function createPool(options: PoolOptions = {}): Pool {
       // After the entry is gone the last lines stay readable: they say why it went.
       stderrTail: () => entry.connected?.stderrTail() ?? [],
       flooding: () => entry.traffic?.report(),
+      serverCapabilities: () => entry.connected?.client.getServerCapabilities(),
+      serverVersion: () => entry.connected?.client.getServerVersion(),
+      instructions: () => entry.connected?.client.getInstructions(),
     };
   }
 
@@ -216,6 +239,8 @@ export function createPool(options: PoolOptions = {}): Pool {
   function closeEntry(entry: Entry): Promise<void> {
     entry.stopping = true;
     cancelDrain(entry);
+    // Agents stop hearing it at once; their attachments end silently.
+    entry.router.close();
     entry.closed ??= track(
       (async () => {
         entry.abort.abort(new PoolError('connection closed'));
@@ -292,9 +317,12 @@ export function createPool(options: PoolOptions = {}): Pool {
   }
 
   function watch(entry: Entry, c: Connected): void {
+    // First: what the router watches on the transport then sits behind the traffic guard.
+    entry.router.bind(c.client, c.scrub?.bind(c));
     const previousOnClose = c.client.onclose;
     c.client.onclose = () => {
       previousOnClose?.();
+      entry.direct?.close();
       onDown(entry, 'connection closed');
     };
     const previousOnError = c.transport.onerror;
@@ -318,6 +346,26 @@ export function createPool(options: PoolOptions = {}): Pool {
         deliver?.(message, extra);
       };
     }
+    // Progress is dispatched here, in the order it arrived (see request()); progress for a
+    // request no longer in flight is dropped.
+    const direct = new DirectRequests(c.transport);
+    entry.direct = direct;
+    const deliverRest = c.transport.onmessage;
+    c.transport.onmessage = (message, extra) => {
+      if (direct.take(message)) return;
+      if (
+        'method' in message &&
+        message.method === 'notifications/progress' &&
+        !('id' in message)
+      ) {
+        const { progressToken, ...progress } = (message.params ?? {}) as Record<string, unknown>;
+        const handler =
+          typeof progressToken === 'string' ? entry.progress.get(progressToken) : undefined;
+        if (handler && typeof progress.progress === 'number') handler(progress as Progress);
+        return;
+      }
+      deliverRest?.(message, extra);
+    };
     traffic.onChange(() => {
       if (!isLive(entry)) return;
       for (const h of [...entry.holders.values()]) {
@@ -368,8 +416,10 @@ export function createPool(options: PoolOptions = {}): Pool {
         }
       } catch (err) {
         // A dead connection is reported by onDown; anything else leaves the old list in place.
-        if (isLive(entry))
-          warn(`server "${entry.name}": re-listing after list_changed failed: ${messageOf(err)}`);
+        if (isLive(entry)) {
+          const failure = `server "${entry.name}": re-listing after list_changed failed: ${messageOf(err)}`;
+          warn(entry.connected?.scrub ? entry.connected.scrub(failure) : failure);
+        }
       } finally {
         entry.refreshing = undefined;
       }
@@ -411,7 +461,7 @@ export function createPool(options: PoolOptions = {}): Pool {
     let phase = 'connect';
     try {
       const connected = await settleOrAbandon(
-        connector(ticket, signal),
+        connector(ticket, signal, (client) => entry.router.install(client)),
         signal,
         abandonAfterMs,
         (late) => {
@@ -495,6 +545,10 @@ export function createPool(options: PoolOptions = {}): Pool {
       const key = keyOf(ticket);
       let entry = entries.get(key);
       if (!entry) {
+        // What a remote server says may carry our credentials (it echoes them in errors).
+        const made: { entry?: Entry } = {};
+        const scrubbedWarn = (message: string) =>
+          warn(made.entry?.connected?.scrub?.(message) ?? message);
         entry = {
           key,
           connectionId: ticket.connectionId,
@@ -510,7 +564,11 @@ export function createPool(options: PoolOptions = {}): Pool {
           createdAt: new Date(now()),
           stopping: false,
           dirty: new Set(),
+          router: new AgentRouter({ key, server: ticket.name, warn: scrubbedWarn }),
+          progress: new Map(),
+          nextProgress: 0,
         };
+        made.entry = entry;
         entries.set(key, entry);
         void track(discover(entry, ticket));
       }
@@ -594,6 +652,51 @@ export function createPool(options: PoolOptions = {}): Pool {
       );
     },
 
+    async request(
+      key: string,
+      message: McpMessage,
+      requestOptions: RequestOptions = {},
+    ): Promise<Record<string, unknown>> {
+      const entry = liveEntry(key);
+      const owner = RESERVED_METHODS.get(message.method);
+      if (owner !== undefined) {
+        throw new PoolError(
+          `server "${entry.name}": ${message.method} is not sent through request(); ${owner}`,
+        );
+      }
+      const { caller, onprogress } = requestOptions;
+      // Our own token, unique on this connection (two agents' tokens must never clash), and
+      // our own dispatch (watch()): the SDK hands progress over a microtask later than the
+      // answer, so the last step before an answer in the same read would be lost.
+      const token = onprogress ? `mcpctl-${(entry.nextProgress += 1)}` : undefined;
+      if (token !== undefined && onprogress)
+        entry.progress.set(token, (p) =>
+          safeCall(`onprogress of ${message.method}`, () => onprogress(p)),
+        );
+      const done = caller ? entry.router.track(caller) : undefined;
+      try {
+        return await hideCredentials(
+          entry.connected,
+          (entry.direct ?? fail(entry)).request(
+            { method: message.method, params: withProgressToken(message.params, token) },
+            {
+              ...(requestOptions.signal ? { signal: requestOptions.signal } : {}),
+              timeout:
+                requestOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
+            },
+          ),
+        );
+      } finally {
+        // Progress reaches the caller only while its request is pending.
+        if (token !== undefined) entry.progress.delete(token);
+        done?.();
+      }
+    },
+
+    attach(key: string, peer: AgentPeer): Attachment {
+      return liveEntry(key).router.attach(peer);
+    },
+
     stats(): PoolEntryStats[] {
       return [...entries.values()].map((e) => ({
         key: e.key,
@@ -637,6 +740,56 @@ export function createPool(options: PoolOptions = {}): Pool {
   }
 
   return pool;
+}
+
+/**
+ * Requests that would let one agent change what the connection does for the others; each has
+ * its refcounted way on the Attachment (or belongs to the pool alone).
+ */
+const RESERVED_METHODS = new Map<string, string>([
+  ['initialize', 'the pool initializes each connection once'],
+  ['resources/subscribe', 'use Attachment.subscribe (refcounted over the agents)'],
+  ['resources/unsubscribe', 'use Attachment.unsubscribe (refcounted over the agents)'],
+  ['logging/setLevel', 'use Attachment.setLogLevel (the most verbose level of the agents)'],
+]);
+
+/**
+ * The params without the agent's progress token: it names a request of the agent's connection,
+ * not of ours, and must not reach a server shared with other agents.
+ */
+/**
+ * The params with the agent's progress token replaced by ours (`token`), or removed when the
+ * caller wants no progress: an agent's token must never reach a server shared with others.
+ */
+/** A live entry always has its direct requests; this says so if one ever did not. */
+function fail(entry: Entry): never {
+  throw new PoolError(`server "${entry.name}" is not connected`);
+}
+
+function withProgressToken(
+  params: Record<string, unknown> | undefined,
+  token: string | undefined,
+): Record<string, unknown> | undefined {
+  const stripped = withoutProgressToken(params);
+  if (token === undefined) return stripped;
+  const meta = stripped?.['_meta'];
+  const rest = typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? meta : {};
+  return { ...stripped, _meta: { ...rest, progressToken: token } };
+}
+
+function withoutProgressToken(
+  params: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  const meta = params?.['_meta'];
+  if (params === undefined || typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
+    return params;
+  }
+  if (!('progressToken' in meta)) return params;
+  const rest: Record<string, unknown> = { ...(meta as Record<string, unknown>) };
+  delete rest['progressToken'];
+  const others: Record<string, unknown> = { ...params };
+  delete others['_meta'];
+  return Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others;
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

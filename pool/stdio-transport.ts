@@ -35,14 +35,11 @@
  * - Notifications and requests from the server past the message budget are dropped before
  *   they are validated (answers to our requests always pass).
  */
+import { asJsonRpcMessage } from './jsonrpc-shape.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  JSONRPCMessageSchema,
-  type JSONRPCMessage,
-  type MessageExtraInfo,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { LineFramer } from './line-framer.js';
 import { LineTail } from './line-tail.js';
 import { messageOf } from './errors.js';
@@ -356,12 +353,12 @@ export class GroupStdioTransport implements Transport {
     if (typeof value === 'object' && value !== null && 'method' in value) {
       if (!this.#traffic.admitMessage()) return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (!parsed.success) {
+    const message = asJsonRpcMessage(value);
+    if (message === undefined) {
       this.#garbage(() => `${quoteStart(line)} is JSON but not a JSON-RPC message`);
       return;
     }
-    this.onmessage?.(parsed.data);
+    this.onmessage?.(message);
   }
 
   #garbage(describe: () => string): void {

@@ -7,7 +7,12 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
   CallToolResult,
   GetPromptResult,
+  Implementation,
+  LoggingLevel,
+  Progress,
   Prompt,
+  Root,
+  ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AdmissionTicket } from './ticket.js';
@@ -45,6 +50,89 @@ export interface Lease {
   stderrTail(): readonly string[];
   /** What the connection does over its limits now; undefined while it behaves. */
   flooding?(): FloodReport | undefined;
+  /** What the server declared in `initialize`. */
+  serverCapabilities?(): ServerCapabilities | undefined;
+  serverVersion?(): Implementation | undefined;
+  instructions?(): string | undefined;
+}
+
+/** An MCP request or notification as it travels: method and params, params untouched. */
+export interface McpMessage {
+  readonly method: string;
+  readonly params?: Record<string, unknown>;
+}
+
+/**
+ * One agent connection as the pooled servers it uses see it (gateway/ implements it). A
+ * server's requests to its client (sampling, elicitation, roots) and its notifications reach
+ * agents through this, so one process shared by several agents answers each the right one.
+ */
+export interface AgentPeer {
+  /** For logs and errors, e.g. `agent 2 of session s-1 (qwen-code 0.24)`. */
+  readonly label: string;
+  /**
+   * Whether the agent declared what a server→client request needs: `sampling`,
+   * `elicitation` (the form or url mode `params` ask for), `roots`.
+   */
+  canAnswer(message: McpMessage): boolean;
+  /**
+   * Forwards a server→client request to the agent; resolves with the agent's result as sent
+   * (the SDK checks it against the method's result schema before the server gets it). A
+   * rejection reaches the server as an error with its `code` (when numeric) and `message`.
+   * `signal` aborts when the server cancels, the connection ends, or another agent answered.
+   */
+  request(
+    message: McpMessage,
+    options: { readonly signal: AbortSignal },
+  ): Promise<Record<string, unknown>>;
+  /** The roots this agent offers servers: its own when it declares `roots`, else its workspace. */
+  roots(): readonly Root[];
+  /**
+   * A notification of the server `key` for this agent: `notifications/message`,
+   * `notifications/resources/updated` (only for URIs this peer subscribed to on that
+   * connection), `notifications/resources/list_changed`, and any other the pool does not
+   * handle itself. Progress never comes here (see RequestOptions.onprogress).
+   */
+  notify(key: string, message: McpMessage): void;
+}
+
+/** What an agent's attachment to one pooled connection can do (Pool.attach). */
+export interface Attachment {
+  /** The peer's roots changed: the server hears `notifications/roots/list_changed` if the union did. */
+  rootsChanged(): void;
+  /**
+   * Subscribes this peer to `uri` (the server is subscribed once however many peers are).
+   * Rejects with the server's error, an RpcError (MethodNotFound) when the server declares no
+   * `resources.subscribe`, or a PoolError once detached or the connection ended.
+   */
+  subscribe(uri: string): Promise<void>;
+  /**
+   * Drops this peer's subscription; the server is unsubscribed when nobody else has one.
+   * Never rejects: the peer hears no more updates of `uri` whatever the server says.
+   */
+  unsubscribe(uri: string): Promise<void>;
+  /**
+   * The level this peer wants; the server gets the most verbose level any attached peer wants
+   * (nothing is sent when that does not change, or when the server declares no `logging`).
+   * Rejects with the server's error, or a PoolError once detached or the connection ended.
+   */
+  setLogLevel(level: LoggingLevel): Promise<void>;
+  /** Ends the attachment: its subscriptions and level go, roots are recomputed. Idempotent. */
+  detach(): void;
+}
+
+export interface RequestOptions extends CallOptions {
+  /**
+   * The agent this request is made for: while it is in flight, the server's sampling and
+   * elicitation requests on this connection go to it (the one that called last, when several).
+   */
+  readonly caller?: AgentPeer;
+  /**
+   * The server's progress for this request. The pool sends a progress token of its own (so
+   * two agents' tokens never clash on a shared connection) and drops any `progressToken` in
+   * the params; progress that comes after the request ended or was cancelled is dropped.
+   */
+  readonly onprogress?: (progress: Progress) => void;
 }
 
 export type EntryState = 'connecting' | 'ready' | 'draining' | 'failed' | 'closed';
@@ -109,6 +197,25 @@ export interface Pool {
     args: Record<string, string> | undefined,
     options?: CallOptions,
   ): Promise<GetPromptResult>;
+  /**
+   * Sends any MCP request to the live connection of `key` and resolves with the server's result
+   * as it sent it (nothing validated away, nothing added; the same object). Errors: the
+   * server's McpError (credentials hidden), an McpError RequestTimeout for a timeout or the
+   * signal's abort, or a PoolError when `key` is not live (connecting, gone) or the method is
+   * one that would change the connection for every agent (`initialize`, `logging/setLevel`,
+   * `resources/subscribe`/`unsubscribe`: those go through the Attachment).
+   */
+  request(
+    key: string,
+    message: McpMessage,
+    options?: RequestOptions,
+  ): Promise<Record<string, unknown>>;
+  /**
+   * Lets `peer` hear the server of `key` and answer its requests, until `detach()` or the
+   * connection ends. Throws a PoolError when `key` is not live (also while still connecting:
+   * attach once `acquire` resolved). An attachment holds no ref: the session's lease does.
+   */
+  attach(key: string, peer: AgentPeer): Attachment;
   stats(): PoolEntryStats[];
   /** Closes every connection (process groups gone) and resolves when all are closed. */
   close(): Promise<void>;
@@ -154,5 +261,20 @@ export interface Connected {
  * (reason: a `DiscoveryDeadline`) or when the connection is no longer wanted (pool closing).
  * On abort a connector must stop, close what it opened (kill the process) and reject; the
  * pool waits a bounded time for that before it reports the failure.
+ *
+ * `setup`, when given, is called on the connection's Client before `connect` (ClientSetup).
  */
-export type Connector = (ticket: AdmissionTicket, signal: AbortSignal) => Promise<Connected>;
+export type Connector = (
+  ticket: AdmissionTicket,
+  signal: AbortSignal,
+  setup?: ClientSetup,
+) => Promise<Connected>;
+
+/**
+ * What the pool does to a connection's new Client before `connect` (a connector calls it, when
+ * given, on the Client it made): it declares the client capabilities the pool relays to agents
+ * (sampling, elicitation, roots) and installs their handlers, which must be in place before the
+ * server hears `initialized` (a server may ask `roots/list` right then). A connector that does
+ * not call it gives servers a client that declares none of these.
+ */
+export type ClientSetup = (client: Client) => void;

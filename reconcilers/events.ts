@@ -23,7 +23,9 @@ export type EventReason =
   | 'Flooding'
   | 'Unauthorized'
   | 'LoggedIn'
-  | 'LoggedOut';
+  | 'LoggedOut'
+  /** Two servers of a session list one resource URI; the higher-precedence scope serves it. */
+  | 'DuplicateResource';
 
 export interface EventSink {
   /** `object` is `server/NAME` or `session/NAME`. */

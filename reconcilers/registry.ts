@@ -5,7 +5,7 @@
  * Guarantees: `set` and `delete` notify listeners only when the visible content changed;
  * listeners get the server name; readers always see a consistent per-server entry.
  */
-import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { jsonEqual } from '../api/index.js';
 
 export interface RegistryEntry {
@@ -14,6 +14,9 @@ export interface RegistryEntry {
   readonly connectionId: string;
   readonly tools: readonly Tool[];
   readonly prompts: readonly Prompt[];
+  /** What the server declared in `initialize` (the gateway forwards only what it offers). */
+  readonly capabilities?: ServerCapabilities;
+  readonly instructions?: string;
 }
 
 export type RegistryListener = (serverName: string) => void;

@@ -463,5 +463,7 @@ function entryOf(lease: Lease, config: McpServerConfig): RegistryEntry {
     connectionId: lease.connectionId,
     tools: lease.tools().filter((t) => keep(t.name)),
     prompts: lease.prompts(),
+    capabilities: lease.serverCapabilities?.(),
+    instructions: lease.instructions?.(),
   };
 }

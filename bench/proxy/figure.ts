@@ -10,18 +10,17 @@
  *   ~/.qwen/settings.json (user scope, never gated). Started and stopped as bench:peer does.
  * - mcp-hub: started as bench:peer does (peer/hub.ts), the client over SSE (all it offers).
  *
- * Where the time goes today (2026-12-01; mcpctl's gateway still runs in the serve process):
- * direct is one hop (client ↔ fixture over stdio). Through mcpctl a call crosses two more
- * processes: client → serve over stdio (the SDK's Server parses and validates it, the bridge
- * routes it), serve → daemon as a `serve.callTool` JSON-RPC line on the unix socket, daemon →
- * session → pool → the SDK Client on the fixture's stdio, and the answer back the same way,
- * schema-checked by zod at each SDK end. Each hop is a JSON parse and serialise and an
- * event-loop turn in a process of its own. Measured by hand the same day: `serve --no-daemon`
- * (one extra process) has p50 0.8–1.0 ms against direct's 0.35 ms and the daemon path's
- * 1.3–1.7 ms, so each extra process adds about half a millisecond. Parallel throughput is
- * capped because serve and the daemon are one thread each, on 2 cores shared with the client
- * and the fixture. mcp-hub has one extra process but talks HTTP: each request is a POST
- * (express, body parsing) answered on the SSE stream.
+ * Where the time goes (2026-12-01, the gateway in the daemon): direct is one hop (client ↔
+ * fixture over stdio). Through mcpctl a call crosses two more processes: client → serve over
+ * stdio, serve copies the bytes to the daemon's socket (no parsing), the daemon's gateway
+ * routes the tools/call (its fast path: no SDK schema checks) through session and pool to the
+ * fixture's stdio as a request of the pool's own, and the answer goes back the same way. The
+ * daemon spends about 0.2 ms of CPU per call, much of it in the four writes (pipe and socket
+ * syscalls) and JSON; the rest of the gap is the two extra process wake-ups each way.
+ * Measured by hand the same day, warm: `serve --no-daemon` (no pipe) p50 +0.33 ms over direct,
+ * through the daemon +0.38 ms. Before the fast paths (the SDK's Protocol classifying every
+ * message by failing zod unions) it was +0.6 ms and half the parallel throughput. mcp-hub has
+ * one extra process but talks HTTP: each request is a POST answered on the SSE stream.
  *
  * Guarantees: every process a row starts is ended before the next row starts (checked from
  * /proc by the row folder's path, which every one of them carries in its command line), and

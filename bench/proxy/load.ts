@@ -17,7 +17,9 @@ export interface CallCounts {
   readonly parallel: number;
 }
 
-export const DEFAULT_COUNTS: CallCounts = { warmup: 100, sequential: 500, parallel: 500 };
+// 1000 warm-up calls: the daemon is a long-running process, and its steady state (JIT-compiled
+// hot path) is what agents live with; every row gets the same warm-up.
+export const DEFAULT_COUNTS: CallCounts = { warmup: 1000, sequential: 500, parallel: 500 };
 
 /**
  * `PROXY_CALLS=warmup,sequential,parallel` (e.g. `300,5000,5000` for steadier figures while

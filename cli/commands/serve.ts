@@ -1,15 +1,16 @@
 /**
  * `mcpctl serve [--workspace DIR] [--allowed-mcp-server-names a,b] [--mcp-config FILE]
- * [--debounce-ms N] [--no-daemon]`: the stdio MCP server an agent runs (DESIGN §7). It opens
- * the workspace's session in the daemon (starting a daemon when none answers) and serves that
- * session's tools and prompts, live; `--no-daemon` runs the controller in this process.
+ * [--debounce-ms N] [--no-daemon] [--meta-tools[=only]]`: the stdio MCP server an agent runs
+ * (DESIGN §7). It connects to the daemon (starting one when none answers), opens the
+ * workspace's session and its gateway there, and pipes the agent's MCP to it; `--no-daemon`
+ * runs the controller and the gateway in this process.
  *
  * Guarantees: nothing but MCP is written to stdout, before, during and after serving; a
  * problem at start is a message on stderr and exit 1 (bad usage exit 2), as for every command.
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { translateError, type GlobalOptions } from '../command-env.js';
 import { CliError, EXIT_FAILURE } from '../errors.js';
 import { resolveSocketPath } from '../socket-path.js';
@@ -21,6 +22,17 @@ interface ServeFlags {
   debounceMs?: number;
   /** commander's `--no-daemon`: true unless the flag is given. */
   daemon: boolean;
+  /** Absent: off; bare `--meta-tools`: true (add); `--meta-tools=only`: 'only'. */
+  metaTools?: true | 'only';
+}
+
+/** The value of `--meta-tools=VALUE`: only `only` is one. */
+function metaToolsMode(value: string): 'only' {
+  if (value !== 'only')
+    throw new InvalidArgumentError(
+      `'${value}' is not a mode; use --meta-tools (add the two tools) or --meta-tools=only`,
+    );
+  return value;
 }
 
 export function registerServe(program: Command, onExit: (code: number) => void): void {
@@ -43,6 +55,12 @@ export function registerServe(program: Command, onExit: (code: number) => void):
       ).argParser(nonNegativeInt),
     )
     .option('--no-daemon', 'run the controller in this process with its own servers')
+    .addOption(
+      new Option(
+        '--meta-tools [only]',
+        'add two tools whose names never change, to list and call the current tools (for agents that never re-list); =only: just those two',
+      ).argParser(metaToolsMode),
+    )
     .action(async (_opts: object, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & ServeFlags>();
       const workspace = existingDir(o.workspace ?? process.cwd());
@@ -59,6 +77,7 @@ export function registerServe(program: Command, onExit: (code: number) => void):
           ...(mcpConfigPath ? { mcpConfigPath } : {}),
           ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
           daemon: o.daemon,
+          metaTools: o.metaTools === undefined ? 'off' : o.metaTools === true ? 'add' : o.metaTools,
         });
       } catch (err) {
         // Exit explicitly on failure too: a half-opened session may have left handles behind.

@@ -32,6 +32,8 @@ export interface MethodContext {
   readonly version: string;
   /** Starts the daemon's graceful shutdown (call it after the reply is written). */
   requestStop(reason: string): void;
+  /** The daemon's log, for problems no caller hears about (an agent's gateway). */
+  log(message: string): void;
 }
 
 /** Params every session-scoped method accepts. */

@@ -13,7 +13,11 @@ export interface DaemonStatus {
   connections: number;
 }
 
-export function daemonMethods(ctx: MethodContext, table: () => MethodTable): MethodTable {
+export function daemonMethods(
+  ctx: MethodContext,
+  /** Every method by name, for `rpc.methods` (handover methods included). */
+  table: () => Readonly<Record<string, { readonly summary: string }>>,
+): MethodTable {
   return {
     'daemon.status': method(
       z.object({}),

@@ -1,6 +1,8 @@
 /**
  * The daemon's method table: one object, method name → { summary, invoke }. To add a method,
  * add a module that returns a MethodTable and spread it in here; PROTOCOL.md lists them.
+ * Handover methods (a connection's first line, after which it carries another protocol) are
+ * a table of their own: `gateway.open`.
  */
 import { DaemonStoppingError, WorkspaceNotFoundError } from '../../controller/daemon.js';
 import {
@@ -10,30 +12,40 @@ import {
   UnknownServerError,
 } from '../../controller/session.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
-import type { UnavailableData } from '../serve/protocol.js';
-import type { MethodTable } from '../rpc-server.js';
+import type { HandoverTable, MethodTable } from '../rpc-server.js';
 import type { MethodContext } from './context.js';
 import { connectionMethods } from './connections.js';
 import { daemonMethods } from './daemon.js';
+import { gatewayHandovers } from './gateway.js';
 import { oauthMethods } from './oauth.js';
-import { serveMethods } from './serve.js';
 import { serverMethods } from './servers.js';
 import { sessionMethods } from './sessions.js';
 import { watchMethods } from './watch.js';
 
 export type { MethodContext } from './context.js';
 
+/** `data` of the error a call to an unavailable server fails with (code -32004). */
+export interface UnavailableData {
+  readonly name: string;
+  readonly reason: string;
+  readonly action: string;
+}
+
 export function methodTable(ctx: MethodContext): MethodTable {
   const table: MethodTable = {
-    ...daemonMethods(ctx, () => table),
+    ...daemonMethods(ctx, () => ({ ...table, ...handoverTable(ctx) })),
     ...sessionMethods(ctx),
     ...serverMethods(ctx),
     ...watchMethods(ctx),
     ...connectionMethods(ctx),
-    ...serveMethods(ctx),
     ...oauthMethods(ctx),
   };
   return table;
+}
+
+/** The methods that take a connection over (RpcServerOptions.handovers). */
+export function handoverTable(ctx: MethodContext): HandoverTable {
+  return gatewayHandovers(ctx);
 }
 
 /** Domain errors → JSON-RPC errors the CLI can tell apart. */

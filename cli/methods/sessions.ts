@@ -13,6 +13,7 @@ import {
   findCondition,
   type McpServerConfig,
 } from '../../api/index.js';
+import type { SessionSpec } from '../../controller/daemon.js';
 import type { DiffLine } from '../../controller/diff.js';
 import type { Session } from '../../controller/session.js';
 import {
@@ -35,36 +36,43 @@ import {
   type SessionMatch,
 } from './context.js';
 
+/** What opening a session takes (`session.open`, and `gateway.open` on top). */
+export const openShape = {
+  workspace: z.string().min(1),
+  ceiling: z.array(z.string()).optional(),
+  mcpConfig: z.string().min(1).optional(),
+  // The opener's environment (`mcpctl serve` sends the agent's): what ${VAR} expands to.
+  env: z.record(z.string()).optional(),
+  pid: z.number().int().positive().optional(),
+};
+
+export type OpenParams = z.output<z.ZodObject<typeof openShape>>;
+
+/** The session `p` asks for. @throws RpcError (-32602) for a path that is not absolute. */
+export function openSpec(p: OpenParams): SessionSpec {
+  if (!path.isAbsolute(p.workspace) || (p.mcpConfig !== undefined && !path.isAbsolute(p.mcpConfig)))
+    throw new RpcError(
+      RpcCodes.InvalidParams,
+      'invalid params: workspace and mcpConfig must be absolute paths',
+    );
+  return {
+    workspace: p.workspace,
+    ...(p.ceiling ? { ceiling: p.ceiling } : {}),
+    ...(p.mcpConfig ? { mcpConfigPath: p.mcpConfig } : {}),
+    ...(p.env && !isDaemonEnv(p.env)
+      ? { env: { vars: p.env, label: p.pid ? `serve pid ${p.pid}` : 'client' } }
+      : {}),
+  };
+}
+
 export function sessionMethods(ctx: MethodContext): MethodTable {
   const selector = z.object(selectorShape);
   return {
     'session.open': method(
-      z.object({
-        workspace: z.string().min(1),
-        ceiling: z.array(z.string()).optional(),
-        mcpConfig: z.string().min(1).optional(),
-        // The opener's environment (`mcpctl serve` sends the agent's): what ${VAR} expands to.
-        env: z.record(z.string()).optional(),
-        pid: z.number().int().positive().optional(),
-      }),
+      z.object(openShape),
       '{ sessionId }: opens (or joins) the session of a workspace (and environment); held until this connection closes',
       async (p, call) => {
-        if (
-          !path.isAbsolute(p.workspace) ||
-          (p.mcpConfig !== undefined && !path.isAbsolute(p.mcpConfig))
-        )
-          throw new RpcError(
-            RpcCodes.InvalidParams,
-            'invalid params: workspace and mcpConfig must be absolute paths',
-          );
-        const session = await openHeld(ctx, call.conn, {
-          workspace: p.workspace,
-          ...(p.ceiling ? { ceiling: p.ceiling } : {}),
-          ...(p.mcpConfig ? { mcpConfigPath: p.mcpConfig } : {}),
-          ...(p.env && !isDaemonEnv(p.env)
-            ? { env: { vars: p.env, label: p.pid ? `serve pid ${p.pid}` : 'client' } }
-            : {}),
-        });
+        const session = await openHeld(ctx, call.conn, openSpec(p));
         return { sessionId: session.id };
       },
     ),

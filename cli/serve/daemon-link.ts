@@ -18,7 +18,8 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError, errorText } from '../errors.js';
-import { DaemonUnavailableError, connectClient, type RpcClient } from '../rpc-client.js';
+import type { Socket } from 'node:net';
+import { DaemonUnavailableError, connectSocket } from '../rpc-client.js';
 import { SocketDirError, prepareSocketDir } from '../socket-path.js';
 import { INSIDE_MCPCTL_ENV } from './inert-port.js';
 
@@ -49,9 +50,9 @@ export function daemonLogPath(socket: string): string {
 }
 
 /** Connects to the daemon at `socket`, starting one first when nobody answers there. */
-export async function connectOrStartDaemon(o: DaemonLinkOptions): Promise<RpcClient> {
+export async function connectOrStartDaemon(o: DaemonLinkOptions): Promise<Socket> {
   try {
-    return await connectClient(o.socket, 2000);
+    return await connectSocket(o.socket, 2000);
   } catch (err) {
     if (!(err instanceof DaemonUnavailableError)) throw err;
     if (err.code === 'EACCES')
@@ -62,7 +63,7 @@ export async function connectOrStartDaemon(o: DaemonLinkOptions): Promise<RpcCli
   return startDaemon(o);
 }
 
-async function startDaemon(o: DaemonLinkOptions): Promise<RpcClient> {
+async function startDaemon(o: DaemonLinkOptions): Promise<Socket> {
   try {
     prepareSocketDir(o.socket);
   } catch (err) {
@@ -100,7 +101,7 @@ async function startDaemon(o: DaemonLinkOptions): Promise<RpcClient> {
   let lastError: unknown;
   for (;;) {
     try {
-      return await connectClient(o.socket, 1000);
+      return await connectSocket(o.socket, 1000);
     } catch (err) {
       lastError = err;
     }

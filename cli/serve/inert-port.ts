@@ -8,6 +8,7 @@
  * the reason, so `mcpctl describe server NAME` and the agent both see what happened.
  */
 import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentAttachments } from '../../controller/agent-attachments.js';
 import type {
   ApprovalRequest,
   DecideOutcome,
@@ -34,6 +35,28 @@ export class InertSessionPort implements SessionPort {
     return Promise.reject(new Error(this.reason));
   }
 
+  request(): Promise<Record<string, unknown>> {
+    return Promise.reject(new Error(this.reason));
+  }
+
+  attach(): AgentAttachments {
+    return {
+      rootsChanged: () => undefined,
+      subscribe: () => Promise.reject(new Error(this.reason)),
+      unsubscribe: () => Promise.resolve(),
+      setLogLevel: () => Promise.resolve(),
+      detach: () => undefined,
+    };
+  }
+
+  warn(): void {
+    // Nothing runs here to warn about.
+  }
+
+  unavailable(): Promise<(WhyText & { readonly server: string })[]> {
+    return Promise.resolve([]);
+  }
+
   why(server: string): Promise<WhyText> {
     return Promise.resolve({
       reason: 'Unknown',
@@ -48,6 +71,14 @@ export class InertSessionPort implements SessionPort {
 
   pendingApprovals(): Promise<ApprovalRequest[]> {
     return Promise.resolve([]);
+  }
+
+  loginsRequired(): Promise<string[]> {
+    return Promise.resolve([]);
+  }
+
+  onLoginRequired(): void {
+    // No session: nothing ever waits for a login here.
   }
 
   settled(): Promise<void> {

@@ -10,8 +10,8 @@
  * the servers end with this process.
  */
 import { Daemon, type DaemonLog } from '../../controller/daemon.js';
+import type { Session } from '../../controller/session.js';
 import { homeDirectory } from '../socket-path.js';
-import { LocalSessionPort } from '../../gateway/local-port.js';
 
 export interface PrivateSessionOptions {
   readonly workspace: string;
@@ -21,8 +21,15 @@ export interface PrivateSessionOptions {
   readonly log: (message: string) => void;
 }
 
-/** A LocalSessionPort whose close() also stops the in-process controller. */
-export async function openPrivateSession(o: PrivateSessionOptions): Promise<LocalSessionPort> {
+export interface PrivateSession {
+  readonly session: Session;
+  /** The in-process core (its OAuth logins: the gateway offers them in-band). */
+  readonly core: Daemon;
+  /** Stops the in-process controller: the session, then the pool and every server process. */
+  close(): Promise<void>;
+}
+
+export async function openPrivateSession(o: PrivateSessionOptions): Promise<PrivateSession> {
   const core = await Daemon.start({
     workspace: o.workspace,
     home: homeDirectory(),
@@ -31,7 +38,7 @@ export async function openPrivateSession(o: PrivateSessionOptions): Promise<Loca
     ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
     log: stderrLog(o.log),
   });
-  return new LocalSessionPort(core.defaultSession, () => core.stop());
+  return { session: core.defaultSession, core, close: () => core.stop() };
 }
 
 /** Warnings and errors as plain lines (the agent shows stderr in its MCP log); no chatter. */

@@ -1,31 +1,35 @@
 /**
- * The `mcpctl serve` process: one MCP server on stdio in front of a session, run by the daemon
- * (default) or in this process (`--no-daemon`).
+ * The `mcpctl serve` process. With a daemon (the default) it is a pipe between the agent's
+ * stdio and the agent's gateway in the daemon (pipe.ts); with `--no-daemon` the controller and
+ * the gateway run here, on stdio.
  *
  * Guarantees:
- * - stdout carries only MCP messages (the SDK's StdioServerTransport writes there; every log
- *   line of ours goes to stderr, the daemon's to its log file).
- * - The session is opened before the MCP client is served, and held by our daemon connection:
- *   when this process ends, the daemon releases the hold and the session's leases drain.
- * - A serve started by mcpctl itself (its entry is in a file mcpctl reads) serves nothing; see
- *   inert-port.ts. The controllers serve runs (in-process, or a daemon it starts) mark the
- *   environment of their servers for that.
+ * - stdout carries only MCP messages (the gateway's, through the daemon or the SDK's
+ *   StdioServerTransport); every log line of ours goes to stderr, the daemon's to its log file.
+ * - With a daemon, the session is opened before any MCP flows, and held by serve's connection:
+ *   when this process ends, the daemon closes the gateway and releases the hold.
+ * - A serve started by mcpctl itself (its entry is in a file mcpctl reads) serves nothing and
+ *   contacts no daemon; see inert-port.ts. The controllers serve runs (in-process, or a daemon
+ *   it starts) mark the environment of their servers for that.
  * - It ends when stdin ends or closes (the client went away), on SIGINT/SIGTERM, or when the
- *   daemon connection is lost; it then closes the bridge and the port (the daemon connection,
- *   or the private session and pool with every server process) and resolves with the exit
- *   code: 0, or 1 when the daemon went away under it.
+ *   daemon connection is lost; it then closes the gateway (and, without a daemon, the session
+ *   and pool with every server process) and resolves with the exit code: 0, or 1 when the
+ *   daemon went away under it.
  */
-import { existsSync } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CliError, errorText } from '../errors.js';
-import { ConnectionLostError, RpcCallError, type RpcClient } from '../rpc-client.js';
+import {
+  openGateway,
+  openInertGateway,
+  type Gateway,
+  type MetaToolsMode,
+} from '../../gateway/index.js';
+import { errorText } from '../errors.js';
+import { inbandLogin } from '../inband-login.js';
 import { VERSION } from '../version.js';
-import { createBridge } from '../../gateway/gateway.js';
 import { connectOrStartDaemon, daemonLogPath } from './daemon-link.js';
 import { INSIDE_MCPCTL_ENV, InertSessionPort } from './inert-port.js';
+import { runPipe } from './pipe.js';
 import { openPrivateSession } from './private-session.js';
-import { RpcSessionPort } from './rpc-port.js';
-import type { SessionPort } from '../../gateway/session-port.js';
 
 export interface ServeOptions {
   readonly socket: string;
@@ -37,6 +41,7 @@ export interface ServeOptions {
   readonly debounceMs?: number;
   /** False: `--no-daemon`. */
   readonly daemon: boolean;
+  readonly metaTools: MetaToolsMode;
 }
 
 /** How long the agent's first tools/list waits for servers that are still connecting. */
@@ -47,37 +52,71 @@ const log = (message: string): void => {
 };
 
 export async function runServe(o: ServeOptions): Promise<number> {
-  let daemonLost: Promise<void> | undefined;
-  let port: SessionPort;
+  const gatewayOptions = {
+    version: VERSION,
+    log,
+    firstListWaitMs: FIRST_LIST_WAIT_MS,
+    metaTools: o.metaTools,
+  };
   const startedBy = process.env[INSIDE_MCPCTL_ENV];
   if (startedBy) {
     const reason = `this mcpctl serve was started by mcpctl itself (${startedBy}) because its entry is in a config file mcpctl reads; it serves no tools, since mcpctl never proxies itself`;
     log(reason);
-    port = new InertSessionPort(reason);
-  } else if (o.daemon) {
-    const client = await connectOrStartDaemon({
-      socket: o.socket,
-      workspace: o.workspace,
-      ...(o.ceiling ? { ceiling: o.ceiling } : {}),
-      ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
-      ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
-      log,
-    });
-    port = await attach(client, o);
-    daemonLost = client.closed;
-  } else {
+    return serveStdio(openInertGateway(new InertSessionPort(reason), gatewayOptions));
+  }
+  if (!o.daemon) {
     // Inherited by every server the in-process controller starts (see inert-port.ts).
     process.env[INSIDE_MCPCTL_ENV] = `mcpctl serve --no-daemon, pid ${process.pid}`;
-    port = await openPrivateSession({
+    const own = await openPrivateSession({
       workspace: o.workspace,
       ...(o.ceiling ? { ceiling: o.ceiling } : {}),
       ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
       ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
       log,
     });
+    let gateway: Gateway;
+    try {
+      // No daemon for `mcpctl login` to reach: the agent's user can sign in in-band only.
+      gateway = await openGateway(own.session, {
+        ...gatewayOptions,
+        login: inbandLogin(own.core, own.session),
+      });
+    } catch (err) {
+      await own.close();
+      throw err;
+    }
+    const code = await serveStdio(gateway);
+    await own.close().catch((err: unknown) => log(`closing the session: ${errorText(err)}`));
+    return code;
   }
+  const socket = await connectOrStartDaemon({
+    socket: o.socket,
+    workspace: o.workspace,
+    ...(o.ceiling ? { ceiling: o.ceiling } : {}),
+    ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
+    ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
+    log,
+  });
+  return runPipe(socket, {
+    socketPath: o.socket,
+    logFile: daemonLogPath(o.socket),
+    params: {
+      workspace: o.workspace,
+      ...(o.ceiling ? { ceiling: o.ceiling } : {}),
+      ...(o.mcpConfigPath ? { mcpConfig: o.mcpConfigPath } : {}),
+      // The agent's environment: its ${VAR}s are what the config files mean (DESIGN §5).
+      env: agentEnv(),
+      pid: process.pid,
+      metaTools: o.metaTools,
+    },
+    stdin: process.stdin,
+    stdout: process.stdout,
+    log,
+  });
+}
 
-  const bridge = createBridge(port, { version: VERSION, log, firstListWaitMs: FIRST_LIST_WAIT_MS });
+/** Serves `gateway` on this process's stdio until the agent or a signal ends it. */
+async function serveStdio(gateway: Gateway): Promise<number> {
   const transport = new StdioServerTransport();
   transport.onerror = (err) => log(`bad message from the client: ${err.message}`);
 
@@ -89,16 +128,10 @@ export async function runServe(o: ServeOptions): Promise<number> {
   process.stdin.once('close', onStdinEnd);
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  bridge.onclose = () => finish({ code: 0, reason: 'the MCP connection closed' });
-  void daemonLost?.then(() =>
-    finish({
-      code: 1,
-      reason: `the mcpctl daemon at ${o.socket} went away (see ${daemonLogPath(o.socket)}); restart this MCP server to reconnect`,
-    }),
-  );
+  gateway.onclose = () => finish({ code: 0, reason: 'the MCP connection closed' });
 
   try {
-    await bridge.connect(transport);
+    await gateway.connect(transport);
   } catch (err) {
     finish({ code: 1, reason: `cannot serve on stdio: ${errorText(err)}` });
   }
@@ -108,9 +141,8 @@ export async function runServe(o: ServeOptions): Promise<number> {
   process.stdin.off('close', onStdinEnd);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
-  bridge.onclose = undefined;
-  await bridge.close().catch((err: unknown) => log(`closing the bridge: ${errorText(err)}`));
-  await port.close().catch((err: unknown) => log(`closing the session: ${errorText(err)}`));
+  gateway.onclose = undefined;
+  await gateway.close().catch((err: unknown) => log(`closing the gateway: ${errorText(err)}`));
   return outcome.code;
 }
 
@@ -119,27 +151,4 @@ function agentEnv(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) out[k] = v;
   return out;
-}
-
-/** Opens (or joins) the workspace's session in the daemon and subscribes to it. */
-async function attach(client: RpcClient, o: ServeOptions): Promise<SessionPort> {
-  try {
-    const { sessionId } = await client.call<{ sessionId: string }>('session.open', {
-      workspace: o.workspace,
-      ...(o.ceiling ? { ceiling: o.ceiling } : {}),
-      ...(o.mcpConfigPath ? { mcpConfig: o.mcpConfigPath } : {}),
-      // The agent's environment: its ${VAR}s are what the config files mean (DESIGN §5).
-      env: agentEnv(),
-      pid: process.pid,
-    });
-    return await RpcSessionPort.attach(client, sessionId);
-  } catch (err) {
-    await client.close();
-    if (!(err instanceof RpcCallError || err instanceof ConnectionLostError)) throw err;
-    const logFile = daemonLogPath(o.socket);
-    const seeLog = existsSync(logFile) ? `; the daemon's log is ${logFile}` : '';
-    throw new CliError(
-      `mcpctl serve could not open a session for ${o.workspace} in the daemon at ${o.socket}: ${err.message}${seeLog}`,
-    );
-  }
 }

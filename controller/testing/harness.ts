@@ -38,6 +38,12 @@ export class SpyPool implements Pool {
   getPrompt(...args: Parameters<Pool['getPrompt']>): ReturnType<Pool['getPrompt']> {
     return this.inner.getPrompt(...args);
   }
+  request(...args: Parameters<Pool['request']>): ReturnType<Pool['request']> {
+    return this.inner.request(...args);
+  }
+  attach(...args: Parameters<Pool['attach']>): ReturnType<Pool['attach']> {
+    return this.inner.attach(...args);
+  }
   stats(): ReturnType<Pool['stats']> {
     return this.inner.stats();
   }

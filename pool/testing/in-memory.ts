@@ -4,7 +4,8 @@
  *
  * Guarantees:
  * - Each call builds a fresh server with `makeServer(ticket)` and connects a Client to it
- *   through a linked InMemoryTransport pair; the signal cancels the initialize request.
+ *   through a linked InMemoryTransport pair; the signal cancels the initialize request; the
+ *   pool's ClientSetup runs on the Client first, as with the real connector.
  * - `servers` lists every server built, in order, with the ticket it was built for, so a test
  *   can count connects or make a server "crash" (`crash()` closes its side: the pool sees the
  *   connection close, as when a process exits).
@@ -32,12 +33,13 @@ export function inMemoryConnector(
   makeServer: (ticket: AdmissionTicket) => McpServer | Server | Promise<McpServer | Server>,
 ): InMemoryConnector {
   const servers: InMemoryServer[] = [];
-  const connector: Connector = async (ticket, signal) => {
+  const connector: Connector = async (ticket, signal, setup) => {
     const server = await makeServer(ticket);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     servers.push({ ticket, server, crash: () => serverSide.close() });
     const client = new Client({ name: 'mcpctl-test', version: '0.0.0' }, { capabilities: {} });
+    setup?.(client);
     try {
       await client.connect(clientSide, { signal });
     } catch (err) {

@@ -1,0 +1,180 @@
+/**
+ * MCP over a daemon socket connection that `gateway.open` took over: the SDK `Transport` the
+ * daemon connects an agent's gateway to. One JSON-RPC message per line, both ways, exactly as
+ * MCP's stdio transport frames them, so `mcpctl serve` only copies bytes.
+ *
+ * Guarantees:
+ * - Framing and its limits stay the socket's (rpc-server.ts): a line past the size limit, or
+ *   one that stalls, ends the connection with an error line; nothing here buffers lines.
+ * - A line that is not JSON, or not one JSON-RPC message (a batch, a bare value), is answered
+ *   with a JSON-RPC error (id null) and dropped; the connection goes on. A second
+ *   `gateway.open` (the agent confused its protocols) is answered with an error and the
+ *   connection is closed.
+ * - At most `maxRequestsInFlight` of the agent's requests wait for an answer at once; one more
+ *   is answered at once with -32005 and never reaches the gateway (the others go on).
+ * - Backpressure: while the agent does not read what was sent, no more of its lines are read
+ *   (no new work is taken on for it); `send` resolves once its line is written or buffered
+ *   below the socket's high-water mark. Unread output past `maxPendingWriteBytes` (answers
+ *   that were already on their way) ends the connection, logged.
+ * - `onclose` fires exactly once, however the connection ends (either side, or `close()`);
+ *   after it `send` rejects. `close()` flushes what was sent, then ends the connection (cut
+ *   off after a second if the peer does not hang up).
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { HandedOver } from './rpc-server.js';
+import { JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
+
+/** The handover method whose line opened this connection; valid only as its first line. */
+export const GATEWAY_OPEN = 'gateway.open';
+
+/** How long `close()` waits for the agent to hang up before cutting the connection. */
+const CLOSE_GRACE_MS = 1000;
+
+export interface GatewaySocketOptions {
+  /** Where the transport reports a connection it ended (never the agent's channel). */
+  readonly log: (message: string) => void;
+}
+
+export class GatewaySocketTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  readonly #connection: HandedOver;
+  readonly #log: (message: string) => void;
+  /** Ids of the agent's requests not answered yet (nor cancelled by the agent). */
+  readonly #inFlight = new Set<RequestId>();
+  /** Sends waiting for the socket to drain (or close). */
+  readonly #waiting: Array<() => void> = [];
+  #started = false;
+  #closed = false;
+  #cutOff: NodeJS.Timeout | undefined;
+
+  constructor(connection: HandedOver, options: GatewaySocketOptions) {
+    this.#connection = connection;
+    this.#log = options.log;
+  }
+
+  start(): Promise<void> {
+    if (this.#started) throw new Error('GatewaySocketTransport already started');
+    this.#started = true;
+    const { socket } = this.#connection;
+    if (socket.destroyed) {
+      this.#finish();
+      return Promise.resolve();
+    }
+    socket.once('close', () => this.#finish());
+    socket.on('drain', () => {
+      for (const resolve of this.#waiting.splice(0)) resolve();
+      if (!this.#closed) socket.resume();
+    });
+    this.#connection.receive((line) => this.#onLine(line));
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('the agent connection is closed'));
+    // An answer (result or error) frees its request's place.
+    if (!('method' in message) && 'id' in message && message.id !== undefined)
+      this.#inFlight.delete(message.id);
+    return this.#write(`${JSON.stringify(message)}\n`);
+  }
+
+  close(): Promise<void> {
+    const { socket } = this.#connection;
+    if (this.#closed || socket.destroyed) {
+      this.#finish();
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      socket.once('close', () => {
+        this.#finish();
+        resolve();
+      });
+      socket.end();
+      socket.resume(); // The agent's hang-up must be seen.
+      this.#cutOff = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);
+    });
+  }
+
+  #onLine(line: string): void {
+    if (this.#closed) return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      if (line.trim() === '') return;
+      void this.#reply(null, RpcCodes.ParseError, 'parse error: not valid JSON');
+      return;
+    }
+    if (!isObject(message)) {
+      const what = Array.isArray(message)
+        ? 'a batch: MCP takes one message per line'
+        : 'not a JSON-RPC 2.0 message';
+      void this.#reply(null, RpcCodes.InvalidRequest, `invalid request: ${what}`);
+      return;
+    }
+    if (typeof message.method === 'string') {
+      const id = message.id;
+      const isRequest = typeof id === 'string' || typeof id === 'number';
+      if (message.method === GATEWAY_OPEN) {
+        void this.#reply(
+          isRequest ? id : null,
+          RpcCodes.InvalidRequest,
+          `${GATEWAY_OPEN} was the first line of this connection, which carries MCP since; open a new connection for another session`,
+        ).then(() => this.close());
+        return;
+      }
+      if (isRequest) {
+        const max = this.#connection.limits.maxRequestsInFlight;
+        if (this.#inFlight.size >= max && !this.#inFlight.has(id)) {
+          void this.#reply(
+            id,
+            RpcCodes.LimitExceeded,
+            `${max} requests of this agent are waiting for their answers, the daemon's limit; wait for some before sending more`,
+          );
+          return;
+        }
+        this.#inFlight.add(id);
+      } else if (message.method === 'notifications/cancelled' && isObject(message.params)) {
+        // The gateway does not answer a request the agent cancelled.
+        const cancelled = message.params.requestId;
+        if (typeof cancelled === 'string' || typeof cancelled === 'number')
+          this.#inFlight.delete(cancelled);
+      }
+    }
+    // The SDK's Protocol checks the message's shape and reports what it cannot take.
+    this.onmessage?.(message as JSONRPCMessage);
+  }
+
+  #reply(id: RequestId | null, code: number, message: string): Promise<void> {
+    return this.#write(`${JSON.stringify({ jsonrpc: JSONRPC, id, error: { code, message } })}\n`);
+  }
+
+  #write(text: string): Promise<void> {
+    const { socket, limits } = this.#connection;
+    if (socket.destroyed || socket.writableEnded) return Promise.resolve();
+    const flushed = socket.write(text);
+    if (socket.writableLength > limits.maxPendingWriteBytes) {
+      this.#log(
+        `an agent connection left more than ${limits.maxPendingWriteBytes} bytes of MCP messages unread; closing it`,
+      );
+      socket.destroy();
+      return Promise.resolve();
+    }
+    if (flushed) return Promise.resolve();
+    // Backpressure: take no new work from an agent that does not read what it asked for.
+    socket.pause();
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#cutOff);
+    this.#inFlight.clear();
+    for (const resolve of this.#waiting.splice(0)) resolve();
+    this.onclose?.();
+  }
+}

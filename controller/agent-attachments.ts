@@ -1,0 +1,127 @@
+/**
+ * One agent connection's attachments to the pooled connections of its session's Ready servers.
+ * The gateway makes one per agent; the pool routes the servers' requests and notifications
+ * through them (pool/types.ts `AgentPeer`).
+ *
+ * Guarantees:
+ * - The agent is attached to exactly the leases the session's registry names now: a server
+ *   that becomes Ready is attached, one that goes is detached, a rolling update moves the
+ *   attachment to the new connection.
+ * - What the agent asked of a server survives a new connection: its resource subscriptions
+ *   and its logging level are replayed on the new lease (a server that does not declare
+ *   `logging` or `resources.subscribe` is never asked).
+ * - Notifications reach the agent with the server's name, never the pool key.
+ * - `detach()` ends every attachment and stops following the registry; it is idempotent.
+ */
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentPeer, Attachment, McpMessage, Pool } from '../pool/types.js';
+import type { Registry, RegistryEntry } from '../reconcilers/registry.js';
+
+/** An agent as its session sees it: like a pool peer, but notifications name the server. */
+export interface SessionAgent extends Omit<AgentPeer, 'notify'> {
+  notify(server: string, message: McpMessage): void;
+}
+
+export interface AgentAttachments {
+  /** The agent's roots changed (its own `roots/list_changed`). */
+  rootsChanged(): void;
+  subscribe(server: string, uri: string): Promise<void>;
+  unsubscribe(server: string, uri: string): Promise<void>;
+  /** The agent's level, for every server of the session that declares `logging`. */
+  setLogLevel(level: LoggingLevel): Promise<void>;
+  detach(): void;
+}
+
+interface Attached {
+  readonly key: string;
+  readonly attachment: Attachment;
+}
+
+export function attachAgent(pool: Pool, registry: Registry, agent: SessionAgent): AgentAttachments {
+  const attached = new Map<string, Attached>();
+  const subscriptions = new Map<string, Set<string>>();
+  let level: LoggingLevel | undefined;
+  let detached = false;
+
+  const warn = (what: string, err: unknown) =>
+    agent.notify('mcpctl', {
+      method: 'notifications/message',
+      params: {
+        level: 'warning',
+        logger: 'mcpctl',
+        data: `${what}: ${err instanceof Error ? err.message : String(err)}`,
+      },
+    });
+
+  function follow(server: string): void {
+    if (detached) return;
+    const entry = registry.get(server);
+    const before = attached.get(server);
+    if (before && before.key === entry?.key) return;
+    before?.attachment.detach();
+    attached.delete(server);
+    if (!entry) return;
+    const peer: AgentPeer = {
+      label: agent.label,
+      canAnswer: (m) => agent.canAnswer(m),
+      request: (m, o) => agent.request(m, o),
+      roots: () => agent.roots(),
+      notify: (_key, m) => agent.notify(server, m),
+    };
+    let attachment: Attachment;
+    try {
+      attachment = pool.attach(entry.key, peer);
+    } catch {
+      // The lease is going away; the registry change that follows brings the next one.
+      return;
+    }
+    attached.set(server, { key: entry.key, attachment });
+    replay(server, entry, attachment);
+  }
+
+  function replay(server: string, entry: RegistryEntry, attachment: Attachment): void {
+    if (entry.capabilities?.resources?.subscribe)
+      for (const uri of subscriptions.get(server) ?? [])
+        attachment.subscribe(uri).catch((err: unknown) => warn(`resubscribing ${uri}`, err));
+    if (level !== undefined && entry.capabilities?.logging)
+      attachment
+        .setLogLevel(level)
+        .catch((err: unknown) => warn(`setting the log level of ${server}`, err));
+  }
+
+  const off = registry.onChange(follow);
+  for (const server of registry.entries().keys()) follow(server);
+
+  return {
+    rootsChanged() {
+      for (const a of attached.values()) a.attachment.rootsChanged();
+    },
+    async subscribe(server, uri) {
+      let uris = subscriptions.get(server);
+      if (!uris) subscriptions.set(server, (uris = new Set()));
+      uris.add(uri);
+      await attached.get(server)?.attachment.subscribe(uri);
+    },
+    async unsubscribe(server, uri) {
+      subscriptions.get(server)?.delete(uri);
+      await attached.get(server)?.attachment.unsubscribe(uri);
+    },
+    async setLogLevel(next) {
+      level = next;
+      await Promise.all(
+        [...attached].map(([server, a]) =>
+          registry.get(server)?.capabilities?.logging
+            ? a.attachment.setLogLevel(next)
+            : Promise.resolve(),
+        ),
+      );
+    },
+    detach() {
+      if (detached) return;
+      detached = true;
+      off();
+      for (const a of attached.values()) a.attachment.detach();
+      attached.clear();
+    },
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * e2e (issue #14): two agents — two `mcpctl serve` processes in two different workspaces — on
+ * ONE pooled server-everything process. What the server sends because of one agent reaches
+ * that agent only:
+ * - progress: both agents call at once with the SAME progress token; each gets exactly its own
+ *   operation's progress (told apart by their different step counts);
+ * - sampling/elicitation: the request goes to the agent whose call caused it — also when the
+ *   other agent has a call in flight on the same connection (the issue's rule: several calls in
+ *   flight → the one that called last);
+ * - roots: `get-roots-list` answers with both agents' roots (each declares its own workspace).
+ *
+ * The server is in the user settings of the shared temp HOME with an absolute `cwd`: stdio
+ * connectionIds include the working directory, and an absolute one is the same for both
+ * workspaces, so both sessions share one process (checked with `get connections`).
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import assert from 'node:assert/strict';
+import { mkdirSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import type { ConnectionList } from '../cli/resources.js';
+import { TestEnv, eventually } from '../cli/testing/harness.js';
+import {
+  EVERYTHING_SERVER,
+  REQUEST_TIMEOUT_MS,
+  RecordingAgent,
+  connectThroughServe,
+  stopDaemon,
+  textOf,
+} from './gateway-agent.js';
+
+const T = { timeout: 90_000 };
+const SERVER = 'everything';
+const tool = (bare: string) => `${SERVER}__${bare}`;
+
+describe('two agents on one pooled server-everything (e2e)', { timeout: 600_000 }, () => {
+  let env: TestEnv | undefined;
+  let a: RecordingAgent;
+  let b: RecordingAgent;
+  const rootUri: Record<'a' | 'b', string> = { a: '', b: '' };
+
+  before(
+    async () => {
+      env = new TestEnv();
+      const ws = { a: path.join(env.root, 'ws-a'), b: path.join(env.root, 'ws-b') };
+      mkdirSync(ws.a);
+      mkdirSync(ws.b);
+      rootUri.a = pathToFileURL(realpathSync(ws.a)).href;
+      rootUri.b = pathToFileURL(realpathSync(ws.b)).href;
+      env.write(env.userSettingsPath, {
+        mcpServers: {
+          [SERVER]: { command: process.execPath, args: [EVERYTHING_SERVER], cwd: env.root },
+        },
+      });
+      a = new RecordingAgent({ label: 'agent-a', roots: [{ uri: rootUri.a, name: 'ws-a' }] });
+      b = new RecordingAgent({ label: 'agent-b', roots: [{ uri: rootUri.b, name: 'ws-b' }] });
+      // One after the other: the first starts the daemon, the second finds it.
+      await connectThroughServe(env, a, { workspace: ws.a });
+      await connectThroughServe(env, b, { workspace: ws.b });
+      for (const agent of [a, b])
+        await eventually(
+          async () =>
+            (await agent.client.listTools({}, { timeout: REQUEST_TIMEOUT_MS })).tools.some(
+              (t) => t.name === tool('echo'),
+            ),
+          { timeoutMs: 30_000, what: `${tool('echo')} listed for ${agent.label}` },
+        );
+    },
+    { timeout: 120_000 },
+  );
+
+  after(
+    async () => {
+      for (const agent of [a, b]) await agent?.close().catch(() => undefined);
+      if (!env) return;
+      await stopDaemon(env);
+      await env.cleanup();
+    },
+    { timeout: 60_000 },
+  );
+
+  it('both workspaces share one server-everything process', T, async () => {
+    assert.ok(env);
+    const list = await env.json<ConnectionList>(['get', 'connections', '-o', 'json']);
+    const mine = list.items.filter((c) => c.spec.server === SERVER);
+    assert.equal(mine.length, 1, `one connection: ${JSON.stringify(mine)}`);
+    const [conn] = mine;
+    assert.ok(conn);
+    assert.equal(typeof conn.status.pid, 'number', 'a running process');
+    assert.equal(
+      conn.status.sessions.length,
+      2,
+      `held by both sessions: ${conn.status.sessions.join(', ')}`,
+    );
+  });
+
+  it('each agent gets only its own progress, even when both use the same token', T, async () => {
+    const token = 'same-token';
+    const [ra, rb] = await Promise.all([
+      a.callTool(
+        tool('trigger-long-running-operation'),
+        { duration: 1.2, steps: 3 },
+        {
+          progressToken: token,
+        },
+      ),
+      b.callTool(
+        tool('trigger-long-running-operation'),
+        { duration: 1, steps: 5 },
+        {
+          progressToken: token,
+        },
+      ),
+    ]);
+    assert.match(textOf(ra), /Steps: 3\./, 'agent a got its own answer');
+    assert.match(textOf(rb), /Steps: 5\./, 'agent b got its own answer');
+    // The last notification may be handled just after the answer: wait for the counts.
+    await eventually(() => a.progressOf(token).length >= 3 && b.progressOf(token).length >= 5, {
+      timeoutMs: 5000,
+      what: 'both agents to get their progress',
+    }).catch(() => undefined);
+    const steps = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ progress: i + 1, total: n }));
+    assert.deepEqual(a.progressOf(token), steps(3), "agent a: its 3 steps, none of b's");
+    assert.deepEqual(b.progressOf(token), steps(5), "agent b: its 5 steps, none of a's");
+    assert.deepEqual(
+      [...a.progress, ...b.progress].filter((p) => p.progressToken !== token),
+      [],
+      'no progress with a token the agents never sent',
+    );
+  });
+
+  /**
+   * `other` holds a call in flight (a long operation) while `caller` calls `bare`; the request
+   * the server sends back must reach `caller` only.
+   */
+  async function whileOtherBusy(
+    caller: RecordingAgent,
+    other: RecordingAgent,
+    bare: string,
+    args: Record<string, unknown>,
+    requests: (agent: RecordingAgent) => unknown[],
+  ) {
+    const token = `busy-${other.label}-${bare}`;
+    const busy = other.callTool(
+      tool('trigger-long-running-operation'),
+      { duration: 3, steps: 3 },
+      {
+        progressToken: token,
+      },
+    );
+    // The other agent's call must reach the server first, for "the one that called last" to be
+    // `caller`; its first progress proves it. (Without progress forwarding this waits out its
+    // deadline and goes on, and the progress test says what is wrong.)
+    await eventually(() => other.progressOf(token).length > 0, {
+      timeoutMs: 10_000,
+      what: `${other.label}'s call to be running`,
+    }).catch(() => undefined);
+    const before = { caller: requests(caller).length, other: requests(other).length };
+    const result = await caller.callTool(tool(bare), args);
+    await busy;
+    assert.notEqual(result.isError, true, `${bare} failed: ${textOf(result)}`);
+    assert.equal(
+      requests(caller).length - before.caller,
+      1,
+      `${caller.label}'s handler was asked once`,
+    );
+    assert.equal(
+      requests(other).length - before.other,
+      0,
+      `${other.label}'s handler was not asked`,
+    );
+    return result;
+  }
+
+  it('sampling/createMessage reaches only the agent whose call caused it', T, async () => {
+    const sampled = (agent: RecordingAgent) => agent.samplingRequests;
+    const ra = await whileOtherBusy(
+      a,
+      b,
+      'trigger-sampling-request',
+      { prompt: 'from a' },
+      sampled,
+    );
+    assert.match(textOf(ra), /answer from agent-a/);
+    const rb = await whileOtherBusy(
+      b,
+      a,
+      'trigger-sampling-request',
+      { prompt: 'from b' },
+      sampled,
+    );
+    assert.match(textOf(rb), /answer from agent-b/);
+  });
+
+  const allText = (r: CallToolResult) =>
+    r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+  it('elicitation/create reaches only the agent whose call caused it', T, async () => {
+    const asked = (agent: RecordingAgent) => agent.elicitationRequests;
+    const ra = await whileOtherBusy(a, b, 'trigger-elicitation-request', {}, asked);
+    // server-everything puts the user's inputs in a later text block than its headline.
+    assert.match(allText(ra), /user of agent-a/);
+    const rb = await whileOtherBusy(b, a, 'trigger-elicitation-request', {}, asked);
+    assert.match(allText(rb), /user of agent-b/);
+  });
+
+  it("roots/list answers with both agents' workspaces", T, async () => {
+    for (const agent of [a, b]) {
+      let last = '';
+      await eventually(
+        async () => {
+          last = textOf(await agent.callTool(tool('get-roots-list')));
+          return last.includes(`URI: ${rootUri.a}\n`) && last.includes(`URI: ${rootUri.b}\n`);
+        },
+        { timeoutMs: 20_000, intervalMs: 250, what: `both roots via ${agent.label}` },
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; get-roots-list said: ${last}`);
+      });
+      assert.match(last, /Current MCP Roots \(2 total\)/, 'exactly the two workspaces');
+    }
+  });
+});

@@ -1,0 +1,243 @@
+/**
+ * e2e: `mcpctl serve` is a pipe to the agent's gateway in the daemon (issue 14). A real SDK
+ * client spawns the BUILT CLI; the daemon is real and so are its servers (the stdio fixture).
+ *
+ * What must hold: the daemon killed under a connected agent → serve exits 1 with one clear
+ * line on stderr, the agent's client sees the connection end (its call in flight fails, no
+ * hang), and stdout carried only JSON-RPC lines; stdin closed → serve exits 0 and the daemon
+ * releases the session; a daemon that refuses the connection → exit 1, nothing on stdout.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  JSONRPCMessageSchema,
+  type CallToolResult,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { SessionList } from '../cli/resources.js';
+import {
+  CLI,
+  TestEnv,
+  eventually,
+  isAlive,
+  isReady,
+  processesMentioning,
+} from '../cli/testing/harness.js';
+import { rawConnect } from '../cli/testing/gateway-client.js';
+
+const T = { timeout: 60_000 };
+
+/** Spawns serve and keeps every stdout line, to check nothing but JSON-RPC appears there. */
+class ServeProcess implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  readonly lines: string[] = [];
+  stdout = '';
+  stderr = '';
+  child!: ChildProcessWithoutNullStreams;
+  exited!: Promise<number | null>;
+  closedSeen = false;
+
+  constructor(
+    private readonly env: TestEnv,
+    private readonly args: readonly string[],
+  ) {}
+
+  start(): Promise<void> {
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--workspace', this.env.workspace, '--debounce-ms', '50', ...this.args],
+      { cwd: this.env.workspace, env: this.env.env(), stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    this.child = child;
+    this.env.trackPid(child.pid);
+    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    child.stderr.on('data', (c: Buffer) => (this.stderr += c.toString()));
+    child.stdin.on('error', () => undefined); // serve gone: the test looks at its exit.
+    let partial = '';
+    child.stdout.on('data', (c: Buffer) => {
+      this.stdout += c.toString();
+      const parts = (partial + c.toString()).split('\n');
+      partial = parts.pop() ?? '';
+      for (const line of parts) {
+        this.lines.push(line);
+        try {
+          this.onmessage?.(JSONRPCMessageSchema.parse(JSON.parse(line)));
+        } catch (err) {
+          this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+        }
+      }
+    });
+    child.on('close', () => {
+      this.closedSeen = true;
+      this.onclose?.();
+    });
+    return new Promise((resolve, reject) => {
+      child.once('spawn', () => resolve());
+      child.once('error', reject);
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.child.stdin.writable) this.child.stdin.write(`${JSON.stringify(message)}\n`);
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    this.child.stdin.end();
+    await this.exited;
+  }
+
+  assertOnlyJsonRpc(): void {
+    assert.ok(this.lines.length > 0, 'serve wrote MCP messages');
+    for (const line of this.lines)
+      assert.ok(
+        JSONRPCMessageSchema.safeParse(JSON.parse(line)).success,
+        `stdout line is not JSON-RPC: ${line}`,
+      );
+  }
+}
+
+async function connect(env: TestEnv, args: readonly string[] = []) {
+  const serve = new ServeProcess(env, args);
+  const client = new Client({ name: 'e2e-agent', version: '1.0.0' }, { capabilities: {} });
+  const errors: Error[] = [];
+  client.onerror = (err) => errors.push(err);
+  await client.connect(serve);
+  return { serve, client, errors };
+}
+
+const textOf = (r: unknown): string =>
+  ((r as CallToolResult).content[0] as { type: 'text'; text: string }).text;
+
+describe('mcpctl serve is a pipe to the gateway in the daemon (e2e)', () => {
+  let env: TestEnv;
+  beforeEach(() => {
+    env = new TestEnv();
+  });
+  afterEach(async () => {
+    await env.cleanup();
+  });
+
+  it(
+    'the daemon SIGKILLed mid-session: serve exits 1 saying so, the client sees the end, stdout is only JSON-RPC',
+    T,
+    async () => {
+      env.write(env.userSettingsPath, {
+        mcpServers: { fx: env.fixture('fx', ['--tools=echo,sleep']) },
+      });
+      const { serve, client, errors } = await connect(env);
+      try {
+        const tools = await eventually(
+          async () => {
+            const names = (await client.listTools()).tools.map((t) => t.name);
+            return names.includes('fx__sleep') ? names : undefined;
+          },
+          { what: 'the fixture tools' },
+        );
+        assert.deepEqual(tools.sort(), ['fx__echo', 'fx__sleep']);
+        const echo = JSON.parse(
+          textOf(await client.callTool({ name: 'fx__echo', arguments: { a: 1 } })),
+        ) as { args: unknown };
+        assert.deepEqual(echo.args, { a: 1 });
+
+        const daemons = processesMentioning(env.socket).filter((pid) =>
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('\0daemon\0'),
+        );
+        assert.equal(daemons.length, 1, 'serve started one daemon');
+        // A call in flight when the daemon dies must fail, not hang.
+        const inFlight = client.callTool({ name: 'fx__sleep', arguments: { ms: 30_000 } }).then(
+          () => 'answered',
+          (err: Error) => `failed: ${err.message}`,
+        );
+        await new Promise((r) => setTimeout(r, 200));
+        process.kill(daemons[0], 'SIGKILL');
+
+        assert.equal(await serve.exited, 1);
+        assert.match(await inFlight, /^failed: .*closed/i);
+        await eventually(() => serve.closedSeen, { what: 'the client to see the close' });
+        const logFile = path.join(path.dirname(env.socket), 'mcpctl-daemon.log');
+        assert.ok(
+          serve.stderr.includes(
+            `mcpctl serve: the mcpctl daemon at ${env.socket} went away (see ${logFile}); restart this MCP server to reconnect\n`,
+          ),
+          serve.stderr,
+        );
+        assert.ok(serve.stdout === '' || serve.stdout.endsWith('\n'), 'no partial line');
+        serve.assertOnlyJsonRpc();
+        assert.deepEqual(errors, []);
+      } finally {
+        await client.close().catch(() => undefined);
+      }
+    },
+  );
+
+  it('stdin closed: serve exits 0 and the daemon releases the session', T, async () => {
+    env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+    await env.startDaemon();
+    // Another workspace: its session exists only for this agent.
+    const other = path.join(env.root, 'other');
+    mkdirSync(other);
+    const sessions = async () =>
+      (await env.json<SessionList>(['get', 'sessions', '-o', 'json'])).items.map(
+        (s) => s.spec.workspace,
+      );
+    const { serve, client } = await connect(env, ['--workspace', other]);
+    try {
+      await eventually(
+        async () => (await client.listTools()).tools.some((t) => t.name === 'fx__echo'),
+        { what: 'the tools' },
+      );
+      assert.ok((await sessions()).includes(other), 'the agent holds a session for its folder');
+      const started = Date.now();
+      serve.child.stdin.end();
+      assert.equal(await serve.exited, 0);
+      assert.ok(Date.now() - started < 5000, 'serve exits promptly');
+      assert.equal(serve.stderr, '', 'nothing to say on a normal exit');
+      await eventually(async () => !(await sessions()).includes(other), {
+        what: "the agent's session to be released",
+      });
+      const servers = await env.servers();
+      assert.ok(isReady(servers.get('fx')), 'the daemon and its default session go on');
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+
+  it(
+    'a daemon that refuses the connection: exit 1, the reason and the log on stderr, nothing on stdout',
+    T,
+    async () => {
+      // The daemon's one connection (its limit, lowered for this test) is taken.
+      const limited = env.spawnDaemon(
+        ['daemon', '--workspace', env.workspace, '--debounce-ms', '50', '--drain-delay-ms', '0'],
+        { env: { MCPCTL_RPC_LIMITS: 'maxConnections=1' } },
+      );
+      const holder = await eventually(
+        async () => {
+          if (limited.child.exitCode !== null) throw new Error(limited.stderr());
+          return rawConnect(env.socket);
+        },
+        { what: 'the limited daemon to listen' },
+      );
+      try {
+        const r = await env.cli(['serve', '--workspace', env.workspace]);
+        assert.equal(r.code, 1, r.stderr);
+        assert.equal(r.stdout, '');
+        assert.match(
+          r.stderr,
+          /could not open a session for .* in the daemon at .*: the daemon has 1 connections open, its limit; .*see the daemon's log .*mcpctl-daemon\.log/,
+        );
+        assert.ok(isAlive(limited.pid));
+      } finally {
+        holder.destroy();
+      }
+    },
+  );
+});

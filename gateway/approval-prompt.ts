@@ -1,0 +1,113 @@
+/**
+ * Asking the agent's user about gated servers through MCP elicitation (DESIGN §5 "Approval
+ * through MCP").
+ *
+ * Guarantees:
+ * - Asked only when the client declared elicitation; approve / approve for this session /
+ *   reject act, cancel decides nothing. Servers already pending when the client connected are
+ *   asked about once it has initialized (the session announces a config only once); one
+ *   server is never asked twice at once.
+ * - The question carries the approval hash of the config it shows, and the answer decides
+ *   about that config only: when the config changed while the dialog was open, the answer
+ *   decides nothing and the user is asked about the new config.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { ApprovalRequest, DecideOutcome, Decision, SessionPort } from './session-port.js';
+
+const DECISIONS: readonly Decision[] = ['approve', 'approve-session', 'reject'];
+
+export interface ApprovalPromptOptions {
+  readonly timeoutMs: number;
+  readonly log: (message: string) => void;
+}
+
+/** Starts asking; returns the function to call once the client has initialized. */
+export function promptApprovals(
+  server: Server,
+  port: SessionPort,
+  o: ApprovalPromptOptions,
+): () => void {
+  const asking = new Set<string>();
+  const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+  const ask = (request: ApprovalRequest) => {
+    // Before `initialized` the capabilities are unknown; the replay below covers that window.
+    if (!server.getClientCapabilities()?.elicitation || asking.has(request.name)) return;
+    asking.add(request.name);
+    void askForApproval(server, port, request, o.timeoutMs)
+      .then((outcome) => {
+        if (outcome && !outcome.decided)
+          o.log(`approval of ${request.name} not recorded: ${outcome.reason}`);
+      })
+      .catch((err: unknown) =>
+        o.log(`approval prompt for ${request.name} failed: ${messageOf(err)}`),
+      )
+      .finally(() => {
+        asking.delete(request.name);
+        askAgainIfChanged(request);
+      });
+  };
+  // The config may have changed while the dialog was open: its announcement was dropped then
+  // (one dialog per server), and an answer about the old config decided nothing.
+  const askAgainIfChanged = (asked: ApprovalRequest) => {
+    void port.pendingApprovals().then(
+      (requests) => {
+        const now = requests.find((r) => r.name === asked.name);
+        if (now && now.hash !== asked.hash) ask(now);
+      },
+      (err: unknown) => o.log(`could not list pending approvals: ${messageOf(err)}`),
+    );
+  };
+  port.onPendingApproval(ask);
+  return () => {
+    if (!server.getClientCapabilities()?.elicitation) return;
+    void port.pendingApprovals().then(
+      (requests) => requests.forEach(ask),
+      (err: unknown) => o.log(`could not list pending approvals: ${messageOf(err)}`),
+    );
+  };
+}
+
+/**
+ * Asks about one config; the answer decides about that config (its hash) only. No decision
+ * (cancelled, or an answer that is none of the choices) → undefined.
+ */
+async function askForApproval(
+  server: Server,
+  port: SessionPort,
+  request: ApprovalRequest,
+  timeout: number,
+): Promise<DecideOutcome | undefined> {
+  const env = request.envKeys.length
+    ? `\nenv/headers: ${request.envKeys.join(', ')} (values hidden)`
+    : '';
+  const result = await server.elicitInput(
+    {
+      message:
+        `The ${request.scope} config ${request.source} asks to start the MCP server "${request.name}":\n` +
+        `${request.target}${env}\nconfig hash: ${request.hash.slice(0, 12)}\nAllow it to run?`,
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          decision: {
+            type: 'string',
+            title: 'Decision',
+            oneOf: [
+              { const: 'approve', title: 'Approve (remembered for this exact config)' },
+              { const: 'approve-session', title: 'Approve for this session only' },
+              { const: 'reject', title: 'Reject' },
+            ],
+          },
+        },
+        required: ['decision'],
+      },
+    },
+    { timeout },
+  );
+  if (result.action === 'cancel') return undefined;
+  if (result.action === 'decline') return port.decide(request.name, 'reject', request.hash);
+  const decision = result.content?.decision;
+  if (typeof decision === 'string' && (DECISIONS as readonly string[]).includes(decision)) {
+    return port.decide(request.name, decision as Decision, request.hash);
+  }
+  return undefined;
+}

@@ -1,0 +1,77 @@
+/**
+ * `mcpctl serve --meta-tools`: two tools whose names and schemas never change, for agents that
+ * list tools once and never again (they ignore `tools/list_changed`). One finds the session's
+ * current tools (and says why a configured server offers none), one calls any of them.
+ *
+ * Guarantees: the names cannot collide with a forwarded tool (those are `server__tool` or
+ * `hint_…`, see tool-names.ts; these have no `__` and another prefix); the search matches every
+ * word of the query, case-insensitively, in a tool's name, server or description.
+ */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+
+export const FIND_TOOLS = 'mcpctl_find_tools';
+export const CALL_TOOL = 'mcpctl_call_tool';
+
+export const META_TOOLS: readonly Tool[] = [
+  {
+    name: FIND_TOOLS,
+    description:
+      "Lists or searches the tools this workspace's MCP servers offer right now (the set changes live as config files change), with each tool's input schema, and says why a configured server offers none. Call the tools found with mcpctl_call_tool.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: {
+          type: 'string',
+          description:
+            'words to look for in tool names, servers and descriptions; omit to list all',
+        },
+      },
+    },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: CALL_TOOL,
+    description:
+      'Calls a tool that mcpctl_find_tools listed, by its name (server__tool), with its arguments.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', description: 'the tool name as mcpctl_find_tools gave it' },
+        arguments: { type: 'object', description: "the tool's arguments, per its input schema" },
+      },
+      required: ['name'],
+    },
+  },
+];
+
+export interface FoundTool {
+  readonly name: string;
+  readonly server: string;
+  readonly description?: string;
+  readonly inputSchema: Tool['inputSchema'];
+}
+
+export interface UnavailableServer {
+  readonly server: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly action: string;
+}
+
+export function findTools(
+  tools: readonly FoundTool[],
+  unavailable: readonly UnavailableServer[],
+  query: string | undefined,
+): CallToolResult {
+  const words = (query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  const hit = (t: FoundTool) => {
+    const text = `${t.name} ${t.server} ${t.description ?? ''}`.toLowerCase();
+    return words.every((w) => text.includes(w));
+  };
+  const found = tools.filter(hit);
+  const structured = { tools: found, unavailable };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(structured) }],
+    structuredContent: structured,
+  };
+}
