@@ -230,6 +230,15 @@ export class RpcServer {
   }
 
   /** One connection too many: told so, and closed. The daemon logs once per episode. */
+  /** Any failure of a method as the error its caller gets. */
+  #rpcErrorOf(err: unknown): RpcError {
+    if (err instanceof RpcError) return err;
+    return (
+      this.#opts.mapError?.(err) ??
+      new RpcError(RpcCodes.InternalError, err instanceof Error ? err.message : String(err))
+    );
+  }
+
   #refuseConnection(socket: Socket): void {
     const max = this.#limits.maxConnections;
     if (!this.#refusing)
@@ -447,11 +456,7 @@ export class RpcServer {
       const handovers = this.#opts.handovers ?? {};
       opened = await handovers[name].open(request.params, { conn, afterReply: () => undefined });
     } catch (err) {
-      const rpc =
-        err instanceof RpcError
-          ? err
-          : (this.#opts.mapError?.(err) ??
-            new RpcError(RpcCodes.InternalError, err instanceof Error ? err.message : String(err)));
+      const rpc = this.#rpcErrorOf(err);
       this.#log.warn({ conn: conn.id, method: name, err: rpc.message }, 'handover refused');
       endWith(
         encodeResponses(
@@ -554,11 +559,7 @@ export class RpcServer {
         ? undefined
         : { jsonrpc: JSONRPC, id: id ?? null, result: result ?? null };
     } catch (err) {
-      const rpc =
-        err instanceof RpcError
-          ? err
-          : (this.#opts.mapError?.(err) ??
-            new RpcError(RpcCodes.InternalError, err instanceof Error ? err.message : String(err)));
+      const rpc = this.#rpcErrorOf(err);
       if (rpc.code === RpcCodes.InternalError)
         this.#log.warn({ conn: ctx.conn.id, method: name, err: rpc.message }, 'call failed');
       return isNotification ? undefined : errorResponse(id, rpc.code, rpc.message, rpc.data);

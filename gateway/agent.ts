@@ -19,6 +19,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   ListRootsResultSchema,
+  LoggingLevelSchema,
   type LoggingLevel,
   type Root,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -27,16 +28,8 @@ import type { SessionAgent } from '../controller/agent-attachments.js';
 import type { McpMessage } from '../pool/types.js';
 import { Coalescer } from './coalescer.js';
 
-const LEVELS: readonly LoggingLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
+/** Most verbose first: the order the spec (RFC 5424) gives, as the SDK's schema lists it. */
+const LEVELS: readonly LoggingLevel[] = LoggingLevelSchema.options;
 
 /** A result forwarded as the agent sent it: every field kept. */
 const AnyResult = z.object({}).passthrough();

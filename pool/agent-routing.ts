@@ -37,6 +37,7 @@ import {
   ErrorCode,
   type ClientCapabilities,
   type JSONRPCMessage,
+  LoggingLevelSchema,
   type LoggingLevel,
   type RequestId,
   type Root,
@@ -54,17 +55,8 @@ export const POOL_CLIENT_CAPABILITIES: ClientCapabilities = {
   roots: { listChanged: true },
 };
 
-/** Most verbose first (RFC 5424 order, as MCP uses it). */
-const LOG_LEVELS: readonly LoggingLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
+/** Most verbose first: the order the spec (RFC 5424) gives, as the SDK's schema lists it. */
+const LOG_LEVELS: readonly LoggingLevel[] = LoggingLevelSchema.options;
 
 /**
  * A server→client request as it came, params untouched (the SDK's own request schemas would
