@@ -75,6 +75,7 @@ describe('connectionIdOf', { timeout: 10_000 }, () => {
       ['env key', { ...STDIO, env: { A: '1', B: '2', C: '3' } }],
       ['timeout', { ...STDIO, timeout: 1 }],
       ['oauth', { ...STDIO, oauth: { clientId: 'x' } }],
+      ['oauth audiences', { ...STDIO, oauth: { audiences: ['https://api.example.com'] } }],
       ['authProviderType', { ...STDIO, authProviderType: 'google_credentials' }],
     ];
     for (const [what, config] of variants)

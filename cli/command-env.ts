@@ -82,6 +82,8 @@ export interface CommandEnv {
   /** Colours for stdout (none unless stdout is a terminal). */
   readonly style: Style;
   now(): number;
+  /** How to reach the daemon; default: connect to `socket`, never starting one. */
+  readonly connect?: () => Promise<RpcClient>;
 }
 
 export function commandEnv(globals: GlobalOptions, io: Io): CommandEnv {
@@ -127,7 +129,7 @@ export async function withDaemon<T>(
 ): Promise<T> {
   let client: RpcClient;
   try {
-    client = await connectClient(env.socket);
+    client = await (env.connect ? env.connect() : connectClient(env.socket));
   } catch (err) {
     throw translateError(err, env.socket);
   }

@@ -13,6 +13,12 @@
  * - A login is authorization code with PKCE and a random `state`; the code is accepted only
  *   with the `state` it was issued for, once, within LOGIN_TTL_MS.
  * - A refresh replaces tokens in place: nothing reconnects (the connectionId holds no token).
+ * - A refresh that cannot reach the authorization server (a network error, a 5xx) keeps the
+ *   tokens and is not tried again for that grant before a bounded exponential backoff (1 s
+ *   doubling to 5 min, reset by a success) — other grants are not delayed. Only a refusal
+ *   (`invalid_grant`) asks for a login.
+ * - `oauth.audiences` is sent as Qwen/Gemini send it: `audience` (space-joined) on the
+ *   authorization URL and on every token request.
  * - No token or client secret is ever put in an error message or a warning.
  */
 import { randomBytes } from 'node:crypto';
@@ -31,6 +37,8 @@ import {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthGrant, OAuthGrantStore, OAuthTarget } from '../api/index.js';
 import { redactUrl, scrubSecrets } from '../api/index.js';
+import { addAudience, audienceFetch } from './oauth-audience.js';
+import { RefreshBackoff } from './refresh-backoff.js';
 
 /** A login request that the redirect did not complete in time is forgotten. */
 export const LOGIN_TTL_MS = 10 * 60_000;
@@ -98,6 +106,8 @@ export interface OAuthAttachment {
 export interface OAuthManagerOptions {
   readonly store: OAuthGrantStore;
   readonly now?: () => number;
+  /** Every request to the servers (default: the global fetch); tests inject failures here. */
+  readonly fetch?: FetchLike;
   /** Counted refresh attempts and failures (never with a token). */
   readonly onWarning?: (message: string) => void;
 }
@@ -170,13 +180,19 @@ class Credential {
   discovery: OAuthDiscoveryState | undefined;
   refreshing: Promise<void> | undefined;
   readonly listeners = new Set<() => void>();
+  /** Every request for this grant goes through it (it adds the configured `audience`). */
+  readonly fetch: FetchLike;
+  readonly backoff: RefreshBackoff;
 
   constructor(
     readonly target: OAuthTarget,
     private readonly store: OAuthGrantStore,
     private readonly now: () => number,
+    baseFetch: FetchLike,
   ) {
     this.discovery = configuredDiscovery(target);
+    this.fetch = audienceFetch(target.settings, baseFetch);
+    this.backoff = new RefreshBackoff(now);
   }
 
   async load(): Promise<void> {
@@ -254,8 +270,12 @@ class Credential {
 
 type Mode =
   | { readonly kind: 'connection' }
-  /** The refresh run by `auth()` itself: tokens as stored, no refresh inside. */
-  | { readonly kind: 'refresh' }
+  /**
+   * The refresh run by `auth()` itself: tokens as stored, no refresh inside. `unreachable`:
+   * the token request failed in transit (the SDK then falls through to a new authorization,
+   * which must not be mistaken for a refused grant).
+   */
+  | { readonly kind: 'refresh'; unreachable: boolean }
   | { readonly kind: 'login'; readonly redirectUrl: string; readonly login: PendingLogin };
 
 interface PendingLogin {
@@ -271,6 +291,7 @@ interface PendingLogin {
 
 export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
   const now = options.now ?? Date.now;
+  const baseFetch: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
   const credentials = new Map<string, Credential>();
   const logins = new Map<string, PendingLogin>();
 
@@ -279,7 +300,7 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
     let c = credentials.get(key);
     // A changed oauth block (endpoints, secret) under the same key gets a fresh view.
     if (!c || JSON.stringify(c.target) !== JSON.stringify(target)) {
-      const next = new Credential(target, options.store, now);
+      const next = new Credential(target, options.store, now, baseFetch);
       if (c) for (const l of c.listeners) next.listeners.add(l);
       c = next;
       credentials.set(key, c);
@@ -287,25 +308,53 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
     return c;
   }
 
+  const refreshFailed = (c: Credential): Error =>
+    new Error(`OAuth token refresh for ${redactUrl(c.target.serverUrl)} failed`);
+
+  /**
+   * The token request of a refresh, watched: a request that throws (unreachable) or a 5xx
+   * marks the refresh as unreachable rather than refused.
+   */
+  function watchedFetch(c: Credential, mode: { unreachable: boolean }): FetchLike {
+    return async (url, init) => {
+      const isTokenRequest =
+        init?.body instanceof URLSearchParams && init.body.get('grant_type') === 'refresh_token';
+      try {
+        const response = await c.fetch(url, init);
+        if (isTokenRequest && response.status >= 500) mode.unreachable = true;
+        return response;
+      } catch (err) {
+        if (isTokenRequest) mode.unreachable = true;
+        throw err;
+      }
+    };
+  }
+
   /** Single-flight: every caller waits for the one refresh in progress. */
   function refresh(c: Credential): Promise<void> {
+    // Backing off after an unreachable authorization server: fail at once, send nothing.
+    if (!c.refreshing && c.backoff.waitLeft() > 0) return Promise.reject(refreshFailed(c));
     c.refreshing ??= (async () => {
+      const mode = { kind: 'refresh' as const, unreachable: false };
       try {
-        const result = await auth(providerOf(c, { kind: 'refresh' }), {
+        const result = await auth(providerOf(c, mode), {
           serverUrl: c.target.serverUrl,
           scope: scopeOf(c.target),
+          fetchFn: watchedFetch(c, mode),
         });
         if (result !== 'AUTHORIZED') throw new LoginRequiredError(c.target.serverUrl);
+        c.backoff.succeeded();
       } catch (err) {
-        if (err instanceof LoginRequiredError) {
+        if (err instanceof LoginRequiredError && !mode.unreachable) {
           c.loginRequired();
           throw err;
         }
-        // A network hiccup or a server error: keep the tokens, the next request tries again.
+        // A network hiccup or a server error: keep the tokens; try again after the backoff.
+        const waitMs = c.backoff.failed();
         options.onWarning?.(
-          `OAuth refresh for ${redactUrl(c.target.serverUrl)} failed: ${err instanceof Error ? err.name : 'error'}`,
+          `OAuth refresh for ${redactUrl(c.target.serverUrl)} failed (${mode.unreachable ? 'authorization server unreachable' : err instanceof Error ? err.name : 'error'}); next try in ${Math.round(waitMs / 1000)} s`,
         );
-        throw new Error(`OAuth token refresh for ${redactUrl(c.target.serverUrl)} failed`);
+        throw refreshFailed(c);
       }
     })().finally(() => {
       c.refreshing = undefined;
@@ -356,7 +405,11 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
         if (mode.kind === 'connection' && c.expiringSoon()) {
           await refresh(c).catch(() => undefined);
         }
-        return c.tokens();
+        const tokens = c.tokens();
+        if (mode.kind !== 'connection' || tokens === undefined) return tokens;
+        // Without the refresh token the SDK never refreshes from a connection's own auth()
+        // (after a 401): every refresh is ours, single-flight and backed off.
+        return { ...tokens, refresh_token: undefined };
       },
       saveTokens: async (tokens) => {
         if (mode.kind === 'login' && mode.login.client) {
@@ -366,10 +419,16 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
         await c.saveTokens(tokens);
       },
       redirectToAuthorization: (url) => {
+        // A refresh that never reached the token endpoint proves nothing about the grant.
+        if (mode.kind === 'refresh' && mode.unreachable) throw refreshFailed(c);
+        // A connection that still holds a refresh token waits for the next refresh, not a login.
+        if (mode.kind === 'connection' && c.tokens()?.refresh_token !== undefined)
+          throw refreshFailed(c);
         if (mode.kind !== 'login') {
           c.loginRequired();
           throw required();
         }
+        addAudience(url, c.target.settings);
         mode.login.authorizationUrl = url;
       },
       saveCodeVerifier: (verifier) => {
@@ -405,7 +464,7 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
       const c = credentialOf(target);
       c.listeners.add(onLoginRequired);
       const retrying: FetchLike = async (url, init) => {
-        const response = await fetch(url, init);
+        const response = await c.fetch(url, init);
         const sent = bearerOf(init);
         if (response.status !== 401 || sent === undefined) return response;
         // Someone refreshed since we sent it: retry with the current token; else refresh once.
@@ -421,7 +480,7 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
         await response.body?.cancel().catch(() => undefined);
         const headers = new Headers(init?.headers);
         headers.set('Authorization', `Bearer ${fresh}`);
-        return fetch(url, { ...init, headers });
+        return c.fetch(url, { ...init, headers });
       };
       return {
         provider: providerOf(c, { kind: 'connection' }),
@@ -441,7 +500,11 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
       const login: PendingLogin = { state, expiresAt: now() + LOGIN_TTL_MS, credential: c };
       const provider = providerOf(c, { kind: 'login', redirectUrl: redirectUri, login });
       login.provider = provider;
-      const result = await auth(provider, { serverUrl: target.serverUrl, scope: scopeOf(target) });
+      const result = await auth(provider, {
+        serverUrl: target.serverUrl,
+        scope: scopeOf(target),
+        fetchFn: c.fetch,
+      });
       if (result !== 'REDIRECT' || login.authorizationUrl === undefined)
         throw new Error(
           `the authorization server of ${redactUrl(target.serverUrl)} did not ask for a login`,
@@ -463,6 +526,7 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
         serverUrl: c.target.serverUrl,
         authorizationCode: code,
         scope: scopeOf(c.target),
+        fetchFn: c.fetch,
       });
       if (result !== 'AUTHORIZED')
         throw new LoginRequiredError(c.target.serverUrl, 'the login was not accepted');

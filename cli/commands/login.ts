@@ -3,6 +3,8 @@
  * for a remote server, held by the daemon for every session (DESIGN §5, §7).
  *
  * Guarantees:
+ * - login: with no daemon running, starts one for the command's workspace (the current folder,
+ *   or --workspace) as `mcpctl serve` does, detached: the daemon holds the grant afterwards.
  * - login: listens on 127.0.0.1 (a free port, or the configured redirectUri's), asks the daemon
  *   to start an authorization-code login with PKCE, prints the URL (and opens a browser when
  *   one exists, unless --no-browser), takes exactly one redirect with the right `state`, hands
@@ -15,10 +17,18 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import type { WhyAnswer } from '../../controller/session.js';
-import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
+import {
+  commandEnv,
+  withSession,
+  type CommandEnv,
+  type GlobalOptions,
+  type Io,
+} from '../command-env.js';
 import { CliError, UsageError } from '../errors.js';
 import { listenForRedirect } from '../oauth-redirect.js';
 import { parseDuration } from '../output/age.js';
+import { RpcClient } from '../rpc-client.js';
+import { connectOrStartDaemon } from '../serve/daemon-link.js';
 
 const DEFAULT_LOGIN_TIMEOUT = '5m';
 
@@ -40,6 +50,26 @@ function openBrowser(url: string): void {
   }
 }
 
+/**
+ * `env` that starts a daemon when none answers: a login is useless without the daemon that
+ * keeps the grant, so asking the user to start one first would only add a step. Unchanged
+ * (plain connect, "start one" error) when the command has no folder to start it for.
+ */
+function startingDaemon(env: CommandEnv, io: Io): CommandEnv {
+  const workspace = env.selector.workspace;
+  if (workspace === undefined) return env;
+  const connect = async (): Promise<RpcClient> =>
+    new RpcClient(
+      await connectOrStartDaemon({
+        socket: env.socket,
+        workspace,
+        command: 'mcpctl login',
+        log: (message) => io.err(`mcpctl login: ${message}\n`),
+      }),
+    );
+  return { ...env, connect };
+}
+
 export function registerLogin(program: Command, io: Io): void {
   program
     .command('login')
@@ -52,7 +82,7 @@ export function registerLogin(program: Command, io: Io): void {
       const timeoutMs = parseDuration(opts.timeout);
       if (timeoutMs === undefined || timeoutMs <= 0 || timeoutMs > 2 ** 31 - 1)
         throw new UsageError(`--timeout ${opts.timeout} is not a duration like 90s or 5m`);
-      const env = commandEnv(opts, io);
+      const env = startingDaemon(commandEnv(opts, io), io);
       const answer = await withSession(env, async (client) => {
         const plan = await client.call<{ redirectUri: string | null }>('oauth.loginPlan', {
           ...env.selector,

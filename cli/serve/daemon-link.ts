@@ -1,6 +1,6 @@
 /**
- * Reaching the daemon from `mcpctl serve`: connect to the socket, or start a daemon and wait
- * for it to answer.
+ * Reaching the daemon from `mcpctl serve` (and `mcpctl login`): connect to the socket, or start
+ * a daemon and wait for it to answer.
  *
  * Guarantees:
  * - A daemon that answers is used as it is (whatever workspace it was started for).
@@ -40,6 +40,8 @@ export interface DaemonLinkOptions {
   readonly ceiling?: readonly string[];
   readonly mcpConfigPath?: string;
   readonly debounceMs?: number;
+  /** Who starts it, for the failure message. Default `mcpctl serve`. */
+  readonly command?: string;
   /** How long to wait for a started daemon to answer. Default 20 s. */
   readonly startTimeoutMs?: number;
   readonly log: (message: string) => void;
@@ -115,7 +117,7 @@ async function startDaemon(o: DaemonLinkOptions): Promise<Socket> {
         ? `the mcpctl daemon it started (pid ${child.pid}) ${child.exit}`
         : `the mcpctl daemon it started (pid ${child.pid}) did not answer within ${Math.round((o.startTimeoutMs ?? 20_000) / 1000)} s (${errorText(lastError)})`;
       throw new CliError(
-        `mcpctl serve found no daemon at ${o.socket}, and ${what}; see its log ${logFile}${tail(logFile)}`,
+        `${o.command ?? 'mcpctl serve'} found no daemon at ${o.socket}, and ${what}; see its log ${logFile}${tail(logFile)}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { OAuthGrant, OAuthGrantStore, OAuthTarget } from '../api/index.js';
+import { createOAuthManager } from './oauth.js';
+import { REFRESH_RETRY_INITIAL_MS, REFRESH_RETRY_MAX_MS } from './refresh-backoff.js';
+
+const ISSUER = 'https://auth.example';
+
+function targetOf(serverUrl: string): OAuthTarget {
+  return {
+    serverUrl,
+    settings: {
+      clientId: 'cid',
+      authorizationUrl: `${ISSUER}/authorize`,
+      tokenUrl: `${ISSUER}/token`,
+    },
+  };
+}
+
+function memoryStore(grants: Map<string, OAuthGrant>): OAuthGrantStore {
+  return {
+    get: (url) => Promise.resolve(grants.get(url)),
+    put: (url, grant) => {
+      grants.set(url, grant);
+      return Promise.resolve();
+    },
+    remove: (url) => Promise.resolve(grants.delete(url)),
+  };
+}
+
+/** A grant whose access token expired long ago (obtained at 0, now is far later). */
+const expired = (tag: string): OAuthGrant => ({
+  clientId: 'cid',
+  tokens: {
+    access_token: `access-${tag}`,
+    token_type: 'bearer',
+    expires_in: 60,
+    refresh_token: `refresh-${tag}`,
+    issuer: ISSUER,
+  },
+  obtainedAt: 0,
+});
+
+type AuthServer = 'down' | 'up' | 'refuses';
+
+/** The authorization server as seen through fetch: token requests counted per refresh token. */
+function fakeFetch(state: { server: AuthServer; tokenRequests: string[] }): FetchLike {
+  let issued = 0;
+  return (url, init) => {
+    const href = String(url);
+    // The MCP server refuses the (expired) access token.
+    if (href.endsWith('/mcp')) return Promise.resolve(new Response('', { status: 401 }));
+    if (href !== `${ISSUER}/token`) return Promise.resolve(new Response('', { status: 404 }));
+    const form = init?.body instanceof URLSearchParams ? init.body : new URLSearchParams();
+    state.tokenRequests.push(form.get('refresh_token') ?? '');
+    if (state.server === 'down') return Promise.reject(new TypeError('fetch failed'));
+    if (state.server === 'refuses')
+      return Promise.resolve(Response.json({ error: 'invalid_grant' }, { status: 400 }));
+    issued += 1;
+    return Promise.resolve(
+      Response.json({
+        access_token: `fresh-${issued}`,
+        token_type: 'bearer',
+        expires_in: 3600,
+        refresh_token: `refresh-fresh-${issued}`,
+      }),
+    );
+  };
+}
+
+function setup(): {
+  clock: { now: number };
+  state: { server: AuthServer; tokenRequests: string[] };
+  manager: ReturnType<typeof createOAuthManager>;
+} {
+  const clock = { now: 10_000_000 };
+  const state = { server: 'down' as AuthServer, tokenRequests: [] as string[] };
+  const grants = new Map<string, OAuthGrant>([
+    ['https://a.example/mcp', expired('a')],
+    ['https://b.example/mcp', expired('b')],
+  ]);
+  const manager = createOAuthManager({
+    store: memoryStore(grants),
+    now: () => clock.now,
+    fetch: fakeFetch(state),
+  });
+  return { clock, state, manager };
+}
+
+describe('OAuth refresh against an unreachable authorization server', () => {
+  it('backs off exponentially (1 s doubling to 5 min), keeps the tokens, resets on success; other grants are not delayed', async () => {
+    const { clock, state, manager } = setup();
+    let loginsAsked = 0;
+    const a = manager.attach(targetOf('https://a.example/mcp'), () => (loginsAsked += 1));
+    const b = manager.attach(targetOf('https://b.example/mcp'), () => (loginsAsked += 1));
+    const attempts = (): number => state.tokenRequests.filter((t) => t.endsWith('-a')).length;
+
+    // First failure: tokens kept, no login asked, and nothing sent again until 1 s has passed.
+    assert.equal((await a.provider.tokens())?.access_token, 'access-a');
+    assert.equal(attempts(), 1);
+    await a.provider.tokens();
+    await a.provider.tokens();
+    assert.equal(attempts(), 1, 'no retry before the backoff');
+
+    // Another grant on the same daemon refreshes at once: the backoff is per grant.
+    await b.provider.tokens();
+    assert.equal(state.tokenRequests.filter((t) => t.endsWith('-b')).length, 1);
+
+    let expected = REFRESH_RETRY_INITIAL_MS;
+    for (let failures = 1; failures <= 12; failures++) {
+      clock.now += expected - 1;
+      await a.provider.tokens();
+      assert.equal(attempts(), failures, `still waiting ${expected} ms after failure ${failures}`);
+      clock.now += 1;
+      await a.provider.tokens();
+      assert.equal(attempts(), failures + 1, `retried after ${expected} ms`);
+      expected = Math.min(expected * 2, REFRESH_RETRY_MAX_MS);
+    }
+    assert.equal(expected, REFRESH_RETRY_MAX_MS, 'the delay reached its bound and stays there');
+    assert.equal(loginsAsked, 0, 'an unreachable server never asks for a login');
+    assert.equal((await a.provider.tokens())?.access_token, 'access-a');
+
+    // The server is back: the next allowed try succeeds, and the backoff starts over.
+    state.server = 'up';
+    clock.now += REFRESH_RETRY_MAX_MS;
+    assert.match((await a.provider.tokens())?.access_token ?? '', /^fresh-/);
+    const afterSuccess = attempts();
+    state.server = 'down';
+    clock.now += 3600_000; // the fresh token expires too
+    await a.provider.tokens();
+    const refreshed = state.tokenRequests.length;
+    clock.now += REFRESH_RETRY_INITIAL_MS;
+    await a.provider.tokens();
+    assert.equal(state.tokenRequests.length, refreshed + 1, 'reset: 1 s after the next failure');
+    assert.ok(afterSuccess > 0);
+    a.detach();
+    b.detach();
+  });
+
+  it('a 401 during the backoff is answered without a token request', async () => {
+    const { state, manager } = setup();
+    const a = manager.attach(targetOf('https://a.example/mcp'), () => undefined);
+    await a.provider.tokens(); // fails, starts the backoff
+    const sent = state.tokenRequests.length;
+    const response = await a.fetch('https://a.example/mcp', {
+      method: 'POST',
+      headers: { Authorization: 'Bearer access-a' },
+    });
+    assert.equal(response.status, 401, 'the answer is passed through');
+    assert.equal(state.tokenRequests.length, sent);
+    a.detach();
+  });
+
+  it('a refused refresh (invalid_grant) still asks for a login at once', async () => {
+    const { state, manager } = setup();
+    state.server = 'refuses';
+    let loginsAsked = 0;
+    const a = manager.attach(targetOf('https://a.example/mcp'), () => (loginsAsked += 1));
+    assert.equal(await a.provider.tokens(), undefined, 'the dead tokens are dropped');
+    assert.ok(loginsAsked >= 1, 'the server is told a login is required');
+    a.detach();
+  });
+});
