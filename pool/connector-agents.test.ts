@@ -49,7 +49,7 @@ test(
 
       const a = new RecordingPeer('agent A', {
         can: ['sampling', 'elicitation'],
-        roots: [{ uri: 'file:///work/a', name: 'a' }],
+        roots: [{ uri: 'file:///projects/a', name: 'a' }],
       });
       pool.attach(lease.key, a);
       const call = (name: string, args: Record<string, unknown> = {}) =>
@@ -68,7 +68,7 @@ test(
       let roots = '';
       for (const until = Date.now() + 20_000; Date.now() < until;) {
         roots = textOf(await call('get-roots-list'));
-        if (roots.includes('file:///work/a')) break;
+        if (roots.includes('file:///projects/a')) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       assert.match(roots, /file:\/\/\/work\/a/);
