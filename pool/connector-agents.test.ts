@@ -71,7 +71,7 @@ test(
         if (roots.includes('file:///projects/a')) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      assert.match(roots, /file:\/\/\/work\/a/);
+      assert.match(roots, /file:\/\/\/projects\/a/);
       assert.ok(
         await eventually(() =>
           a
