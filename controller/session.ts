@@ -44,8 +44,7 @@ import {
 } from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore, SourceStatus } from '../informers/types.js';
-import type { CallOptions, McpMessage, Pool, RequestOptions } from '../pool/types.js';
-import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpMessage, Pool, RequestOptions } from '../pool/types.js';
 import { admit, type ApprovalView } from '../reconcilers/admission.js';
 import { Registry } from '../reconcilers/registry.js';
 import { toMcpServer, type ResourceOptions } from '../reconcilers/resource.js';
@@ -355,25 +354,6 @@ export class Session {
     return this.events.list();
   }
 
-  /** Routes a tool call to the lease serving `server` now; unavailable → the `why` answer. */
-  async callTool(
-    server: string,
-    tool: string,
-    args: Record<string, unknown> | undefined,
-    options: CallOptions = {},
-  ): Promise<CallToolResult> {
-    const entry = this.registry.get(server);
-    if (!entry) throw new ServerUnavailableError(this.why(server));
-    if (!entry.tools.some((t) => t.name === tool))
-      throw new ServerUnavailableError({
-        name: server,
-        reason: 'NoSuchTool',
-        message: `server ${server} offers no tool named ${tool}`,
-        action: 'list the tools again: they may have changed',
-      });
-    return this.#opts.pool.callTool(entry.key, tool, args, options);
-  }
-
   /**
    * Sends any MCP request to the connection serving `server` now and resolves with the
    * server's result untouched; unavailable → ServerUnavailableError with the `why` answer.
@@ -394,17 +374,6 @@ export class Session {
    */
   attachAgent(agent: SessionAgent): AgentAttachments {
     return attachAgent(this.#opts.pool, this.registry, agent);
-  }
-
-  async getPrompt(
-    server: string,
-    prompt: string,
-    args: Record<string, string> | undefined,
-    options: CallOptions = {},
-  ): Promise<GetPromptResult> {
-    const entry = this.registry.get(server);
-    if (!entry) throw new ServerUnavailableError(this.why(server));
-    return this.#opts.pool.getPrompt(entry.key, prompt, args, options);
   }
 
   /**

@@ -150,7 +150,9 @@ describe('faults of a remote server (in-process session)', T, () => {
       proxy.backend = new URL(restarted.url);
       proxy.dropAll();
       // An agent's next call is what finds out, if the event stream did not already.
-      await s.callTool('r', 'echo', {}).catch(() => undefined);
+      await s
+        .request('r', { method: 'tools/call', params: { name: 'echo', arguments: {} } })
+        .catch(() => undefined);
 
       await until('lost and reconnected', () => (s.get('r')?.status.restarts ?? 0) >= 1, 30_000);
       await until('ready again', () => condition(s.get('r'), 'Ready') === 'True/Connected', 30_000);
@@ -164,8 +166,12 @@ describe('faults of a remote server (in-process session)', T, () => {
         'the reconnect waited its back-off',
       );
       assert.equal(s.get('r')?.status.connectionId, connectionId, 'same config, same connectionId');
-      const answer = await s.callTool('r', 'echo', { n: 1 });
+      const answer = await s.request('r', {
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { n: 1 } },
+      });
       assert.equal(answer.isError, undefined);
+      assert.ok(Array.isArray(answer.content), 'a tool result');
     },
   );
 });

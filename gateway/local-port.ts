@@ -91,24 +91,6 @@ export class LocalSessionPort implements SessionPort {
     if (known.length === 0) this.session.events.record('Warning', reason, object, message);
   }
 
-  callTool(
-    server: string,
-    tool: string,
-    args: Record<string, unknown> | undefined,
-    options: { signal?: AbortSignal; timeout?: number },
-  ) {
-    return this.session.callTool(server, tool, args, options);
-  }
-
-  getPrompt(
-    server: string,
-    prompt: string,
-    args: Record<string, string> | undefined,
-    options: { signal?: AbortSignal },
-  ) {
-    return this.session.getPrompt(server, prompt, args, options);
-  }
-
   unavailable(): Promise<(WhyText & { readonly server: string })[]> {
     const ready = this.session.registry.entries();
     return Promise.resolve(

@@ -2,13 +2,7 @@
  * What the serve bridge needs from a session, whether it runs in this process (`--no-daemon`)
  * or in the daemon behind the socket. Both implementations keep the same semantics.
  */
-import type {
-  CallToolResult,
-  GetPromptResult,
-  Prompt,
-  ServerCapabilities,
-  Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../api/index.js';
 import type { AgentAttachments, SessionAgent } from '../controller/agent-attachments.js';
 import type { McpMessage, RequestOptions } from '../pool/types.js';
@@ -52,18 +46,6 @@ export type DecideOutcome =
 export interface SessionPort {
   /** The Ready servers of the session with their (filtered) tools and prompts. */
   list(): Promise<ServerTools[]>;
-  callTool(
-    server: string,
-    tool: string,
-    args: Record<string, unknown> | undefined,
-    options: { signal?: AbortSignal; timeout?: number },
-  ): Promise<CallToolResult>;
-  getPrompt(
-    server: string,
-    prompt: string,
-    args: Record<string, string> | undefined,
-    options: { signal?: AbortSignal },
-  ): Promise<GetPromptResult>;
   /**
    * Any MCP request to the connection serving `server` now; the server's result untouched.
    * Unavailable → an error whose message is the `why` message and its fix.

@@ -7,7 +7,6 @@
  * Guarantees: no tools, no prompts, no session, no daemon; every call and `why` answers with
  * the reason, so `mcpctl describe server NAME` and the agent both see what happened.
  */
-import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentAttachments } from '../../controller/agent-attachments.js';
 import type {
   ApprovalRequest,
@@ -25,14 +24,6 @@ export class InertSessionPort implements SessionPort {
 
   list(): Promise<ServerTools[]> {
     return Promise.resolve([]);
-  }
-
-  callTool(): Promise<CallToolResult> {
-    return Promise.reject(new Error(this.reason));
-  }
-
-  getPrompt(): Promise<GetPromptResult> {
-    return Promise.reject(new Error(this.reason));
   }
 
   request(): Promise<Record<string, unknown>> {
