@@ -18,7 +18,7 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
-import { login, Outputs } from './fixtures/oauth-helpers.js';
+import { login, Outputs, untilUnauthorized } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 import { serveTransport } from './gateway-agent.js';
 
@@ -174,10 +174,7 @@ describe('OAuth login through the agent (e2e)', () => {
       const fx = await unauthorizedRemote({ clientSecret });
       const out = new Outputs();
       const daemon = await env.startDaemon();
-      await env.untilServers(
-        (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
-        'remote Unauthorized',
-      );
+      await untilUnauthorized(env, 'remote');
       const agent = new UrlAgent(URL_MODE, () => ({ action: 'accept', open: 'yes' }));
       agents.push(agent);
       await agent.connect(env);
@@ -223,10 +220,7 @@ describe('OAuth login through the agent (e2e)', () => {
       const fx = await unauthorizedRemote();
       const out = new Outputs();
       const daemon = await env.startDaemon();
-      await env.untilServers(
-        (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
-        'remote Unauthorized',
-      );
+      await untilUnauthorized(env, 'remote');
       const { result } = await login(env, 'remote', out);
       assert.equal(result.code, 0, result.stdout);
 
@@ -267,10 +261,7 @@ describe('OAuth login through the agent (e2e)', () => {
       const fx = await unauthorizedRemote();
       const out = new Outputs();
       const daemon = await env.startDaemon();
-      await env.untilServers(
-        (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
-        'remote Unauthorized',
-      );
+      await untilUnauthorized(env, 'remote');
       const { result } = await login(env, 'remote', out);
       assert.equal(result.code, 0, result.stdout);
       // Form mode only (what most agents declare), and a witness that can open URLs.
@@ -302,10 +293,7 @@ describe('OAuth login through the agent (e2e)', () => {
     async () => {
       const fx = await unauthorizedRemote();
       await env.startDaemon();
-      await env.untilServers(
-        (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
-        'remote Unauthorized',
-      );
+      await untilUnauthorized(env, 'remote');
       const agent = new UrlAgent(URL_MODE, () => ({ action: 'accept', open: 'tampered' }));
       agents.push(agent);
       await agent.connect(env);
@@ -331,10 +319,7 @@ describe('OAuth login through the agent (e2e)', () => {
     async () => {
       const fx = await unauthorizedRemote();
       await env.startDaemon();
-      await env.untilServers(
-        (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
-        'remote Unauthorized',
-      );
+      await untilUnauthorized(env, 'remote');
       const agent = new UrlAgent(URL_MODE, () => ({ action: 'accept' }));
       agents.push(agent);
       await agent.connect(env);

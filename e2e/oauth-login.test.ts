@@ -9,7 +9,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { TestEnv, condition, isReady } from '../cli/testing/harness.js';
-import { connectAgent, login, Outputs } from './fixtures/oauth-helpers.js';
+import { connectAgent, login, Outputs, untilUnauthorized } from './fixtures/oauth-helpers.js';
 import { startHttpFixture } from './fixtures/http-server.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 
@@ -40,10 +40,7 @@ describe('OAuth login (e2e)', () => {
       env.write(env.userSettingsPath, { mcpServers: { remote: { httpUrl: fx.url } } });
       const daemon = await env.startDaemon();
 
-      const before = await env.untilServers(
-        (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
-        'remote Unauthorized',
-      );
+      const before = await untilUnauthorized(env, 'remote');
       assert.match(condition(before.get('remote'), 'Ready')?.message ?? '', /mcpctl login remote/);
       const why = await env.cli(['why', 'remote']);
       out.add(why);
@@ -121,10 +118,7 @@ describe('OAuth login (e2e)', () => {
         },
       });
       const daemon = await env.startDaemon();
-      await env.untilServers(
-        (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
-        'remote Unauthorized',
-      );
+      await untilUnauthorized(env, 'remote');
       const { result } = await login(env, 'remote', out);
       assert.equal(result.code, 0, result.stdout);
       assert.equal(fx.counts.registrations, 0, 'no dynamic registration for a configured client');
@@ -156,10 +150,7 @@ describe('OAuth login (e2e)', () => {
       const out = new Outputs();
       env.write(env.userSettingsPath, { mcpServers: { remote: { httpUrl: fx.url } } });
       await env.startDaemon();
-      await env.untilServers(
-        (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
-        'remote Unauthorized',
-      );
+      await untilUnauthorized(env, 'remote');
       const { result, redirectStatus, location } = await login(env, 'remote', out, {
         tamperState: true,
       });
@@ -178,10 +169,7 @@ describe('OAuth login (e2e)', () => {
     const fx = (fixture = await startOAuthFixture());
     env.write(env.userSettingsPath, { mcpServers: { remote: { httpUrl: fx.url } } });
     await env.startDaemon();
-    await env.untilServers(
-      (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
-      'remote Unauthorized',
-    );
+    await untilUnauthorized(env, 'remote');
     const r = await env.cli(['login', 'remote', '--no-browser', '--timeout', '2s']);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /no login redirect within 2 s/);
@@ -219,10 +207,7 @@ describe('OAuth login (e2e)', () => {
     const out = new Outputs();
     env.write(env.userSettingsPath, { mcpServers: { remote: { httpUrl: fx.url } } });
     await env.startDaemon();
-    await env.untilServers(
-      (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
-      'remote Unauthorized',
-    );
+    await untilUnauthorized(env, 'remote');
     const { result } = await login(env, 'remote', out);
     assert.equal(result.code, 0, result.stdout);
     const stop = await env.cli(['stop']);
@@ -262,10 +247,7 @@ describe('OAuth login (e2e)', () => {
     const daemon = await env.startDaemon();
     const approve = await env.cli(['approve', 'remote']);
     assert.equal(approve.code, 0, approve.stderr);
-    await env.untilServers(
-      (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
-      'remote Unauthorized',
-    );
+    await untilUnauthorized(env, 'remote');
     const { result } = await login(env, 'remote', out);
     assert.equal(result.code, 0, result.stdout);
     const agent = await connectAgent(env, env.workspace, out);

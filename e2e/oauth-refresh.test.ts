@@ -8,7 +8,7 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
-import { connectAgent, login, Outputs } from './fixtures/oauth-helpers.js';
+import { connectAgent, login, Outputs, untilUnauthorized } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 
 const T = { timeout: 120_000 };
@@ -36,10 +36,7 @@ describe('OAuth refresh (e2e)', () => {
       const other = path.join(env.root, 'other-ws');
       mkdirSync(other);
       const daemon = await env.startDaemon();
-      await env.untilServers(
-        (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
-        'remote Unauthorized',
-      );
+      await untilUnauthorized(env, 'remote');
       const { result } = await login(env, 'remote', out);
       assert.equal(result.code, 0, result.stdout);
 

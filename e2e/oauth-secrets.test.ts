@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { TestEnv, condition } from '../cli/testing/harness.js';
-import { connectAgent, login, Outputs } from './fixtures/oauth-helpers.js';
+import { connectAgent, login, Outputs, untilUnauthorized } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 
 const T = { timeout: 120_000 };
@@ -28,10 +28,7 @@ describe('OAuth secrets (e2e)', () => {
     const out = new Outputs();
     env.write(env.userSettingsPath, { mcpServers: { remote: { httpUrl: fx.url } } });
     const first = await env.startDaemon();
-    await env.untilServers(
-      (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
-      'remote Unauthorized',
-    );
+    await untilUnauthorized(env, 'remote');
     const { result } = await login(env, 'remote', out);
     assert.equal(result.code, 0, result.stdout);
 
