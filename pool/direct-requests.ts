@@ -89,20 +89,24 @@ export class DirectRequests {
     });
   }
 
-  /** Takes the answer to one of these requests off the transport; false for anything else. */
-  take(message: JSONRPCMessage): boolean {
-    if ('method' in message || !('id' in message)) return false;
+  /**
+   * Takes the answer to one of these requests off the transport: `answer` when its request was
+   * waiting for it, `late` when it no longer was (cancelled, timed out: dropped), `other` for
+   * any other message (left on the transport).
+   */
+  take(message: JSONRPCMessage): 'answer' | 'late' | 'other' {
+    if ('method' in message || !('id' in message)) return 'other';
     const id = message.id;
-    if (typeof id !== 'string' || !id.startsWith(PREFIX)) return false;
+    if (typeof id !== 'string' || !id.startsWith(PREFIX)) return 'other';
     const pending = this.#pending.get(id);
-    if (!pending) return true; // Late (cancelled, timed out): nobody waits for it.
+    if (!pending) return 'late'; // Nobody waits for it.
     this.#pending.delete(id);
     if ('result' in message) pending.resolve(message.result);
     else if ('error' in message)
       pending.reject(
         McpError.fromError(message.error.code, message.error.message, message.error.data),
       );
-    return true;
+    return 'answer';
   }
 
   /** The connection ended: every pending request fails, and later ones at once. */

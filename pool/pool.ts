@@ -352,7 +352,9 @@ export function createPool(options: PoolOptions = {}): Pool {
     entry.direct = direct;
     const deliverRest = c.transport.onmessage;
     c.transport.onmessage = (message, extra) => {
-      if (direct.take(message)) return;
+      const taken = direct.take(message);
+      if (taken === 'answer') traffic.refundLine();
+      if (taken !== 'other') return;
       if (
         'method' in message &&
         message.method === 'notifications/progress' &&

@@ -3,7 +3,8 @@
  *
  * Guarantees: `take()` succeeds for the first `burst` calls and then at `perSecond` per second
  * of the injected clock; a refused `take()` costs no token; `msUntilToken()` is 0 when a
- * token is there and otherwise the wait until one is. Constant time and memory.
+ * token is there and otherwise the wait until one is; `give()` returns one token, never past
+ * `burst`. Constant time and memory.
  */
 export class TokenBucket {
   #tokens: number;
@@ -25,6 +26,12 @@ export class TokenBucket {
     if (this.#tokens < 1) return false;
     this.#tokens -= 1;
     return true;
+  }
+
+  /** Returns a token taken for something that turned out not to count. */
+  give(): void {
+    this.#refill();
+    this.#tokens = Math.min(this.burst, this.#tokens + 1);
   }
 
   msUntilToken(): number {

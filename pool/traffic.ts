@@ -6,7 +6,9 @@
  * - messages: notifications and requests from the server (not answers to ours); past the
  *   budget they are dropped and counted (the pool applies this to every transport);
  * - stdout lines (stdio): past the budget the transport stops reading for a while, so the
- *   server's own writes block and the daemon does no work for it meanwhile;
+ *   server's own writes block and the daemon does no work for it meanwhile; a line that
+ *   answered a request of ours still waiting for it gives its token back (answers are bounded
+ *   by what the agents asked, so a busy agent is never throttled as a flood);
  * - re-lists after list_changed: past the budget the next re-list waits (changes that arrive
  *   meanwhile coalesce into it), so the registry and the agents see a few lists per second;
  * - stdout lines that are not JSON-RPC: each is counted; a few per interval are noted in the
@@ -106,6 +108,14 @@ export class TrafficGuard {
     const wait = this.#lines.msUntilToken();
     if (wait === 0) this.#lines.take();
     return wait;
+  }
+
+  /**
+   * stdio: the line just read answered a request of ours that was waiting for it, so it does
+   * not count (each such request refunds at most once: the caller knows it was pending).
+   */
+  refundLine(): void {
+    this.#lines.give();
   }
 
   /** stdio: reading was paused for `ms` because the line budget ran out. */
