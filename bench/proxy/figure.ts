@@ -71,6 +71,11 @@ export interface ProxyFigure {
   readonly mcpHub: ProxyRow;
   readonly ratios: ProxyRatios;
   readonly goal: { readonly met: boolean; readonly misses: readonly string[] };
+  /**
+   * p50 ms of each row's first calls (load.ts EARLY_CALLS), before the steady state the goal
+   * is judged on: what a session that makes a few calls sees.
+   */
+  readonly early: Readonly<Record<RowKey, number>> & { readonly mcpctlP50OverDirectMs: number };
 }
 
 export type RowKey = 'direct' | 'mcpctl' | 'mcpHub';
@@ -198,6 +203,12 @@ export async function proxyFigure(
         mcpctlParOfHub: round(c.parPerS / h.parPerS, 3),
       },
       goal: goal(d, c, h),
+      early: {
+        direct: direct.detail.earlyP50Ms,
+        mcpctl: mcpctl.detail.earlyP50Ms,
+        mcpHub: hub.detail.earlyP50Ms,
+        mcpctlP50OverDirectMs: round(mcpctl.detail.earlyP50Ms - direct.detail.earlyP50Ms, 3),
+      },
     },
     detail: {
       rows: { direct: direct.detail, mcpctl: mcpctl.detail, mcpHub: hub.detail },

@@ -4,6 +4,7 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { existingResults } from '../peer/results.js';
+import { EARLY_CALLS } from './load.js';
 import {
   GOAL_P50_OVER_DIRECT_MS,
   GOAL_PAR_OF_DIRECT,
@@ -31,7 +32,7 @@ export function proxyLines(p: ProxyFigure, d: ProxyDetail): string[] {
   const r = p.ratios;
   return [
     `6 proxy: echo tool of the fast stdio fixture, ${p.calls.warmup} warm-up, ${p.calls.sequential} sequential, ${p.calls.parallel} parallel calls (${d.seconds} s)`,
-    cells(['', 'p50 ms', 'p99 ms', 'mean ms', 'seq/s', 'par/s', 'start ms']),
+    cells(['', 'p50 ms', 'p99 ms', 'mean ms', 'seq/s', 'par/s', 'start ms', 'early p50']),
     ...LABELS.map(([key, label]) => {
       const row = p[key];
       const x = d.rows[key];
@@ -43,10 +44,12 @@ export function proxyLines(p: ProxyFigure, d: ProxyDetail): string[] {
         String(row.seqPerS),
         String(row.parPerS),
         String(x.startMs),
+        x.earlyP50Ms.toFixed(3),
       ]);
     }),
     `    mcpctl p50 − direct p50: ${r.mcpctlP50OverDirectMs} ms (goal ≤ ${GOAL_P50_OVER_DIRECT_MS} ${mark(r.mcpctlP50OverDirectMs <= GOAL_P50_OVER_DIRECT_MS)}); mcpctl par/s ÷ direct: ${r.mcpctlParOfDirect} (goal ≥ ${GOAL_PAR_OF_DIRECT} ${mark(r.mcpctlParOfDirect >= GOAL_PAR_OF_DIRECT)})`,
     `    mcpctl ÷ mcp-hub: p50 ${r.mcpctlP50OfHub}, par/s ${r.mcpctlParOfHub}; goal ${p.goal.met ? 'met' : `missed: ${p.goal.misses.join('; ')}`}`,
+    `    early (first ${EARLY_CALLS} calls of fresh processes, cold JIT): mcpctl p50 − direct p50 ${p.early.mcpctlP50OverDirectMs} ms`,
   ];
 }
 
