@@ -31,13 +31,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { machine, type MachineDetail } from '../machine.js';
 import { BASE_TOOL, fleet, type Fleet } from '../peer/fleet.js';
 import { mcpHub } from '../peer/hub.js';
-import { mcpctlAt } from '../peer/mcpctl.js';
+import { MCPCTL, mcpctlAt, mcpctlEnv } from '../peer/mcpctl.js';
 import { benchEnv, qualified, sleep, type RunDir, type SystemKind } from '../peer/system.js';
 import { killAll, processesMentioning } from '../processes.js';
 import { round } from '../stats.js';
 import { benchDir } from '../temp.js';
 import {
   countsFrom,
+  earlyP50,
   measureCalls,
   type CallCounts,
   type LoadDetail,
@@ -75,13 +76,22 @@ export interface ProxyFigure {
    * p50 ms of each row's first calls (load.ts EARLY_CALLS), before the steady state the goal
    * is judged on: what a session that makes a few calls sees.
    */
-  readonly early: Readonly<Record<RowKey, number>> & { readonly mcpctlP50OverDirectMs: number };
+  readonly early: Readonly<Record<RowKey, number>> & {
+    readonly mcpctlP50OverDirectMs: number;
+    /**
+     * mcpctl's early p50 for a second agent session on the daemon the row warmed up: a fresh
+     * serve and client, a warm daemon and server (an agent started while mcpctl runs).
+     */
+    readonly mcpctlNewSession: number;
+  };
 }
 
 export type RowKey = 'direct' | 'mcpctl' | 'mcpHub';
 
 /** Printed only. */
 export interface ProxyDetail {
+  /** See ProxyFigure.early.mcpctlNewSession. */
+  readonly mcpctlNewSessionEarlyP50Ms: number;
   readonly rows: Readonly<Record<RowKey, LoadDetail & { readonly startMs: number }>>;
   readonly seconds: number;
 }
@@ -119,6 +129,37 @@ async function openThrough(kind: SystemKind, f: Fleet, dir: RunDir): Promise<Ope
   };
 }
 
+/**
+ * A second agent session on the daemon mcpctl's row started: another `mcpctl serve` for the
+ * same workspace, whose early p50 is measured once the tool is listed.
+ */
+async function newSessionEarlyP50(f: Fleet, dir: RunDir): Promise<number> {
+  const client = new Client(
+    { name: 'mcpctl-proxy-bench-2', version: '0.0.0' },
+    { capabilities: {} },
+  );
+  try {
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MCPCTL, 'serve', '--workspace', dir.workspace],
+        env: mcpctlEnv(dir),
+        cwd: dir.workspace,
+        stderr: 'ignore',
+      }),
+    );
+    const name = qualified(f.names[0] ?? '', BASE_TOOL);
+    const deadline = performance.now() + 30_000;
+    while (!(await client.listTools()).tools.some((t) => t.name === name)) {
+      if (performance.now() > deadline) throw new Error(`a second serve never listed ${name}`);
+      await sleep(50);
+    }
+    return await earlyP50(client, name, BASE_TOOL);
+  } finally {
+    await client.close();
+  }
+}
+
 /** Waits until nothing mentioning `root` runs; kills what is left after 10 s and says so. */
 async function ended(root: string, log: (line: string) => void): Promise<void> {
   const deadline = performance.now() + 10_000;
@@ -138,7 +179,11 @@ async function measureRow(
   key: RowKey,
   log: (line: string) => void,
   counts: CallCounts,
-): Promise<{ row: ProxyRow; detail: LoadDetail & { startMs: number } }> {
+): Promise<{
+  row: ProxyRow;
+  detail: LoadDetail & { startMs: number };
+  newSessionEarlyP50Ms?: number;
+}> {
   const dir = benchDir(`proxy-${key}`);
   try {
     const f = fleet(1, dir.root);
@@ -153,7 +198,12 @@ async function measureRow(
       log(
         `    ${key}: p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${row.seqPerS}/s sequential, ${row.parPerS}/s parallel`,
       );
-      return { row, detail: { ...detail, startMs } };
+      const newSession = key === 'mcpctl' ? await newSessionEarlyP50(f, dir) : undefined;
+      return {
+        row,
+        detail: { ...detail, startMs },
+        ...(newSession === undefined ? {} : { newSessionEarlyP50Ms: newSession }),
+      };
     } finally {
       await opened.close();
     }
@@ -208,9 +258,11 @@ export async function proxyFigure(
         mcpctl: mcpctl.detail.earlyP50Ms,
         mcpHub: hub.detail.earlyP50Ms,
         mcpctlP50OverDirectMs: round(mcpctl.detail.earlyP50Ms - direct.detail.earlyP50Ms, 3),
+        mcpctlNewSession: mcpctl.newSessionEarlyP50Ms ?? NaN,
       },
     },
     detail: {
+      mcpctlNewSessionEarlyP50Ms: mcpctl.newSessionEarlyP50Ms ?? NaN,
       rows: { direct: direct.detail, mcpctl: mcpctl.detail, mcpHub: hub.detail },
       seconds: round((performance.now() - began) / 1000, 1),
     },

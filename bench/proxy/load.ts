@@ -87,6 +87,28 @@ function check(result: unknown, tool: string, n: number): void {
     throw new Error(`call ${n} got a wrong answer: ${JSON.stringify(result).slice(0, 300)}`);
 }
 
+/** p50 of `count` sequential calls on a fresh `client`: its early figure alone. */
+export async function earlyP50(
+  client: Client,
+  name: string,
+  tool: string,
+  count: number = EARLY_CALLS,
+): Promise<number> {
+  const latencies: number[] = [];
+  for (let n = 0; n < count; n++) {
+    const t = performance.now();
+    check(await client.callTool({ name, arguments: { n } }), tool, n);
+    latencies.push(performance.now() - t);
+  }
+  return round(
+    percentile(
+      [...latencies].sort((a, b) => a - b),
+      50,
+    ),
+    3,
+  );
+}
+
 /**
  * Runs the load on `client` calling `name` (the name the client sees) whose server-side name
  * is `tool`.
@@ -137,7 +159,13 @@ export async function measureCalls(
       parPerS: Math.round((counts.parallel * 1000) / parMs),
     },
     detail: {
-      earlyP50Ms: round(percentile([...early].sort((a, b) => a - b), 50), 3),
+      earlyP50Ms: round(
+        percentile(
+          [...early].sort((a, b) => a - b),
+          50,
+        ),
+        3,
+      ),
       meanMs: round(mean, 3),
       maxMs: round(sorted[sorted.length - 1] ?? NaN, 3),
       parallelWallMs: round(parMs, 1),
