@@ -4,14 +4,20 @@
  * `~ restart (fields)`, `= keep`, `! blocked (reason)`.
  */
 import type { Command } from 'commander';
-import { formatDiffLine, type DiffLine } from '../../controller/diff.js';
+import type { DiffLine } from '../../controller/diff.js';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { escapeField } from '../output/escape.js';
 import type { Style } from '../output/style.js';
 
-function paint(style: Style, line: DiffLine): string {
+/** The lines, painted; the formatter loads here, not with every command (see serve). */
+async function painter(style: Style): Promise<(line: DiffLine) => string> {
+  const { formatDiffLine } = await import('../../controller/diff.js');
+  return (line) => paint(style, line, formatDiffLine);
+}
+
+function paint(style: Style, line: DiffLine, format: (line: DiffLine) => string): string {
   // One line per server, whatever its name holds.
-  const text = formatDiffLine({ ...line, name: escapeField(line.name) });
+  const text = format({ ...line, name: escapeField(line.name) });
   switch (line.action) {
     case 'add':
       return style.green(text);
@@ -35,7 +41,8 @@ export function registerReload(program: Command, io: Io): void {
         client.call<{ changes: DiffLine[] }>('session.reload', env.selector),
       );
       const shown = changes.filter((l) => l.action !== 'keep');
-      for (const line of shown) io.out(`${paint(env.style, line)}\n`);
+      const painted = await painter(env.style);
+      for (const line of shown) io.out(`${painted(line)}\n`);
       const kept = changes.length - shown.length;
       if (shown.length === 0)
         io.out(`no changes (${kept} server${kept === 1 ? '' : 's'} unchanged)\n`);
@@ -48,7 +55,8 @@ export function registerReload(program: Command, io: Io): void {
       const { lines } = await withSession(env, (client) =>
         client.call<{ lines: DiffLine[] }>('session.diff', env.selector),
       );
-      for (const line of lines) io.out(`${paint(env.style, line)}\n`);
+      const painted = await painter(env.style);
+      for (const line of lines) io.out(`${painted(line)}\n`);
       if (lines.length === 0) io.out('no servers configured\n');
     });
 }

@@ -16,20 +16,11 @@
  *   and pool with every server process) and resolves with the exit code: 0, or 1 when the
  *   daemon went away under it.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  openGateway,
-  openInertGateway,
-  type Gateway,
-  type MetaToolsMode,
-} from '../../gateway/index.js';
-import { errorText } from '../errors.js';
-import { inbandLogin } from '../inband-login.js';
+import type { MetaToolsMode } from '../../gateway/index.js';
 import { VERSION } from '../version.js';
 import { connectOrStartDaemon, daemonLogPath } from './daemon-link.js';
-import { INSIDE_MCPCTL_ENV, InertSessionPort } from './inert-port.js';
+import { INSIDE_MCPCTL_ENV } from './inert-port.js';
 import { runPipe } from './pipe.js';
-import { openPrivateSession } from './private-session.js';
 
 export interface ServeOptions {
   readonly socket: string;
@@ -58,36 +49,29 @@ export async function runServe(o: ServeOptions): Promise<number> {
     firstListWaitMs: FIRST_LIST_WAIT_MS,
     metaTools: o.metaTools,
   };
+  // The gateway and the controller load only when they run here: with a daemon (the usual
+  // case) serve is a pipe, and an agent waits for it to start at the start of every session.
   const startedBy = process.env[INSIDE_MCPCTL_ENV];
   if (startedBy) {
     const reason = `this mcpctl serve was started by mcpctl itself (${startedBy}) because its entry is in a config file mcpctl reads; it serves no tools, since mcpctl never proxies itself`;
     log(reason);
-    return serveStdio(openInertGateway(new InertSessionPort(reason), gatewayOptions));
+    const { serveInert } = await import('./in-process.js');
+    return serveInert(reason, gatewayOptions);
   }
   if (!o.daemon) {
     // Inherited by every server the in-process controller starts (see inert-port.ts).
     process.env[INSIDE_MCPCTL_ENV] = `mcpctl serve --no-daemon, pid ${process.pid}`;
-    const own = await openPrivateSession({
-      workspace: o.workspace,
-      ...(o.ceiling ? { ceiling: o.ceiling } : {}),
-      ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
-      ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
-      log,
-    });
-    let gateway: Gateway;
-    try {
-      // No daemon for `mcpctl login` to reach: the agent's user can sign in in-band only.
-      gateway = await openGateway(own.session, {
-        ...gatewayOptions,
-        login: inbandLogin(own.core, own.session),
-      });
-    } catch (err) {
-      await own.close();
-      throw err;
-    }
-    const code = await serveStdio(gateway);
-    await own.close().catch((err: unknown) => log(`closing the session: ${errorText(err)}`));
-    return code;
+    const { serveInProcess } = await import('./in-process.js');
+    return serveInProcess(
+      {
+        workspace: o.workspace,
+        ...(o.ceiling ? { ceiling: o.ceiling } : {}),
+        ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
+        ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
+        log,
+      },
+      gatewayOptions,
+    );
   }
   const socket = await connectOrStartDaemon({
     socket: o.socket,
@@ -113,37 +97,6 @@ export async function runServe(o: ServeOptions): Promise<number> {
     stdout: process.stdout,
     log,
   });
-}
-
-/** Serves `gateway` on this process's stdio until the agent or a signal ends it. */
-async function serveStdio(gateway: Gateway): Promise<number> {
-  const transport = new StdioServerTransport();
-  transport.onerror = (err) => log(`bad message from the client: ${err.message}`);
-
-  let finish: (why: { code: number; reason: string }) => void = () => undefined;
-  const finished = new Promise<{ code: number; reason: string }>((resolve) => (finish = resolve));
-  const onStdinEnd = () => finish({ code: 0, reason: 'stdin ended' });
-  const onSignal = (signal: NodeJS.Signals) => finish({ code: 0, reason: signal });
-  process.stdin.once('end', onStdinEnd);
-  process.stdin.once('close', onStdinEnd);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  gateway.onclose = () => finish({ code: 0, reason: 'the MCP connection closed' });
-
-  try {
-    await gateway.connect(transport);
-  } catch (err) {
-    finish({ code: 1, reason: `cannot serve on stdio: ${errorText(err)}` });
-  }
-  const outcome = await finished;
-  if (outcome.code !== 0) log(outcome.reason);
-  process.stdin.off('end', onStdinEnd);
-  process.stdin.off('close', onStdinEnd);
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
-  gateway.onclose = undefined;
-  await gateway.close().catch((err: unknown) => log(`closing the gateway: ${errorText(err)}`));
-  return outcome.code;
 }
 
 /** This process's environment as plain strings (the agent's, inherited by `mcpctl serve`). */

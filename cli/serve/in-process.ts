@@ -1,0 +1,81 @@
+/**
+ * `mcpctl serve` with the gateway in this process: `--no-daemon` (a private session and pool,
+ * ended with serve) and the inert serve mcpctl starts for itself (inert-port.ts). Loaded only
+ * for these, so that the usual serve, a pipe to the daemon (pipe.ts), starts without the
+ * controller, the pool and the gateway.
+ *
+ * Guarantees: stdout carries only the gateway's MCP messages (the SDK's StdioServerTransport),
+ * every log line goes to `log`; it resolves with the exit code once stdin ends or closes, a
+ * signal comes or the MCP connection closes, after the gateway (and the private session with
+ * every server process) is closed.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  openGateway,
+  openInertGateway,
+  type Gateway,
+  type GatewayOptions,
+} from '../../gateway/index.js';
+import { errorText } from '../errors.js';
+import { inbandLogin } from '../inband-login.js';
+import { InertSessionPort } from './inert-port.js';
+import { openPrivateSession, type PrivateSessionOptions } from './private-session.js';
+
+/** Serves no tools: every request is answered with `reason`. */
+export function serveInert(reason: string, options: GatewayOptions): Promise<number> {
+  return serveStdio(openInertGateway(new InertSessionPort(reason), options), options.log);
+}
+
+/** `--no-daemon`: a session and pool of this process's own, behind a gateway on stdio. */
+export async function serveInProcess(
+  session: PrivateSessionOptions,
+  options: GatewayOptions,
+): Promise<number> {
+  const log = options.log;
+  const own = await openPrivateSession(session);
+  let gateway: Gateway;
+  try {
+    // No daemon for `mcpctl login` to reach: the agent's user can sign in in-band only.
+    gateway = await openGateway(own.session, {
+      ...options,
+      login: inbandLogin(own.core, own.session),
+    });
+  } catch (err) {
+    await own.close();
+    throw err;
+  }
+  const code = await serveStdio(gateway, log);
+  await own.close().catch((err: unknown) => log(`closing the session: ${errorText(err)}`));
+  return code;
+}
+
+/** Serves `gateway` on this process's stdio until the agent or a signal ends it. */
+async function serveStdio(gateway: Gateway, log: (message: string) => void): Promise<number> {
+  const transport = new StdioServerTransport();
+  transport.onerror = (err) => log(`bad message from the client: ${err.message}`);
+
+  let finish: (why: { code: number; reason: string }) => void = () => undefined;
+  const finished = new Promise<{ code: number; reason: string }>((resolve) => (finish = resolve));
+  const onStdinEnd = () => finish({ code: 0, reason: 'stdin ended' });
+  const onSignal = (signal: NodeJS.Signals) => finish({ code: 0, reason: signal });
+  process.stdin.once('end', onStdinEnd);
+  process.stdin.once('close', onStdinEnd);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  gateway.onclose = () => finish({ code: 0, reason: 'the MCP connection closed' });
+
+  try {
+    await gateway.connect(transport);
+  } catch (err) {
+    finish({ code: 1, reason: `cannot serve on stdio: ${errorText(err)}` });
+  }
+  const outcome = await finished;
+  if (outcome.code !== 0) log(outcome.reason);
+  process.stdin.off('end', onStdinEnd);
+  process.stdin.off('close', onStdinEnd);
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  gateway.onclose = undefined;
+  await gateway.close().catch((err: unknown) => log(`closing the gateway: ${errorText(err)}`));
+  return outcome.code;
+}
