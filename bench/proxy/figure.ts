@@ -92,6 +92,8 @@ export type RowKey = 'direct' | 'mcpctl' | 'mcpHub';
 export interface ProxyDetail {
   /** See ProxyFigure.early.mcpctlNewSession. */
   readonly mcpctlNewSessionEarlyP50Ms: number;
+  /** From spawning that second serve to its answer to initialize. */
+  readonly mcpctlNewSessionStartMs: number;
   readonly rows: Readonly<Record<RowKey, LoadDetail & { readonly startMs: number }>>;
   readonly seconds: number;
 }
@@ -133,7 +135,11 @@ async function openThrough(kind: SystemKind, f: Fleet, dir: RunDir): Promise<Ope
  * A second agent session on the daemon mcpctl's row started: another `mcpctl serve` for the
  * same workspace, whose early p50 is measured once the tool is listed.
  */
-async function newSessionEarlyP50(f: Fleet, dir: RunDir): Promise<number> {
+async function newSessionEarlyP50(
+  f: Fleet,
+  dir: RunDir,
+): Promise<{ p50Ms: number; startMs: number }> {
+  const started = performance.now();
   const client = new Client(
     { name: 'mcpctl-proxy-bench-2', version: '0.0.0' },
     { capabilities: {} },
@@ -148,13 +154,14 @@ async function newSessionEarlyP50(f: Fleet, dir: RunDir): Promise<number> {
         stderr: 'ignore',
       }),
     );
+    const startMs = round(performance.now() - started, 0);
     const name = qualified(f.names[0] ?? '', BASE_TOOL);
     const deadline = performance.now() + 30_000;
     while (!(await client.listTools()).tools.some((t) => t.name === name)) {
       if (performance.now() > deadline) throw new Error(`a second serve never listed ${name}`);
       await sleep(50);
     }
-    return await earlyP50(client, name, BASE_TOOL);
+    return { p50Ms: await earlyP50(client, name, BASE_TOOL), startMs };
   } finally {
     await client.close();
   }
@@ -182,7 +189,7 @@ async function measureRow(
 ): Promise<{
   row: ProxyRow;
   detail: LoadDetail & { startMs: number };
-  newSessionEarlyP50Ms?: number;
+  newSession?: { p50Ms: number; startMs: number };
 }> {
   const dir = benchDir(`proxy-${key}`);
   try {
@@ -202,7 +209,7 @@ async function measureRow(
       return {
         row,
         detail: { ...detail, startMs },
-        ...(newSession === undefined ? {} : { newSessionEarlyP50Ms: newSession }),
+        ...(newSession === undefined ? {} : { newSession }),
       };
     } finally {
       await opened.close();
@@ -258,11 +265,12 @@ export async function proxyFigure(
         mcpctl: mcpctl.detail.earlyP50Ms,
         mcpHub: hub.detail.earlyP50Ms,
         mcpctlP50OverDirectMs: round(mcpctl.detail.earlyP50Ms - direct.detail.earlyP50Ms, 3),
-        mcpctlNewSession: mcpctl.newSessionEarlyP50Ms ?? NaN,
+        mcpctlNewSession: mcpctl.newSession?.p50Ms ?? NaN,
       },
     },
     detail: {
-      mcpctlNewSessionEarlyP50Ms: mcpctl.newSessionEarlyP50Ms ?? NaN,
+      mcpctlNewSessionEarlyP50Ms: mcpctl.newSession?.p50Ms ?? NaN,
+      mcpctlNewSessionStartMs: mcpctl.newSession?.startMs ?? NaN,
       rows: { direct: direct.detail, mcpctl: mcpctl.detail, mcpHub: hub.detail },
       seconds: round((performance.now() - began) / 1000, 1),
     },

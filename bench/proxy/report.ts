@@ -50,7 +50,7 @@ export function proxyLines(p: ProxyFigure, d: ProxyDetail): string[] {
     }),
     `    mcpctl p50 − direct p50: ${r.mcpctlP50OverDirectMs} ms (goal ≤ ${GOAL_P50_OVER_DIRECT_MS} ${mark(r.mcpctlP50OverDirectMs <= GOAL_P50_OVER_DIRECT_MS)}); mcpctl par/s ÷ direct: ${r.mcpctlParOfDirect} (goal ≥ ${GOAL_PAR_OF_DIRECT} ${mark(r.mcpctlParOfDirect >= GOAL_PAR_OF_DIRECT)})`,
     `    mcpctl ÷ mcp-hub: p50 ${r.mcpctlP50OfHub}, par/s ${r.mcpctlParOfHub}; goal ${p.goal.met ? 'met' : `missed: ${p.goal.misses.join('; ')}`}`,
-    `    early (first ${EARLY_CALLS} calls of fresh processes, cold JIT): mcpctl p50 − direct p50 ${p.early.mcpctlP50OverDirectMs} ms; a second agent session on the warm daemon: p50 ${p.early.mcpctlNewSession} ms (${round(p.early.mcpctlNewSession - p.early.direct, 3)} over direct's early)`,
+    `    early (first ${EARLY_CALLS} calls of fresh processes, cold JIT): mcpctl p50 − direct p50 ${p.early.mcpctlP50OverDirectMs} ms; a second agent session on the warm daemon: p50 ${p.early.mcpctlNewSession} ms (${round(p.early.mcpctlNewSession - p.early.direct, 3)} over direct's early), its serve answered initialize ${d.mcpctlNewSessionStartMs} ms after it was spawned`,
   ];
 }
 
