@@ -43,12 +43,13 @@ const log = (message: string): void => {
 };
 
 export async function runServe(o: ServeOptions): Promise<number> {
-  const gatewayOptions = {
+  // For a gateway in this process; with a daemon, serve sends metaTools in gateway.open.
+  const gatewayOptions = () => ({
     version: VERSION,
     log,
     firstListWaitMs: FIRST_LIST_WAIT_MS,
     metaTools: o.metaTools,
-  };
+  });
   // The gateway and the controller load only when they run here: with a daemon (the usual
   // case) serve is a pipe, and an agent waits for it to start at the start of every session.
   const startedBy = process.env[INSIDE_MCPCTL_ENV];
@@ -56,7 +57,7 @@ export async function runServe(o: ServeOptions): Promise<number> {
     const reason = `this mcpctl serve was started by mcpctl itself (${startedBy}) because its entry is in a config file mcpctl reads; it serves no tools, since mcpctl never proxies itself`;
     log(reason);
     const { serveInert } = await import('./in-process.js');
-    return serveInert(reason, gatewayOptions);
+    return serveInert(reason, gatewayOptions());
   }
   if (!o.daemon) {
     // Inherited by every server the in-process controller starts (see inert-port.ts).
@@ -70,7 +71,7 @@ export async function runServe(o: ServeOptions): Promise<number> {
         ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
         log,
       },
-      gatewayOptions,
+      gatewayOptions(),
     );
   }
   const socket = await connectOrStartDaemon({
