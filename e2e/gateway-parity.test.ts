@@ -151,7 +151,7 @@ describe('the same session straight and through mcpctl serve: server-filesystem,
         });
       }
       direct = await run(steps, tools, (s) =>
-        (directClients[s.server]).callTool({ name: s.tool, arguments: s.args }),
+        directClients[s.server].callTool({ name: s.tool, arguments: s.args }),
       );
     } finally {
       for (const client of Object.values(directClients)) await client.close();
