@@ -11,16 +11,38 @@
  *   and its logging level are replayed on the new lease (a server that does not declare
  *   `logging` or `resources.subscribe` is never asked).
  * - Notifications reach the agent with the server's name, never the pool key.
+ * - Every attachment carries the session's workspace, never one the agent claims, and asks the
+ *   agent about its tasks on that server only.
  * - `detach()` ends every attachment and stops following the registry; it is idempotent.
  */
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentPeer, Attachment, McpMessage, Pool } from '../pool/types.js';
+import type {
+  AgentCaller,
+  AgentPeer,
+  Attachment,
+  McpMessage,
+  Pool,
+  RequestOptions,
+} from '../pool/types.js';
 import type { Registry, RegistryEntry } from '../reconcilers/registry.js';
 
-/** An agent as its session sees it: like a pool peer, but notifications name the server. */
-export interface SessionAgent extends Omit<AgentPeer, 'notify'> {
+/**
+ * An agent as its session sees it: like a pool peer, but notifications and tasks name the
+ * server, and it has no say about its workspace (its session adds its own).
+ */
+export interface SessionAgent extends Omit<AgentPeer, 'notify' | 'ownsTask' | 'workspace'> {
   notify(server: string, message: McpMessage): void;
+  /** Whether the agent created the task `taskId` on `server`. */
+  ownsTask(server: string, taskId: string): boolean;
 }
+
+/** An agent as the maker of a request, as its session sees it (the session adds the workspace). */
+export type SessionCaller = Omit<AgentCaller, 'workspace'>;
+
+/** RequestOptions as a session takes them: the caller without a workspace. */
+export type SessionRequestOptions = Omit<RequestOptions, 'caller'> & {
+  readonly caller?: SessionCaller;
+};
 
 export interface AgentAttachments {
   /** The agent's roots changed (its own `roots/list_changed`). */
@@ -37,7 +59,13 @@ interface Attached {
   readonly attachment: Attachment;
 }
 
-export function attachAgent(pool: Pool, registry: Registry, agent: SessionAgent): AgentAttachments {
+/** `workspace`: the realpath of the agent's session's workspace (the pool keeps them apart). */
+export function attachAgent(
+  pool: Pool,
+  registry: Registry,
+  agent: SessionAgent,
+  workspace: string,
+): AgentAttachments {
   const attached = new Map<string, Attached>();
   const subscriptions = new Map<string, Set<string>>();
   let level: LoggingLevel | undefined;
@@ -63,9 +91,11 @@ export function attachAgent(pool: Pool, registry: Registry, agent: SessionAgent)
     if (!entry) return;
     const peer: AgentPeer = {
       label: agent.label,
+      workspace,
       canAnswer: (m) => agent.canAnswer(m),
       request: (m, o) => agent.request(m, o),
       roots: () => agent.roots(),
+      ownsTask: (taskId) => agent.ownsTask(server, taskId),
       notify: (_key, m) => agent.notify(server, m),
     };
     let attachment: Attachment;

@@ -44,13 +44,19 @@ import {
 } from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore, SourceStatus } from '../informers/types.js';
-import type { McpMessage, Pool, RequestOptions } from '../pool/types.js';
+import type { AgentCaller, McpMessage, Pool } from '../pool/types.js';
 import { admit, type ApprovalView } from '../reconcilers/admission.js';
 import { Registry } from '../reconcilers/registry.js';
 import { toMcpServer, type ResourceOptions } from '../reconcilers/resource.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
 import { why, type WhyAnswer } from '../reconcilers/why.js';
-import { attachAgent, type AgentAttachments, type SessionAgent } from './agent-attachments.js';
+import {
+  attachAgent,
+  type AgentAttachments,
+  type SessionAgent,
+  type SessionCaller,
+  type SessionRequestOptions,
+} from './agent-attachments.js';
 import { diffReload, type DiffLine } from './diff.js';
 import {
   NotGatedError,
@@ -171,6 +177,8 @@ export class Session {
   #closed = false;
   /** The connectionId each server waiting for a login was announced for (`loginRequired`). */
   readonly #loginAnnounced = new Map<string, string>();
+  /** The pool's view of each agent that made a request here (see #asCaller). */
+  readonly #callers = new WeakMap<SessionCaller, AgentCaller>();
 
   constructor(opts: SessionOptions) {
     this.#opts = opts;
@@ -361,11 +369,34 @@ export class Session {
   async request(
     server: string,
     message: McpMessage,
-    options: RequestOptions = {},
+    options: SessionRequestOptions = {},
   ): Promise<Record<string, unknown>> {
     const entry = this.registry.get(server);
     if (!entry) throw new ServerUnavailableError(this.why(server));
-    return this.#opts.pool.request(entry.key, message, options);
+    const { caller, ...rest } = options;
+    return this.#opts.pool.request(
+      entry.key,
+      message,
+      caller ? { ...rest, caller: this.#asCaller(caller) } : rest,
+    );
+  }
+
+  /**
+   * The pool's view of `caller`, with this session's workspace: one object per agent, as the
+   * pool tells agents apart by identity (several calls of one agent are one agent's calls).
+   */
+  #asCaller(caller: SessionCaller): AgentCaller {
+    let mine = this.#callers.get(caller);
+    if (!mine) {
+      mine = {
+        label: caller.label,
+        workspace: this.workspace,
+        canAnswer: (m) => caller.canAnswer(m),
+        request: (m, o) => caller.request(m, o),
+      };
+      this.#callers.set(caller, mine);
+    }
+    return mine;
   }
 
   /**
@@ -373,7 +404,7 @@ export class Session {
    * registry, so the servers' requests and notifications reach it (see agent-attachments.ts).
    */
   attachAgent(agent: SessionAgent): AgentAttachments {
-    return attachAgent(this.#opts.pool, this.registry, agent);
+    return attachAgent(this.#opts.pool, this.registry, agent, this.workspace);
   }
 
   /**

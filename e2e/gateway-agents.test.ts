@@ -4,10 +4,11 @@
  * that agent only:
  * - progress: both agents call at once with the SAME progress token; each gets exactly its own
  *   operation's progress (told apart by their different step counts);
- * - sampling/elicitation: the request goes to the agent whose call caused it — also when the
- *   other agent has a call in flight on the same connection (the issue's rule: several calls in
- *   flight → the one that called last);
- * - roots: `get-roots-list` answers with both agents' roots (each declares its own workspace).
+ * - sampling/elicitation: the request goes to the agent whose call caused it when that call is
+ *   the only one in flight; while the other agent (of the other workspace) has a call in flight
+ *   on the same connection, whose request it is cannot be told, so it reaches neither and the
+ *   call says why (issue #22 M3; the attacks: security-cross-agent.test.ts);
+ * - roots: a server shared by two workspaces is offered neither agent's roots (issue #22 M3).
  *
  * The server is in the user settings of the shared temp HOME with an absolute `cwd`: stdio
  * connectionIds include the working directory, and an absolute one is the same for both
@@ -131,94 +132,87 @@ describe('two agents on one pooled server-everything (e2e)', { timeout: 600_000 
     );
   });
 
+  const allText = (r: CallToolResult) =>
+    r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
   /**
-   * `other` holds a call in flight (a long operation) while `caller` calls `bare`; the request
-   * the server sends back must reach `caller` only.
+   * `caller` calls `bare` alone: the request the server sends back reaches `caller` only. Then
+   * again while `other` holds a call in flight (a long operation) on the same connection: the
+   * request reaches neither agent, and the call fails saying why.
    */
-  async function whileOtherBusy(
+  async function asks(
     caller: RecordingAgent,
     other: RecordingAgent,
     bare: string,
     args: Record<string, unknown>,
     requests: (agent: RecordingAgent) => unknown[],
+    method: string,
   ) {
+    const before = { caller: requests(caller).length, other: requests(other).length };
+    const result = await caller.callTool(tool(bare), args);
+    assert.notEqual(result.isError, true, `${bare} failed: ${textOf(result)}`);
+    const counts = () => [
+      requests(caller).length - before.caller,
+      requests(other).length - before.other,
+    ];
+    assert.deepEqual(counts(), [1, 0], `only ${caller.label}'s handler was asked, once`);
+
     const token = `busy-${other.label}-${bare}`;
     const busy = other.callTool(
       tool('trigger-long-running-operation'),
       { duration: 3, steps: 3 },
-      {
-        progressToken: token,
-      },
+      { progressToken: token },
     );
-    // The other agent's call must reach the server first, for "the one that called last" to be
-    // `caller`; its first progress proves it. (Without progress forwarding this waits out its
-    // deadline and goes on, and the progress test says what is wrong.)
+    // The other agent's call must be running at the server: its first progress proves it.
     await eventually(() => other.progressOf(token).length > 0, {
       timeoutMs: 10_000,
       what: `${other.label}'s call to be running`,
-    }).catch(() => undefined);
-    const before = { caller: requests(caller).length, other: requests(other).length };
-    const result = await caller.callTool(tool(bare), args);
+    });
+    const during = await caller.callTool(tool(bare), args);
     await busy;
-    assert.notEqual(result.isError, true, `${bare} failed: ${textOf(result)}`);
-    assert.equal(
-      requests(caller).length - before.caller,
-      1,
-      `${caller.label}'s handler was asked once`,
+    assert.equal(during.isError, true, `not refused: ${allText(during)}`);
+    assert.match(
+      allText(during),
+      new RegExp(
+        `mcpctl did not pass on ${method} of server "${SERVER}": calls of 2 agents of 2 workspaces are in flight`,
+      ),
     );
-    assert.equal(
-      requests(other).length - before.other,
-      0,
-      `${other.label}'s handler was not asked`,
-    );
+    assert.deepEqual(counts(), [1, 0], 'neither handler was asked while both calls ran');
     return result;
   }
 
   it('sampling/createMessage reaches only the agent whose call caused it', T, async () => {
     const sampled = (agent: RecordingAgent) => agent.samplingRequests;
-    const ra = await whileOtherBusy(
-      a,
-      b,
-      'trigger-sampling-request',
-      { prompt: 'from a' },
-      sampled,
-    );
+    const m = 'sampling/createMessage';
+    const ra = await asks(a, b, 'trigger-sampling-request', { prompt: 'from a' }, sampled, m);
     assert.match(textOf(ra), /answer from agent-a/);
-    const rb = await whileOtherBusy(
-      b,
-      a,
-      'trigger-sampling-request',
-      { prompt: 'from b' },
-      sampled,
-    );
+    const rb = await asks(b, a, 'trigger-sampling-request', { prompt: 'from b' }, sampled, m);
     assert.match(textOf(rb), /answer from agent-b/);
   });
 
-  const allText = (r: CallToolResult) =>
-    r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-
   it('elicitation/create reaches only the agent whose call caused it', T, async () => {
     const asked = (agent: RecordingAgent) => agent.elicitationRequests;
-    const ra = await whileOtherBusy(a, b, 'trigger-elicitation-request', {}, asked);
+    const m = 'elicitation/create';
+    const ra = await asks(a, b, 'trigger-elicitation-request', {}, asked, m);
     // server-everything puts the user's inputs in a later text block than its headline.
     assert.match(allText(ra), /user of agent-a/);
-    const rb = await whileOtherBusy(b, a, 'trigger-elicitation-request', {}, asked);
+    const rb = await asks(b, a, 'trigger-elicitation-request', {}, asked, m);
     assert.match(allText(rb), /user of agent-b/);
   });
 
-  it("roots/list answers with both agents' workspaces", T, async () => {
+  it("roots/list: the server both workspaces share is offered neither's roots", T, async () => {
     for (const agent of [a, b]) {
       let last = '';
       await eventually(
         async () => {
           last = textOf(await agent.callTool(tool('get-roots-list')));
-          return last.includes(`URI: ${rootUri.a}\n`) && last.includes(`URI: ${rootUri.b}\n`);
+          return last.includes('no roots are currently configured');
         },
-        { timeoutMs: 20_000, intervalMs: 250, what: `both roots via ${agent.label}` },
+        { timeoutMs: 20_000, intervalMs: 250, what: `no roots via ${agent.label}` },
       ).catch((err: Error) => {
         throw new Error(`${err.message}; get-roots-list said: ${last}`);
       });
-      assert.match(last, /Current MCP Roots \(2 total\)/, 'exactly the two workspaces');
+      assert.ok(!last.includes(rootUri.a) && !last.includes(rootUri.b), last);
     }
   });
 });

@@ -101,6 +101,10 @@ export class GatewayAgent implements SessionAgent {
     return this.#roots;
   }
 
+  ownsTask(server: string, taskId: string): boolean {
+    return this.o.ownsTask(server, taskId);
+  }
+
   /** Asks the agent for its roots (when it declares them); true when they changed. */
   async refreshRoots(): Promise<boolean> {
     if (this.server.getClientCapabilities()?.roots === undefined) return false;

@@ -16,8 +16,9 @@
  *   messages come back with `logger` naming the server (agent.ts).
  * - progress: the agent's token is honoured; the server's progress comes back to this agent
  *   only, never after the call ended or was cancelled. Cancellation reaches the server.
- * - sampling / elicitation / roots: the servers' requests reach this agent while its call is
- *   in flight on their connection (the pool's routing, pool/types.ts AgentPeer).
+ * - sampling / elicitation / roots: a server's request reaches this agent when it belongs to
+ *   it: its call is the only agent's call in flight on that connection, or it names a task
+ *   this agent created; never across workspaces (the pool's routing, pool/agent-routing.ts).
  * - paging: merged lists are paged to the agent with opaque cursors (paging.ts).
  * - A server that is not Ready: a tool call answers `isError` with the `why` message and its
  *   fix; any other request routed to it fails with that message; never a hang.
@@ -54,8 +55,12 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { AgentAttachments } from '../controller/agent-attachments.js';
-import type { McpMessage, RequestOptions } from '../pool/types.js';
+import type {
+  AgentAttachments,
+  SessionCaller,
+  SessionRequestOptions,
+} from '../controller/agent-attachments.js';
+import type { McpMessage } from '../pool/types.js';
 import { GatewayAgent } from './agent.js';
 import { promptApprovals } from './approval-prompt.js';
 import { promptLogins, type StartLogin } from './login-prompt.js';
@@ -157,14 +162,13 @@ export function createGatewayServer(
     ownsTask: (server, taskId) => tasks.owner(taskId) === server,
     log,
   });
-  // The pool's view of this agent as the maker of a request (its notifications come through
-  // the attachments, never through a caller).
-  const caller: NonNullable<RequestOptions['caller']> = {
+  // This agent as the maker of a request: one object for all its requests (the pool counts
+  // agents by identity; the session adds its workspace). Notifications come through the
+  // attachments, never through a caller.
+  const caller: SessionCaller = {
     label: agent.label,
     canAnswer: (m) => agent.canAnswer(m),
     request: (m, o) => agent.request(m, o),
-    roots: () => agent.roots(),
-    notify: () => undefined,
   };
   let attachments: AgentAttachments | undefined;
   let firstList: Promise<void> | undefined;
@@ -306,7 +310,7 @@ export function createGatewayServer(
   ): Promise<Record<string, unknown>> {
     const meta = message.params?._meta as { progressToken?: unknown } | undefined;
     const token = meta?.progressToken;
-    const options: RequestOptions = {
+    const options: SessionRequestOptions = {
       signal: extra.signal,
       caller,
       ...(typeof token === 'string' || typeof token === 'number'

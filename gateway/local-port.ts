@@ -13,9 +13,13 @@
  */
 import type { DesiredServer } from '../api/index.js';
 import { approvalHashFor, asApprovalHash, redactUrl, urlOf } from '../api/index.js';
-import type { AgentAttachments, SessionAgent } from '../controller/agent-attachments.js';
+import type {
+  AgentAttachments,
+  SessionAgent,
+  SessionRequestOptions,
+} from '../controller/agent-attachments.js';
 import { StaleDecisionError, type Session } from '../controller/session.js';
-import type { McpMessage, RequestOptions } from '../pool/types.js';
+import type { McpMessage } from '../pool/types.js';
 import type {
   ApprovalRequest,
   DecideOutcome,
@@ -72,7 +76,7 @@ export class LocalSessionPort implements SessionPort {
   request(
     server: string,
     message: McpMessage,
-    options: RequestOptions,
+    options: SessionRequestOptions,
   ): Promise<Record<string, unknown>> {
     return this.session.request(server, message, options);
   }

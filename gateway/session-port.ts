@@ -4,8 +4,12 @@
  */
 import type { Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../api/index.js';
-import type { AgentAttachments, SessionAgent } from '../controller/agent-attachments.js';
-import type { McpMessage, RequestOptions } from '../pool/types.js';
+import type {
+  AgentAttachments,
+  SessionAgent,
+  SessionRequestOptions,
+} from '../controller/agent-attachments.js';
+import type { McpMessage } from '../pool/types.js';
 
 /** A Ready server of the session as the agent may see it. */
 export interface ServerTools {
@@ -53,7 +57,7 @@ export interface SessionPort {
   request(
     server: string,
     message: McpMessage,
-    options: RequestOptions,
+    options: SessionRequestOptions,
   ): Promise<Record<string, unknown>>;
   /** Attaches one agent connection to the session's Ready servers (agent-attachments.ts). */
   attach(agent: SessionAgent): AgentAttachments;

@@ -13,6 +13,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  RELATED_TASK_META_KEY,
   RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
@@ -86,13 +87,27 @@ function agentServer(seen: Seen): McpServer {
   );
   server.registerTool(
     'ask',
-    { inputSchema: { kind: z.enum(['sampling', 'elicitation', 'url']), gated: z.boolean() } },
-    async ({ kind, gated }, extra) => {
+    {
+      inputSchema: {
+        kind: z.enum(['sampling', 'elicitation', 'url']),
+        gated: z.boolean(),
+        // Names a task in the request's _meta (io.modelcontextprotocol/related-task).
+        task: z.string().optional(),
+      },
+    },
+    async ({ kind, gated, task }, extra) => {
       if (gated) await seen.askGate.wait;
       try {
         if (kind === 'sampling') {
+          // The meta as it is on the wire (the SDK sends it so from its task message queue).
+          const meta =
+            task === undefined ? {} : { _meta: { [RELATED_TASK_META_KEY]: { taskId: task } } };
           const r = await server.server.createMessage(
-            { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 9 },
+            {
+              messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+              maxTokens: 9,
+              ...meta,
+            },
             { signal: extra.signal },
           );
           return text(`model=${r.model}`);
@@ -210,7 +225,7 @@ async function rig(): Promise<Rig> {
     onWarning: (m) => warnings.push(m),
   });
   const holder = new RecordingHolder('s1');
-  const lease = await pool.acquire(testTicket('asker', { command: 'mem' }), holder);
+  const lease = await pool.acquire(testTicket('asker', SHARED_CONFIG), holder);
   return {
     pool,
     lease,
@@ -229,6 +244,25 @@ async function rig(): Promise<Rig> {
     },
     close: () => pool.close(),
   };
+}
+
+/**
+ * The rig's server config: an absolute `cwd` runs it in one place for every workspace, so
+ * sessions of several workspaces share its connection (the setting of issue #22, M3).
+ */
+const SHARED_CONFIG = { command: 'mem', cwd: '/srv/asker' };
+/** The rig's own session s1 is in process.cwd() (testTicket's and RecordingPeer's default). */
+const OTHER_WS = '/ws/other';
+
+/** Another session, of `workspace`, holding the rig's connection too. */
+async function share(r: Rig, sessionId: string, workspace: string): Promise<RecordingHolder> {
+  const holder = new RecordingHolder(sessionId);
+  const lease = await r.pool.acquire(
+    testTicket('asker', SHARED_CONFIG, { sessionId, cwd: workspace }),
+    holder,
+  );
+  assert.equal(lease.key, r.lease.key, 'one connection for both workspaces');
+  return holder;
 }
 
 /** One round trip: everything the server sent before it has been handled by the client. */
@@ -271,29 +305,189 @@ test('sampling and elicitation go to the agent whose call is in flight', T, asyn
   }
 });
 
-test('two calls in flight: the last caller that can answer gets the request', T, async () => {
+test(
+  "issue #22 M3: B's call in flight, then A of another workspace calls: the request reaches neither",
+  T,
+  async () => {
+    const r = await rig();
+    try {
+      await share(r, 's2', OTHER_WS);
+      const a = new RecordingPeer('agent A', { can: ['sampling'] });
+      const b = new RecordingPeer('agent B', { can: ['sampling'], workspace: OTHER_WS });
+      r.pool.attach(r.lease.key, a);
+      r.pool.attach(r.lease.key, b);
+      // B's call asks (with B's data) once released; A calls meanwhile, so A called last.
+      const asking = r.call('ask', { kind: 'sampling', gated: true }, b);
+      const waitA = r.call('wait', {}, a);
+      assert.ok(await eventually(() => r.seen.waiting === 1));
+      r.seen.askGate.open();
+      assert.match(
+        await asking,
+        /^error=MCP error -32600: mcpctl did not pass on sampling\/createMessage of server "asker": calls of 2 agents of 2 workspaces are in flight on its connection/,
+      );
+      r.seen.waitGate.open();
+      assert.equal(await waitA, 'waited');
+      assert.deepEqual(a.requests, [], "A never sees B's request");
+      assert.deepEqual(b.requests, [], 'B is not asked either: whose request it is was a guess');
+      // With A's call over, B's next call is the only one in flight: the request is B's.
+      assert.equal(await r.call('ask', { kind: 'sampling', gated: false }, b), 'model=agent B');
+      assert.deepEqual(a.requests, []);
+    } finally {
+      await r.close();
+    }
+  },
+);
+
+test('two agents of one workspace in flight: the request is not guessed either', T, async () => {
   const r = await rig();
   try {
-    const a = new RecordingPeer('agent A', { can: ['sampling'] });
-    const b = new RecordingPeer('agent B', { can: ['sampling'] });
+    const a = new RecordingPeer('agent A', { can: ['elicitation'] });
+    const b = new RecordingPeer('agent B', { can: ['elicitation'] });
     const c = new RecordingPeer('agent C'); // declared nothing
-    // A's call asks once released; meanwhile B calls, then C: B is the last that can answer.
-    const asking = r.call('ask', { kind: 'sampling', gated: true }, a);
+    const asking = r.call('ask', { kind: 'elicitation', gated: true }, a);
     const waitB = r.call('wait', {}, b);
     const waitC = r.call('wait', {}, c);
     assert.ok(await eventually(() => r.seen.waiting === 2));
     r.seen.askGate.open();
-    assert.equal(await asking, 'model=agent B');
+    assert.match(
+      await asking,
+      /^error=MCP error -32600: mcpctl did not pass on elicitation\/create of server "asker": calls of 3 agents are in flight on its connection/,
+    );
     r.seen.waitGate.open();
     assert.deepEqual(await Promise.all([waitB, waitC]), ['waited', 'waited']);
-    assert.equal(a.requests.length, 0);
-    assert.equal(c.requests.length, 0);
-    // With B's call over, A's next call is the only one in flight: the request is A's.
-    assert.equal(await r.call('ask', { kind: 'sampling', gated: false }, a), 'model=agent A');
+    assert.deepEqual([a.requests, b.requests, c.requests], [[], [], []]);
+    // Several calls of ONE agent are one agent: its request is its own.
+    r.seen.waitGate = gate();
+    const waitA = r.call('wait', {}, a);
+    assert.ok(await eventually(() => r.seen.waiting === 1));
+    assert.equal(
+      await r.call('ask', { kind: 'elicitation', gated: false }, a),
+      'action=accept {"who":"agent A"}',
+    );
+    r.seen.waitGate.open();
+    assert.equal(await waitA, 'waited');
   } finally {
     await r.close();
   }
 });
+
+test('a request that names its task goes to the agent that created it, or nowhere', T, async () => {
+  const r = await rig();
+  try {
+    await share(r, 's2', OTHER_WS);
+    const a = new RecordingPeer('agent A', { can: ['sampling'], tasks: ['task-a'] });
+    const b = new RecordingPeer('agent B', {
+      can: ['sampling'],
+      workspace: OTHER_WS,
+      tasks: ['task-b'],
+    });
+    r.pool.attach(r.lease.key, a);
+    r.pool.attach(r.lease.key, b);
+    // A's call is the only one in flight, but the server asks for B's task (running in the
+    // background, no call of B in flight): B answers.
+    const waitA = r.call('wait', {}, a);
+    assert.ok(await eventually(() => r.seen.waiting === 1));
+    assert.equal(
+      await r.call('ask', { kind: 'sampling', gated: false, task: 'task-b' }),
+      'model=agent B',
+    );
+    // A task nobody attached created is nobody's: not the caller in flight's either.
+    assert.match(
+      await r.call('ask', { kind: 'sampling', gated: false, task: 'task-x' }),
+      /^error=MCP error -32600: mcpctl did not pass on sampling\/createMessage of server "asker": it names task "task-x", which no agent using this connection created/,
+    );
+    r.seen.waitGate.open();
+    assert.equal(await waitA, 'waited');
+    assert.deepEqual(a.requests, [], "A never sees a request of B's task");
+    assert.equal(b.requests.length, 1);
+  } finally {
+    await r.close();
+  }
+});
+
+test(
+  'no call in flight, connection shared by two workspaces: nobody is asked, the server hears why',
+  T,
+  async () => {
+    const r = await rig();
+    try {
+      const s2 = await share(r, 's2', OTHER_WS);
+      const a = new RecordingPeer('agent A', { can: ['sampling', 'elicitation'] });
+      const b = new RecordingPeer('agent B', {
+        can: ['sampling', 'elicitation'],
+        workspace: OTHER_WS,
+      });
+      r.pool.attach(r.lease.key, a);
+      const attB = r.pool.attach(r.lease.key, b);
+      const server = r.server().server;
+      // A "password" elicitation and a sampling that no agent's call caused.
+      const elicited = await server
+        .elicitInput({
+          message: 'enter your password',
+          requestedSchema: { type: 'object', properties: { password: { type: 'string' } } },
+        })
+        .catch((err: unknown) => err);
+      assert.ok(elicited instanceof McpError, `an error, not ${JSON.stringify(elicited)}`);
+      assert.equal(elicited.code, ErrorCode.InvalidRequest);
+      assert.match(
+        elicited.message,
+        /mcpctl did not pass on elicitation\/create of server "asker": no agent's call is in flight on its connection, and sessions of 2 workspaces use it/,
+      );
+      const sampled = await server
+        .createMessage({
+          messages: [{ role: 'user', content: { type: 'text', text: 'phish' } }],
+          maxTokens: 9,
+        })
+        .catch((err: unknown) => err);
+      assert.ok(sampled instanceof McpError);
+      assert.deepEqual([a.requests, b.requests], [[], []], 'not broadcast across workspaces');
+      // Once the other workspace lets go, the connection is A's workspace's alone again.
+      attB.detach();
+      r.pool.release(r.lease.key, s2.sessionId, { reason: 'sessionClosed' });
+      const again = await server.createMessage({
+        messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+        maxTokens: 9,
+      });
+      assert.equal(again.model, 'agent A');
+      assert.deepEqual(b.requests, []);
+    } finally {
+      await r.close();
+    }
+  },
+);
+
+test(
+  'roots: a connection shared by two workspaces is offered none; its own again when alone',
+  T,
+  async () => {
+    const r = await rig();
+    try {
+      const a = new RecordingPeer('agent A', { roots: [{ uri: 'file:///a' }] });
+      const b = new RecordingPeer('agent B', {
+        roots: [{ uri: 'file:///b' }],
+        workspace: OTHER_WS,
+      });
+      r.pool.attach(r.lease.key, a);
+      assert.ok(await eventually(() => r.seen.rootsChanged === 1));
+      assert.equal(await r.call('roots'), '[{"uri":"file:///a"}]');
+      // A session of another workspace takes the connection: A's roots are withdrawn at once,
+      // before any agent of it is attached.
+      const s2 = await share(r, 's2', OTHER_WS);
+      assert.ok(await eventually(() => r.seen.rootsChanged === 2));
+      assert.equal(await r.call('roots'), '[]');
+      const attB = r.pool.attach(r.lease.key, b);
+      assert.equal(await r.call('roots', {}, b), '[]', "the server never gets B's roots");
+      assert.equal(await r.call('roots', {}, a), '[]', "nor A's");
+      assert.equal(r.seen.rootsChanged, 2, 'nothing changed: no notification');
+      attB.detach();
+      r.pool.release(r.lease.key, s2.sessionId, { reason: 'sessionClosed' });
+      assert.ok(await eventually(() => r.seen.rootsChanged === 3));
+      assert.equal(await r.call('roots'), '[{"uri":"file:///a"}]');
+    } finally {
+      await r.close();
+    }
+  },
+);
 
 test(
   'no caller in flight: the attached agents that can answer race, the first wins',
@@ -314,8 +508,12 @@ test(
       assert.deepEqual(slow.aborted, ['sampling/createMessage'], 'the loser was aborted');
       assert.deepEqual(fast.aborted, [], 'the winner is never cancelled after answering');
       assert.equal(none.requests.length, 0);
-      // A caller that cannot answer does not stop the fallback to attached agents.
-      assert.equal(await r.call('ask', { kind: 'sampling', gated: false }, none), 'model=agent F');
+      // The one caller in flight cannot answer: its request goes to no other agent.
+      assert.equal(
+        await r.call('ask', { kind: 'sampling', gated: false }, none),
+        'error=MCP error -32600: no agent connected through mcpctl can answer sampling/createMessage for server "asker": the agent whose call is in flight (agent N) did not declare sampling',
+      );
+      assert.equal(fast.requests.length, 1);
     } finally {
       await r.close();
     }
@@ -735,10 +933,7 @@ test(
         params: { level: 'info', data: 'x' },
       });
       assert.equal(await r.call('roots'), '[{"uri":"file:///g"}]');
-      assert.equal(
-        await r.call('ask', { kind: 'sampling', gated: false }, bad),
-        'model=agent Good',
-      );
+      assert.equal(await r.call('ask', { kind: 'sampling', gated: false }), 'model=agent Good');
       assert.equal(good.heard('notifications/message').length, 1);
       assert.ok(r.warnings.some((w) => /notify of agent Bad .*boom/.test(w)));
       assert.deepEqual(r.holder.lost, []);

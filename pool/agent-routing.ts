@@ -8,15 +8,30 @@
  *   `roots` (listChanged) to the server, and installs handlers for `sampling/createMessage`,
  *   `elicitation/create`, `roots/list` and every notification the pool does not handle itself.
  *   Until agents attach, the server's requests are answered too: roots `[]`, the others an error.
- * - `sampling/createMessage` and `elicitation/create` go to one agent: among the requests in
- *   flight on this connection made for an agent (`track`), the one made last whose agent
- *   `canAnswer` it; else every attached agent that can is asked at once and the first answer
- *   wins (the others' requests are aborted); else the server gets an McpError (InvalidRequest)
- *   naming the server, the method and why nobody could. The server's cancellation, and the
- *   connection's end, abort the forwarded request.
+ * - `sampling/createMessage` and `elicitation/create` (issue #22, M3): never guessed. A request
+ *   goes to the agent it belongs to when that is knowable, else to nobody, and never from one
+ *   workspace (the `workspace` of a session, see AgentPeer) to another:
+ *   1. it names a task (`_meta["io.modelcontextprotocol/related-task"].taskId`) → the attached
+ *      agent that created that task (`ownsTask`); nobody, or several, claim it → refused;
+ *   2. else calls of exactly one agent are in flight on this connection (`track`) → that agent;
+ *   3. calls of several agents are in flight → refused, also when they are all of one
+ *      workspace: the answer would be put into a call it may not belong to (the same person
+ *      may not be behind both), so it is refused with why and can be asked again later;
+ *   4. no call in flight → the attached agents that can answer, asked at once, the first
+ *      answer wins (the others' requests are aborted), provided the connection is used by
+ *      sessions of one workspace only (holders and attached agents); of several → refused.
+ *   The chosen agent must `canAnswer`, else the request is refused too: it never falls back
+ *   to another agent. Refused: the server gets an McpError (InvalidRequest) naming the server,
+ *   the method and why. The server's cancellation, and the connection's end, abort the
+ *   forwarded request. No other signal is used: over stdio the SDK's `relatedRequestId` never
+ *   reaches the wire, and a `progressToken` in the request is the server's own token for it.
  * - `roots/list` is answered here: the union of the attached agents' roots, deduplicated by
- *   uri, in attach order; `[]` with no agent. When attach, detach or `rootsChanged()` changes
- *   that union, the server hears `notifications/roots/list_changed` (and only then).
+ *   uri, in attach order, when the connection is used by sessions of one workspace; `[]` with
+ *   no agent, and `[]` while sessions of several workspaces hold it (a stdio server with an
+ *   absolute `cwd`, a remote server): one workspace's roots given to a server that serves
+ *   another workspace's calls would let those calls reach into it. When attach, detach,
+ *   `hold`/`unhold` or `rootsChanged()` change the answer, the server hears
+ *   `notifications/roots/list_changed` (and only then).
  * - Notifications: `notifications/resources/updated` reaches only the agents subscribed to its
  *   `uri` on this connection; any other (logging messages, resources/list_changed, unknown ones)
  *   reaches every attached agent. Each agent hears a notification once, however often attached.
@@ -35,6 +50,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   ErrorCode,
+  RELATED_TASK_META_KEY,
   type ClientCapabilities,
   type JSONRPCMessage,
   LoggingLevelSchema,
@@ -44,7 +60,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { messageOf, PoolError, RpcError } from './errors.js';
-import type { AgentPeer, Attachment, McpMessage } from './types.js';
+import type { AgentCaller, AgentPeer, Attachment, McpMessage } from './types.js';
 
 /** What the pool's client declares to every server: it can relay all of these to agents. */
 export const POOL_CLIENT_CAPABILITIES: ClientCapabilities = {
@@ -103,7 +119,7 @@ interface UriState {
 }
 
 interface InFlight {
-  readonly peer: AgentPeer;
+  readonly peer: AgentCaller;
 }
 
 export class AgentRouter {
@@ -116,6 +132,8 @@ export class AgentRouter {
   #scrub: ((text: string) => string) | undefined;
   readonly #attached: AttachmentState[] = [];
   readonly #inFlight: InFlight[] = [];
+  /** The workspace of each session holding the connection (`hold`), by session id. */
+  readonly #holders = new Map<string, string>();
   readonly #uris = new Map<string, UriState>();
   #rootsKey = '[]';
   /** Aborts the forwarded request the server sent with id 0 (see #watchCancelOfZero). */
@@ -181,8 +199,24 @@ export class AgentRouter {
     };
   }
 
+  /**
+   * The session `sessionId`, of `workspace`, holds the connection (from the ticket it was
+   * acquired with): it counts for "the connection's workspaces" even before any of its agents
+   * attached, so a server shared with it is at once offered no other workspace's roots.
+   */
+  hold(sessionId: string, workspace: string): void {
+    if (this.#holders.get(sessionId) === workspace) return;
+    this.#holders.set(sessionId, workspace);
+    this.#rootsMaybeChanged();
+  }
+
+  /** The session let go of the connection. */
+  unhold(sessionId: string): void {
+    if (this.#holders.delete(sessionId)) this.#rootsMaybeChanged();
+  }
+
   /** Marks a request made for `peer` as in flight until the returned function is called. */
-  track(peer: AgentPeer): () => void {
+  track(peer: AgentCaller): () => void {
     const item: InFlight = { peer };
     this.#inFlight.push(item);
     return () => {
@@ -209,8 +243,12 @@ export class AgentRouter {
     };
   }
 
-  /** The union of the attached agents' roots (deduplicated by uri, attach order). */
+  /**
+   * The union of the attached agents' roots (deduplicated by uri, attach order); none while
+   * sessions of several workspaces use the connection (see the guarantees above).
+   */
   roots(): Root[] {
+    if (this.#workspaces().size > 1) return [];
     const seen = new Set<string>();
     const out: Root[] = [];
     for (const peer of this.#peers()) {
@@ -236,6 +274,7 @@ export class AgentRouter {
     for (const state of this.#attached) state.ended = true;
     this.#attached.length = 0;
     this.#inFlight.length = 0;
+    this.#holders.clear();
     this.#uris.clear();
   }
 
@@ -274,7 +313,24 @@ export class AgentRouter {
     }
   }
 
-  #canAnswer(peer: AgentPeer, message: McpMessage): boolean {
+  /** The workspaces of the sessions using the connection: holders, attached agents, callers. */
+  #workspaces(): Set<string> {
+    const out = new Set(this.#holders.values());
+    for (const peer of this.#peers()) out.add(peer.workspace);
+    for (const f of this.#inFlight) out.add(f.peer.workspace);
+    return out;
+  }
+
+  #ownsTask(peer: AgentPeer, taskId: string): boolean {
+    try {
+      return peer.ownsTask(taskId);
+    } catch (err) {
+      this.#warn(`ownsTask of ${peer.label} threw: ${messageOf(err)}`);
+      return false;
+    }
+  }
+
+  #canAnswer(peer: AgentCaller, message: McpMessage): boolean {
     try {
       return peer.canAnswer(message);
     } catch (err) {
@@ -283,7 +339,7 @@ export class AgentRouter {
     }
   }
 
-  /** A sampling or elicitation request of the server: to the caller in flight, else the first. */
+  /** A sampling or elicitation request of the server: to its agent (#recipients), or refused. */
   async #answer(
     request: { method: string; params?: Record<string, unknown> },
     requestId: RequestId,
@@ -307,29 +363,81 @@ export class AgentRouter {
       method: request.method,
       ...(request.params !== undefined ? { params: request.params } : {}),
     };
-    for (let i = this.#inFlight.length - 1; i >= 0; i--) {
-      const caller = this.#inFlight[i]?.peer;
-      if (caller && this.#canAnswer(caller, message)) {
-        return linked(sources, (signal) => ask(caller, message, signal));
-      }
-    }
-    const able = this.#peers().filter((p) => this.#canAnswer(p, message));
-    const [only] = able;
-    if (only === undefined) throw this.#nobody(message);
-    if (able.length === 1) return linked(sources, (signal) => ask(only, message, signal));
-    return linked(sources, (signal) => race(able, message, signal));
+    const recipients = this.#recipients(message);
+    const [only] = recipients;
+    if (only !== undefined && recipients.length === 1)
+      return linked(sources, (signal) => ask(only, message, signal));
+    return linked(sources, (signal) => race(recipients, message, signal));
   }
 
-  #nobody(message: McpMessage): RpcError {
-    const asked = new Set<AgentPeer>([...this.#inFlight.map((f) => f.peer), ...this.#peers()]);
-    const why =
-      asked.size === 0
-        ? 'no agent is using it now'
-        : `none of its ${asked.size === 1 ? 'agent' : `${asked.size} agents`} declared ${needOf(message)}`;
+  /** Who is asked (rules 1-4 of the guarantees); throws the RpcError the server gets. */
+  #recipients(message: McpMessage): readonly AgentCaller[] {
+    const taskId = relatedTaskOf(message);
+    if (taskId !== undefined) {
+      const owners = this.#peers().filter((p) => this.#ownsTask(p, taskId));
+      const [owner] = owners;
+      if (owner === undefined || owners.length > 1) {
+        const who = owners.length > 1 ? `${owners.length} agents claim` : 'no agent';
+        throw this.#refused(
+          message,
+          `it names task ${JSON.stringify(taskId)}, which ${who} using this connection created`,
+        );
+      }
+      return this.#onlyIfAble(owner, message, `that created task ${JSON.stringify(taskId)}`);
+    }
+    const callers = [...new Set(this.#inFlight.map((f) => f.peer))];
+    const [caller] = callers;
+    if (caller !== undefined && callers.length === 1)
+      return this.#onlyIfAble(caller, message, 'whose call is in flight');
+    if (callers.length > 1) {
+      const spaces = new Set(callers.map((c) => c.workspace)).size;
+      throw this.#refused(
+        message,
+        `calls of ${callers.length} agents${spaces > 1 ? ` of ${spaces} workspaces` : ''} are in flight on its connection and the request does not say which it belongs to; it is not guessed (an answer must not reach another agent's call). Ask again while only one agent's call is in flight, or name the task in _meta "${RELATED_TASK_META_KEY}"`,
+      );
+    }
+    const spaces = this.#workspaces().size;
+    if (spaces > 1) {
+      throw this.#refused(
+        message,
+        `no agent's call is in flight on its connection, and sessions of ${spaces} workspaces use it: a request no call caused is not shown to agents across workspaces`,
+      );
+    }
+    const able = this.#peers().filter((p) => this.#canAnswer(p, message));
+    if (able.length === 0) throw this.#nobody(message);
+    return able;
+  }
+
+  /** `[peer]` when it can answer; else the request goes to nobody (never to another agent). */
+  #onlyIfAble(peer: AgentCaller, message: McpMessage, which: string): readonly AgentCaller[] {
+    if (this.#canAnswer(peer, message)) return [peer];
+    throw this.#cannot(
+      message,
+      `the agent ${which} (${peer.label}) did not declare ${needOf(message)}`,
+    );
+  }
+
+  #refused(message: McpMessage, why: string): RpcError {
+    return new RpcError(
+      ErrorCode.InvalidRequest,
+      `mcpctl did not pass on ${message.method} of server "${this.#server}": ${why}`,
+    );
+  }
+
+  #cannot(message: McpMessage, why: string): RpcError {
     return new RpcError(
       ErrorCode.InvalidRequest,
       `no agent connected through mcpctl can answer ${message.method} for server "${this.#server}": ${why}`,
     );
+  }
+
+  #nobody(message: McpMessage): RpcError {
+    const asked = this.#peers();
+    const why =
+      asked.length === 0
+        ? 'no agent is using it now'
+        : `none of its ${asked.length === 1 ? 'agent' : `${asked.length} agents`} declared ${needOf(message)}`;
+    return this.#cannot(message, why);
   }
 
   #rootsMaybeChanged(): void {
@@ -499,6 +607,16 @@ function mostVerbose(states: readonly AttachmentState[]): LoggingLevel | undefin
   return best === undefined ? undefined : LOG_LEVELS[best];
 }
 
+/** The task a server's request says it is about (`_meta` related-task), if any. */
+function relatedTaskOf(message: McpMessage): string | undefined {
+  const meta = message.params?.['_meta'];
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const related = (meta as Record<string, unknown>)[RELATED_TASK_META_KEY];
+  if (typeof related !== 'object' || related === null) return undefined;
+  const taskId = (related as { taskId?: unknown }).taskId;
+  return typeof taskId === 'string' ? taskId : undefined;
+}
+
 /** What an agent must have declared to answer `message`, in words for an error. */
 function needOf(message: McpMessage): string {
   if (message.method === 'sampling/createMessage') return 'sampling';
@@ -510,7 +628,7 @@ function needOf(message: McpMessage): string {
 
 /** One agent's answer; a callback that throws at once rejects like one that fails later. */
 async function ask(
-  peer: AgentPeer,
+  peer: AgentCaller,
   message: McpMessage,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
@@ -542,7 +660,7 @@ async function linked<T>(
 
 /** Asks every peer at once: the first answer wins and the ones still asking are aborted. */
 async function race(
-  peers: readonly AgentPeer[],
+  peers: readonly AgentCaller[],
   message: McpMessage,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {

@@ -5,6 +5,7 @@
  * `reconcilers/admission.ts` only (tests use `pool/testing/tickets.ts`).
  */
 export type {
+  AgentCaller,
   AgentPeer,
   Attachment,
   CallOptions,

@@ -577,6 +577,8 @@ export function createPool(options: PoolOptions = {}): Pool {
       const e = entry;
       // A session holds a key once; a second acquire by it only refreshes its callbacks.
       e.holders.set(holder.sessionId, holder);
+      // Whose workspace the connection serves decides where its requests and roots may go.
+      e.router.hold(holder.sessionId, ticket.cwd);
       if (e.state === 'draining') {
         cancelDrain(e);
         e.state = 'ready';
@@ -591,6 +593,7 @@ export function createPool(options: PoolOptions = {}): Pool {
       const entry = entries.get(key);
       if (!entry) return;
       const held = entry.holders.delete(sessionId);
+      if (held) entry.router.unhold(sessionId);
       const mine = entry.waiters.filter((w) => w.sessionId === sessionId);
       if (mine.length > 0) {
         entry.waiters = entry.waiters.filter((w) => w.sessionId !== sessionId);

@@ -71,6 +71,11 @@ export interface AgentPeer {
   /** For logs and errors, e.g. `agent 2 of session s-1 (qwen-code 0.24)`. */
   readonly label: string;
   /**
+   * The workspace (realpath) of the agent's session, as its session says (never the agent):
+   * a server's request or roots never cross from one workspace to another (agent-routing.ts).
+   */
+  readonly workspace: string;
+  /**
    * Whether the agent declared what a server→client request needs: `sampling`,
    * `elicitation` (the form or url mode `params` ask for), `roots`.
    */
@@ -88,6 +93,11 @@ export interface AgentPeer {
   /** The roots this agent offers servers: its own when it declares `roots`, else its workspace. */
   roots(): readonly Root[];
   /**
+   * Whether the agent created the task `taskId` on this connection's server (a task-augmented
+   * call whose result named it): a server request that names the task belongs to this agent.
+   */
+  ownsTask(taskId: string): boolean;
+  /**
    * A notification of the server `key` for this agent: `notifications/message`,
    * `notifications/resources/updated` (only for URIs this peer subscribed to on that
    * connection), `notifications/resources/list_changed`, and any other the pool does not
@@ -95,6 +105,12 @@ export interface AgentPeer {
    */
   notify(key: string, message: McpMessage): void;
 }
+
+/**
+ * An agent as the maker of a request (RequestOptions.caller): who it is and how to ask it. One
+ * object per agent connection, the same for all its requests (two objects are two agents).
+ */
+export type AgentCaller = Pick<AgentPeer, 'label' | 'workspace' | 'canAnswer' | 'request'>;
 
 /** What an agent's attachment to one pooled connection can do (Pool.attach). */
 export interface Attachment {
@@ -124,9 +140,9 @@ export interface Attachment {
 export interface RequestOptions extends CallOptions {
   /**
    * The agent this request is made for: while it is in flight, the server's sampling and
-   * elicitation requests on this connection go to it (the one that called last, when several).
+   * elicitation requests on this connection may go to it (the rules: agent-routing.ts).
    */
-  readonly caller?: AgentPeer;
+  readonly caller?: AgentCaller;
   /**
    * The server's progress for this request. The pool sends a progress token of its own (so
    * two agents' tokens never clash on a shared connection) and drops any `progressToken` in

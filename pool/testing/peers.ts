@@ -16,13 +16,19 @@ export type PeerAnswer = (
 export interface RecordingPeerOptions {
   readonly can?: readonly PeerCapability[];
   readonly roots?: readonly Root[];
+  /** Its session's workspace. Default: process.cwd(), testTicket's default workspace. */
+  readonly workspace?: string;
+  /** The tasks it created on the server (ids), see AgentPeer.ownsTask. */
+  readonly tasks?: readonly string[];
   /** How it answers a server's request. Default: at once, naming itself (see defaultAnswer). */
   readonly answer?: PeerAnswer;
 }
 
 export class RecordingPeer implements AgentPeer {
   readonly label: string;
+  readonly workspace: string;
   readonly can: Set<PeerCapability>;
+  readonly tasks: Set<string>;
   rootList: readonly Root[];
   answer: PeerAnswer;
   /** Every server request forwarded to it, in order. */
@@ -34,7 +40,9 @@ export class RecordingPeer implements AgentPeer {
 
   constructor(label: string, options: RecordingPeerOptions = {}) {
     this.label = label;
+    this.workspace = options.workspace ?? process.cwd();
     this.can = new Set(options.can ?? []);
+    this.tasks = new Set(options.tasks ?? []);
     this.rootList = options.roots ?? [];
     this.answer = options.answer ?? defaultAnswer;
   }
@@ -55,6 +63,10 @@ export class RecordingPeer implements AgentPeer {
 
   roots(): readonly Root[] {
     return this.rootList;
+  }
+
+  ownsTask(taskId: string): boolean {
+    return this.tasks.has(taskId);
   }
 
   notify(key: string, message: McpMessage): void {
