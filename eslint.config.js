@@ -46,8 +46,9 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: [K8S_TYPES_ONLY] }],
     },
   },
-  // DESIGN §3: a module imports only what its folder's row allows (tests and test helpers
-  // may reach further). Data flows one way; a wrong import is a lint error, not a review note.
+  // DESIGN §3: a module imports only what its folder's row allows (tests, `x.test.ts`, and test
+  // helpers, under a `testing/` folder, may reach further). Data flows one way; a wrong import
+  // is a lint error, not a review note.
   ...Object.entries({
     api: [],
     informers: ['api'],

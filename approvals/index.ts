@@ -2,7 +2,7 @@
  * The approval store (DESIGN §4 rules 6–10): persisted, hash-bound decisions per project root,
  * approve-for-session in memory, and the lookup the gating and admission code use.
  */
-export * from './decisions.js';
+export * from './file-format.js';
 export * from './errors.js';
 export * from './location.js';
 export * from './project-key.js';

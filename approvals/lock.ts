@@ -14,7 +14,7 @@
  *   (that would kill the daemon); it is handed to `onCompromised`.
  */
 import lockfile from 'proper-lockfile';
-import { ensureParentDir } from './file.js';
+import { ensureParentDir } from './file-io.js';
 
 export interface FileLockOptions {
   /** How long to wait for another holder. Default 15 s. */

@@ -33,6 +33,7 @@
  */
 import type { ApprovalHash, ApprovalState, McpServerConfig } from '../api/index.js';
 import { approvalHashOf } from '../api/index.js';
+import { ApprovalStoreError, reasonOf } from './errors.js';
 import {
   emptyContent,
   withDecision,
@@ -40,9 +41,8 @@ import {
   type ApprovalsContent,
   type ApprovalStatus,
   type InvalidEntry,
-} from './decisions.js';
-import { ApprovalStoreError, reasonOf } from './errors.js';
-import { moveAside, readDecisionsFile, writeAside, writeDecisionsFile } from './file.js';
+} from './file-format.js';
+import { moveAside, readDecisionsFile, writeAside, writeDecisionsFile } from './file-io.js';
 import { approvalsFilePath, type ApprovalsLocationOptions } from './location.js';
 import { LockUnavailableError, lockPathOf, withFileLock } from './lock.js';
 import { projectKeyOf } from './project-key.js';

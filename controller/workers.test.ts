@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Reconciler, Request, Result } from '../reconcilers/reconcile.js';
 import { RateLimitingQueue } from './rate-limiting-queue.js';
-import type { Reconciler, Request, Result } from './reconcile.js';
 import { DEFAULT_CONCURRENCY, Workers, type ReconcileFailure } from './workers.js';
 
 const T = { timeout: 10_000 };

@@ -20,9 +20,9 @@
  *   queued keys do count, so `whenIdle()` waits for `start()`.
  */
 import PQueue from 'p-queue';
+import type { Reconciler, Request, Result } from '../reconcilers/reconcile.js';
 import type { WorkKey } from './queue.js';
 import { RateLimitingQueue } from './rate-limiting-queue.js';
-import type { Reconciler, Request, Result } from './reconcile.js';
 
 export const DEFAULT_CONCURRENCY = 4;
 

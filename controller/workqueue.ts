@@ -14,7 +14,7 @@ export {
   type RateLimiter,
 } from './rate-limiters.js';
 export { RateLimitingQueue, type RateLimitingQueueOptions } from './rate-limiting-queue.js';
-export type { Reconciler, Request, Result } from './reconcile.js';
+export type { Reconciler, Request, Result } from '../reconcilers/reconcile.js';
 export {
   DEFAULT_CONCURRENCY,
   Workers,

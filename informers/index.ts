@@ -4,7 +4,7 @@
  */
 export * from './types.js';
 export { createSessionStore, sessionFiles, DEFAULT_SYSTEM_SETTINGS_PATH } from './session-store.js';
-export type { SessionFiles } from './session-store.js';
+export type { SessionFiles, SessionStoreOptions } from './session-store.js';
 export { createSourceRegistry } from './source-registry.js';
 export type { SourceLease, SourceRegistry, SourceRegistryOptions } from './source-registry.js';
 export {

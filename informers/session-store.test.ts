@@ -4,10 +4,10 @@ import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import type { ApprovalState, DesiredServer } from '../api/index.js';
 import type { FileSnapshot } from './file-source.js';
-import { createSessionStore } from './session-store.js';
+import { createSessionStore, type SessionStoreOptions } from './session-store.js';
 import { createSourceRegistry, type SourceRegistry } from './source-registry.js';
 import { makeTempDir, Recorder, sleep, writeJson } from './test-support.js';
-import type { SessionStore, SessionStoreOptions, StoreChange } from './types.js';
+import type { SessionStore, StoreChange } from './types.js';
 
 const DEBOUNCE = 80;
 const QUIET = DEBOUNCE + 300;

@@ -21,15 +21,44 @@
  *   notifications; it does not close a registry it was given.
  */
 import path from 'node:path';
-import { computeGating, type SourceContent } from '../api/index.js';
+import {
+  computeGating,
+  type ApprovalLookup,
+  type McpServerConfig,
+  type SourceContent,
+} from '../api/index.js';
 import { assembleDesiredState, type SessionSnapshots } from './desired-state.js';
 import { affectedNames, gatingMovedNames, sourceErrorsChanged } from './diff.js';
 import type { FileSnapshot, FileSource } from './file-source.js';
-import { createSourceRegistry, type SourceLease } from './source-registry.js';
+import { createSourceRegistry, type SourceLease, type SourceRegistry } from './source-registry.js';
 import type { TrustRule } from './trust.js';
-import type { DesiredState, SessionStore, SessionStoreOptions, StoreChange } from './types.js';
+import type { DesiredState, SessionStore, StoreChange } from './types.js';
 
 export const DEFAULT_SYSTEM_SETTINGS_PATH = '/etc/qwen-code/settings.json';
+
+/** What one store is made of: the session's files, its limits and where its sources come from. */
+export interface SessionStoreOptions {
+  /** realpath of the workspace root. */
+  readonly workspace: string;
+  /** The user's home (user settings, trustedFolders.json). */
+  readonly home: string;
+  readonly mcpConfigPath?: string;
+  /** Default `$MCPCTL_SYSTEM_SETTINGS_PATH`, else /etc/qwen-code/settings.json. */
+  readonly systemSettingsPath?: string;
+  readonly ceiling?: readonly string[];
+  readonly approvals: ApprovalLookup;
+  /** Per-file debounce; 300 ms unless a test or `--debounce-ms` says otherwise. */
+  readonly debounceMs?: number;
+  /**
+   * Where the store gets its file sources. The daemon passes one registry to every session so
+   * that the user settings and trustedFolders.json are watched once for all of them. Without
+   * one, the store makes a private registry (with `debounceMs`); with one, the registry's own
+   * debounce applies and `debounceMs` is ignored.
+   */
+  readonly registry?: SourceRegistry;
+  /** Servers injected by the session that opened the store (scope `session`). */
+  readonly sessionServers?: Readonly<Record<string, McpServerConfig>>;
+}
 
 /** The files of a session, by role (the workspace file absent when it is the user file). */
 export interface SessionFiles {

@@ -2,15 +2,7 @@
  * What the informer layer offers the controller: the desired state of one session, assembled
  * from watched files, and a stream of "these server names are affected".
  */
-import type {
-  ApprovalLookup,
-  ComputedGating,
-  DesiredServers,
-  McpServerConfig,
-  McpSettings,
-  Scope,
-} from '../api/index.js';
-import type { SourceRegistry } from './source-registry.js';
+import type { ComputedGating, DesiredServers, McpSettings, Scope } from '../api/index.js';
 
 /** A problem with one source file, located for humans. */
 export interface SourceError {
@@ -50,29 +42,6 @@ export interface StoreChange {
   readonly names: readonly string[];
   /** Set when a source's validity changed (became invalid, or was fixed). */
   readonly configValidityChanged: boolean;
-}
-
-export interface SessionStoreOptions {
-  /** realpath of the workspace root. */
-  readonly workspace: string;
-  /** The user's home (user settings, trustedFolders.json). */
-  readonly home: string;
-  readonly mcpConfigPath?: string;
-  /** Default `$MCPCTL_SYSTEM_SETTINGS_PATH`, else /etc/qwen-code/settings.json. */
-  readonly systemSettingsPath?: string;
-  readonly ceiling?: readonly string[];
-  readonly approvals: ApprovalLookup;
-  /** Per-file debounce; 300 ms unless a test or `--debounce-ms` says otherwise. */
-  readonly debounceMs?: number;
-  /**
-   * Where the store gets its file sources. The daemon passes one registry to every session so
-   * that the user settings and trustedFolders.json are watched once for all of them. Without
-   * one, the store makes a private registry (with `debounceMs`); with one, the registry's own
-   * debounce applies and `debounceMs` is ignored.
-   */
-  readonly registry?: SourceRegistry;
-  /** Servers injected by the session that opened the store (scope `session`). */
-  readonly sessionServers?: Readonly<Record<string, McpServerConfig>>;
 }
 
 export interface SessionStore {

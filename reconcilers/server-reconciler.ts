@@ -10,12 +10,10 @@
  * - Every release the config decides (removed, refused, the old side of an update, Recreate)
  *   tells the pool `config`, so the process ends unless another session holds it; only
  *   closing the session releases with `sessionClosed`, which drains (DESIGN §5).
- * - Failures back off per server; three in a row show CrashLoopBackOff with the next retry
- *   time; a connection that stayed up `stableAfterMs` starts the count afresh.
+ * - A failed config is not tried again before its backoff window ends, and a server that
+ *   needs a login not before a login; an edited config tries at once.
  * - The queue guarantees one pass per name at a time; pool callbacks only mark and enqueue.
- * - A connection that floods (pool traffic budgets) stays Ready, its Ready message says
- *   `degraded: …` with what it does, and a Warning event `Flooding` names it each time the
- *   pool renews its report (at most once per report interval; equal messages only count up).
+ * - How each outcome shows (conditions, events, backoff, flooding): server-status.ts.
  */
 import {
   approvalHashOf,
@@ -27,10 +25,12 @@ import {
   type SessionEnv,
 } from '../api/index.js';
 import type { Lease, LostCause, Pool, ReleaseReason } from '../pool/types.js';
-import { admit, type ApprovalView } from './admission.js';
-import type { EventSink } from './events.js';
+import type { AdmissionTicket } from '../pool/ticket.js';
+import { admit, type ApprovalView, type RefusedDecision } from './admission.js';
+import type { Reconciler, Result } from './reconcile.js';
 import type { Registry, RegistryEntry } from './registry.js';
 import { ServerRecord, type LiveConnection } from './server-record.js';
+import { connectFailed, lost, markReady, type StatusDeps } from './server-status.js';
 import { toolFilterOf } from './tool-filter.js';
 
 /** The slice of the session's desired state a reconcile reads. */
@@ -40,7 +40,7 @@ export interface DesiredView {
   readonly trusted: boolean;
 }
 
-export interface ServerReconcilerDeps {
+export interface ServerReconcilerDeps extends StatusDeps {
   readonly sessionId: string;
   readonly workspace: string;
   /** The session's environment: what `${VAR}` in a config expands to. */
@@ -49,29 +49,13 @@ export interface ServerReconcilerDeps {
   readonly approvals: ApprovalView;
   readonly pool: Pool;
   readonly registry: Registry;
-  readonly events: EventSink;
   /** Re-run the reconcile of `name` (pool callbacks use it). */
   enqueue(name: string): void;
   /** A gated server was left strictly pending by a pass (rule 17). */
   onPendingApproval(server: DesiredServer): void;
-  now(): number;
-  /** Delay before retry number `failures` (1-based). */
-  backoff(failures: number): number;
-  /** A connection up this long resets the failure count (60 s). */
-  readonly stableAfterMs: number;
-  /** Three failures in a row (or this many) show CrashLoopBackOff. */
-  readonly crashLoopAfter: number;
 }
 
-export interface ReconcileResult {
-  readonly requeueAfter?: number;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-export class ServerReconciler {
+export class ServerReconciler implements Reconciler {
   readonly #deps: ServerReconcilerDeps;
   readonly #records = new Map<string, ServerRecord>();
   /** Names configured earlier in this session and gone now (rule 16 `Removed`). */
@@ -94,36 +78,92 @@ export class ServerReconciler {
     return this.#removed.has(name);
   }
 
-  async reconcile(name: string): Promise<ReconcileResult> {
-    if (this.#closed) return {};
-    const d = this.#deps;
-    const desired = d.desired();
-    const server = desired.servers[name];
-    const now = d.now();
-    let rec = this.#records.get(name);
+  /** Ends every lease (they drain: the agent may come back); later passes do nothing. */
+  close(): void {
+    this.#closed = true;
+    for (const rec of this.#records.values())
+      this.#teardown(rec, 'session closed', 'sessionClosed', false);
+  }
 
+  /**
+   * Servers waiting for an OAuth login try once more (a login happened): the names to enqueue.
+   * Those still without a grant go back to waiting after one request.
+   */
+  retryLogins(): string[] {
+    const names: string[] = [];
+    for (const rec of this.#records.values()) {
+      if (rec.awaitingLogin === undefined) continue;
+      rec.awaitingLogin = undefined;
+      names.push(rec.name);
+    }
+    return names;
+  }
+
+  /**
+   * One pass for `name`, in phases: gone from the config → removed; admit (a refused or
+   * unrunnable server is kept down); take in a lost connection; keep an unchanged one; wait
+   * for a login or the end of a backoff; connect (and swap, on a rolling update).
+   */
+  async reconcile(name: string): Promise<Result> {
+    if (this.#closed) return {};
+    const desired = this.#deps.desired();
+    const server = desired.servers[name];
+    // One clock reading for every decision of the pass; what follows a connect reads it anew.
+    const now = this.#deps.now();
     if (!server) {
-      if (rec) {
-        this.#teardown(rec, 'removed from the config', 'config');
-        this.#records.delete(name);
-        this.#removed.add(name);
-        d.events.record(
-          'Normal',
-          'Removed',
-          `server/${name}`,
-          `server ${name} was removed from the config`,
-        );
-      }
+      this.#remove(name);
       return {};
     }
+    const rec = this.#observe(server, now);
+    const ticket = this.#admit(rec, server, desired, now);
+    if (ticket === undefined) return {};
+    const wanted = ticket.connectionId;
+    if (rec.live?.lost !== undefined) this.#handleLost(rec, rec.live, now);
+    if (this.#keepCurrent(rec, server.config, wanted, now)) return {};
+    const wait = this.#waitBeforeConnect(rec, wanted, now);
+    if (wait !== undefined) return wait;
+    return this.#connect(rec, server.config, ticket, now);
+  }
 
+  /** The server left the config: its connection ends and its record goes (rule 16 `Removed`). */
+  #remove(name: string): void {
+    const rec = this.#records.get(name);
+    if (!rec) return;
+    this.#teardown(rec, 'removed from the config', 'config');
+    this.#records.delete(name);
+    this.#removed.add(name);
+    this.#deps.events.record(
+      'Normal',
+      'Removed',
+      `server/${name}`,
+      `server ${name} was removed from the config`,
+    );
+  }
+
+  /** The server's record, made on first sight, with the generation of its current spec. */
+  #observe(server: DesiredServer, now: number): ServerRecord {
+    const { name } = server;
     this.#removed.delete(name);
+    let rec = this.#records.get(name);
     if (!rec) {
       rec = new ServerRecord(name, now);
       this.#records.set(name, rec);
     }
     rec.observeSpec(server.config);
+    return rec;
+  }
 
+  /**
+   * Admit phase: records the Admitted condition; a refused server, or one whose variables are
+   * missing, is kept down and said so once. Returns the ticket to connect with, if any.
+   */
+  #admit(
+    rec: ServerRecord,
+    server: DesiredServer,
+    desired: DesiredView,
+    now: number,
+  ): AdmissionTicket | undefined {
+    const d = this.#deps;
     const admission = admit(server, {
       trusted: desired.trusted,
       gating: desired.gating,
@@ -141,73 +181,97 @@ export class ServerReconciler {
       },
       now,
     );
-
     if (!admission.admitted) {
-      this.#keepDown(rec, 'NotAdmitted', admission.message, now);
-      if (admission.reason === 'PendingApproval') {
-        // Prompt once per config: a new server, or one edited after a decision (rule 8).
-        const hash = approvalHashOf(server.config);
-        if (rec.promptedHash !== hash) {
-          rec.promptedHash = hash;
-          d.events.record('Normal', 'PendingApproval', `server/${name}`, admission.message);
-          d.onPendingApproval(server);
-        }
-      } else {
-        rec.promptedHash = undefined;
-      }
-      return {};
+      this.#refused(rec, server, admission, now);
+      return undefined;
     }
-
     rec.promptedHash = undefined;
     if (!admission.runnable) {
-      // Nothing may start with a literal ${VAR}: the old connection (if any) goes too, since
-      // the config it ran no longer describes anything this session can run.
-      this.#keepDown(rec, 'MissingEnv', admission.message, now);
-      if (rec.missingEnvReported !== admission.message) {
-        rec.missingEnvReported = admission.message;
-        d.events.record('Warning', 'MissingEnv', `server/${name}`, admission.message);
-      }
-      return {};
+      this.#missingEnv(rec, admission.message, now);
+      return undefined;
     }
     rec.missingEnvReported = undefined;
     for (const secret of admission.secrets) rec.secrets.add(secret);
-    const wanted = admission.ticket.connectionId;
-    if (rec.live?.lost !== undefined) this.#handleLost(rec, rec.live, now);
+    return admission.ticket;
+  }
 
-    const live = rec.live;
-    if (live && live.connectionId === wanted) {
-      live.config = server.config;
-      d.registry.set(name, entryOf(live.lease, server.config));
-      this.#markReady(rec, live, now);
-      return {};
+  /** Not admitted: kept down; a pending server prompts once per config. */
+  #refused(rec: ServerRecord, server: DesiredServer, refusal: RefusedDecision, now: number): void {
+    this.#keepDown(rec, 'NotAdmitted', refusal.message, now);
+    if (refusal.reason !== 'PendingApproval') {
+      rec.promptedHash = undefined;
+      return;
     }
+    // Prompt once per config: a new server, or one edited after a decision (rule 8).
+    const hash = approvalHashOf(server.config);
+    if (rec.promptedHash === hash) return;
+    rec.promptedHash = hash;
+    this.#deps.events.record('Normal', 'PendingApproval', `server/${rec.name}`, refusal.message);
+    this.#deps.onPendingApproval(server);
+  }
 
-    // A server that needs a login waits for it; an edited config tries afresh.
+  /**
+   * Nothing may start with a literal ${VAR}: the old connection (if any) goes too, since the
+   * config it ran no longer describes anything this session can run. One Warning per cause.
+   */
+  #missingEnv(rec: ServerRecord, message: string, now: number): void {
+    this.#keepDown(rec, 'MissingEnv', message, now);
+    if (rec.missingEnvReported === message) return;
+    rec.missingEnvReported = message;
+    this.#deps.events.record('Warning', 'MissingEnv', `server/${rec.name}`, message);
+  }
+
+  /**
+   * The live connection already runs `wanted`: the same lease stays, only the tool filter and
+   * the conditions follow the config. False when there is nothing to keep.
+   */
+  #keepCurrent(rec: ServerRecord, config: McpServerConfig, wanted: string, now: number): boolean {
+    const live = rec.live;
+    if (!live || live.connectionId !== wanted) return false;
+    live.config = config;
+    this.#deps.registry.set(rec.name, entryOf(live.lease, config));
+    this.#markReady(rec, live, now);
+    return true;
+  }
+
+  /**
+   * A server that needs a login waits for it, and a failed config is not retried before its
+   * backoff window ends; an edited config tries afresh. The result to return while waiting;
+   * `undefined` when the pass may connect now.
+   */
+  #waitBeforeConnect(rec: ServerRecord, wanted: string, now: number): Result | undefined {
     if (rec.awaitingLogin !== undefined) {
       if (rec.awaitingLogin === wanted) return {};
       rec.awaitingLogin = undefined;
     }
-    // A failed config is not retried before its backoff window ends; an edited one is.
     if (rec.retry && rec.retry.connectionId !== wanted) {
       rec.retry = undefined;
       rec.failures = 0;
     }
     if (rec.retry && now < rec.retry.at) return { requeueAfter: rec.retry.at - now };
+    return undefined;
+  }
 
-    if (live && (server.config.updateStrategy ?? 'RollingUpdate') === 'Recreate') {
+  /**
+   * Connect phase: Recreate lets the old connection go first; RollingUpdate connects beside it
+   * and swaps on success, and on failure the old one keeps serving.
+   */
+  async #connect(
+    rec: ServerRecord,
+    config: McpServerConfig,
+    ticket: AdmissionTicket,
+    now: number,
+  ): Promise<Result> {
+    const d = this.#deps;
+    const { name } = rec;
+    const wanted = ticket.connectionId;
+    if (rec.live && (config.updateStrategy ?? 'RollingUpdate') === 'Recreate') {
       this.#teardown(rec, 'config changed (Recreate)', 'config');
     }
     const rolling = rec.live !== undefined;
     if (rolling) {
-      rec.setCondition(
-        {
-          type: 'UpToDate',
-          status: 'False',
-          reason: 'RollingOut',
-          message: `connecting ${wanted}`,
-        },
-        now,
-      );
+      const message = `connecting ${wanted}`;
+      rec.setCondition({ type: 'UpToDate', status: 'False', reason: 'RollingOut', message }, now);
     } else if (rec.failures === 0) {
       // A retry keeps Ready=False with the last error: `why` stays truthful while it backs off.
       rec.setCondition(
@@ -218,20 +282,14 @@ export class ServerReconciler {
 
     let lease: Lease;
     try {
-      lease = await d.pool.acquire(admission.ticket, {
+      lease = await d.pool.acquire(ticket, {
         sessionId: d.sessionId,
         onLost: (reason, cause) => this.#onLost(name, wanted, reason, cause),
         onListChanged: () => d.enqueue(name),
         onFlooding: () => d.enqueue(name),
       });
     } catch (err) {
-      // The pool's ConnectError carries the server's last stderr lines (describe shows them).
-      const tail = (err as { stderrTail?: unknown }).stderrTail;
-      if (Array.isArray(tail))
-        rec.lastStderr = tail.filter((l): l is string => typeof l === 'string').map(rec.scrub);
-      if ((err as { unauthorized?: unknown }).unauthorized === true && !rolling)
-        return this.#unauthorized(rec, wanted, rec.scrub(errorText(err)));
-      return this.#failed(rec, wanted, rec.scrub(errorText(err)), rolling);
+      return connectFailed(this.#deps, rec, wanted, err, rolling);
     }
 
     if (this.#closed || this.#records.get(name) !== rec) {
@@ -241,16 +299,22 @@ export class ServerReconciler {
       });
       return {};
     }
+    this.#swapIn(rec, lease, wanted, config);
+    return {};
+  }
+
+  /** The new lease serves from now on; the old side of a rolling update ends (rule 11). */
+  #swapIn(rec: ServerRecord, lease: Lease, connectionId: string, config: McpServerConfig): void {
+    const d = this.#deps;
     const previous = rec.live;
     const next: LiveConnection = {
       lease,
-      connectionId: wanted,
-      config: server.config,
+      connectionId,
+      config,
       connectedAt: d.now(),
     };
     rec.live = next;
-    d.registry.set(name, entryOf(lease, server.config));
-    // The old side of a rolling update: the config replaced it, so it ends now (rule 11).
+    d.registry.set(rec.name, entryOf(lease, config));
     if (previous) d.pool.release(previous.lease.key, d.sessionId, { reason: 'config' });
     if (rec.everConnected) rec.restarts += 1;
     rec.everConnected = true;
@@ -261,17 +325,9 @@ export class ServerReconciler {
     d.events.record(
       'Normal',
       previous ? 'Restarted' : 'Connected',
-      `server/${name}`,
-      `${previous ? `rolled ${previous.connectionId} to` : 'connected'} ${wanted} (pid ${lease.pid ?? 'remote'}, ${lease.tools().length} tools)`,
+      `server/${rec.name}`,
+      `${previous ? `rolled ${previous.connectionId} to` : 'connected'} ${connectionId} (pid ${lease.pid ?? 'remote'}, ${lease.tools().length} tools)`,
     );
-    return {};
-  }
-
-  /** Ends every lease (they drain: the agent may come back); later passes do nothing. */
-  close(): void {
-    this.#closed = true;
-    for (const rec of this.#records.values())
-      this.#teardown(rec, 'session closed', 'sessionClosed', false);
   }
 
   /** The config says this server must not run now: no connection, no retry, and why. */
@@ -290,105 +346,7 @@ export class ServerReconciler {
     rec.setCondition({ type: 'UpToDate', status: 'True', reason: 'Current', message: '' }, now);
   }
 
-  #markReady(rec: ServerRecord, live: LiveConnection, now: number): void {
-    const tools = this.#deps.registry.get(rec.name)?.tools.length ?? 0;
-    const flood = live.lease.flooding?.();
-    if (flood && flood.note !== rec.floodNote) {
-      // The message names the kinds, not the numbers: a flood that goes on counts up one event.
-      this.#deps.events.record(
-        'Warning',
-        'Flooding',
-        `server/${rec.name}`,
-        `server ${rec.name} floods mcpctl (${flood.kinds.join(', ')} over its limits): the excess is dropped or read later, other servers are not slowed`,
-      );
-    }
-    rec.floodNote = flood?.note;
-    rec.setCondition(
-      {
-        type: 'Ready',
-        status: 'True',
-        reason: 'Connected',
-        message: flood ? `${tools} tools; degraded: ${flood.note}` : `${tools} tools`,
-      },
-      now,
-    );
-    rec.setCondition({ type: 'UpToDate', status: 'True', reason: 'Current', message: '' }, now);
-    if (now - live.connectedAt >= this.#deps.stableAfterMs) rec.failures = 0;
-  }
-
-  #failed(
-    rec: ServerRecord,
-    connectionId: string,
-    message: string,
-    rolling: boolean,
-  ): ReconcileResult {
-    const d = this.#deps;
-    const now = d.now();
-    rec.failures += 1;
-    const delay = d.backoff(rec.failures);
-    rec.retry = { connectionId, at: now + delay };
-    rec.lastError = message;
-    const retryAt = new Date(now + delay).toISOString();
-    if (rolling) {
-      rec.setCondition(
-        {
-          type: 'UpToDate',
-          status: 'False',
-          reason: 'RolloutFailed',
-          message: `${message}; the previous connection keeps serving; next try at ${retryAt}`,
-        },
-        now,
-      );
-      d.events.record('Warning', 'RolloutFailed', `server/${rec.name}`, message);
-      return { requeueAfter: delay };
-    }
-    const crashLoop = rec.failures >= d.crashLoopAfter;
-    rec.setCondition(
-      {
-        type: 'Ready',
-        status: 'False',
-        reason: crashLoop ? 'CrashLoopBackOff' : 'ConnectFailed',
-        message: `${message}; back-off ${Math.round(delay / 1000)}s, next retry at ${retryAt}`,
-      },
-      now,
-    );
-    d.events.record(
-      'Warning',
-      crashLoop ? 'BackOff' : 'ConnectFailed',
-      `server/${rec.name}`,
-      `${message} (failure ${rec.failures}; next retry at ${retryAt})`,
-    );
-    return { requeueAfter: delay };
-  }
-
-  /**
-   * Servers waiting for an OAuth login try once more (a login happened): the names to enqueue.
-   * Those still without a grant go back to waiting after one request.
-   */
-  retryLogins(): string[] {
-    const names: string[] = [];
-    for (const rec of this.#records.values()) {
-      if (rec.awaitingLogin === undefined) continue;
-      rec.awaitingLogin = undefined;
-      names.push(rec.name);
-    }
-    return names;
-  }
-
-  /** The server needs a login: Ready=False Unauthorized, no retry until one (no backoff spam). */
-  #unauthorized(rec: ServerRecord, connectionId: string, message: string): ReconcileResult {
-    const d = this.#deps;
-    const now = d.now();
-    const first = rec.awaitingLogin === undefined && rec.lastError !== message;
-    rec.awaitingLogin = connectionId;
-    rec.retry = undefined;
-    rec.failures = 0;
-    rec.lastError = message;
-    rec.setCondition({ type: 'Ready', status: 'False', reason: 'Unauthorized', message }, now);
-    if (first) d.events.record('Warning', 'Unauthorized', `server/${rec.name}`, message);
-    return {};
-  }
-
+  /** The pool's callback: only marks the connection lost and enqueues; the pass handles it. */
   #onLost(name: string, connectionId: string, reason: string, cause?: LostCause): void {
     const rec = this.#records.get(name);
     if (!rec?.live || rec.live.connectionId !== connectionId) return;
@@ -397,46 +355,17 @@ export class ServerReconciler {
     this.#deps.enqueue(name);
   }
 
-  /** The pool dropped the lease: tools go at once, a retry is scheduled with backoff. */
+  /** The pool dropped the lease: tools go at once, the record says what comes next. */
   #handleLost(rec: ServerRecord, live: LiveConnection, now: number): void {
-    const d = this.#deps;
     rec.live = undefined;
-    d.registry.delete(rec.name);
-    rec.lastStderr = live.lease.stderrTail().map(rec.scrub);
-    if (live.lostCause === 'unauthorized') {
-      d.events.record(
-        'Warning',
-        'Disconnected',
-        `server/${rec.name}`,
-        rec.scrub(`connection lost: ${live.lost ?? 'unknown'}`),
-      );
-      this.#unauthorized(rec, live.connectionId, rec.scrub(live.lost ?? 'needs an OAuth login'));
-      return;
-    }
-    if (now - live.connectedAt >= d.stableAfterMs) rec.failures = 0;
-    rec.failures += 1;
-    const delay = d.backoff(rec.failures);
-    rec.retry = { connectionId: live.connectionId, at: now + delay };
-    const message = rec.scrub(`connection lost: ${live.lost ?? 'unknown'}`);
-    rec.lastError = message;
-    const crashLoop = rec.failures >= d.crashLoopAfter;
-    const retryAt = new Date(now + delay).toISOString();
-    rec.setCondition(
-      {
-        type: 'Ready',
-        status: 'False',
-        reason: crashLoop ? 'CrashLoopBackOff' : 'ConnectFailed',
-        message: `${message}; back-off ${Math.round(delay / 1000)}s, next retry at ${retryAt}`,
-      },
-      now,
-    );
-    d.events.record('Warning', 'Disconnected', `server/${rec.name}`, message);
-    d.events.record(
-      'Warning',
-      'BackOff',
-      `server/${rec.name}`,
-      `restarting failed server in ${Math.round(delay / 1000)}s (failure ${rec.failures})`,
-    );
+    this.#deps.registry.delete(rec.name);
+    lost(this.#deps, rec, live, now);
+  }
+
+  /** Ready, with the number of tools the registry serves for it. */
+  #markReady(rec: ServerRecord, live: LiveConnection, now: number): void {
+    const tools = this.#deps.registry.get(rec.name)?.tools.length ?? 0;
+    markReady(this.#deps, rec, live, tools, now);
   }
 
   /**

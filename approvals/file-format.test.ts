@@ -6,7 +6,7 @@ import {
   serializeDecisions,
   withDecision,
   type ApprovalDecisions,
-} from './decisions.js';
+} from './file-format.js';
 
 const H1 = 'a'.repeat(64);
 const H2 = 'b'.repeat(64);

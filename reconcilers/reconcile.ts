@@ -1,5 +1,6 @@
 /**
- * The reconcile contract, after controller-runtime's `pkg/reconcile`.
+ * The reconcile contract, after controller-runtime's `pkg/reconcile`. A leaf: reconcilers/
+ * implement it and controller/ runs it (workers.ts), and neither imports the other for it.
  *
  * - A {@link Request} names what to reconcile (here a server name); it carries no event, so a
  *   reconcile is level-based: it compares desired and actual state *now* (DESIGN §2).
@@ -11,7 +12,6 @@
  * - The work queue guarantees one reconcile per key at a time, so a reconciler needs no lock
  *   of its own for a single key.
  */
-import type { WorkKey } from './queue.js';
 
 /** The key of one reconcile: a server name. */
 export type Request = string;
@@ -21,6 +21,10 @@ export interface Result {
   readonly requeueAfter?: number;
 }
 
-export interface Reconciler<R extends WorkKey = Request> {
+/**
+ * `R` is a work-queue key: controller/queue.ts's `WorkKey`, spelled out here because this leaf
+ * imports nothing of controller/ (a wider `WorkKey` would fail to compile in workers.ts).
+ */
+export interface Reconciler<R extends string | number = Request> {
   reconcile(req: R): Promise<Result | void>;
 }

@@ -1,5 +1,6 @@
 /**
- * The content of the approvals file as data: parsing, validation and serialisation, no I/O.
+ * The approvals file format: its content as data, parsed, validated and serialised; no I/O
+ * (file-io.ts reads and writes the file).
  *
  * Shape (DESIGN §4 rule 6):
  * `{ [projectRootRealpath]: { [serverName]: { "hash": "<approval hash>", "status": "approved"|"rejected" } } }`

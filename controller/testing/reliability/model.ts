@@ -10,7 +10,7 @@
  *
  * The model is a plain mutable value; `clone()` gives the next step its own copy.
  */
-import { connectionIdOf, type McpServerConfig } from '../../api/index.js';
+import { connectionIdOf, type McpServerConfig } from '../../../api/index.js';
 
 /** Few names, so that scopes collide; `constructor` catches prototype-keyed lookups. */
 export const NAMES = ['a', 'b', 'c', 'constructor'] as const;

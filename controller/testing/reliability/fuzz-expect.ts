@@ -4,7 +4,7 @@
  * precedence merge, and a validity check of every server that made it into a desired set.
  */
 import { stripComments } from 'jsonc-parser';
-import { canonicalJson, normalizeServerConfig, type McpServerConfig } from '../../api/index.js';
+import { canonicalJson, normalizeServerConfig, type McpServerConfig } from '../../../api/index.js';
 import type { Target } from './fuzz-inputs.js';
 
 /** The valid content each file is reset to before a case (trust stays on all along). */

@@ -12,7 +12,7 @@
  * their longest length, RELIABILITY_SEED replays a reported failure, RELIABILITY_SHRINK_MS bounds
  * shrinking. A failure prints the sequence at once, then the shrunk one with the broken
  * invariants. scripts/run-tests.mjs ends any test file after 2 minutes, so run a big one directly:
- * `RELIABILITY_RUNS=10000 node --test dist/controller/reliability/model.test.js`.
+ * `RELIABILITY_RUNS=10000 node --test dist/controller/testing/reliability/model.test.js`.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

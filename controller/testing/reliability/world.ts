@@ -12,14 +12,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { McpServerConfig } from '../../api/index.js';
-import { ApprovalStore, SessionApprovals } from '../../approvals/index.js';
-import { createPool } from '../../pool/index.js';
-import { inMemoryConnector, type InMemoryServer } from '../../pool/testing/in-memory.js';
-import type { AdmissionTicket } from '../../pool/ticket.js';
-import type { Holder, Lease } from '../../pool/types.js';
-import { createSession, type Session } from '../session.js';
-import { SpyPool } from '../testing/harness.js';
+import type { McpServerConfig } from '../../../api/index.js';
+import { ApprovalStore, SessionApprovals } from '../../../approvals/index.js';
+import { createPool } from '../../../pool/index.js';
+import { inMemoryConnector, type InMemoryServer } from '../../../pool/testing/in-memory.js';
+import type { AdmissionTicket } from '../../../pool/ticket.js';
+import type { Holder, Lease } from '../../../pool/types.js';
+import { createSession, type Session } from '../../session.js';
+import { SpyPool } from '../harness.js';
 import { SERVER_TOOLS, VARIANTS, type Model, type ModelScope, type Name } from './model.js';
 
 /** One hour of the session's clock: longer than any run, so only `tick` ends a back-off. */

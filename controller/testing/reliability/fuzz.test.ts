@@ -17,13 +17,13 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import fc from 'fast-check';
-import { canonicalJson } from '../../api/index.js';
-import { ApprovalStore, SessionApprovals } from '../../approvals/index.js';
-import { createSessionStore } from '../../informers/index.js';
-import type { DesiredState, SessionStore } from '../../informers/types.js';
-import { createPool } from '../../pool/index.js';
-import { inMemoryConnector } from '../../pool/testing/in-memory.js';
-import { createSession } from '../session.js';
+import { canonicalJson } from '../../../api/index.js';
+import { ApprovalStore, SessionApprovals } from '../../../approvals/index.js';
+import { createSessionStore } from '../../../informers/index.js';
+import type { DesiredState, SessionStore } from '../../../informers/types.js';
+import { createPool } from '../../../pool/index.js';
+import { inMemoryConnector } from '../../../pool/testing/in-memory.js';
+import { createSession } from '../../session.js';
 import {
   actualServers,
   baselineDocs,

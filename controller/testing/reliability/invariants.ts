@@ -3,10 +3,10 @@
  * means all hold). Each message names the server and both sides, so a shrunk counterexample
  * says what broke without a debugger.
  */
-import { canonicalJson, connectionIdOf, type McpServer } from '../../api/index.js';
-import type { AdmissionTicket } from '../../pool/ticket.js';
-import type { Holder } from '../../pool/types.js';
-import type { Session } from '../session.js';
+import { canonicalJson, connectionIdOf, type McpServer } from '../../../api/index.js';
+import type { AdmissionTicket } from '../../../pool/ticket.js';
+import type { Holder } from '../../../pool/types.js';
+import type { Session } from '../../session.js';
 import { NAMES, expectedTools, type Model, type Name } from './model.js';
 import type { AcquireRecord, CheckingPool } from './world.js';
 

@@ -1,5 +1,5 @@
 /**
- * Reading, replacing and quarantining the approvals file on disk.
+ * Reading, replacing and quarantining the approvals file on disk (its format: file-format.ts).
  *
  * Guarantees:
  * - A read says exactly one of: missing (no decisions yet), ok, corrupt (with the problem and
@@ -23,14 +23,14 @@
 import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { APPROVALS_PATH_ENV } from './location.js';
 import {
   emptyDecisions,
   parseDecisions,
   serializeDecisions,
   type ApprovalsContent,
   type InvalidEntry,
-} from './decisions.js';
+} from './file-format.js';
+import { APPROVALS_PATH_ENV } from './location.js';
 
 export type FileRead =
   | { readonly kind: 'missing' }

@@ -1,0 +1,193 @@
+/**
+ * How the outcome of a reconcile pass shows on a server's record: its Ready and UpToDate
+ * conditions, its events, its failure count and retry window. The server reconciler decides
+ * what happens to connections; this file only says what that looks like.
+ *
+ * Guarantees:
+ * - Failures back off per server; three in a row (`crashLoopAfter`) show CrashLoopBackOff with
+ *   the next retry time; a connection that stayed up `stableAfterMs` starts the count afresh.
+ * - A failed rolling update keeps Ready as it was and says RolloutFailed on UpToDate.
+ * - A server that needs an OAuth login shows Unauthorized and gets no retry window: it waits
+ *   for a login, and says so in one Warning per stretch of waiting.
+ * - A connection that floods (pool traffic budgets) stays Ready, its Ready message says
+ *   `degraded: …` with what it does, and a Warning event `Flooding` names it each time the
+ *   pool renews its report (at most once per report interval; equal messages only count up).
+ * - Every text taken from a server (errors, stderr) is scrubbed of its config's secrets.
+ */
+import type { EventSink } from './events.js';
+import type { Result } from './reconcile.js';
+import type { LiveConnection, ServerRecord } from './server-record.js';
+
+export interface StatusDeps {
+  readonly events: EventSink;
+  now(): number;
+  /** Delay before retry number `failures` (1-based). */
+  backoff(failures: number): number;
+  /** A connection up this long resets the failure count (60 s). */
+  readonly stableAfterMs: number;
+  /** Three failures in a row (or this many) show CrashLoopBackOff. */
+  readonly crashLoopAfter: number;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The connection serves `tools` tools: Ready and UpToDate, or degraded if it floods. */
+export function markReady(
+  d: StatusDeps,
+  rec: ServerRecord,
+  live: LiveConnection,
+  tools: number,
+  now: number,
+): void {
+  const flood = live.lease.flooding?.();
+  if (flood && flood.note !== rec.floodNote) {
+    // The message names the kinds, not the numbers: a flood that goes on counts up one event.
+    d.events.record(
+      'Warning',
+      'Flooding',
+      `server/${rec.name}`,
+      `server ${rec.name} floods mcpctl (${flood.kinds.join(', ')} over its limits): the excess is dropped or read later, other servers are not slowed`,
+    );
+  }
+  rec.floodNote = flood?.note;
+  rec.setCondition(
+    {
+      type: 'Ready',
+      status: 'True',
+      reason: 'Connected',
+      message: flood ? `${tools} tools; degraded: ${flood.note}` : `${tools} tools`,
+    },
+    now,
+  );
+  rec.setCondition({ type: 'UpToDate', status: 'True', reason: 'Current', message: '' }, now);
+  if (now - live.connectedAt >= d.stableAfterMs) rec.failures = 0;
+}
+
+/** A connect of `connectionId` threw `err`: a login to wait for, or a failure to back off from. */
+export function connectFailed(
+  d: StatusDeps,
+  rec: ServerRecord,
+  connectionId: string,
+  err: unknown,
+  rolling: boolean,
+): Result {
+  // The pool's ConnectError carries the server's last stderr lines (describe shows them).
+  const tail = (err as { stderrTail?: unknown }).stderrTail;
+  if (Array.isArray(tail))
+    rec.lastStderr = tail.filter((l): l is string => typeof l === 'string').map(rec.scrub);
+  if ((err as { unauthorized?: unknown }).unauthorized === true && !rolling)
+    return unauthorized(d, rec, connectionId, rec.scrub(errorText(err)));
+  return failed(d, rec, connectionId, rec.scrub(errorText(err)), rolling);
+}
+
+/** A connect failed: a rolling update keeps the old connection serving, else Ready backs off. */
+function failed(
+  d: StatusDeps,
+  rec: ServerRecord,
+  connectionId: string,
+  message: string,
+  rolling: boolean,
+): Result {
+  const now = d.now();
+  const delay = countFailure(d, rec, connectionId, message, now);
+  if (rolling) {
+    const retryAt = new Date(now + delay).toISOString();
+    rec.setCondition(
+      {
+        type: 'UpToDate',
+        status: 'False',
+        reason: 'RolloutFailed',
+        message: `${message}; the previous connection keeps serving; next try at ${retryAt}`,
+      },
+      now,
+    );
+    d.events.record('Warning', 'RolloutFailed', `server/${rec.name}`, message);
+    return { requeueAfter: delay };
+  }
+  const crashLoop = backingOff(d, rec, message, delay, now);
+  d.events.record(
+    'Warning',
+    crashLoop ? 'BackOff' : 'ConnectFailed',
+    `server/${rec.name}`,
+    `${message} (failure ${rec.failures}; next retry at ${new Date(now + delay).toISOString()})`,
+  );
+  return { requeueAfter: delay };
+}
+
+/** The server needs a login: Ready=False Unauthorized, no retry until one (no backoff spam). */
+export function unauthorized(
+  d: StatusDeps,
+  rec: ServerRecord,
+  connectionId: string,
+  message: string,
+): Result {
+  const now = d.now();
+  const first = rec.awaitingLogin === undefined && rec.lastError !== message;
+  rec.awaitingLogin = connectionId;
+  rec.retry = undefined;
+  rec.failures = 0;
+  rec.lastError = message;
+  rec.setCondition({ type: 'Ready', status: 'False', reason: 'Unauthorized', message }, now);
+  if (first) d.events.record('Warning', 'Unauthorized', `server/${rec.name}`, message);
+  return {};
+}
+
+/** The pool lost `live` (already taken off the record): wait for a login, or back off. */
+export function lost(d: StatusDeps, rec: ServerRecord, live: LiveConnection, now: number): void {
+  rec.lastStderr = live.lease.stderrTail().map(rec.scrub);
+  const message = rec.scrub(`connection lost: ${live.lost ?? 'unknown'}`);
+  if (live.lostCause === 'unauthorized') {
+    d.events.record('Warning', 'Disconnected', `server/${rec.name}`, message);
+    unauthorized(d, rec, live.connectionId, rec.scrub(live.lost ?? 'needs an OAuth login'));
+    return;
+  }
+  if (now - live.connectedAt >= d.stableAfterMs) rec.failures = 0;
+  const delay = countFailure(d, rec, live.connectionId, message, now);
+  backingOff(d, rec, message, delay, now);
+  d.events.record('Warning', 'Disconnected', `server/${rec.name}`, message);
+  d.events.record(
+    'Warning',
+    'BackOff',
+    `server/${rec.name}`,
+    `restarting failed server in ${Math.round(delay / 1000)}s (failure ${rec.failures})`,
+  );
+}
+
+/** One more failure of `connectionId` in a row: no retry of it before the delay returned. */
+function countFailure(
+  d: StatusDeps,
+  rec: ServerRecord,
+  connectionId: string,
+  message: string,
+  now: number,
+): number {
+  rec.failures += 1;
+  const delay = d.backoff(rec.failures);
+  rec.retry = { connectionId, at: now + delay };
+  rec.lastError = message;
+  return delay;
+}
+
+/** Ready=False until the retry; CrashLoopBackOff (returns true) from `crashLoopAfter` in a row. */
+function backingOff(
+  d: StatusDeps,
+  rec: ServerRecord,
+  message: string,
+  delay: number,
+  now: number,
+): boolean {
+  const crashLoop = rec.failures >= d.crashLoopAfter;
+  const retryAt = new Date(now + delay).toISOString();
+  rec.setCondition(
+    {
+      type: 'Ready',
+      status: 'False',
+      reason: crashLoop ? 'CrashLoopBackOff' : 'ConnectFailed',
+      message: `${message}; back-off ${Math.round(delay / 1000)}s, next retry at ${retryAt}`,
+    },
+    now,
+  );
+  return crashLoop;
+}
