@@ -24,7 +24,7 @@ import {
   type Gating,
   type McpServerConfig,
   type ReadyReason,
-  type SessionEnv,
+  type SessionEnvironment,
 } from '../api/index.js';
 import type { Lease, LostCause, Pool, ReleaseReason } from '../pool/types.js';
 import { admit, type ApprovalView } from './admission.js';
@@ -43,8 +43,8 @@ export interface DesiredView {
 export interface ServerReconcilerDeps {
   readonly sessionId: string;
   readonly workspace: string;
-  /** The session's environment: what `${VAR}` in a config expands to. */
-  readonly env: SessionEnv;
+  /** The session's environment: what `${VAR}` in a config expands to, what servers start in. */
+  readonly env: SessionEnvironment;
   desired(): DesiredView;
   readonly approvals: ApprovalView;
   readonly pool: Pool;
