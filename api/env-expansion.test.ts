@@ -125,6 +125,44 @@ describe('expandServerConfig', { timeout: 10_000 }, () => {
     assert.equal(r.config, config);
   });
 
+  it("names of Object.prototype's members are unset variables, not built-ins", () => {
+    // `{}` and process.env inherit these: a lookup by name must see only what is set.
+    const names = [...Object.getOwnPropertyNames(Object.prototype), '__proto__'];
+    assert.ok(names.includes('constructor') && names.includes('toString'));
+    for (const env of [ENV, process.env as SessionEnv]) {
+      for (const name of names) {
+        const at = (text: string, syntax: ExpansionSyntax) =>
+          expandServerConfig({ command: 'node', args: [text] }, syntax, env);
+        for (const [text, syntax] of [
+          [`\${${name}}`, 'settings'],
+          [`$${name}`, 'settings'],
+          [`\${${name}}`, 'claude'],
+        ] as const)
+          assert.deepEqual(at(text, syntax), { ok: false, missing: [name] }, `${syntax} ${text}`);
+        for (const [text, expected] of [
+          [`\${${name}:-dflt}`, 'dflt'],
+          [`\${${name}:-}`, ''],
+          [`<\${${name}:-d}>`, '<d>'],
+        ]) {
+          const r = at(text, 'claude');
+          assert.ok(r.ok, text);
+          assert.deepEqual(r.config.args, [expected], text);
+        }
+        // A settings file has no default syntax: the text stays as written.
+        const s = at(`\${${name}:-dflt}`, 'settings');
+        assert.ok(s.ok);
+        assert.deepEqual(s.config.args, [`\${${name}:-dflt}`]);
+      }
+    }
+  });
+
+  it('a variable that is really set under such a name expands', () => {
+    const env: SessionEnv = Object.fromEntries([['constructor', 'c-value']]);
+    const r = expandServerConfig({ command: 'n', args: ['${constructor}'] }, 'claude', env);
+    assert.ok(r.ok);
+    assert.deepEqual(r.config.args, ['c-value']);
+  });
+
   it('session-injected servers are taken as given', () => {
     const r = expandServerConfig({ command: 'n', args: ['${NOPE}'] }, 'none', ENV);
     assert.ok(r.ok);

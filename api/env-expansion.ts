@@ -11,6 +11,8 @@
  * Guarantees:
  * - A variable name is a POSIX name (`[A-Za-z_][A-Za-z0-9_]*`); a `$` that starts no such
  *   reference (`$5`, `$$`, `${a b}`, a lone `$`) is kept as text.
+ * - A variable is set only when it is an own string entry of the environment: names of
+ *   built-ins (`${constructor}`, `$toString`, `${__proto__}`) are unset like any other.
  * - A referenced variable that is unset, with no default, is reported in `missing` (each name
  *   once, in order of appearance) and no config is produced: nothing may start with a literal
  *   `${VAR}` in it. `${VAR:-default}` takes the default when VAR is unset or empty.
@@ -50,6 +52,16 @@ export function syntaxOfScope(scope: Scope): ExpansionSyntax {
 const SETTINGS_REF = /\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})/g;
 const CLAUDE_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
+/**
+ * The value of `name` in `env`, or undefined: only the environment's own entries count, so
+ * `constructor`, `toString` or `__proto__` (inherited by `{}` and process.env) are unset.
+ */
+function lookup(env: SessionEnv, name: string): string | undefined {
+  if (!Object.hasOwn(env, name)) return undefined;
+  const value = env[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
 interface Collector {
   readonly env: SessionEnv;
   readonly missing: string[];
@@ -63,7 +75,7 @@ function expandText(text: string, syntax: 'settings' | 'claude', c: Collector): 
       SETTINGS_REF,
       (match, bare: string | undefined, braced: string | undefined) => {
         const name = (bare ?? braced) as string;
-        const value = c.env[name];
+        const value = lookup(c.env, name);
         if (value === undefined) {
           if (!c.missing.includes(name)) c.missing.push(name);
           return match;
@@ -74,7 +86,7 @@ function expandText(text: string, syntax: 'settings' | 'claude', c: Collector): 
     );
   }
   return text.replace(CLAUDE_REF, (match, name: string, fallback: string | undefined) => {
-    const value = c.env[name];
+    const value = lookup(c.env, name);
     if (fallback !== undefined && (value === undefined || value === '')) {
       c.substituted.push(fallback);
       return fallback;

@@ -8,6 +8,7 @@ import {
   workingDirectoryOf,
 } from './identity.js';
 import type { McpServerConfig } from './schema.js';
+import { agentEnvironment, daemonEnvironment } from './session-env.js';
 import { normalizeServerConfig } from './transport.js';
 
 const STDIO: McpServerConfig = {
@@ -130,6 +131,23 @@ describe('connectionIdOf', { timeout: 10_000 }, () => {
     );
     // A remote server runs nowhere here: every workspace may share it.
     assert.equal(connectionIdOf('web', HTTP, '/ws/a'), connectionIdOf('web', HTTP, '/ws/b'));
+  });
+
+  it("says which agent's environment a stdio server starts in, by digest only", () => {
+    const a = agentEnvironment({ PATH: '/bin', TOKEN: 'sekrit-a' });
+    const sameAsA = agentEnvironment({ TOKEN: 'sekrit-a', PATH: '/bin' });
+    const b = agentEnvironment({ PATH: '/bin' });
+    const own = daemonEnvironment({ PATH: '/bin', TOKEN: 'sekrit-a' });
+    const id = (env?: Parameters<typeof connectionIdOf>[3]) => connectionIdOf('fs', STDIO, WS, env);
+    assert.notEqual(id(a), id(b), 'other variables: another process');
+    assert.equal(id(a), id(sameAsA), 'the same variables in any order: the same process');
+    // The daemon's own environment is the baseline: the id is the one without an environment.
+    assert.equal(id(own), id());
+    assert.notEqual(id(a), id(own));
+    // A remote server starts nothing here: every environment shares it.
+    assert.equal(connectionIdOf('web', HTTP, WS, a), connectionIdOf('web', HTTP, WS, b));
+    assert.equal(connectionIdOf('web', HTTP, WS, a), connectionIdOf('web', HTTP, WS));
+    assert.ok(!id(a).includes('sekrit'));
   });
 
   it('gives the Claude and Qwen shapes of one server the same id', () => {

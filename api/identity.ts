@@ -8,6 +8,9 @@
  *   workspace, else the workspace) is one of those fields: a relative path in its args means
  *   a different folder in each workspace, so two workspaces share a process only when it runs
  *   in the same place. Remote servers have no working directory and may be shared.
+ * - So is the environment a stdio server starts in, when it is an agent's (session-env.ts): by
+ *   digest, so two agents share a process only when it would see the same variables, and no
+ *   value shows in the id. The daemon's own environment is the baseline and adds nothing.
  * - approval hash: 64 hex over the whole canonical config minus `scope`, `description`,
  *   `extensionName` (top level only). Approvals are bound to it.
  */
@@ -15,6 +18,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import stableStringify from 'json-stable-stringify';
 import type { McpServerConfig } from './schema.js';
+import type { SessionEnvironment } from './session-env.js';
 import { transportOf, urlOf } from './transport.js';
 
 function sha256(text: string): string {
@@ -40,10 +44,12 @@ export function workingDirectoryOf(config: McpServerConfig, workspace: string): 
 /**
  * The connection-relevant fields, with absent ≡ null / [] / {} so that omission is stable.
  * `workspace` is the session's workspace root: it decides a stdio server's working directory.
+ * `environment` is the session's (absent ≡ the daemon's own): a stdio server starts in it.
  */
 export function connectionFieldsOf(
   config: McpServerConfig,
   workspace: string,
+  environment?: SessionEnvironment,
 ): Record<string, unknown> {
   let transport: string;
   try {
@@ -63,12 +69,22 @@ export function connectionFieldsOf(
     timeout: config.timeout ?? null,
     oauth: config.oauth ?? null,
     authProviderType: config.authProviderType ?? null,
+    // Only when there is one, so ids of servers in the daemon's own environment stay as they were.
+    ...(transport === 'stdio' && environment?.kind === 'agent'
+      ? { environment: environment.digest }
+      : {}),
   };
 }
 
-/** `workspace`: the session's workspace root (see connectionFieldsOf). */
-export function connectionIdOf(name: string, config: McpServerConfig, workspace: string): string {
-  return `${name}::${sha256(canonical(connectionFieldsOf(config, workspace))).slice(0, 16)}`;
+/** `workspace`, `environment`: the session's (see connectionFieldsOf). */
+export function connectionIdOf(
+  name: string,
+  config: McpServerConfig,
+  workspace: string,
+  environment?: SessionEnvironment,
+): string {
+  const fields = connectionFieldsOf(config, workspace, environment);
+  return `${name}::${sha256(canonical(fields)).slice(0, 16)}`;
 }
 
 /** Splits on the last `::`, so server names that contain `::` survive. */

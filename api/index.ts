@@ -10,4 +10,5 @@ export * from './gating.js';
 export * from './resource.js';
 export * from './redact.js';
 export * from './env-expansion.js';
+export * from './session-env.js';
 export * from './oauth.js';

@@ -7,6 +7,7 @@
  * tickets come from reconcilers/admission.ts like everywhere else. Only the strategy differs:
  * restart-all instead of a per-server reconcile.
  */
+import { daemonEnvironment } from '../api/index.js';
 import type { DesiredState } from '../informers/types.js';
 import type { Lease, Pool } from '../pool/types.js';
 import { admit, type ApprovalView } from '../reconcilers/admission.js';
@@ -43,7 +44,7 @@ export class RestartAll {
           approvals: NOT_GATED,
           sessionId: this.sessionId,
           workspace: this.workspace,
-          env: process.env,
+          env: daemonEnvironment(process.env),
         });
         if (!admission.admitted || !admission.runnable) return;
         const lease = await this.pool.acquire(admission.ticket, {

@@ -16,7 +16,7 @@
  */
 import { unlinkSync } from 'node:fs';
 import pino from 'pino';
-import { Daemon } from '../controller/daemon.js';
+import { Daemon, type SessionEnvSpec } from '../controller/daemon.js';
 import { CliError, EXIT_USAGE, errorText } from './errors.js';
 import { handoverTable, mapDomainError, methodTable, type MethodContext } from './methods/index.js';
 import { RpcLimitsError, limitsFromEnv, type RpcLimits } from './rpc-limits.js';
@@ -38,6 +38,10 @@ export interface DaemonCommandOptions {
   readonly debounceMs: number;
   readonly drainDelayMs?: number;
   readonly logLevel?: string;
+  /** The default session's environment when it is not the daemon's (`--env-from-stdin`). */
+  readonly defaultSessionEnv?: SessionEnvSpec;
+  /** Set in every server's environment over its session's (the daemon's marks). */
+  readonly serverEnv?: Readonly<Record<string, string>>;
 }
 
 /** Runs the daemon until it is stopped; resolves with the exit code. */
@@ -119,6 +123,8 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
       ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
       debounceMs: o.debounceMs,
       ...(o.drainDelayMs === undefined ? {} : { drainDelayMs: o.drainDelayMs }),
+      ...(o.defaultSessionEnv ? { defaultSessionEnv: o.defaultSessionEnv } : {}),
+      ...(o.serverEnv ? { serverEnv: o.serverEnv } : {}),
       stateFile: stateFileOf(o.socket),
       log,
     });

@@ -13,9 +13,10 @@
  * - After `closeAll()` starts, `open` rejects: a stopping daemon takes no new sessions.
  * - Listeners hear `opened` once a session is ready and `closed` once it has closed.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { environmentDigest } from '../api/index.js';
 
 /** What the table needs of a session; controller/session.ts's Session has it. */
 export interface TableSession {
@@ -285,10 +286,7 @@ function keyOf(spec: NormalizedSpec): string {
 
 /** A digest of the variables (never the values themselves in the key); null: the daemon's. */
 function envDigest(env: SessionEnvSpec | undefined): string | null {
-  if (env === undefined) return null;
-  const hash = createHash('sha256');
-  for (const name of Object.keys(env.vars).sort()) hash.update(`${name}\0${env.vars[name]}\0`);
-  return hash.digest('hex');
+  return env === undefined ? null : environmentDigest(env.vars);
 }
 
 /** A readable, unique name: the workspace's folder name plus a short random suffix. */

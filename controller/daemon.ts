@@ -4,8 +4,8 @@
  * Guarantees:
  * - At start, the children a previous daemon left behind (killed hard) are reaped from the
  *   state file before the new pool writes to it; then the default session (the `--workspace`
- *   of the daemon, with its ceiling and --mcp-config) is opened and pinned: openers never
- *   close it, only `stop()` does.
+ *   of the daemon, with its ceiling, --mcp-config and `defaultSessionEnv`) is opened and
+ *   pinned: openers never close it, only `stop()` does.
  * - Every session of the daemon shares the pool (equal configs share one process), the
  *   approval store (one file, one lock) and the file-source registry (the user settings and
  *   trustedFolders.json are watched once for all sessions).
@@ -42,6 +42,7 @@ import {
   SessionTable,
   type NormalizedSpec,
   type SessionHandle,
+  type SessionEnvSpec,
   type SessionInfo,
   type SessionSpec,
   type SessionTableEvent,
@@ -55,7 +56,12 @@ import {
 } from './session.js';
 
 export { DaemonStoppingError, WorkspaceNotFoundError } from './daemon-sessions.js';
-export type { SessionSpec, SessionHandle, NormalizedSpec } from './daemon-sessions.js';
+export type {
+  SessionSpec,
+  SessionHandle,
+  NormalizedSpec,
+  SessionEnvSpec,
+} from './daemon-sessions.js';
 
 /** Structured logging as the daemon uses it; a pino logger fits. */
 export interface DaemonLog {
@@ -79,6 +85,17 @@ export interface DaemonOptions {
   readonly ceiling?: readonly string[];
   /** `--mcp-config` of the default session. */
   readonly mcpConfigPath?: string;
+  /**
+   * The default session's environment, when it is not the daemon's own: a daemon started by
+   * `mcpctl serve` runs in a minimal environment of its own, and its default session is that
+   * serve's, in the agent's environment (which then joins it rather than opening a second).
+   */
+  readonly defaultSessionEnv?: SessionEnvSpec;
+  /**
+   * Set in every stdio server's environment over its session's (the daemon's marks, e.g. the
+   * one that keeps a `mcpctl serve` among its servers inert).
+   */
+  readonly serverEnv?: Readonly<Record<string, string>>;
   readonly systemSettingsPath?: string;
   /** Per-file debounce of every watched file (default 300 ms). */
   readonly debounceMs?: number;
@@ -181,6 +198,7 @@ export class Daemon {
         oauth,
         ...(options.stateFile === undefined ? {} : { stateFile: options.stateFile }),
         ...(options.drainDelayMs === undefined ? {} : { drainDelayMs: options.drainDelayMs }),
+        ...(options.serverEnv ? { serverEnv: options.serverEnv } : {}),
         onWarning: (message) => log.warn({}, message),
       });
     // Our own store unless a seam is given; only our own file is watched.
@@ -219,6 +237,7 @@ export class Daemon {
           workspace: options.workspace,
           ...(options.ceiling ? { ceiling: options.ceiling } : {}),
           ...(options.mcpConfigPath ? { mcpConfigPath: options.mcpConfigPath } : {}),
+          ...(options.defaultSessionEnv ? { env: options.defaultSessionEnv } : {}),
         },
         { pinned: true, id: DEFAULT_SESSION_ID },
       );

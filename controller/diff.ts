@@ -6,7 +6,7 @@ import {
   changedConnectionFields,
   type DesiredServers,
   type Gating,
-  type SessionEnv,
+  type SessionEnvironment,
 } from '../api/index.js';
 import { decideAdmission, runtimeOf, type ApprovalView } from '../reconcilers/admission.js';
 import type { ServerRecord } from '../reconcilers/server-record.js';
@@ -26,7 +26,7 @@ export interface DiffInput {
   readonly approvals: ApprovalView;
   readonly sessionId: string;
   readonly workspace: string;
-  readonly env: SessionEnv;
+  readonly env: SessionEnvironment;
 }
 
 export function diffReload(input: DiffInput): DiffLine[] {

@@ -33,6 +33,9 @@ import {
   type McpServer,
   type McpServerConfig,
   type SessionEnv,
+  type SessionEnvironment,
+  agentEnvironment,
+  daemonEnvironment,
 } from '../api/index.js';
 import {
   approvalLookup,
@@ -114,8 +117,9 @@ export interface SessionOptions {
   readonly id?: string;
   readonly workspace: string;
   /**
-   * The environment `${VAR}` in configs expands in: the agent's (sent by `mcpctl serve`), else
-   * the daemon's own. Never shown; `envLabel` says whose it is.
+   * The environment `${VAR}` in configs expands in and stdio servers start in (their `env` on
+   * top): the agent's (sent by `mcpctl serve`), else the daemon's own (`process.env`). Never
+   * shown; `envLabel` says whose it is.
    */
   readonly env?: SessionEnv;
   /** Whose environment `env` is, for `get sessions -o wide` ("daemon", "serve pid 4242"). */
@@ -169,7 +173,7 @@ export class Session {
   readonly #workers: Workers<string>;
   readonly #reconciler: ServerReconciler;
   readonly #approvalView: ApprovalView;
-  readonly #env: SessionEnv;
+  readonly #env: SessionEnvironment;
   #lastSourceErrors = '';
   #lastInvalidApprovals = '';
   #started = false;
@@ -186,7 +190,7 @@ export class Session {
     this.workspace = safeRealpath(opts.workspace);
     this.ceiling = opts.ceiling;
     this.mcpConfigPath = opts.mcpConfigPath;
-    this.#env = opts.env ?? process.env;
+    this.#env = opts.env ? agentEnvironment(opts.env) : daemonEnvironment(process.env);
     this.envLabel = opts.envLabel ?? 'daemon';
     this.#now = opts.now ?? Date.now;
     this.events = opts.events ?? new EventRecorder(1000, this.#now);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { agentEnvironment, daemonEnvironment, type SessionEnvironment } from '../api/index.js';
 import {
   createConnector,
   DEFAULT_REMOTE_DISCOVERY_TIMEOUT_MS,
@@ -233,5 +234,48 @@ test(
       remoteErrorIsFatal(new StreamableHTTPError(400, 'Failed to open SSE stream')),
       false,
     );
+  },
+);
+
+test(
+  "a stdio server starts in its session's environment, the pool's marks and its env, nothing else",
+  T,
+  async () => {
+    const marks = { MCPCTL_MARK: 'inside' };
+    const pool = createPool({ drainDelayMs: 0, serverEnv: marks });
+    // Set in this process only: a server of an agent's session must not see it.
+    process.env.CONNECTOR_TEST_DAEMON_ONLY = 'daemon-secret';
+    try {
+      const echo = '--echo-env=PATH,AGENT_ONLY,CONNECTOR_TEST_DAEMON_ONLY,MCPCTL_MARK,OWN';
+      const config = fixtureConfig([echo], { env: { OWN: 'own', AGENT_ONLY: 'overridden' } });
+      const agent = agentEnvironment({ PATH: process.env.PATH ?? '', AGENT_ONLY: 'agent' });
+      const call = async (env: SessionEnvironment, session: string) => {
+        const lease = await pool.acquire(
+          testTicket('fx', config, { env, sessionId: session }),
+          new RecordingHolder(session),
+        );
+        const out = JSON.parse(textOf(await pool.callTool(lease.key, 'echo', {}))) as {
+          pid: number;
+          env: Record<string, string | null>;
+        };
+        return { ...out, key: lease.key };
+      };
+      const inAgent = await call(agent, 's1');
+      assert.deepEqual(inAgent.env, {
+        PATH: process.env.PATH ?? '',
+        AGENT_ONLY: 'overridden',
+        CONNECTOR_TEST_DAEMON_ONLY: null,
+        MCPCTL_MARK: 'inside',
+        OWN: 'own',
+      });
+      const inDaemon = await call(daemonEnvironment(process.env), 's2');
+      assert.equal(inDaemon.env.CONNECTOR_TEST_DAEMON_ONLY, 'daemon-secret');
+      assert.equal(inDaemon.env.MCPCTL_MARK, 'inside');
+      assert.notEqual(inDaemon.key, inAgent.key, 'two environments, two connections');
+      assert.notEqual(inDaemon.pid, inAgent.pid);
+    } finally {
+      delete process.env.CONNECTOR_TEST_DAEMON_ONLY;
+      await pool.close();
+    }
   },
 );

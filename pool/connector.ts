@@ -5,9 +5,11 @@
  * - The transport is the one `transportOf(config)` names: stdio (our process-group transport),
  *   streamable HTTP (`httpUrl`, or `url` with `type: "http"`), SSE (`url`). Remote ones send
  *   the config's `headers` on every request (via `requestInit`).
- * - stdio servers get the daemon's environment plus `env`, and run in `workingDirectoryOf`:
- *   their `cwd` resolved against the session's workspace (`ticket.cwd`), else the workspace
- *   — the very directory their connectionId names.
+ * - stdio servers start in their session's environment (`ticket.env`: the agent's, or the
+ *   daemon's own), then `serverEnv`, then their `env` — never in another agent's, since the
+ *   connectionId names the environment — and run in `workingDirectoryOf`: their `cwd`
+ *   resolved against the session's workspace (`ticket.cwd`), else the workspace — the very
+ *   directory their connectionId names.
  * - The connector honours the pool's signal (see Connector): on abort it closes what it
  *   opened — for stdio the whole process group is gone — before it rejects.
  * - Every failure is a ConnectError naming the server and the phase; a stdio failure carries
@@ -83,6 +85,11 @@ export interface ConnectorOptions {
   readonly traffic?: () => TrafficGuard;
   /** OAuth grants for remote servers; absent: no OAuth (a 401 is a plain failure). */
   readonly oauth?: OAuthManager;
+  /**
+   * Set in every stdio server's environment over its session's: the marks of the mcpctl that
+   * runs it (a `mcpctl serve` started as a server knows it is inside mcpctl).
+   */
+  readonly serverEnv?: Readonly<Record<string, string>>;
 }
 
 const CLIENT_INFO: Implementation = { name: 'mcpctl', version: '0.1.0' };
@@ -140,6 +147,7 @@ async function connectStdio(
   const transport = new GroupStdioTransport({
     command,
     args: config.args ?? [],
+    baseEnv: { ...ticket.env.vars, ...options.serverEnv },
     env: config.env ?? {},
     cwd,
     graceMs: options.graceMs,

@@ -8,8 +8,10 @@
  *   fails, every waiter is rejected with the same error and no entry is left.
  * - The pool decides nothing about admission: it only accepts an AdmissionTicket, and only
  *   for the session the ticket was made for, and only if the ticket's connectionId is the
- *   one of its config and workspace (so a key always describes what runs under it, and
- *   where: sessions of two workspaces never share a stdio process that runs in one of them).
+ *   one of its config, workspace and environment (so a key always describes what runs under
+ *   it, where and with which variables: sessions of two workspaces never share a stdio
+ *   process that runs in one of them, nor two agents' sessions one started in the variables
+ *   of one of them).
  * - Refs are a set of sessions. Who lets go says why (ReleaseReason): when the last ref goes
  *   because the config says stop (`config`), the connection closes at once — a connect in
  *   progress is cancelled — so a removed or refused server's process really ends; when it goes
@@ -103,6 +105,8 @@ export interface PoolOptions {
   readonly trafficLimits?: TrafficLimits;
   /** OAuth grants of remote servers, shared by every connection (default: no OAuth). */
   readonly oauth?: OAuthManager;
+  /** Set in every stdio server's environment, over its session's (see ConnectorOptions). */
+  readonly serverEnv?: Readonly<Record<string, string>>;
 }
 
 export const DEFAULT_DRAIN_DELAY_MS = 30_000;
@@ -176,6 +180,7 @@ export function createPool(options: PoolOptions = {}): Pool {
       onGone: (pid) => recorder?.remove(pid),
       traffic: () => new TrafficGuard(trafficLimits),
       ...(options.oauth ? { oauth: options.oauth } : {}),
+      ...(options.serverEnv ? { serverEnv: options.serverEnv } : {}),
     });
   // After an abort, how long a connector gets to clean up (kill its process) and reject.
   // (The default connector needs at most two graces plus its 3 s reap wait.)
@@ -533,7 +538,7 @@ export function createPool(options: PoolOptions = {}): Pool {
       }
       let expected: string;
       try {
-        expected = connectionIdOf(ticket.name, ticket.config, ticket.cwd);
+        expected = connectionIdOf(ticket.name, ticket.config, ticket.cwd, ticket.env);
       } catch (err) {
         return Promise.reject(new PoolError(`server "${ticket.name}": ${messageOf(err)}`));
       }

@@ -14,8 +14,7 @@
  *   `detached`) are remembered while the server lives (process-tree.ts) and ended on close
  *   too, PID-reuse safe; `onDescendant` hears of each one outside the group, `onGone` of it
  *   once it is gone.
- * - Environment = the daemon's environment + `env` (what users expect: PATH, proxies, HOME);
- *   cwd = `cwd` as given.
+ * - Environment = `baseEnv` (default: this process's own) + `env`; cwd = `cwd` as given.
  * - `close()` ends stdin, waits `graceMs` for the group to leave by itself, sends SIGTERM to
  *   the group, waits `graceMs` again, then sends SIGKILL to the group. It resolves only when
  *   the child has exited and the group is gone (`kill(-pgid, 0)` fails), or, for members
@@ -59,7 +58,9 @@ const POSIX = process.platform !== 'win32';
 export interface GroupStdioTransportOptions {
   readonly command: string;
   readonly args?: readonly string[];
-  /** Added to (and overriding) the daemon's own environment. */
+  /** The environment the child starts from. Default: this process's own. */
+  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Added to (and overriding) `baseEnv`. */
   readonly env?: Readonly<Record<string, string>>;
   readonly cwd?: string;
   /** ms to wait after ending stdin, and again after SIGTERM. Default 1000. */
@@ -154,7 +155,7 @@ export class GroupStdioTransport implements Transport {
       try {
         child = spawn(o.command, [...(o.args ?? [])], {
           cwd: o.cwd,
-          env: { ...process.env, ...o.env },
+          env: { ...(o.baseEnv ?? process.env), ...o.env },
           stdio: ['pipe', 'pipe', 'pipe'],
           detached: POSIX,
           shell: false,

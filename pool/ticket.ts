@@ -5,7 +5,7 @@
  * mints tickets is `reconcilers/admission.ts` (a lint rule forbids `as AdmissionTicket`
  * anywhere else, tests' helpers aside). The approval gate therefore has no second path.
  */
-import type { McpServerConfig } from '../api/index.js';
+import type { McpServerConfig, SessionEnvironment } from '../api/index.js';
 
 declare const admitted: unique symbol;
 
@@ -13,7 +13,10 @@ export interface AdmissionTicket {
   readonly [admitted]: true;
   /** Server name as configured. */
   readonly name: string;
-  /** connectionIdOf(name, config, cwd): where a stdio server runs is part of it. */
+  /**
+   * connectionIdOf(name, config, cwd, env): where a stdio server runs, and in which
+   * environment, are part of it.
+   */
   readonly connectionId: string;
   /** The normalised config the server was admitted with. */
   readonly config: McpServerConfig;
@@ -24,4 +27,6 @@ export interface AdmissionTicket {
    * cwd)`, its `cwd` resolved against this, else this.
    */
   readonly cwd: string;
+  /** The session's environment: a stdio server starts in its variables, plus its `env`. */
+  readonly env: SessionEnvironment;
 }

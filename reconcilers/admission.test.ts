@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   connectionIdOf,
+  daemonEnvironment,
   type ApprovalState,
   type DesiredServer,
   type Gating,
@@ -31,7 +32,7 @@ function ctx(
     },
     sessionId: 's1',
     workspace: '/ws',
-    env: over.env ?? { PATH: process.env.PATH },
+    env: over.env ?? daemonEnvironment({ PATH: process.env.PATH }),
   };
 }
 

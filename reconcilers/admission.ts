@@ -19,7 +19,7 @@ import {
   type DesiredServer,
   type Gating,
   type McpServerConfig,
-  type SessionEnv,
+  type SessionEnvironment,
   syntaxOfScope,
 } from '../api/index.js';
 import type { AdmissionTicket } from '../pool/ticket.js';
@@ -40,8 +40,11 @@ export interface AdmissionContext {
   readonly sessionId: string;
   /** The session's workspace: a stdio server runs there, or in its `cwd` resolved against it. */
   readonly workspace: string;
-  /** The environment `${VAR}` references expand in and `command` is looked up on (its PATH). */
-  readonly env: SessionEnv;
+  /**
+   * The session's environment: what `${VAR}` references expand in, `command` is looked up on
+   * (its PATH), and a stdio server starts in (its `env` on top).
+   */
+  readonly env: SessionEnvironment;
 }
 
 export type AdmittedDecision = {
@@ -90,7 +93,8 @@ export function decideAdmission(server: DesiredServer, ctx: AdmissionContext): A
 /**
  * What an admitted server would run as in this session: its config with the session's variables
  * expanded and `command` found on the session's PATH, and the connectionId of exactly that
- * (DESIGN §5: the id is over the expanded config, so different tokens never share a process).
+ * (DESIGN §5: the id is over the expanded config and, for an agent's session, a digest of the
+ * environment a stdio server starts in, so different tokens or agents never share a process).
  */
 export type Runtime =
   | {
@@ -111,7 +115,7 @@ export function runtimeOf(
   server: DesiredServer,
   ctx: Pick<AdmissionContext, 'env' | 'workspace'>,
 ): Runtime {
-  const expansion = expandServerConfig(server.config, syntaxOfScope(server.scope), ctx.env);
+  const expansion = expandServerConfig(server.config, syntaxOfScope(server.scope), ctx.env.vars);
   if (!expansion.ok) {
     const names = expansion.missing.join(', ');
     return {
@@ -122,12 +126,12 @@ export function runtimeOf(
   }
   let config = expansion.config;
   const command =
-    config.command === undefined ? undefined : resolveCommand(config.command, ctx.env);
+    config.command === undefined ? undefined : resolveCommand(config.command, ctx.env.vars);
   if (command !== undefined && command !== config.command) config = { ...config, command };
   return {
     runnable: true,
     config,
-    connectionId: connectionIdOf(server.name, config, ctx.workspace),
+    connectionId: connectionIdOf(server.name, config, ctx.workspace, ctx.env),
     secrets: [
       ...expansion.substituted,
       ...Object.values(config.env ?? {}),
@@ -165,6 +169,7 @@ export function admit(server: DesiredServer, ctx: AdmissionContext): Admission {
     config: runtime.config,
     sessionId: ctx.sessionId,
     cwd: ctx.workspace,
+    env: ctx.env,
   } as AdmissionTicket; // The one sanctioned mint: every check above has passed.
   return { ...decision, runnable: true, ticket, secrets: runtime.secrets };
 }

@@ -22,7 +22,7 @@ import {
   type Gating,
   type McpServerConfig,
   type ReadyReason,
-  type SessionEnv,
+  type SessionEnvironment,
 } from '../api/index.js';
 import type { Lease, LostCause, Pool, ReleaseReason } from '../pool/types.js';
 import type { AdmissionTicket } from '../pool/ticket.js';
@@ -43,8 +43,8 @@ export interface DesiredView {
 export interface ServerReconcilerDeps extends StatusDeps {
   readonly sessionId: string;
   readonly workspace: string;
-  /** The session's environment: what `${VAR}` in a config expands to. */
-  readonly env: SessionEnv;
+  /** The session's environment: what `${VAR}` in a config expands to, what servers start in. */
+  readonly env: SessionEnvironment;
   desired(): DesiredView;
   readonly approvals: ApprovalView;
   readonly pool: Pool;

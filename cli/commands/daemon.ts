@@ -5,8 +5,10 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { CliError } from '../errors.js';
+import type { SessionEnvSpec } from '../../controller/daemon.js';
+import { CliError, EXIT_USAGE } from '../errors.js';
 import type { GlobalOptions } from '../command-env.js';
+import { readStarterEnv, StarterEnvError } from '../serve/daemon-env.js';
 import { INSIDE_MCPCTL_ENV } from '../serve/inert-port.js';
 import { resolveSocketPath } from '../socket-path.js';
 
@@ -15,6 +17,7 @@ interface DaemonFlags {
   mcpConfig?: string;
   debounceMs: number;
   drainDelayMs?: number;
+  envFromStdin?: boolean;
 }
 
 export function nonNegativeInt(text: string): number {
@@ -63,6 +66,14 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
         'keep a connection nobody uses this long for a re-acquire',
       ).argParser(nonNegativeInt),
     )
+    .addOption(
+      // How `mcpctl serve` hands its (the agent's) environment to the daemon it starts, for
+      // the default session only: see serve/daemon-env.ts.
+      new Option(
+        '--env-from-stdin',
+        "read the default session's environment as JSON from stdin",
+      ).hideHelp(),
+    )
     .action(async (_opts: object, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & DaemonFlags>();
       const workspace = path.resolve(o.workspace ?? process.cwd());
@@ -75,7 +86,18 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
       // Every server this daemon starts inherits it: a `mcpctl serve` entry among them (the
       // agent's own, in a file the daemon watches) then offers nothing instead of proxying
       // mcpctl into itself. A daemon started by serve has it already.
-      process.env[INSIDE_MCPCTL_ENV] ??= `the mcpctl daemon at ${socket}`;
+      const mark = (process.env[INSIDE_MCPCTL_ENV] ??= `the mcpctl daemon at ${socket}`);
+      // Given to every server explicitly: an agent's session does not have it in its variables.
+      const serverEnv = { [INSIDE_MCPCTL_ENV]: mark };
+      let defaultSessionEnv: SessionEnvSpec | undefined;
+      if (o.envFromStdin) {
+        try {
+          defaultSessionEnv = await readStarterEnv(process.stdin);
+        } catch (err) {
+          if (err instanceof StarterEnvError) throw new CliError(err.message, EXIT_USAGE);
+          throw err;
+        }
+      }
       // Loaded here: only the daemon needs the controller, pool and SDK, not every CLI call.
       const { runDaemon } = await import('../daemon-main.js');
       const code = await runDaemon({
@@ -85,6 +107,8 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
         ...(mcpConfigPath ? { mcpConfigPath } : {}),
         debounceMs: o.debounceMs,
         ...(o.drainDelayMs === undefined ? {} : { drainDelayMs: o.drainDelayMs }),
+        ...(defaultSessionEnv ? { defaultSessionEnv } : {}),
+        serverEnv,
       });
       onExit(code);
     });

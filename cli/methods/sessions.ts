@@ -126,9 +126,10 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
 }
 
 /**
- * The opener's environment is the daemon's own (the daemon a serve started inherits that
- * serve's environment): then it joins the daemon's session for the workspace instead of
- * running a second copy of every server beside it.
+ * The opener's environment is the daemon's own (a daemon started by hand in the agent's
+ * shell): then it joins the daemon's session for the workspace instead of running a second
+ * copy of every server beside it. (A daemon started by serve has a minimal environment of its
+ * own; its default session has that serve's, which an equal one joins by the session key.)
  */
 function isDaemonEnv(vars: Readonly<Record<string, string>>): boolean {
   const own = (name: string) => name !== INSIDE_MCPCTL_ENV;

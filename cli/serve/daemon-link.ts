@@ -5,9 +5,12 @@
  * Guarantees:
  * - A daemon that answers is used as it is (whatever workspace it was started for).
  * - Otherwise `mcpctl daemon` is started with serve's workspace, ceiling, --mcp-config and
- *   debounce, detached (its own process group, stdin closed, stdout and stderr
- *   appended to `mcpctl-daemon.log` next to the socket, unref'd): it outlives this process
- *   and never writes to our stdout, which belongs to MCP.
+ *   debounce, detached (its own process group, stdout and stderr appended to
+ *   `mcpctl-daemon.log` next to the socket, unref'd): it outlives this process and never
+ *   writes to our stdout, which belongs to MCP.
+ * - Its process environment is a minimal one (daemon-env.ts), not ours: the daemon serves other
+ *   agents after we are gone. Our environment goes to it on its stdin, once, as its default
+ *   session's (the session we open then joins that one).
  * - Two serves racing to start one end up on the same daemon: the loser's daemon finds the
  *   socket taken and exits, and both keep trying to connect until the winner answers.
  * - Waiting is bounded; the failure says what happened and names the log file, with its last
@@ -21,6 +24,7 @@ import { CliError, errorText } from '../errors.js';
 import type { Socket } from 'node:net';
 import { DaemonUnavailableError, connectSocket } from '../rpc-client.js';
 import { SocketDirError, prepareSocketDir } from '../socket-path.js';
+import { daemonProcessEnv, ownEnv, starterEnvDocument } from './daemon-env.js';
 import { INSIDE_MCPCTL_ENV } from './inert-port.js';
 
 /** The built CLI entry (cli/main.js), relative to this file (cli/serve/daemon-link.js). */
@@ -73,7 +77,15 @@ async function startDaemon(o: DaemonLinkOptions): Promise<Socket> {
     throw err;
   }
   const logFile = daemonLogPath(o.socket);
-  const args = [MAIN, 'daemon', '--socket', o.socket, '--workspace', o.workspace];
+  const args = [
+    MAIN,
+    'daemon',
+    '--socket',
+    o.socket,
+    '--workspace',
+    o.workspace,
+    '--env-from-stdin',
+  ];
   if (o.ceiling) args.push(`--allowed-mcp-server-names=${o.ceiling.join(',')}`);
   if (o.mcpConfigPath !== undefined) args.push('--mcp-config', o.mcpConfigPath);
   if (o.debounceMs !== undefined) args.push('--debounce-ms', String(o.debounceMs));
@@ -83,13 +95,20 @@ async function startDaemon(o: DaemonLinkOptions): Promise<Socket> {
   try {
     const proc = spawn(process.execPath, args, {
       detached: true,
-      stdio: ['ignore', fd, fd],
+      stdio: ['pipe', fd, fd],
       // Not the workspace: a daemon shared by many workspaces must not pin one as its cwd.
       cwd: path.dirname(o.socket),
-      // Its servers inherit this: a `mcpctl serve` among them knows not to proxy mcpctl.
-      env: { ...process.env, [INSIDE_MCPCTL_ENV]: `the mcpctl daemon at ${o.socket}` },
+      // Not ours (see the guarantees). The mark goes to its servers: a `mcpctl serve` among
+      // them knows not to proxy mcpctl.
+      env: {
+        ...daemonProcessEnv(process.env),
+        [INSIDE_MCPCTL_ENV]: `the mcpctl daemon at ${o.socket}`,
+      },
     });
     child.pid = proc.pid;
+    // A daemon that exits before reading (it lost a start race) closes the pipe: not an error.
+    proc.stdin?.on('error', () => undefined);
+    proc.stdin?.end(starterEnvDocument({ label: starterLabel(o.command), vars: ownEnv() }));
     proc.once('error', (err) => (child.exit = `could not be started: ${err.message}`));
     proc.once('exit', (code, signal) => (child.exit = `exited with ${signal ?? `code ${code}`}`));
     proc.unref();
@@ -122,6 +141,11 @@ async function startDaemon(o: DaemonLinkOptions): Promise<Socket> {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Whose environment the default session has: "serve pid 4242", as `get sessions` shows it. */
+function starterLabel(command: string | undefined): string {
+  return `${(command ?? 'mcpctl serve').replace(/^mcpctl /, '')} pid ${process.pid}`;
 }
 
 function tail(file: string): string {

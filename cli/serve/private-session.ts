@@ -12,6 +12,7 @@
 import { Daemon, type DaemonLog } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
 import { homeDirectory } from '../socket-path.js';
+import { INSIDE_MCPCTL_ENV } from './inert-port.js';
 
 export interface PrivateSessionOptions {
   readonly workspace: string;
@@ -30,12 +31,16 @@ export interface PrivateSession {
 }
 
 export async function openPrivateSession(o: PrivateSessionOptions): Promise<PrivateSession> {
+  const mark = process.env[INSIDE_MCPCTL_ENV];
   const core = await Daemon.start({
     workspace: o.workspace,
     home: homeDirectory(),
     ...(o.ceiling ? { ceiling: o.ceiling } : {}),
     ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
     ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
+    // The session is this process's own environment, which has the mark already (run.ts);
+    // said here too, so no server of this controller can miss it.
+    ...(mark === undefined ? {} : { serverEnv: { [INSIDE_MCPCTL_ENV]: mark } }),
     log: stderrLog(o.log),
   });
   return { session: core.defaultSession, core, close: () => core.stop() };

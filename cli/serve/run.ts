@@ -19,6 +19,7 @@
 import type { MetaToolsMode } from '../../gateway/index.js';
 import { VERSION } from '../version.js';
 import { connectOrStartDaemon, daemonLogPath } from './daemon-link.js';
+import { ownEnv } from './daemon-env.js';
 import { INSIDE_MCPCTL_ENV } from './inert-port.js';
 import { runPipe } from './pipe.js';
 
@@ -89,8 +90,9 @@ export async function runServe(o: ServeOptions): Promise<number> {
       workspace: o.workspace,
       ...(o.ceiling ? { ceiling: o.ceiling } : {}),
       ...(o.mcpConfigPath ? { mcpConfig: o.mcpConfigPath } : {}),
-      // The agent's environment: its ${VAR}s are what the config files mean (DESIGN §5).
-      env: agentEnv(),
+      // The agent's environment: its ${VAR}s are what the config files mean, and what its
+      // servers start in (DESIGN §5).
+      env: ownEnv(),
       pid: process.pid,
       metaTools: o.metaTools,
     },
@@ -98,11 +100,4 @@ export async function runServe(o: ServeOptions): Promise<number> {
     stdout: process.stdout,
     log,
   });
-}
-
-/** This process's environment as plain strings (the agent's, inherited by `mcpctl serve`). */
-function agentEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) out[k] = v;
-  return out;
 }

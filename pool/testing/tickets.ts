@@ -6,7 +6,12 @@
  * Guarantee: a minted ticket is exactly what admission would make for that config (the
  * connectionId is computed, not invented), so pool tests exercise the real keying.
  */
-import { connectionIdOf, type McpServerConfig } from '../../api/index.js';
+import {
+  connectionIdOf,
+  daemonEnvironment,
+  type McpServerConfig,
+  type SessionEnvironment,
+} from '../../api/index.js';
 import type { AdmissionTicket } from '../ticket.js';
 
 export interface TestTicketOptions {
@@ -14,6 +19,8 @@ export interface TestTicketOptions {
   readonly sessionId?: string;
   /** Default workspace for stdio servers. Default process.cwd(). */
   readonly cwd?: string;
+  /** Default: this process's own environment (as a daemon's own session has it). */
+  readonly env?: SessionEnvironment;
 }
 
 export function testTicket(
@@ -22,12 +29,14 @@ export function testTicket(
   options: TestTicketOptions = {},
 ): AdmissionTicket {
   const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? daemonEnvironment(process.env);
   const ticket = {
     name,
-    connectionId: connectionIdOf(name, config, cwd),
+    connectionId: connectionIdOf(name, config, cwd, env),
     config,
     sessionId: options.sessionId ?? 's1',
     cwd,
+    env,
   };
   // The cast is the point: the brand cannot be written as a literal, and only tests (here) and
   // reconcilers/admission.ts may claim that a config was admitted.

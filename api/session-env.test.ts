@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { agentEnvironment, daemonEnvironment, environmentDigest } from './session-env.js';
+
+describe('session environments', { timeout: 10_000 }, () => {
+  it('digests the set variables, whatever their order', () => {
+    assert.match(environmentDigest({ A: '1' }), /^[0-9a-f]{64}$/);
+    assert.equal(environmentDigest({ A: '1', B: '2' }), environmentDigest({ B: '2', A: '1' }));
+    assert.equal(environmentDigest({ A: '1', U: undefined }), environmentDigest({ A: '1' }));
+    assert.notEqual(environmentDigest({ A: '1' }), environmentDigest({ A: '2' }));
+    assert.notEqual(environmentDigest({ A: '1' }), environmentDigest({ A: '1', B: '' }));
+    // Name and value are delimited: moving text from one to the other is another environment.
+    assert.notEqual(environmentDigest({ AB: 'c' }), environmentDigest({ A: 'Bc' }));
+  });
+
+  it("an agent's environment is a frozen copy that inherits nothing", () => {
+    const sent: Record<string, string | undefined> = { PATH: '/bin', T: 'x', GONE: undefined };
+    const env = agentEnvironment(sent);
+    assert.equal(env.kind, 'agent');
+    sent.T = 'changed';
+    assert.deepEqual({ ...env.vars }, { PATH: '/bin', T: 'x' });
+    assert.ok(Object.isFrozen(env.vars));
+    assert.equal(Object.getPrototypeOf(env.vars), null);
+    assert.equal((env.vars as Record<string, unknown>).constructor, undefined);
+    assert.equal(env.kind === 'agent' && env.digest, environmentDigest({ PATH: '/bin', T: 'x' }));
+  });
+
+  it("the daemon's own environment is taken as it is", () => {
+    const env = daemonEnvironment(process.env);
+    assert.equal(env.kind, 'daemon');
+    assert.equal(env.vars, process.env);
+  });
+});
