@@ -163,6 +163,7 @@ export function admit(server: DesiredServer, ctx: AdmissionContext): Admission {
     name: server.name,
     connectionId: runtime.connectionId,
     config: runtime.config,
+    scope: server.scope,
     sessionId: ctx.sessionId,
     cwd: ctx.workspace,
   } as AdmissionTicket; // The one sanctioned mint: every check above has passed.

@@ -6,7 +6,7 @@
  * Guarantee: a minted ticket is exactly what admission would make for that config (the
  * connectionId is computed, not invented), so pool tests exercise the real keying.
  */
-import { connectionIdOf, type McpServerConfig } from '../../api/index.js';
+import { connectionIdOf, type McpServerConfig, type Scope } from '../../api/index.js';
 import type { AdmissionTicket } from '../ticket.js';
 
 export interface TestTicketOptions {
@@ -14,6 +14,8 @@ export interface TestTicketOptions {
   readonly sessionId?: string;
   /** Default workspace for stdio servers. Default process.cwd(). */
   readonly cwd?: string;
+  /** Where the config came from. Default "user". */
+  readonly scope?: Scope;
 }
 
 export function testTicket(
@@ -26,6 +28,7 @@ export function testTicket(
     name,
     connectionId: connectionIdOf(name, config, cwd),
     config,
+    scope: options.scope ?? 'user',
     sessionId: options.sessionId ?? 's1',
     cwd,
   };
