@@ -169,3 +169,44 @@ export function literalPartOf(text: string, syntax: ExpansionSyntax): string {
   if (syntax === 'none') return text;
   return text.replace(syntax === 'settings' ? SETTINGS_REF : CLAUDE_REF, '');
 }
+
+/** The names of the variables `text` refers to in `syntax`, each once, in order. */
+export function referenceNames(text: string, syntax: ExpansionSyntax): string[] {
+  const names: string[] = [];
+  replaceReferences(text, syntax, (_match, name) => {
+    if (!names.includes(name)) names.push(name);
+    return '';
+  });
+  return names;
+}
+
+/** `text` with every reference of `syntax` replaced by what `by` returns for it. */
+export function replaceReferences(
+  text: string,
+  syntax: ExpansionSyntax,
+  by: (match: string, name: string) => string,
+): string {
+  if (syntax === 'none' || !text.includes('$')) return text;
+  if (syntax === 'settings')
+    return text.replace(
+      SETTINGS_REF,
+      (match, bare: string | undefined, braced: string | undefined) =>
+        by(match, (bare ?? braced) as string),
+    );
+  return text.replace(CLAUDE_REF, (match, name: string) => by(match, name));
+}
+
+/** The fields of a server a `.mcp.json` (Claude syntax) expands; the others are plain text. */
+const CLAUDE_FIELDS: ReadonlySet<string> = new Set([
+  'command',
+  'args',
+  'env',
+  'url',
+  'httpUrl',
+  'headers',
+]);
+
+/** How `field` of a server written in `syntax` is expanded (`none`: taken as written). */
+export function syntaxOfField(syntax: ExpansionSyntax, field: string): ExpansionSyntax {
+  return syntax === 'claude' && !CLAUDE_FIELDS.has(field) ? 'none' : syntax;
+}

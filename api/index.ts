@@ -12,3 +12,4 @@ export * from './redact.js';
 export * from './env-expansion.js';
 export * from './session-env.js';
 export * from './oauth.js';
+export * from './disclosure.js';

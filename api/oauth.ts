@@ -9,9 +9,17 @@
  *   not when the config already sends its own `Authorization` header.
  * - A stored grant is keyed by the server's URL and the client id; tokens are never part of
  *   the connectionId (a refresh changes nothing that runs).
+ * - Endpoints a repository's file configures (project and workspace scope) are the
+ *   repository's word, not the user's: the target says so (`endpointAuthority: 'metadata'`),
+ *   and pool/ then uses them only where the authorization server's own metadata agrees.
  */
 import type { McpServerConfig } from './schema.js';
+import { isGatedScope, type Scope } from './scope.js';
 import { urlOf } from './transport.js';
+
+/** The `oauth` fields that name an endpoint mcpctl sends requests to. */
+export const OAUTH_ENDPOINT_FIELDS = ['authorizationUrl', 'tokenUrl', 'registrationUrl'] as const;
+export type OAuthEndpointField = (typeof OAUTH_ENDPOINT_FIELDS)[number];
 
 /** The `oauth` block, typed. Every field is optional: discovery fills in what is missing. */
 export interface OAuthSettings {
@@ -25,17 +33,27 @@ export interface OAuthSettings {
   readonly redirectUri?: string;
 }
 
+/**
+ * Whose word a target's configured endpoints are. `config`: the user's own file (user, system,
+ * `--mcp-config`, the session's): used as written. `metadata`: a repository's file (project,
+ * workspace): an endpoint is used only when the authorization server's own published metadata
+ * names the same origin for it, since the user approved the server, not where its codes go.
+ */
+export type EndpointAuthority = 'config' | 'metadata';
+
 /** OAuth for this server: the server URL (the store's key) and its settings, or undefined. */
 export interface OAuthTarget {
   readonly serverUrl: string;
   readonly settings: OAuthSettings;
+  readonly endpointAuthority: EndpointAuthority;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const strs = (v: unknown): string[] | undefined =>
   Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : undefined;
 
-export function oauthTargetOf(config: McpServerConfig): OAuthTarget | undefined {
+/** `scope`: where the config came from (it decides `endpointAuthority`). */
+export function oauthTargetOf(config: McpServerConfig, scope: Scope): OAuthTarget | undefined {
   const serverUrl = urlOf(config);
   if (serverUrl === undefined || config.command !== undefined) return undefined;
   const block: Record<string, unknown> = config.oauth ?? {};
@@ -54,7 +72,7 @@ export function oauthTargetOf(config: McpServerConfig): OAuthTarget | undefined 
     audiences: strs(block.audiences),
     redirectUri: str(block.redirectUri),
   };
-  return { serverUrl, settings };
+  return { serverUrl, settings, endpointAuthority: isGatedScope(scope) ? 'metadata' : 'config' };
 }
 
 /** Values of a config's `oauth` block that must never be shown (the client secret). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { REDACTED, redact, redactUrl, scrubUrl } from './redact.js';
+import { REDACTED, hostOfUrl, redact, redactUrl, scrubUrl } from './redact.js';
 import type { McpServerConfig } from './schema.js';
 
 describe('redact', { timeout: 10_000 }, () => {
@@ -90,5 +90,53 @@ describe('redactUrl / scrubUrl', { timeout: 10_000 }, () => {
       /fetch https:\/\/<redacted>@mcp\.test\/mcp\?token=<redacted>&x=<redacted>#<redacted> failed/,
     );
     assert.match(out, /retry via https:\/\/<redacted>@other\.test\//);
+  });
+});
+
+describe('the file text of a URL (references shown, literals hidden)', { timeout: 10_000 }, () => {
+  it('shows a part that is only references, in the syntax of its file', () => {
+    const cases: Array<[string, 'settings' | 'claude' | 'none', string]> = [
+      ['https://h.test/mcp?k=${KEY}&t=lit', 'claude', 'https://h.test/mcp?k=${KEY}&t=<redacted>'],
+      ['https://h.test/mcp?k=$KEY', 'settings', 'https://h.test/mcp?k=$KEY'],
+      // `$KEY` is text in a .mcp.json: a literal value.
+      ['https://h.test/mcp?k=$KEY', 'claude', 'https://h.test/mcp?k=<redacted>'],
+      ['https://h.test/mcp?k=pre${KEY}', 'claude', 'https://h.test/mcp?k=<redacted>'],
+      ['https://${U}:${P}@h.test/', 'claude', 'https://${U}:${P}@h.test/'],
+      ['https://${U}:pw@h.test/', 'claude', 'https://<redacted>@h.test/'],
+      ['https://${HOST}/v/${V}#${F}', 'claude', 'https://${HOST}/v/${V}#${F}'],
+      ['${MCP_URL}', 'claude', '${MCP_URL}'],
+      ['https://h.test/mcp?k=${KEY}', 'none', 'https://h.test/mcp?k=<redacted>'],
+      ['https://h.test/mcp?mcpctlref0z=${KEY}', 'claude', 'https://h.test/mcp?mcpctlref0z=${KEY}'],
+    ];
+    for (const [url, syntax, shown] of cases) assert.equal(redactUrl(url, syntax), shown, url);
+  });
+
+  it('names the host a URL reaches as the file writes it', () => {
+    assert.equal(hostOfUrl('http://127.0.0.1:8080/mcp?k=${K}', 'claude'), '127.0.0.1:8080');
+    assert.equal(hostOfUrl('https://${HOST}/mcp', 'claude'), '${HOST}');
+    assert.equal(hostOfUrl('${URL}', 'claude'), undefined);
+    assert.equal(hostOfUrl('not a url', 'claude'), undefined);
+  });
+
+  it('redact() shows oauth endpoints and a referenced secret, hides a literal one', () => {
+    const spec: McpServerConfig = {
+      httpUrl: 'https://a.test/mcp?key=${KEY}',
+      oauth: {
+        clientSecret: '${CORP_SECRET}',
+        tokenUrl: 'https://other.test/token?x=lit',
+        registrationUrl: 42,
+      },
+    };
+    assert.deepEqual(redact(spec, 'settings'), {
+      httpUrl: 'https://a.test/mcp?key=${KEY}',
+      oauth: {
+        clientSecret: '${CORP_SECRET}',
+        tokenUrl: 'https://other.test/token?x=<redacted>',
+        registrationUrl: REDACTED,
+      },
+    });
+    // A .mcp.json does not expand `oauth`: there `${CORP_SECRET}` is the literal secret.
+    assert.equal(redact(spec, 'claude').oauth?.clientSecret, REDACTED);
+    assert.equal(redact(spec, 'claude').httpUrl, 'https://a.test/mcp?key=${KEY}');
   });
 });

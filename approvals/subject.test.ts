@@ -20,19 +20,34 @@ describe('approval subject', () => {
     const subject = subjectOf(server);
     assert.equal(subject.hash, approvalHashFor(server.config));
     const summary = summaryOf(subject);
-    assert.deepEqual(summary.args, ['s.js', 'a b']);
-    assert.deepEqual(summary.secretKeys, ['TOKEN', 'Authorization']);
+    assert.deepEqual(summary.disclosure.fields, [
+      ['command', '"node"'],
+      ['args', '["s.js","a b"]'],
+    ]);
+    assert.deepEqual(summary.disclosure.sends, [
+      'passes a value written in the file to the command (env "TOKEN", hidden)',
+    ]);
     const text = JSON.stringify(summary) + summaryLine(summary);
     assert.doesNotMatch(text, /hunter2|sekrit/);
     assert.equal(summaryLine(summary), `command "node" args ["s.js","a b"] (hash ${subject.hash})`);
   });
 
-  it('a URL server is summarised by its URL', () => {
+  it('a URL server is summarised by its URL, as the file writes it, never a literal secret', () => {
     const summary = summaryOf(
-      subjectOf({ ...server, config: { httpUrl: 'https://example.test/mcp' } }),
+      subjectOf({
+        ...server,
+        config: {
+          httpUrl: 'https://example.test/mcp?k=${KEY}&t=literal-tok',
+          headers: { Authorization: 'Bearer sekrit' },
+          oauth: { enabled: false },
+        },
+      }),
     );
-    assert.equal(summary.url, 'https://example.test/mcp');
-    assert.equal(summary.command, undefined);
+    assert.equal(
+      summaryLine(summary),
+      `url "https://example.test/mcp?k=\${KEY}&t=<redacted>" (hash ${summary.hash})`,
+    );
+    assert.doesNotMatch(JSON.stringify(summary), /literal-tok|sekrit/);
   });
 
   it('a --hash pin matches only a long enough hex prefix of the current hash', () => {

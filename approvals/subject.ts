@@ -5,16 +5,18 @@
  * Guarantees:
  * - A subject is taken from one desired server at one moment; its `hash` is that config's
  *   approval hash, so a decision made with it is about exactly what was shown.
- * - A summary carries what a person needs to recognise the config (command, args, cwd or URL,
- *   the hash) and the *names* of env variables and headers, never their values.
+ * - A summary carries what a person needs to recognise the config and judge it (command, args,
+ *   cwd, or the URL and OAuth endpoints; which variables go where; the hash), as its file
+ *   writes it: `${VAR}` text and variable names, never a value (api/disclosure.ts).
  * - A hash prefix (`--hash`) matches only when it is at least MIN_HASH_PREFIX hex digits and
  *   a prefix of the current hash; a server has one current config, so a long enough prefix is
  *   never ambiguous. Case is ignored.
  */
 import {
   approvalHashFor,
-  urlOf,
+  disclosureOf,
   type ApprovalHash,
+  type Disclosure,
   type DesiredServer,
   type McpServerConfig,
   type Scope,
@@ -38,47 +40,36 @@ export function subjectOf(server: DesiredServer): ApprovalSubject {
   };
 }
 
-/** A config as a person checks it before deciding; no secret values. */
+/**
+ * A config as a person checks it before deciding: what it runs or contacts and what it sends
+ * where, as the file writes it (`api/disclosure.ts`, the one description every surface shows).
+ * No secret values.
+ */
 export interface SubjectSummary {
   readonly name: string;
   readonly scope: Scope;
   readonly source: string;
   readonly hash: string;
-  readonly command?: string;
-  readonly args?: readonly string[];
-  readonly cwd?: string;
-  readonly url?: string;
-  /** Names of env variables and headers; their values never leave the daemon. */
-  readonly secretKeys: readonly string[];
+  readonly disclosure: Disclosure;
 }
 
 export function summaryOf(subject: ApprovalSubject): SubjectSummary {
-  const c = subject.config;
-  const url = urlOf(c);
   return {
     name: subject.name,
     scope: subject.scope,
     source: subject.source,
     hash: subject.hash,
-    ...(c.command !== undefined ? { command: c.command, args: [...(c.args ?? [])] } : {}),
-    ...(c.cwd !== undefined ? { cwd: c.cwd } : {}),
-    ...(c.command === undefined && url !== undefined ? { url } : {}),
-    secretKeys: [...Object.keys(c.env ?? {}), ...Object.keys(c.headers ?? {})],
+    disclosure: disclosureOf(subject.config, subject.scope),
   };
 }
 
 /**
- * One line naming what would run: `command "node" args ["s.js"] (hash 64hex)`. Every value is
- * JSON-quoted, so spaces, quotes and control characters cannot make it read as something else.
+ * One line naming what would run: `command "node" args ["s.js"] (hash 64hex)`, or the URL and
+ * OAuth endpoints. Every value is JSON-quoted, so spaces, quotes and control characters cannot
+ * make it read as something else.
  */
 export function summaryLine(summary: SubjectSummary): string {
-  const parts: string[] = [];
-  if (summary.command !== undefined) {
-    parts.push(`command ${JSON.stringify(summary.command)}`);
-    parts.push(`args ${JSON.stringify(summary.args ?? [])}`);
-  }
-  if (summary.cwd !== undefined) parts.push(`cwd ${JSON.stringify(summary.cwd)}`);
-  if (summary.url !== undefined) parts.push(`url ${JSON.stringify(summary.url)}`);
+  const parts = summary.disclosure.fields.map(([label, value]) => `${label} ${value}`);
   return `${parts.join(' ')} (hash ${summary.hash})`;
 }
 

@@ -2,7 +2,13 @@
  * The list and object shapes `-o json` prints (DESIGN §6), shared by the daemon (which builds
  * them) and the CLI (which prints them), so both sides agree by construction.
  */
-import { API_VERSION, type Condition, type McpServer, type McpServerList } from '../api/index.js';
+import {
+  API_VERSION,
+  type Condition,
+  type Disclosure,
+  type McpServer,
+  type McpServerList,
+} from '../api/index.js';
 import type { McpEvent } from '../controller/event-recorder.js';
 import type { SubjectSummary } from '../controller/session.js';
 
@@ -87,6 +93,11 @@ export interface ConnectionList {
 /** What `describe server` needs in one round trip. */
 export interface ServerDescription {
   server: McpServer;
+  /**
+   * What its config runs or contacts and sends where, as the file writes it: the description
+   * the approval question and `approve` show too (api/disclosure.ts).
+   */
+  disclosure: Disclosure;
   /** Last stderr lines; filled only when the server is not Ready. */
   stderr: string[];
   /** Events about `server/NAME`, oldest first. */

@@ -344,7 +344,7 @@ export class Session {
     });
     if (!admission.admitted || !admission.runnable)
       throw new ServerUnavailableError(this.why(name));
-    const target = oauthTargetOf(admission.ticket.config);
+    const target = oauthTargetOf(admission.ticket.config, admission.ticket.scope);
     if (!target)
       throw new ServerUnavailableError({
         name,

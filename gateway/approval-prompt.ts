@@ -10,8 +10,12 @@
  * - The question carries the approval hash of the config it shows, and the answer decides
  *   about that config only: when the config changed while the dialog was open, the answer
  *   decides nothing and the user is asked about the new config.
+ * - The question shows what the config runs (command, args, cwd) or contacts (URL, OAuth
+ *   endpoints) and which variables it sends where, exactly as `mcpctl approve` and `describe`
+ *   show it (api/disclosure.ts): `${VAR}` text and names, never a value.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { disclosureLines } from '../api/index.js';
 import type { ApprovalRequest, DecideOutcome, Decision, SessionPort } from './session-port.js';
 
 const DECISIONS: readonly Decision[] = ['approve', 'approve-session', 'reject'];
@@ -77,14 +81,14 @@ async function askForApproval(
   request: ApprovalRequest,
   timeout: number,
 ): Promise<DecideOutcome | undefined> {
-  const env = request.envKeys.length
-    ? `\nenv/headers: ${request.envKeys.join(', ')} (values hidden)`
-    : '';
   const result = await server.elicitInput(
     {
-      message:
-        `The ${request.scope} config ${request.source} asks to start the MCP server "${request.name}":\n` +
-        `${request.target}${env}\nconfig hash: ${request.hash.slice(0, 12)}\nAllow it to run?`,
+      message: [
+        `The ${request.scope} config ${JSON.stringify(request.source)} asks to start the MCP server ${JSON.stringify(request.name)}:`,
+        ...disclosureLines(request.disclosure),
+        `config hash: ${request.hash.slice(0, 12)}`,
+        'Allow it to run?',
+      ].join('\n'),
       requestedSchema: {
         type: 'object',
         properties: {

@@ -237,7 +237,7 @@ describe('serve bridge: a config swapped while the user is asked', T, () => {
         try {
           h.write(h.files.project, { mcpServers: { p: shown } });
           await until('the question about the shown config', () => questions.length === 1);
-          assert.match(questions[0] ?? '', /mem shown/);
+          assert.match(questions[0] ?? '', /args: +\["shown"\]/);
           h.write(h.files.project, { mcpServers: { p: swapped } });
           await until(
             'the session to see the swapped config',
@@ -245,7 +245,7 @@ describe('serve bridge: a config swapped while the user is asked', T, () => {
           );
           answerFirst({ action: 'accept', content: { decision } });
           await until('a question about the swapped config', () => questions.length === 2);
-          assert.match(questions[1] ?? '', /mem swapped/);
+          assert.match(questions[1] ?? '', /args: +\["swapped"\]/);
           await c.session.settled();
           assert.equal(condition(c.session.get('p'), 'Admitted'), 'False/PendingApproval');
           assert.deepEqual((await c.client.listTools()).tools, []);

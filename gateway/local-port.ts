@@ -12,7 +12,7 @@
  * recorded once per session, however many agent connections report it.
  */
 import type { DesiredServer } from '../api/index.js';
-import { approvalHashFor, asApprovalHash, redactUrl, urlOf } from '../api/index.js';
+import { approvalHashFor, asApprovalHash, disclosureOf } from '../api/index.js';
 import type {
   AgentAttachments,
   SessionAgent,
@@ -30,16 +30,12 @@ import type {
 } from './session-port.js';
 
 export function approvalRequestOf(server: DesiredServer): ApprovalRequest {
-  const c = server.config;
-  const target =
-    c.command !== undefined ? [c.command, ...(c.args ?? [])].join(' ') : redactUrl(urlOf(c) ?? '');
   return {
     name: server.name,
     scope: server.scope,
     source: server.source,
-    target,
-    envKeys: [...Object.keys(c.env ?? {}), ...Object.keys(c.headers ?? {})],
-    hash: approvalHashFor(c),
+    disclosure: disclosureOf(server.config, server.scope),
+    hash: approvalHashFor(server.config),
   };
 }
 

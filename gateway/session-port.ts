@@ -3,7 +3,7 @@
  * or in the daemon behind the socket. Both implementations keep the same semantics.
  */
 import type { Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Scope } from '../api/index.js';
+import type { Disclosure, Scope } from '../api/index.js';
 import type {
   AgentAttachments,
   SessionAgent,
@@ -27,10 +27,11 @@ export interface ApprovalRequest {
   readonly name: string;
   readonly scope: string;
   readonly source: string;
-  /** `command args…` or the URL. */
-  readonly target: string;
-  /** Names of env variables and headers (values never leave the daemon). */
-  readonly envKeys: readonly string[];
+  /**
+   * What the config runs or contacts and sends where, as its file writes it: the description
+   * `mcpctl approve` and `describe` show too (api/disclosure.ts). No secret values.
+   */
+  readonly disclosure: Disclosure;
   /** Approval hash of the config shown: the answer decides about this config only. */
   readonly hash: string;
 }

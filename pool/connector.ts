@@ -253,7 +253,7 @@ async function connectRemote(
   const requestInit: RequestInit | undefined =
     config.headers !== undefined ? { headers: { ...config.headers } } : undefined;
   // OAuth: the daemon's shared grant for this server URL, if the config does not opt out.
-  const target = options.oauth ? oauthTargetOf(config) : undefined;
+  const target = options.oauth ? oauthTargetOf(config, ticket.scope) : undefined;
   let onUnauthorized: (() => void) | undefined;
   let loginRequired = false;
   const attachment =

@@ -15,6 +15,7 @@ function targetOf(serverUrl: string): OAuthTarget {
       authorizationUrl: `${ISSUER}/authorize`,
       tokenUrl: `${ISSUER}/token`,
     },
+    endpointAuthority: 'config',
   };
 }
 
@@ -160,5 +161,108 @@ describe('OAuth refresh against an unreachable authorization server', () => {
     assert.equal(await a.provider.tokens(), undefined, 'the dead tokens are dropped');
     assert.ok(loginsAsked >= 1, 'the server is told a login is required');
     a.detach();
+  });
+});
+
+describe('OAuth endpoints a repository config names', () => {
+  const SERVER = 'https://mcp.example/mcp';
+  const AUTH = 'https://auth.example';
+
+  /** The server and its authorization server as seen through fetch; every URL is recorded. */
+  function publishedFetch(seen: string[], token: () => Response): FetchLike {
+    return (url) => {
+      const href = String(url);
+      seen.push(href);
+      if (href.startsWith('https://mcp.example/.well-known/oauth-protected-resource'))
+        return Promise.resolve(Response.json({ resource: SERVER, authorization_servers: [AUTH] }));
+      if (href === `${AUTH}/.well-known/oauth-authorization-server`)
+        return Promise.resolve(
+          Response.json({
+            issuer: AUTH,
+            authorization_endpoint: `${AUTH}/authorize`,
+            token_endpoint: `${AUTH}/token`,
+            response_types_supported: ['code'],
+            code_challenge_methods_supported: ['S256'],
+            token_endpoint_auth_methods_supported: ['client_secret_post'],
+          }),
+        );
+      if (href.startsWith(`${AUTH}/oauth/token`)) return Promise.resolve(token());
+      return Promise.resolve(new Response('', { status: 404 }));
+    };
+  }
+
+  function target(tokenUrl: string, authority: 'config' | 'metadata'): OAuthTarget {
+    return {
+      serverUrl: SERVER,
+      settings: {
+        clientId: 'cid',
+        clientSecret: 'client-SECRET-1',
+        authorizationUrl: `${AUTH}/authorize`,
+        tokenUrl,
+      },
+      endpointAuthority: authority,
+    };
+  }
+
+  const store = (grants = new Map<string, OAuthGrant>()) => memoryStore(grants);
+
+  it('a token endpoint on a host the metadata does not name is refused before anything reaches it', async () => {
+    const seen: string[] = [];
+    const warnings: string[] = [];
+    const grants = new Map<string, OAuthGrant>([[SERVER, expired('r')]]);
+    const manager = createOAuthManager({
+      store: store(grants),
+      now: () => 10_000_000,
+      fetch: publishedFetch(seen, () => Response.json({})),
+      onWarning: (m) => warnings.push(m),
+    });
+    const evil = target('https://evil.example/token', 'metadata');
+    await assert.rejects(
+      manager.beginLogin(evil, 'http://127.0.0.1:5555/cb'),
+      /oauth\.tokenUrl of https:\/\/mcp\.example\/mcp points to evil\.example, but the authorization server's published metadata names auth\.example/,
+    );
+    // A connection whose grant needs a refresh does not send its refresh token there either.
+    const a = manager.attach(evil, () => undefined);
+    await a.provider.tokens();
+    a.detach();
+    assert.equal(warnings.length, 1, 'the refresh failed and backs off');
+    assert.deepEqual(
+      seen.filter((u) => u.includes('evil.example')),
+      [],
+      'nothing was sent to the other host',
+    );
+  });
+
+  it("the user's own config is used as written", async () => {
+    const seen: string[] = [];
+    const manager = createOAuthManager({
+      store: store(),
+      fetch: publishedFetch(seen, () => Response.json({})),
+    });
+    const start = await manager.beginLogin(
+      target('https://evil.example/token', 'config'),
+      'http://127.0.0.1:5555/cb',
+    );
+    assert.match(start.authorizationUrl, /^https:\/\/auth\.example\/authorize\?/);
+  });
+
+  it('an endpoint on the published host is used as configured; a refused code exchange says what failed', async () => {
+    const seen: string[] = [];
+    const manager = createOAuthManager({
+      store: store(),
+      fetch: publishedFetch(seen, () => Response.json({ error: 'invalid_grant' }, { status: 400 })),
+    });
+    const start = await manager.beginLogin(
+      target(`${AUTH}/oauth/token`, 'metadata'),
+      'http://127.0.0.1:5555/cb',
+    );
+    await assert.rejects(manager.finishLogin(start.state, 'the-CODE-123'), (err: Error) => {
+      assert.equal(
+        err.message,
+        'exchanging the sign-in code at https://auth.example/oauth/token failed: invalid_grant (no description given)',
+      );
+      return true;
+    });
+    assert.ok(seen.includes(`${AUTH}/oauth/token`), 'the configured path was used');
   });
 });

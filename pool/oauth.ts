@@ -19,24 +19,36 @@
  *   (`invalid_grant`) asks for a login.
  * - `oauth.audiences` is sent as Qwen/Gemini send it: `audience` (space-joined) on the
  *   authorization URL and on every token request.
+ * - Configured endpoints (`oauth.authorizationUrl`, `tokenUrl`, `registrationUrl`) of the
+ *   user's own config are used as written. Those of a repository's config (project, workspace
+ *   scope: `endpointAuthority: 'metadata'`) are first checked against the metadata the server
+ *   and its authorization server publish: one whose origin is not the one that metadata names
+ *   for it is refused (OAuthEndpointError, naming the field and both hosts) before any request
+ *   of the login, refresh or connection reaches it, so no code, verifier, token or client
+ *   secret is sent there.
+ * - A failed login always says what failed: the step, the endpoint, and the server's error
+ *   code or the error's name when it gave no description.
  * - No token or client secret is ever put in an error message or a warning.
  */
 import { randomBytes } from 'node:crypto';
 import {
   auth,
+  discoverOAuthServerInfo,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
+  type OAuthServerInfo,
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   OAuthClientInformationFullSchema,
   OAuthTokensSchema,
+  type AuthorizationServerMetadata,
   type OAuthClientInformationMixed,
   type OAuthClientMetadata,
   type OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { OAuthGrant, OAuthGrantStore, OAuthTarget } from '../api/index.js';
-import { redactUrl, scrubSecrets } from '../api/index.js';
+import type { OAuthEndpointField, OAuthGrant, OAuthGrantStore, OAuthTarget } from '../api/index.js';
+import { OAUTH_ENDPOINT_FIELDS, redactUrl, scrubSecrets } from '../api/index.js';
 import { addAudience, audienceFetch } from './oauth-audience.js';
 import { RefreshBackoff } from './refresh-backoff.js';
 
@@ -74,6 +86,52 @@ export class LoginStateError extends Error {
     super(message);
     this.name = 'LoginStateError';
   }
+}
+
+/**
+ * A repository's config names an OAuth endpoint that the authorization server's own metadata
+ * does not: refused before anything is sent to it.
+ */
+export class OAuthEndpointError extends Error {
+  constructor(
+    readonly field: OAuthEndpointField,
+    configured: string,
+    published: string | undefined,
+    serverUrl: string,
+  ) {
+    super(
+      `oauth.${field} of ${redactUrl(serverUrl)} points to ${hostOf(configured)}, but the authorization server's published metadata names ${published === undefined ? 'no such endpoint' : hostOf(published)}; a project or workspace config may not send OAuth codes or secrets to another host. Remove oauth.${field} (discovery finds the endpoint), or move the server to your user settings if you trust that host`,
+    );
+    this.name = 'OAuthEndpointError';
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host || redactUrl(url);
+  } catch {
+    return redactUrl(url);
+  }
+}
+
+function originOf(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why an OAuth step failed, never empty: the OAuth error code or the error's name, and its text. */
+function reasonOf(err: unknown): string {
+  if (!(err instanceof Error)) return String(err) || 'an unknown error';
+  const code = (err as { errorCode?: unknown }).errorCode;
+  const head = typeof code === 'string' && code !== '' ? code : err.name || 'Error';
+  if (err.message === '') return `${head} (no description given)`;
+  return err instanceof OAuthEndpointError || err.message.includes(head)
+    ? err.message
+    : `${head}: ${err.message}`;
 }
 
 export interface LoginStart {
@@ -173,11 +231,88 @@ function configuredDiscovery(target: OAuthTarget): OAuthDiscoveryState | undefin
   };
 }
 
+type Endpoints = Partial<Record<OAuthEndpointField, string>>;
+
+function configuredEndpoints(target: OAuthTarget): Endpoints {
+  const out: Endpoints = {};
+  for (const field of OAUTH_ENDPOINT_FIELDS) {
+    const url = target.settings[field];
+    if (url) out[field] = url;
+  }
+  return out;
+}
+
+/** The endpoints an authorization server publishes (or the SDK's defaults where it publishes none). */
+function publishedEndpoints(info: OAuthServerInfo): Endpoints {
+  const m = info.authorizationServerMetadata;
+  const at = (path: string): string => new URL(path, info.authorizationServerUrl).href;
+  return {
+    authorizationUrl: m ? m.authorization_endpoint : at('/authorize'),
+    tokenUrl: m ? m.token_endpoint : at('/token'),
+    registrationUrl: m ? m.registration_endpoint : at('/register'),
+  };
+}
+
+/**
+ * The discovery state a target's auth starts from: undefined (the SDK discovers) when nothing is
+ * configured; the configured endpoints alone when the user's config names both the
+ * authorization and token URL; else the discovered metadata with the configured endpoints in
+ * place — for a repository's config only where their origin is the one the metadata names.
+ */
+async function discoveryFor(
+  target: OAuthTarget,
+  fetchFn: FetchLike,
+): Promise<OAuthDiscoveryState | undefined> {
+  const configured = configuredEndpoints(target);
+  if (Object.keys(configured).length === 0) return undefined;
+  if (target.endpointAuthority === 'config') {
+    const fixed = configuredDiscovery(target);
+    if (fixed) return fixed;
+  }
+  let info: OAuthServerInfo;
+  try {
+    info = await discoverOAuthServerInfo(target.serverUrl, { fetchFn });
+  } catch (err) {
+    throw new Error(
+      `could not read the OAuth metadata of ${redactUrl(target.serverUrl)} (needed to use the configured oauth endpoints): ${reasonOf(err)}`,
+    );
+  }
+  const published = publishedEndpoints(info);
+  if (target.endpointAuthority === 'metadata')
+    for (const field of OAUTH_ENDPOINT_FIELDS) {
+      const mine = configured[field];
+      if (mine !== undefined && originOf(mine) !== originOf(published[field]))
+        throw new OAuthEndpointError(field, mine, published[field], target.serverUrl);
+    }
+  const base: AuthorizationServerMetadata = info.authorizationServerMetadata ?? {
+    issuer: info.authorizationServerUrl,
+    authorization_endpoint: published.authorizationUrl ?? '',
+    token_endpoint: published.tokenUrl ?? '',
+    registration_endpoint: published.registrationUrl,
+    response_types_supported: ['code'],
+    code_challenge_methods_supported: ['S256'],
+  };
+  return {
+    ...info,
+    authorizationServerMetadata: {
+      ...base,
+      ...(configured.authorizationUrl
+        ? { authorization_endpoint: configured.authorizationUrl }
+        : {}),
+      ...(configured.tokenUrl ? { token_endpoint: configured.tokenUrl } : {}),
+      ...(configured.registrationUrl ? { registration_endpoint: configured.registrationUrl } : {}),
+    },
+  };
+}
+
 /** The grant of one (server URL, client id), shared by every connection to it. */
 class Credential {
   grant: OAuthGrant | undefined;
   loaded = false;
+  /** Where auth starts from; read through `discoveryState()`, which settles it first. */
   discovery: OAuthDiscoveryState | undefined;
+  #settling: Promise<void> | undefined;
+  #settled = false;
   refreshing: Promise<void> | undefined;
   readonly listeners = new Set<() => void>();
   /** Every request for this grant goes through it (it adds the configured `audience`). */
@@ -190,9 +325,39 @@ class Credential {
     private readonly now: () => number,
     baseFetch: FetchLike,
   ) {
-    this.discovery = configuredDiscovery(target);
     this.fetch = audienceFetch(target.settings, baseFetch);
     this.backoff = new RefreshBackoff(now);
+  }
+
+  /**
+   * The discovery state, settled once (single-flight) before the first auth step uses it: no
+   * request of a login, refresh or connection goes to a configured endpoint before this checked
+   * it. A failed check is not kept: the next step checks again.
+   */
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    if (!this.#settled) {
+      this.#settling ??= discoveryFor(this.target, this.fetch)
+        .then((state) => {
+          this.discovery = state;
+          this.#settled = true;
+        })
+        .finally(() => {
+          this.#settling = undefined;
+        });
+      await this.#settling;
+    }
+    return this.discovery;
+  }
+
+  resetDiscovery(): void {
+    this.discovery = undefined;
+    this.#settled = false;
+  }
+
+  /** The token endpoint auth uses, for messages (hidden parts redacted). */
+  tokenEndpoint(): string {
+    const url = this.discovery?.authorizationServerMetadata?.token_endpoint;
+    return url === undefined ? 'the token endpoint' : redactUrl(url);
   }
 
   async load(): Promise<void> {
@@ -441,18 +606,23 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
       invalidateCredentials: async (scope) => {
         // invalid_grant: the refresh token is dead; the user must log in again.
         if (scope === 'tokens' || scope === 'all') await c.dropTokens();
-        if (scope === 'discovery' || scope === 'all') c.discovery = configuredDiscovery(c.target);
+        if (scope === 'discovery' || scope === 'all') c.resetDiscovery();
       },
       saveDiscoveryState: (state) => {
         c.discovery = state;
       },
-      discoveryState: () => c.discovery,
+      discoveryState: () => c.discoveryState(),
     };
   }
 
   function bearerOf(init: RequestInit | undefined): string | undefined {
     const header = new Headers(init?.headers).get('authorization');
     return header?.toLowerCase().startsWith('bearer ') ? header.slice(7) : undefined;
+  }
+
+  /** A login step's failure, saying which step and why; no token, code or secret in it. */
+  function loginFailed(step: string, err: unknown, c: Credential, more: string[] = []): Error {
+    return new Error(scrubSecrets(`${step}: ${reasonOf(err)}`, [...c.secrets(), ...more]));
   }
 
   function pruneLogins(): void {
@@ -500,11 +670,16 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
       const login: PendingLogin = { state, expiresAt: now() + LOGIN_TTL_MS, credential: c };
       const provider = providerOf(c, { kind: 'login', redirectUrl: redirectUri, login });
       login.provider = provider;
-      const result = await auth(provider, {
-        serverUrl: target.serverUrl,
-        scope: scopeOf(target),
-        fetchFn: c.fetch,
-      });
+      let result;
+      try {
+        result = await auth(provider, {
+          serverUrl: target.serverUrl,
+          scope: scopeOf(target),
+          fetchFn: c.fetch,
+        });
+      } catch (err) {
+        throw loginFailed(`starting the sign-in to ${redactUrl(target.serverUrl)} failed`, err, c);
+      }
       if (result !== 'REDIRECT' || login.authorizationUrl === undefined)
         throw new Error(
           `the authorization server of ${redactUrl(target.serverUrl)} did not ask for a login`,
@@ -522,12 +697,20 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
         );
       logins.delete(state); // once: a replayed redirect finds nothing
       const c = login.credential;
-      const result = await auth(login.provider, {
-        serverUrl: c.target.serverUrl,
-        authorizationCode: code,
-        scope: scopeOf(c.target),
-        fetchFn: c.fetch,
-      });
+      let result;
+      try {
+        result = await auth(login.provider, {
+          serverUrl: c.target.serverUrl,
+          authorizationCode: code,
+          scope: scopeOf(c.target),
+          fetchFn: c.fetch,
+        });
+      } catch (err) {
+        throw loginFailed(`exchanging the sign-in code at ${c.tokenEndpoint()} failed`, err, c, [
+          code,
+          login.verifier ?? '',
+        ]);
+      }
       if (result !== 'AUTHORIZED')
         throw new LoginRequiredError(c.target.serverUrl, 'the login was not accepted');
       return c.target;

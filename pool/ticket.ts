@@ -5,7 +5,7 @@
  * mints tickets is `reconcilers/admission.ts` (a lint rule forbids `as AdmissionTicket`
  * anywhere else, tests' helpers aside). The approval gate therefore has no second path.
  */
-import type { McpServerConfig, SessionEnvironment } from '../api/index.js';
+import type { McpServerConfig, Scope, SessionEnvironment } from '../api/index.js';
 
 declare const admitted: unique symbol;
 
@@ -20,6 +20,11 @@ export interface AdmissionTicket {
   readonly connectionId: string;
   /** The normalised config the server was admitted with. */
   readonly config: McpServerConfig;
+  /**
+   * Where that config came from: endpoints a repository's file names (project, workspace) are
+   * not the user's word, so OAuth checks them against the server's metadata (api/oauth.ts).
+   */
+  readonly scope: Scope;
   /** The session the admission decision was made for. */
   readonly sessionId: string;
   /**

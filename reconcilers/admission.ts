@@ -167,6 +167,7 @@ export function admit(server: DesiredServer, ctx: AdmissionContext): Admission {
     name: server.name,
     connectionId: runtime.connectionId,
     config: runtime.config,
+    scope: server.scope,
     sessionId: ctx.sessionId,
     cwd: ctx.workspace,
     env: ctx.env,

@@ -7,14 +7,15 @@
  *   since the user looked) or the prefix is too short, nothing is decided, exit 1, and the
  *   message says what the current config and its hash are.
  * - Without `--hash` the daemon decides about the current config and answers with exactly the
- *   config it decided about, read in the same step, which is what is printed: command and
- *   args (or URL), cwd, the names of env variables and headers (never their values) and the
- *   full hash.
+ *   config it decided about, read in the same step, which is what is printed: the same
+ *   disclosure the agent's question and `describe` show (command, args and cwd, or the URL
+ *   and OAuth endpoints, as the file writes them; which variables go where, never a value)
+ *   and the full hash.
  * - A server that needs no approval, or an unknown name, fails with exit 1 and says why (with
  *   the closest names).
  */
 import type { Command } from 'commander';
-import { findCondition } from '../../api/index.js';
+import { disclosureLines, findCondition } from '../../api/index.js';
 import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
 import type { DecisionResult, McpServer, SubjectSummary } from '../resources.js';
 
@@ -70,17 +71,15 @@ function state(server: McpServer): string {
   return `Ready=${ready?.status ?? 'Unknown'}${ready?.reason ? ` ${ready.reason}` : ''}`;
 }
 
-/** The decided config, one field a line; values JSON-quoted so nothing can pass for another. */
+/**
+ * The decided config: its source, what it runs or contacts and sends where (the disclosure every
+ * surface shows, values JSON-quoted so nothing can pass for another), and its hash.
+ */
 function configLines(config: SubjectSummary): string {
-  const lines = [`  source:  ${config.scope} ${JSON.stringify(config.source)}`];
-  if (config.command !== undefined) {
-    lines.push(`  command: ${JSON.stringify(config.command)}`);
-    lines.push(`  args:    ${JSON.stringify(config.args ?? [])}`);
-  }
-  if (config.cwd !== undefined) lines.push(`  cwd:     ${JSON.stringify(config.cwd)}`);
-  if (config.url !== undefined) lines.push(`  url:     ${JSON.stringify(config.url)}`);
-  if (config.secretKeys.length > 0)
-    lines.push(`  secrets: ${JSON.stringify(config.secretKeys)} (values hidden)`);
-  lines.push(`  hash:    ${config.hash}`);
-  return `${lines.join('\n')}\n`;
+  const lines = [
+    `source: ${config.scope} ${JSON.stringify(config.source)}`,
+    ...disclosureLines(config.disclosure),
+    `hash:   ${config.hash}`,
+  ];
+  return `${lines.map((l) => `  ${l}`).join('\n')}\n`;
 }

@@ -9,7 +9,7 @@
  *   to start an authorization-code login with PKCE, prints the URL (and opens a browser when
  *   one exists, unless --no-browser), takes exactly one redirect with the right `state`, hands
  *   the code to the daemon on the same connection, and exits 0 once the server is Ready —
- *   else 1 with why. The listener is closed on every path.
+ *   else 1 with why (never an empty message). The listener is closed on every path.
  * - logout: the daemon forgets the tokens; the server is disconnected in every session and
  *   shows Ready=False Unauthorized.
  * - Nothing printed holds a token, a code or a client secret.
@@ -70,6 +70,19 @@ function startingDaemon(env: CommandEnv, io: Io): CommandEnv {
   return { ...env, connect };
 }
 
+/** A failure of `login` always says what failed: an empty message gets one. */
+async function saysWhatFailed<T>(name: string, run: Promise<T>): Promise<T> {
+  try {
+    return await run;
+  } catch (err) {
+    if (err instanceof Error && err.message.trim() === '')
+      throw new CliError(
+        `login for ${name} failed without a reason (${err.name}); see mcpctl describe server ${name}`,
+      );
+    throw err;
+  }
+}
+
 export function registerLogin(program: Command, io: Io): void {
   program
     .command('login')
@@ -83,43 +96,46 @@ export function registerLogin(program: Command, io: Io): void {
       if (timeoutMs === undefined || timeoutMs <= 0 || timeoutMs > 2 ** 31 - 1)
         throw new UsageError(`--timeout ${opts.timeout} is not a duration like 90s or 5m`);
       const env = startingDaemon(commandEnv(opts, io), io);
-      const answer = await withSession(env, async (client) => {
-        const plan = await client.call<{ redirectUri: string | null }>('oauth.loginPlan', {
-          ...env.selector,
-          name,
-        });
-        let listener;
-        try {
-          listener = await listenForRedirect(plan.redirectUri ?? undefined);
-        } catch (err) {
-          throw new CliError(err instanceof Error ? err.message : String(err));
-        }
-        try {
-          const start = await client.call<{ authorizationUrl: string; state: string }>(
-            'oauth.loginStart',
-            { ...env.selector, name, redirectUri: listener.redirectUri },
-          );
-          io.out(`Sign in to ${name} in your browser:\n  ${start.authorizationUrl}\n`);
-          io.out(`Waiting for the redirect to ${listener.redirectUri} ...\n`);
-          if (opts.browser) openBrowser(start.authorizationUrl);
-          let code: string;
-          try {
-            code = await listener.waitForCode(start.state, timeoutMs);
-          } catch (err) {
-            throw new CliError(
-              `login for ${name} failed: ${err instanceof Error ? err.message : String(err)}`,
-            );
-          }
-          return await client.call<WhyAnswer>('oauth.loginFinish', {
+      const answer = await saysWhatFailed(
+        name,
+        withSession(env, async (client) => {
+          const plan = await client.call<{ redirectUri: string | null }>('oauth.loginPlan', {
             ...env.selector,
             name,
-            state: start.state,
-            code,
           });
-        } finally {
-          await listener.close();
-        }
-      });
+          let listener;
+          try {
+            listener = await listenForRedirect(plan.redirectUri ?? undefined);
+          } catch (err) {
+            throw new CliError(err instanceof Error ? err.message : String(err));
+          }
+          try {
+            const start = await client.call<{ authorizationUrl: string; state: string }>(
+              'oauth.loginStart',
+              { ...env.selector, name, redirectUri: listener.redirectUri },
+            );
+            io.out(`Sign in to ${name} in your browser:\n  ${start.authorizationUrl}\n`);
+            io.out(`Waiting for the redirect to ${listener.redirectUri} ...\n`);
+            if (opts.browser) openBrowser(start.authorizationUrl);
+            let code: string;
+            try {
+              code = await listener.waitForCode(start.state, timeoutMs);
+            } catch (err) {
+              throw new CliError(
+                `login for ${name} failed: ${err instanceof Error ? err.message : String(err)}`,
+              );
+            }
+            return await client.call<WhyAnswer>('oauth.loginFinish', {
+              ...env.selector,
+              name,
+              state: start.state,
+              code,
+            });
+          } finally {
+            await listener.close();
+          }
+        }),
+      );
       if (answer.reason !== 'Available')
         throw new CliError(
           `signed in, but server/${name} is not ready: ${answer.message}; ${answer.action}`,

@@ -5,7 +5,8 @@
  * Guarantees: a login is for a server the selected session admits and runs (a gated server is
  * never contacted before approval); the answer never holds a token or a client secret (only
  * the authorization URL, which carries the PKCE challenge and `state`, both public by design);
- * `oauth.loginFinish` answers after every session settled, with the server's `why` answer.
+ * `oauth.loginFinish` answers after every session settled, with the server's `why` answer; a
+ * failure's message is never empty.
  */
 import { z } from 'zod';
 import type { WhyAnswer } from '../../controller/session.js';
@@ -30,7 +31,14 @@ function failed(err: unknown): RpcError {
   const name = err instanceof Error ? err.name : '';
   // Domain errors are mapped by the server; the SDK's OAuth errors say what went wrong.
   if (name === 'ServerUnavailableError' || name === 'UnknownServerError') throw err;
-  return new RpcError(RpcCodes.Failed, err instanceof Error ? err.message : String(err));
+  const message = err instanceof Error ? err.message : String(err);
+  // Never an empty answer: the user must learn what failed.
+  return new RpcError(
+    RpcCodes.Failed,
+    message.trim() !== ''
+      ? message
+      : `the OAuth step failed (${err instanceof Error ? err.name : typeof err}, no description)`,
+  );
 }
 
 export function oauthMethods(ctx: MethodContext): MethodTable {

@@ -8,7 +8,7 @@
  * current one, and answer with exactly the config they decided about (no secret values).
  */
 import { z } from 'zod';
-import { findCondition } from '../../api/index.js';
+import { disclosureOf, findCondition } from '../../api/index.js';
 import { UnknownServerError, summaryOf, type Session } from '../../controller/session.js';
 import type { WhyAnswer } from '../../controller/session.js';
 import {
@@ -51,8 +51,12 @@ export function serverMethods(ctx: MethodContext): MethodTable {
         const session = await selectSession(ctx, p, call);
         const server = mustGet(session, p.name, { showSecrets: p.showSecrets ?? false });
         const ready = findCondition(server.status.conditions, 'Ready')?.status === 'True';
+        const desired = session.desired().servers[p.name];
         return {
           server,
+          disclosure: desired
+            ? disclosureOf(desired.config, desired.scope)
+            : { fields: [], sends: [], warnings: [] },
           stderr: ready ? [] : session.stderrTail(p.name).slice(-STDERR_LINES),
           events: session.eventList().filter((e) => e.involvedObject === `server/${p.name}`),
         };

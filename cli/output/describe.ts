@@ -1,9 +1,15 @@
 /**
  * `mcpctl describe server NAME`, in kubectl's describe layout: labelled fields, the spec as
- * indented YAML (already redacted by the daemon unless --show-secrets), a Conditions table,
+ * indented YAML (already redacted by the daemon unless --show-secrets), what it contacts and
+ * sends where (the disclosure the approval question and `approve` show), a Conditions table,
  * the last stderr lines when the server is not Ready, and an Events table or `Events: <none>`.
  */
-import { ANNOTATION_SCOPE, ANNOTATION_SOURCE, findCondition } from '../../api/index.js';
+import {
+  ANNOTATION_SCOPE,
+  ANNOTATION_SOURCE,
+  disclosureLines,
+  findCondition,
+} from '../../api/index.js';
 import type { McpEvent, ServerDescription } from '../resources.js';
 import { ageOf } from './age.js';
 import { escapeField, yaml } from './escape.js';
@@ -50,6 +56,11 @@ export function describeServer(d: ServerDescription, now: number, style: Style):
     ]),
   );
   out.push(`${style.bold('Spec:')}\n${indent(yaml(s.spec).trimEnd())}`);
+  const disclosure = disclosureLines(d.disclosure);
+  if (disclosure.length > 0)
+    out.push(
+      `${style.bold('Contacts and sends:')}\n${indent(disclosure.map(escapeField).join('\n'))}`,
+    );
   out.push(
     `${style.bold('Status:')}\n` +
       fields(

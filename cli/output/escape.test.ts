@@ -97,7 +97,12 @@ describe('human printers escape every value', { timeout: 10_000 }, () => {
       formatList(list, serverPrinter, 'wide', { now: 0, style: plain }).stdout,
       formatList(list, serverPrinter, 'name', { now: 0, style: plain }).stdout,
       describeServer(
-        { server: list.items[0], stderr: NASTY, events: [] },
+        {
+          server: list.items[0],
+          disclosure: { fields: [['command', OSC52]], sends: NASTY, warnings: [CLEAR] },
+          stderr: NASTY,
+          events: [],
+        },
         0,
         styleFor({ isTTY: true }, {}),
       ),

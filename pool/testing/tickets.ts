@@ -10,6 +10,7 @@ import {
   connectionIdOf,
   daemonEnvironment,
   type McpServerConfig,
+  type Scope,
   type SessionEnvironment,
 } from '../../api/index.js';
 import type { AdmissionTicket } from '../ticket.js';
@@ -21,6 +22,8 @@ export interface TestTicketOptions {
   readonly cwd?: string;
   /** Default: this process's own environment (as a daemon's own session has it). */
   readonly env?: SessionEnvironment;
+  /** Where the config came from. Default "user". */
+  readonly scope?: Scope;
 }
 
 export function testTicket(
@@ -34,6 +37,7 @@ export function testTicket(
     name,
     connectionId: connectionIdOf(name, config, cwd, env),
     config,
+    scope: options.scope ?? 'user',
     sessionId: options.sessionId ?? 's1',
     cwd,
     env,
