@@ -11,3 +11,4 @@ export * from './resource.js';
 export * from './redact.js';
 export * from './env-expansion.js';
 export * from './oauth.js';
+export * from './limits.js';

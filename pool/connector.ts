@@ -138,6 +138,7 @@ async function connectStdio(
   const command = config.command ?? '';
   const cwd = workingDirectoryOf(config, ticket.cwd) ?? ticket.cwd;
   const transport = new GroupStdioTransport({
+    name: ticket.name,
     command,
     args: config.args ?? [],
     env: config.env ?? {},

@@ -34,13 +34,23 @@
  *   daemon a bounded amount of work; lines are never lost or reordered by the pause.
  * - Notifications and requests from the server past the message budget are dropped before
  *   they are validated (answers to our requests always pass).
+ * - A stdout line over the message limit (`maxMessageBytes`, 16 MiB: api/limits.ts) never
+ *   ends the connection and is never held whole: it is dropped as it streams, and what it was
+ *   is learnt from its top-level keys (message-probe.ts). An answer fails exactly its request:
+ *   an error answer for its id (LIMIT_EXCEEDED_CODE, "answer of NAME exceeded the 16 MiB
+ *   message limit") is delivered in its place; a request from the server is answered with an
+ *   error; a notification, or a line whose id cannot be told, is dropped. Each is noted in the
+ *   stderr tail and reported once to the traffic guard's `onOversized` listeners, and each
+ *   costs a token of the guard's small oversized budget, so a stream of them is read slowly.
  */
 import { asJsonRpcMessage } from './jsonrpc-shape.js';
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { LineFramer } from './line-framer.js';
+import { LIMIT_EXCEEDED_CODE, MAX_MESSAGE_BYTES, sizeText } from '../api/index.js';
+import { LineFramer, type DroppedLine } from './line-framer.js';
 import { LineTail } from './line-tail.js';
 import { messageOf } from './errors.js';
 import { groupAlive, signalGroup, waitFor } from './process-group.js';
@@ -57,6 +67,8 @@ import { TrafficGuard } from './traffic.js';
 const POSIX = process.platform !== 'win32';
 
 export interface GroupStdioTransportOptions {
+  /** The server's name, for the errors and notes about its messages (default: the command's). */
+  readonly name?: string;
   readonly command: string;
   readonly args?: readonly string[];
   /** Added to (and overriding) the daemon's own environment. */
@@ -78,6 +90,8 @@ export interface GroupStdioTransportOptions {
   readonly treeScanner?: TreeScanner;
   /** The connection's budgets (default: a guard with the default limits). Closed on close. */
   readonly traffic?: TrafficGuard;
+  /** Largest stdout line taken as a message. Default MAX_MESSAGE_BYTES (tests use less). */
+  readonly maxMessageBytes?: number;
 }
 
 export interface ExitInfo {
@@ -96,7 +110,7 @@ export class GroupStdioTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
   readonly #options: GroupStdioTransportOptions;
-  readonly #framer = new LineFramer();
+  readonly #framer: LineFramer;
   readonly #traffic: TrafficGuard;
   /** Set while reading is paused for the line budget. */
   #resumeTimer: NodeJS.Timeout | undefined;
@@ -118,6 +132,7 @@ export class GroupStdioTransport implements Transport {
     this.#options = options;
     this.#stderr = new LineTail(options.stderrLines ?? 200);
     this.#traffic = options.traffic ?? new TrafficGuard();
+    this.#framer = new LineFramer(options.maxMessageBytes ?? MAX_MESSAGE_BYTES);
   }
 
   /** The connection's budgets and flood report. */
@@ -305,25 +320,19 @@ export class GroupStdioTransport implements Transport {
 
   #onStdout(chunk: Buffer): void {
     if (this.#discardStdout) return;
-    try {
-      this.#framer.append(chunk);
-    } catch (err) {
-      // A line longer than the buffer limit: the stream can no longer be framed.
-      this.onerror?.(err instanceof Error ? err : new Error(messageOf(err)));
-      void this.close();
-      return;
-    }
+    this.#framer.append(chunk);
     this.#readLines();
   }
 
   /** Handles whole lines while the line budget lasts; past it, pauses stdout and comes back. */
   #readLines(): void {
     while (this.#resumeTimer === undefined && !this.#discardStdout && this.#framer.hasLine()) {
-      const wait = this.#traffic.takeLine();
+      const dropped = this.#framer.nextIsDropped();
+      const wait = dropped ? this.#traffic.takeOversizedLine() : this.#traffic.takeLine();
       if (wait > 0) {
         const stdout = this.#child?.stdout;
         stdout?.pause();
-        this.#traffic.throttled(wait);
+        this.#traffic.throttled(wait, dropped ? 'oversized' : 'lines');
         this.#resumeTimer = setTimeout(() => {
           this.#resumeTimer = undefined;
           this.#readLines();
@@ -332,8 +341,54 @@ export class GroupStdioTransport implements Transport {
         return;
       }
       const line = this.#framer.next();
-      if (line !== undefined) this.#onLine(line);
+      if (typeof line === 'string') this.#onLine(line);
+      else if (line !== undefined) this.#onDropped(line);
     }
+  }
+
+  /** A line over the message limit, already dropped: fail what it answers, say so. */
+  #onDropped(line: DroppedLine): void {
+    const limitBytes = this.#framer.maxBytes;
+    const limit = sizeText(limitBytes);
+    const size = sizeText(line.bytes);
+    const method = line.method === undefined ? '' : ` ${JSON.stringify(line.method)}`;
+    let what: string;
+    if (line.kind === 'answer' && line.id !== undefined) {
+      what = `the answer to request ${JSON.stringify(line.id)}, which failed with a size error`;
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        id: line.id,
+        error: {
+          code: LIMIT_EXCEEDED_CODE,
+          message: `answer of ${this.#name} exceeded the ${limit} message limit (${size}); mcpctl dropped it: ask for less at a time`,
+          data: { limitBytes, bytes: line.bytes },
+        },
+      });
+    } else if (line.kind === 'request' && line.id !== undefined) {
+      what = `a request${method}, answered with an error`;
+      // The server would otherwise wait for an answer that cannot come.
+      this.send({
+        jsonrpc: '2.0',
+        id: line.id,
+        error: {
+          code: LIMIT_EXCEEDED_CODE,
+          message: `request of ${size} exceeded mcpctl's ${limit} message limit; it was dropped`,
+        },
+      }).catch(() => undefined);
+    } else if (line.kind === 'notification') {
+      what = `a notification${method}, dropped`;
+    } else {
+      what = 'not an answer to a request of ours, dropped';
+    }
+    this.#stderr.note(
+      `[mcpctl] dropped a stdout line of ${size}, over the ${limit} message limit: ${what}`,
+    );
+    this.#traffic.oversized({ kind: line.kind, bytes: line.bytes, limitBytes });
+  }
+
+  /** The server's name in what we say about it. */
+  get #name(): string {
+    return this.#options.name ?? path.basename(this.#options.command);
   }
 
   #onLine(line: string): void {

@@ -12,7 +12,11 @@
  * - re-lists after list_changed: past the budget the next re-list waits (changes that arrive
  *   meanwhile coalesce into it), so the registry and the agents see a few lists per second;
  * - stdout lines that are not JSON-RPC: each is counted; a few per interval are noted in the
- *   stderr tail (with how many were left out), the rest cost a counter increment.
+ *   stderr tail (with how many were left out), the rest cost a counter increment;
+ * - stdout lines over the message limit (stdio), which are dropped as they stream: each costs
+ *   a line and one token of a small budget of its own (every such line means reading up to
+ *   16 MiB); past it the transport stops reading for a while, like past the line budget.
+ *   `onOversized` listeners hear of each one that was read.
  *
  * Guarantees: a connection is *flooding* from the first time it goes over a limit until a
  * whole `reportIntervalMs` passes without that; `report()` then describes the last interval
@@ -32,6 +36,9 @@ export interface TrafficLimits {
   readonly garbagePerInterval: number;
   /** Non-JSON-RPC stdout lines per interval that are noted in the stderr tail. */
   readonly garbageNotesPerInterval: number;
+  /** stdout lines over the message limit (each read and dropped, up to 16 MiB and more). */
+  readonly oversizedPerSecond: number;
+  readonly oversizedBurst: number;
   readonly reportIntervalMs: number;
 }
 
@@ -48,11 +55,23 @@ export const DEFAULT_TRAFFIC_LIMITS: TrafficLimits = {
   relistBurst: 5,
   garbagePerInterval: 100,
   garbageNotesPerInterval: 5,
+  // An agent may ask for a few too large things at once; a server sending them in a loop
+  // gets one read per 2 s (some 8 MiB/s of dropped bytes), not the pipe's speed.
+  oversizedPerSecond: 0.5,
+  oversizedBurst: 8,
   reportIntervalMs: 10_000,
 };
 
 /** What a connection did over a limit: the words of the Warning event. */
-export type FloodKind = 'messages' | 'garbage' | 'output' | 'list changes';
+export type FloodKind = 'messages' | 'garbage' | 'output' | 'oversized' | 'list changes';
+
+/** A stdout line over the message limit that was dropped: what it was, and how long. */
+export interface OversizedLine {
+  /** `answer`: its request failed with a size error; the others were dropped. */
+  readonly kind: 'answer' | 'request' | 'notification' | 'unknown';
+  readonly bytes: number;
+  readonly limitBytes: number;
+}
 
 export interface FloodReport {
   /** Which limits it went over (stable while its behaviour is: the event's message uses it). */
@@ -65,10 +84,18 @@ interface Counts {
   dropped: number;
   garbage: number;
   throttledMs: number;
+  /** Of which, paused for the oversized budget. */
+  oversizedMs: number;
   deferred: number;
 }
 
-const zero = (): Counts => ({ dropped: 0, garbage: 0, throttledMs: 0, deferred: 0 });
+const zero = (): Counts => ({
+  dropped: 0,
+  garbage: 0,
+  throttledMs: 0,
+  oversizedMs: 0,
+  deferred: 0,
+});
 
 export class TrafficGuard {
   readonly #limits: TrafficLimits;
@@ -76,7 +103,9 @@ export class TrafficGuard {
   readonly #messages: TokenBucket;
   readonly #lines: TokenBucket;
   readonly #relists: TokenBucket;
+  readonly #oversized: TokenBucket;
   readonly #listeners = new Set<() => void>();
+  readonly #oversizedListeners = new Set<(line: OversizedLine) => void>();
   #counts = zero();
   #windowStart: number;
   #report: FloodReport | undefined;
@@ -91,6 +120,7 @@ export class TrafficGuard {
     this.#messages = new TokenBucket(limits.messagesPerSecond, limits.messageBurst, now);
     this.#lines = new TokenBucket(limits.linesPerSecond, limits.lineBurst, now);
     this.#relists = new TokenBucket(limits.relistsPerSecond, limits.relistBurst, now);
+    this.#oversized = new TokenBucket(limits.oversizedPerSecond, limits.oversizedBurst, now);
     this.#windowStart = now();
   }
 
@@ -111,6 +141,36 @@ export class TrafficGuard {
   }
 
   /**
+   * stdio: like takeLine, for a line that was over the message limit: it also takes a token
+   * of the oversized budget (pass the wait to `throttled(ms, 'oversized')`).
+   */
+  takeOversizedLine(): number {
+    const wait = Math.max(this.#lines.msUntilToken(), this.#oversized.msUntilToken());
+    if (wait === 0) {
+      this.#lines.take();
+      this.#oversized.take();
+    }
+    return wait;
+  }
+
+  /** stdio: a line over the message limit was read (and dropped); listeners hear of it. */
+  oversized(line: OversizedLine): void {
+    for (const l of [...this.#oversizedListeners]) {
+      try {
+        l(line);
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
+  }
+
+  /** Hears of every line over the message limit. Returns an unsubscribe. */
+  onOversized(listener: (line: OversizedLine) => void): () => void {
+    this.#oversizedListeners.add(listener);
+    return () => this.#oversizedListeners.delete(listener);
+  }
+
+  /**
    * stdio: the line just read answered a request of ours that was waiting for it, so it does
    * not count (each such request refunds at most once: the caller knows it was pending).
    */
@@ -118,10 +178,11 @@ export class TrafficGuard {
     this.#lines.give();
   }
 
-  /** stdio: reading was paused for `ms` because the line budget ran out. */
-  throttled(ms: number): void {
+  /** stdio: reading was paused for `ms` because the line (or oversized) budget ran out. */
+  throttled(ms: number, budget: 'lines' | 'oversized' = 'lines'): void {
     this.#roll();
-    this.#counts.throttledMs += ms;
+    if (budget === 'oversized') this.#counts.oversizedMs += ms;
+    else this.#counts.throttledMs += ms;
     this.#overLimit();
   }
 
@@ -171,6 +232,7 @@ export class TrafficGuard {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#listeners.clear();
+    this.#oversizedListeners.clear();
   }
 
   /** While calm, counts cover the current interval only: old strays never add up to a flood. */
@@ -212,6 +274,7 @@ export class TrafficGuard {
     return (
       c.dropped > 0 ||
       c.throttledMs > 0 ||
+      c.oversizedMs > 0 ||
       c.deferred > 0 ||
       c.garbage > this.#limits.garbagePerInterval
     );
@@ -241,6 +304,13 @@ export class TrafficGuard {
       kinds.push('output');
       const paused = interval ? ` ${(c.throttledMs / 1000).toFixed(1)} s` : '';
       parts.push(`output over ${l.linesPerSecond} lines/s, reading paused${paused}`);
+    }
+    if (c.oversizedMs > 0) {
+      kinds.push('oversized');
+      const paused = interval ? ` ${(c.oversizedMs / 1000).toFixed(1)} s` : '';
+      parts.push(
+        `messages over the size limit faster than ${l.oversizedPerSecond}/s, reading paused${paused}`,
+      );
     }
     if (c.deferred > 0) {
       kinds.push('list changes');

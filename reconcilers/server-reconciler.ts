@@ -16,6 +16,8 @@
  * - A connection that floods (pool traffic budgets) stays Ready, its Ready message says
  *   `degraded: …` with what it does, and a Warning event `Flooding` names it each time the
  *   pool renews its report (at most once per report interval; equal messages only count up).
+ * - A message over the size limit from a server (the pool dropped it; its request failed) is a
+ *   Warning event `MessageTooLarge` per message, saying what it was; the connection stays Ready.
  */
 import {
   approvalHashOf,
@@ -25,8 +27,10 @@ import {
   type McpServerConfig,
   type ReadyReason,
   type SessionEnv,
+  sizeText,
 } from '../api/index.js';
 import type { Lease, LostCause, Pool, ReleaseReason } from '../pool/types.js';
+import type { OversizedLine } from '../pool/traffic.js';
 import { admit, type ApprovalView } from './admission.js';
 import type { EventSink } from './events.js';
 import type { Registry, RegistryEntry } from './registry.js';
@@ -223,6 +227,7 @@ export class ServerReconciler {
         onLost: (reason, cause) => this.#onLost(name, wanted, reason, cause),
         onListChanged: () => d.enqueue(name),
         onFlooding: () => d.enqueue(name),
+        onOversized: (line) => this.#onOversized(name, wanted, line),
       });
     } catch (err) {
       // The pool's ConnectError carries the server's last stderr lines (describe shows them).
@@ -292,6 +297,13 @@ export class ServerReconciler {
 
   #markReady(rec: ServerRecord, live: LiveConnection, now: number): void {
     const tools = this.#deps.registry.get(rec.name)?.tools.length ?? 0;
+    for (const line of live.oversized?.splice(0) ?? [])
+      this.#deps.events.record(
+        'Warning',
+        'MessageTooLarge',
+        `server/${rec.name}`,
+        oversizedMessage(rec.name, line),
+      );
     const flood = live.lease.flooding?.();
     if (flood && flood.note !== rec.floodNote) {
       // The message names the kinds, not the numbers: a flood that goes on counts up one event.
@@ -397,6 +409,14 @@ export class ServerReconciler {
     this.#deps.enqueue(name);
   }
 
+  /** The pool dropped a message over the size limit: the next pass records it. */
+  #onOversized(name: string, connectionId: string, line: OversizedLine): void {
+    const rec = this.#records.get(name);
+    if (!rec?.live || rec.live.connectionId !== connectionId) return;
+    (rec.live.oversized ??= []).push(line);
+    this.#deps.enqueue(name);
+  }
+
   /** The pool dropped the lease: tools go at once, a retry is scheduled with backoff. */
   #handleLost(rec: ServerRecord, live: LiveConnection, now: number): void {
     const d = this.#deps;
@@ -466,4 +486,16 @@ function entryOf(lease: Lease, config: McpServerConfig): RegistryEntry {
     capabilities: lease.serverCapabilities?.(),
     instructions: lease.instructions?.(),
   };
+}
+
+/** The event of a message over the size limit: per kind, so equal ones count up. */
+function oversizedMessage(name: string, line: OversizedLine): string {
+  const over = `over the ${sizeText(line.limitBytes)} message limit`;
+  const what = {
+    answer: `an answer ${over}: mcpctl dropped it and failed that request with a size error`,
+    request: `a request ${over}: mcpctl dropped it and answered it with an error`,
+    notification: `a notification ${over}: mcpctl dropped it`,
+    unknown: `a stdout line ${over} that answers no request of ours: mcpctl dropped it`,
+  }[line.kind];
+  return `server ${name} sent ${what}; the connection goes on`;
 }
