@@ -22,11 +22,10 @@ test('lines come out whole, one at a time, across chunks and \\r\\n', () => {
 
 test('a line past the limit is dropped in its place, the lines around it kept', () => {
   const f = new LineFramer(10);
-  f.append(Buffer.from('before\n{"id":7,'));
-  f.append(Buffer.from('"result":"0123456789'));
+  assert.equal(f.append(Buffer.from('before\n{"id":7,')), 0);
+  assert.equal(f.append(Buffer.from('"result":"0123456789')), 28, 'what was held goes too');
   assert.deepEqual(drain(f), ['before'], 'the long line is not out before its end');
-  f.append(Buffer.from('abcdef"}\nafter\n'));
-  assert.equal(f.nextIsDropped(), true);
+  assert.equal(f.append(Buffer.from('abcdef"}\nafter\n')), 8);
   assert.deepEqual(drain(f), [{ kind: 'answer', id: 7, bytes: 36 }, 'after']);
   // Whole lines in one chunk: only the long one goes.
   f.append(Buffer.from('a\n{"method":"m","params":"0123456789"}\nb\n'));

@@ -37,7 +37,9 @@ export class LineFramer {
 
   constructor(readonly maxBytes = MAX_MESSAGE_BYTES) {}
 
-  append(chunk: Buffer): void {
+  /** Takes the next bytes; returns how many of them were dropped (of a line past the limit). */
+  append(chunk: Buffer): number {
+    let dropped = 0;
     let start = 0;
     while (start < chunk.length) {
       const newline = chunk.indexOf(10, start);
@@ -46,20 +48,24 @@ export class LineFramer {
         // Past the limit: what was kept of this line goes through the probe, then away.
         const dropping: Dropping = { probe: new MessageProbe(), bytes: 0 };
         for (const piece of this.#partial) this.#drop(dropping, piece);
+        dropped += this.#partialBytes;
         this.#partial = [];
         this.#partialBytes = 0;
         this.#dropping = dropping;
       }
       const piece = chunk.subarray(start, end);
-      if (this.#dropping !== undefined) this.#drop(this.#dropping, piece);
-      else if (newline < 0) {
+      if (this.#dropping !== undefined) {
+        this.#drop(this.#dropping, piece);
+        dropped += piece.length;
+      } else if (newline < 0) {
         this.#partial.push(piece);
         this.#partialBytes += piece.length;
       }
-      if (newline < 0) return;
+      if (newline < 0) break;
       this.#endLine(piece);
       start = newline + 1;
     }
+    return dropped;
   }
 
   /** Bytes held: whole lines not taken yet and the line being received (not a dropped one). */
@@ -74,12 +80,6 @@ export class LineFramer {
 
   hasLine(): boolean {
     return this.#head < this.#lines.length;
-  }
-
-  /** The next line is one that was dropped (so the reader can budget it differently). */
-  nextIsDropped(): boolean {
-    const next = this.#lines[this.#head];
-    return next !== undefined && !Buffer.isBuffer(next);
   }
 
   /** The next whole line (or dropped one), or undefined when none is complete yet. */

@@ -40,8 +40,9 @@
  *   an error answer for its id (LIMIT_EXCEEDED_CODE, "answer of NAME exceeded the 16 MiB
  *   message limit") is delivered in its place; a request from the server is answered with an
  *   error; a notification, or a line whose id cannot be told, is dropped. Each is noted in the
- *   stderr tail and reported once to the traffic guard's `onOversized` listeners, and each
- *   costs a token of the guard's small oversized budget, so a stream of them is read slowly.
+ *   stderr tail and reported once to the traffic guard's `onOversized` listeners; the bytes
+ *   dropped spend the guard's dropped-bytes budget, past which stdout is read later, so a
+ *   stream of such lines (or one endless line) costs a bounded amount of work.
  */
 import { asJsonRpcMessage } from './jsonrpc-shape.js';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -320,30 +321,37 @@ export class GroupStdioTransport implements Transport {
 
   #onStdout(chunk: Buffer): void {
     if (this.#discardStdout) return;
-    this.#framer.append(chunk);
-    this.#readLines();
+    const dropped = this.#framer.append(chunk);
+    // Bytes read only to be dropped cost their own budget: an endless line is read slowly.
+    const wait = dropped > 0 ? this.#traffic.dropBytes(dropped) : 0;
+    if (wait > 0 && this.#resumeTimer === undefined) this.#pause(wait, 'oversized');
+    else this.#readLines();
   }
 
   /** Handles whole lines while the line budget lasts; past it, pauses stdout and comes back. */
   #readLines(): void {
     while (this.#resumeTimer === undefined && !this.#discardStdout && this.#framer.hasLine()) {
-      const dropped = this.#framer.nextIsDropped();
-      const wait = dropped ? this.#traffic.takeOversizedLine() : this.#traffic.takeLine();
+      const wait = this.#traffic.takeLine();
       if (wait > 0) {
-        const stdout = this.#child?.stdout;
-        stdout?.pause();
-        this.#traffic.throttled(wait, dropped ? 'oversized' : 'lines');
-        this.#resumeTimer = setTimeout(() => {
-          this.#resumeTimer = undefined;
-          this.#readLines();
-          if (this.#resumeTimer === undefined && !this.#discardStdout) stdout?.resume();
-        }, wait);
+        this.#pause(wait, 'lines');
         return;
       }
       const line = this.#framer.next();
       if (typeof line === 'string') this.#onLine(line);
       else if (line !== undefined) this.#onDropped(line);
     }
+  }
+
+  /** Stops reading stdout for `ms` (the server's writes block meanwhile), then reads on. */
+  #pause(ms: number, budget: 'lines' | 'oversized'): void {
+    const stdout = this.#child?.stdout;
+    stdout?.pause();
+    this.#traffic.throttled(ms, budget);
+    this.#resumeTimer = setTimeout(() => {
+      this.#resumeTimer = undefined;
+      this.#readLines();
+      if (this.#resumeTimer === undefined && !this.#discardStdout) stdout?.resume();
+    }, ms);
   }
 
   /** A line over the message limit, already dropped: fail what it answers, say so. */

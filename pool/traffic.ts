@@ -13,16 +13,17 @@
  *   meanwhile coalesce into it), so the registry and the agents see a few lists per second;
  * - stdout lines that are not JSON-RPC: each is counted; a few per interval are noted in the
  *   stderr tail (with how many were left out), the rest cost a counter increment;
- * - stdout lines over the message limit (stdio), which are dropped as they stream: each costs
- *   a line and one token of a small budget of its own (every such line means reading up to
- *   16 MiB); past it the transport stops reading for a while, like past the line budget.
- *   `onOversized` listeners hear of each one that was read.
+ * - bytes of stdout lines over the message limit (stdio), which are read only to be dropped
+ *   (and probed for their id): past their byte budget the transport stops reading for a while,
+ *   like past the line budget, so even one endless line costs a bounded amount of work.
+ *   `onOversized` listeners hear of each such line once it ended.
  *
  * Guarantees: a connection is *flooding* from the first time it goes over a limit until a
  * whole `reportIntervalMs` passes without that; `report()` then describes the last interval
  * (what went over, by how much) and `onChange` listeners hear of it at most once per interval
  * plus once when it starts and once when it ends. `close()` stops the one timer.
  */
+import { sizeText } from '../api/index.js';
 import { TokenBucket } from './token-bucket.js';
 
 export interface TrafficLimits {
@@ -36,9 +37,9 @@ export interface TrafficLimits {
   readonly garbagePerInterval: number;
   /** Non-JSON-RPC stdout lines per interval that are noted in the stderr tail. */
   readonly garbageNotesPerInterval: number;
-  /** stdout lines over the message limit (each read and dropped, up to 16 MiB and more). */
-  readonly oversizedPerSecond: number;
-  readonly oversizedBurst: number;
+  /** Bytes of stdout lines over the message limit, read and dropped. */
+  readonly droppedBytesPerSecond: number;
+  readonly droppedBytesBurst: number;
   readonly reportIntervalMs: number;
 }
 
@@ -55,10 +56,12 @@ export const DEFAULT_TRAFFIC_LIMITS: TrafficLimits = {
   relistBurst: 5,
   garbagePerInterval: 100,
   garbageNotesPerInterval: 5,
-  // An agent may ask for a few too large things at once; a server sending them in a loop
-  // gets one read per 2 s (some 8 MiB/s of dropped bytes), not the pipe's speed.
-  oversizedPerSecond: 0.5,
-  oversizedBurst: 8,
+  // An agent may ask for a few too large things at once (a 12 MB file read is a 23 MiB answer
+  // from server-filesystem); a server sending them without end is read at 8 MiB/s, not at the
+  // pipe's speed: the probe's cost then stays under a sixth of a core (text, most of a large
+  // message, is skipped with indexOf; a long array of numbers is its slowest input).
+  droppedBytesPerSecond: 8 * 1024 * 1024,
+  droppedBytesBurst: 128 * 1024 * 1024,
   reportIntervalMs: 10_000,
 };
 
@@ -84,7 +87,7 @@ interface Counts {
   dropped: number;
   garbage: number;
   throttledMs: number;
-  /** Of which, paused for the oversized budget. */
+  /** Reading paused for the dropped-bytes budget. */
   oversizedMs: number;
   deferred: number;
 }
@@ -103,7 +106,7 @@ export class TrafficGuard {
   readonly #messages: TokenBucket;
   readonly #lines: TokenBucket;
   readonly #relists: TokenBucket;
-  readonly #oversized: TokenBucket;
+  readonly #dropped: TokenBucket;
   readonly #listeners = new Set<() => void>();
   readonly #oversizedListeners = new Set<(line: OversizedLine) => void>();
   #counts = zero();
@@ -120,7 +123,7 @@ export class TrafficGuard {
     this.#messages = new TokenBucket(limits.messagesPerSecond, limits.messageBurst, now);
     this.#lines = new TokenBucket(limits.linesPerSecond, limits.lineBurst, now);
     this.#relists = new TokenBucket(limits.relistsPerSecond, limits.relistBurst, now);
-    this.#oversized = new TokenBucket(limits.oversizedPerSecond, limits.oversizedBurst, now);
+    this.#dropped = new TokenBucket(limits.droppedBytesPerSecond, limits.droppedBytesBurst, now);
     this.#windowStart = now();
   }
 
@@ -141,16 +144,12 @@ export class TrafficGuard {
   }
 
   /**
-   * stdio: like takeLine, for a line that was over the message limit: it also takes a token
-   * of the oversized budget (pass the wait to `throttled(ms, 'oversized')`).
+   * stdio: `bytes` of a line over the message limit were read and dropped. Returns the ms to
+   * wait before reading on (0 within the budget; pass the wait to `throttled(ms, 'oversized')`).
    */
-  takeOversizedLine(): number {
-    const wait = Math.max(this.#lines.msUntilToken(), this.#oversized.msUntilToken());
-    if (wait === 0) {
-      this.#lines.take();
-      this.#oversized.take();
-    }
-    return wait;
+  dropBytes(bytes: number): number {
+    this.#dropped.spend(bytes);
+    return this.#dropped.msUntilToken();
   }
 
   /** stdio: a line over the message limit was read (and dropped); listeners hear of it. */
@@ -178,7 +177,7 @@ export class TrafficGuard {
     this.#lines.give();
   }
 
-  /** stdio: reading was paused for `ms` because the line (or oversized) budget ran out. */
+  /** stdio: reading was paused for `ms` because the line (or dropped-bytes) budget ran out. */
   throttled(ms: number, budget: 'lines' | 'oversized' = 'lines'): void {
     this.#roll();
     if (budget === 'oversized') this.#counts.oversizedMs += ms;
@@ -309,7 +308,7 @@ export class TrafficGuard {
       kinds.push('oversized');
       const paused = interval ? ` ${(c.oversizedMs / 1000).toFixed(1)} s` : '';
       parts.push(
-        `messages over the size limit faster than ${l.oversizedPerSecond}/s, reading paused${paused}`,
+        `messages over the size limit past ${sizeText(l.droppedBytesPerSecond)}/s, reading paused${paused}`,
       );
     }
     if (c.deferred > 0) {
