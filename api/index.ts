@@ -13,3 +13,4 @@ export * from './env-expansion.js';
 export * from './session-env.js';
 export * from './oauth.js';
 export * from './disclosure.js';
+export * from './limits.js';

@@ -6,6 +6,10 @@
  * Guarantees:
  * - Framing and its limits stay the socket's (rpc-server.ts): a line past the size limit, or
  *   one that stalls, ends the connection with an error line; nothing here buffers lines.
+ * - What the gateway sends keeps the same size limit (`maxLineBytes`, the one MCP message
+ *   limit: api/limits.ts): an answer past it is replaced by an error answer for its id
+ *   (-32005, naming the limit), so the agent's request fails and the connection goes on; any
+ *   other message past it is not sent (`send` rejects) and is logged.
  * - A line that is not JSON, or not one JSON-RPC message (a batch, a bare value), is answered
  *   with a JSON-RPC error (id null) and dropped; the connection goes on. A second
  *   `gateway.open` (the agent confused its protocols) is answered with an error and the
@@ -23,6 +27,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { HandedOver } from './rpc-server.js';
+import { sizeText } from '../api/limits.js';
 import { JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
 
 /** The handover method whose line opened this connection; valid only as its first line. */
@@ -76,9 +81,27 @@ export class GatewaySocketTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the agent connection is closed'));
     // An answer (result or error) frees its request's place.
-    if (!('method' in message) && 'id' in message && message.id !== undefined)
-      this.#inFlight.delete(message.id);
-    return this.#write(`${JSON.stringify(message)}\n`);
+    const answered =
+      !('method' in message) && 'id' in message && message.id !== undefined
+        ? message.id
+        : undefined;
+    if (answered !== undefined) this.#inFlight.delete(answered);
+    const text = JSON.stringify(message);
+    const max = this.#connection.limits.maxLineBytes;
+    // Cheap first: a string's UTF-8 length is at least its length and at most thrice it.
+    if (text.length > max || (text.length * 3 > max && Buffer.byteLength(text) > max)) {
+      const over = `${sizeText(Buffer.byteLength(text))}, over the ${sizeText(max)} message limit`;
+      if (answered !== undefined)
+        return this.#reply(
+          answered,
+          RpcCodes.LimitExceeded,
+          `the answer to this request is ${over}; mcpctl dropped it: ask for less at a time`,
+        );
+      const what = 'method' in message ? message.method : 'a message';
+      this.#log(`not sent to the agent: ${what} of ${over}`);
+      return Promise.reject(new Error(`${what} of ${over}: not sent`));
+    }
+    return this.#write(`${text}\n`);
   }
 
   close(): Promise<void> {

@@ -9,8 +9,13 @@
  *   message naming the variable, the entry and the fix.
  */
 
+import { MAX_MESSAGE_BYTES } from '../api/limits.js';
+
 export interface RpcLimits {
-  /** Largest message (one line) a client may send. */
+  /**
+   * Largest message (one line) a client may send; on an agent connection, also the largest MCP
+   * message the gateway sends it (api/limits.ts: one limit for every MCP message, either way).
+   */
   readonly maxLineBytes: number;
   /** Bytes of unfinished messages held for all connections together. */
   readonly maxBufferedBytes: number;
@@ -31,7 +36,7 @@ export interface RpcLimits {
 const MiB = 1024 * 1024;
 
 export const DEFAULT_RPC_LIMITS: RpcLimits = Object.freeze({
-  maxLineBytes: 16 * MiB,
+  maxLineBytes: MAX_MESSAGE_BYTES,
   maxBufferedBytes: 64 * MiB,
   idleFrameMs: 30_000,
   maxConnections: 256,

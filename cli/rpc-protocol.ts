@@ -11,6 +11,7 @@
  *   build at all: V8 caps string length) becomes a LimitExceeded error for its id.
  * - Error codes: the JSON-RPC reserved ones, plus mcpctl's own in -32000…-32099.
  */
+import { LIMIT_EXCEEDED_CODE, MAX_MESSAGE_BYTES } from '../api/limits.js';
 
 export const JSONRPC = '2.0';
 
@@ -55,7 +56,7 @@ export const RpcCodes = {
   /** The request is well-formed but cannot be done now (e.g. a workspace that does not exist). */
   Failed: -32004,
   /** The request or its answer passes one of the daemon's limits (PROTOCOL.md, Limits). */
-  LimitExceeded: -32005,
+  LimitExceeded: LIMIT_EXCEEDED_CODE,
 } as const;
 
 /** An error a method handler throws on purpose; its code and message reach the client. */
@@ -133,7 +134,7 @@ export class LineReader {
   #buffered: Buffer[] = [];
   #size = 0;
 
-  constructor(readonly maxLineBytes = 16 * 1024 * 1024) {}
+  constructor(readonly maxLineBytes = MAX_MESSAGE_BYTES) {}
 
   /** Bytes held for the line not finished yet. */
   get bufferedBytes(): number {

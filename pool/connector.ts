@@ -145,6 +145,7 @@ async function connectStdio(
   const command = config.command ?? '';
   const cwd = workingDirectoryOf(config, ticket.cwd) ?? ticket.cwd;
   const transport = new GroupStdioTransport({
+    name: ticket.name,
     command,
     args: config.args ?? [],
     baseEnv: { ...ticket.env.vars, ...options.serverEnv },

@@ -3,54 +3,123 @@
  * stop between two lines and go on later (the transport pauses a server that writes too fast).
  *
  * Guarantees: `\n` ends a line and a `\r` before it is dropped; bytes are decoded as UTF-8 per
- * whole line, so a character split across chunks survives; data that is not yet a whole line,
- * plus lines not taken yet, never exceed `maxBytes` (append throws instead, like the SDK's
- * ReadBuffer, whose 10 MiB default it keeps); the newline search never rescans bytes.
+ * whole line, so a character split across chunks survives; the newline search never rescans
+ * bytes. A line longer than `maxBytes` is never held: once the line being received passes it,
+ * its bytes go through a MessageProbe as they arrive and are dropped, and it comes out, in its
+ * place among the lines, as a DroppedLine (its size and what the probe learnt). So the line
+ * being received costs at most `maxBytes`, whatever the stream; whole lines not taken yet are
+ * what was appended meanwhile (the transport stops reading while any wait).
  */
-export const DEFAULT_MAX_PENDING_BYTES = 10 * 1024 * 1024;
+import { MAX_MESSAGE_BYTES } from '../api/index.js';
+import { MessageProbe, type Probed } from './message-probe.js';
+
+/** A line over the limit, dropped unread: how long it was and what it was (as far as known). */
+export interface DroppedLine extends Probed {
+  /** Its length in bytes (without the newline). */
+  readonly bytes: number;
+}
+
+/** The line being dropped: counted and probed, not kept. */
+interface Dropping {
+  readonly probe: MessageProbe;
+  bytes: number;
+}
 
 export class LineFramer {
-  #buf: Buffer | undefined;
-  /** Bytes of #buf known to hold no newline. */
-  #scanned = 0;
-  /** Index of the next newline once found, else -1. */
-  #newline = -1;
+  /** Whole lines not taken yet (bytes without the newline), and dropped ones, in order. */
+  readonly #lines: Array<Buffer | DroppedLine> = [];
+  /** Index of the next line to take (shifting an array per line would be quadratic). */
+  #head = 0;
+  /** The line being received: its pieces so far and their total length. */
+  #partial: Buffer[] = [];
+  #partialBytes = 0;
+  #dropping: Dropping | undefined;
 
-  constructor(readonly maxBytes = DEFAULT_MAX_PENDING_BYTES) {}
+  constructor(readonly maxBytes = MAX_MESSAGE_BYTES) {}
 
-  append(chunk: Buffer): void {
-    const size = (this.#buf?.length ?? 0) + chunk.length;
-    if (size > this.maxBytes) {
-      this.clear();
-      throw new Error(`a stdout line is longer than ${this.maxBytes} bytes`);
+  /** Takes the next bytes; returns how many of them were dropped (of a line past the limit). */
+  append(chunk: Buffer): number {
+    let dropped = 0;
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(10, start);
+      const end = newline < 0 ? chunk.length : newline;
+      if (this.#dropping === undefined && this.#partialBytes + (end - start) > this.maxBytes) {
+        // Past the limit: what was kept of this line goes through the probe, then away.
+        const dropping: Dropping = { probe: new MessageProbe(), bytes: 0 };
+        for (const piece of this.#partial) this.#drop(dropping, piece);
+        dropped += this.#partialBytes;
+        this.#partial = [];
+        this.#partialBytes = 0;
+        this.#dropping = dropping;
+      }
+      const piece = chunk.subarray(start, end);
+      if (this.#dropping !== undefined) {
+        this.#drop(this.#dropping, piece);
+        dropped += piece.length;
+      } else if (newline < 0) {
+        this.#partial.push(piece);
+        this.#partialBytes += piece.length;
+      }
+      if (newline < 0) break;
+      this.#endLine(piece);
+      start = newline + 1;
     }
-    this.#buf = this.#buf ? Buffer.concat([this.#buf, chunk]) : chunk;
+    return dropped;
+  }
+
+  /** Bytes held: whole lines not taken yet and the line being received (not a dropped one). */
+  get heldBytes(): number {
+    let n = this.#partialBytes;
+    for (let i = this.#head; i < this.#lines.length; i += 1) {
+      const line = this.#lines[i];
+      if (Buffer.isBuffer(line)) n += line.length;
+    }
+    return n;
   }
 
   hasLine(): boolean {
-    if (this.#newline >= 0) return true;
-    if (!this.#buf) return false;
-    this.#newline = this.#buf.indexOf(10, this.#scanned);
-    if (this.#newline < 0) this.#scanned = this.#buf.length;
-    return this.#newline >= 0;
+    return this.#head < this.#lines.length;
   }
 
-  /** The next whole line, or undefined when none is complete yet. */
-  next(): string | undefined {
-    if (!this.hasLine() || !this.#buf) return undefined;
-    const buf = this.#buf;
-    const at = this.#newline;
-    const end = at > 0 && buf[at - 1] === 13 ? at - 1 : at;
-    const line = buf.toString('utf8', 0, end);
-    this.#buf = at + 1 < buf.length ? buf.subarray(at + 1) : undefined;
-    this.#scanned = 0;
-    this.#newline = -1;
-    return line;
+  /** The next whole line (or dropped one), or undefined when none is complete yet. */
+  next(): string | DroppedLine | undefined {
+    const line = this.#lines[this.#head];
+    if (line === undefined) return undefined;
+    this.#head += 1;
+    if (this.#head === this.#lines.length) {
+      this.#lines.length = 0;
+      this.#head = 0;
+    }
+    if (!Buffer.isBuffer(line)) return line;
+    const end = line.length > 0 && line[line.length - 1] === 13 ? line.length - 1 : line.length;
+    return line.toString('utf8', 0, end);
   }
 
   clear(): void {
-    this.#buf = undefined;
-    this.#scanned = 0;
-    this.#newline = -1;
+    this.#lines.length = 0;
+    this.#head = 0;
+    this.#partial = [];
+    this.#partialBytes = 0;
+    this.#dropping = undefined;
+  }
+
+  /** A newline ended the line being received; `last` is its piece in this chunk. */
+  #endLine(last: Buffer): void {
+    const dropping = this.#dropping;
+    if (dropping !== undefined) {
+      this.#dropping = undefined;
+      this.#lines.push({ ...dropping.probe.result(), bytes: dropping.bytes });
+      return;
+    }
+    const line = this.#partial.length === 0 ? last : Buffer.concat([...this.#partial, last]);
+    this.#partial = [];
+    this.#partialBytes = 0;
+    this.#lines.push(line);
+  }
+
+  #drop(dropping: Dropping, piece: Buffer): void {
+    dropping.bytes += piece.length;
+    dropping.probe.push(piece);
   }
 }

@@ -27,6 +27,9 @@
  *   from the server past the budget are dropped, a stdio server's output past its line budget
  *   is read later. While one floods, `lease.flooding()` says how and holders hear
  *   `onFlooding` (at most once per report interval); other connections are not slowed.
+ * - A stdio server's message over the size limit fails only the request it answers (see
+ *   stdio-transport.ts) and holders hear `onOversized` once per such message; the connection
+ *   stays, for every session.
  * - A connection that dies unexpectedly (exit, fatal transport error, close) is marked
  *   failed, removed, closed (process group gone), and then every holder's `onLost(reason)`
  *   is called once. Callbacks that throw are reported, never break the pool.
@@ -379,6 +382,15 @@ export function createPool(options: PoolOptions = {}): Pool {
         if (h.onFlooding) {
           const notify = h.onFlooding.bind(h);
           safeCall(`onFlooding of session ${h.sessionId}`, notify);
+        }
+      }
+    });
+    traffic.onOversized((line) => {
+      if (!isLive(entry)) return;
+      for (const h of [...entry.holders.values()]) {
+        if (h.onOversized) {
+          const notify = h.onOversized.bind(h);
+          safeCall(`onOversized of session ${h.sessionId}`, () => notify(line));
         }
       }
     });

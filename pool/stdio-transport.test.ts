@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { GroupStdioTransport } from './stdio-transport.js';
+import { GroupStdioTransport, type GroupStdioTransportOptions } from './stdio-transport.js';
 import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard } from './traffic.js';
 import {
   alive,
@@ -199,13 +199,18 @@ test('a stdout line that is not JSON-RPC is noted, not fatal', T, async () => {
 });
 
 /** A `node -e` server: `body` runs once, then it waits for stdin to end. */
-function scriptTransport(body: string, traffic?: TrafficGuard): GroupStdioTransport {
+function scriptTransport(
+  body: string,
+  traffic?: TrafficGuard,
+  more: Partial<GroupStdioTransportOptions> = {},
+): GroupStdioTransport {
   const script = `${body}\nprocess.stdin.on('end', () => process.exit(0)); process.stdin.resume();`;
   return new GroupStdioTransport({
     command: process.execPath,
     args: ['-e', script],
     graceMs: 300,
     ...(traffic ? { traffic } : {}),
+    ...more,
   });
 }
 
@@ -335,3 +340,130 @@ test('onSpawn and onGone report the pid', T, async () => {
   }
   assert.deepEqual(gone, [t.pid]);
 });
+
+/** One byte past the 16 MiB message limit, as the text of a JSON string. */
+const OVER_LIMIT = `'x'.repeat(16 * 1024 * 1024 + 1)`;
+
+test(
+  'a line over the message limit fails only the request it answers; the connection stays',
+  { timeout: 60_000 },
+  async () => {
+    // Answers with the id first and last, a notification, then an answer of allowed size.
+    const traffic = new TrafficGuard();
+    const t = scriptTransport(
+      [
+        `const big = ${OVER_LIMIT};`,
+        `process.stdout.write('{"jsonrpc":"2.0","id":1,"result":{"text":"' + big + '"}}\\n');`,
+        `process.stdout.write('{"jsonrpc":"2.0","result":{"text":"' + big + '"},"id":"mcpctl-2"}\\n');`,
+        `process.stdout.write('{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"' + big + '"}}\\n');`,
+        `process.stdout.write('{"jsonrpc":"2.0","id":3,"result":{"text":"' + 'y'.repeat(12 * 1024 * 1024) + '"}}\\n');`,
+      ].join('\n'),
+      traffic,
+      { name: 'big' },
+    );
+    const heard: string[] = [];
+    traffic.onOversized((line) => heard.push(line.kind));
+    const messages: JSONRPCMessage[] = [];
+    const errors: Error[] = [];
+    let closed = false;
+    t.onmessage = (m) => messages.push(m);
+    t.onerror = (e) => errors.push(e);
+    t.onclose = () => (closed = true);
+    try {
+      await t.start();
+      await eventually(() => messages.length === 3 || closed, 40_000);
+      assert.deepEqual(errors, [], 'nothing is reported as a broken connection');
+      assert.equal(closed, false, 'the connection stays');
+      assert.equal(t.exit, undefined, 'the server runs on');
+      const ids = messages.map((m) => ('id' in m ? m.id : undefined));
+      assert.deepEqual(ids, [1, 'mcpctl-2', 3], 'each answer once, in order');
+      for (const m of messages.slice(0, 2)) {
+        const error = (m as { error?: { code: number; message: string } }).error;
+        assert.equal(error?.code, -32005);
+        assert.match(
+          error?.message ?? '',
+          /^answer of big exceeded the 16 MiB message limit \(16\.0 MiB\); mcpctl dropped it/,
+        );
+      }
+      const text = (messages[2] as { result?: { text?: string } }).result?.text;
+      assert.equal(text?.length, 12 * 1024 * 1024, 'the allowed answer arrives whole');
+      assert.match(
+        t.stderrTail().join('\n'),
+        /dropped a stdout line of 16\.0 MiB, over the 16 MiB message limit: a notification "notifications\/message", dropped/,
+      );
+      assert.deepEqual(heard, ['answer', 'answer', 'notification'], 'each reported once');
+      assert.equal(traffic.report(), undefined, 'three of them are no flood');
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+test('a request over the limit from the server is answered with an error', T, async () => {
+  // The server logs what it reads on stdin to stderr, so the tail shows our answer.
+  const t = scriptTransport(
+    [
+      `process.stdin.on('data', (c) => process.stderr.write('got ' + c));`,
+      `process.stdout.write('{"jsonrpc":"2.0","id":"s-1","method":"sampling/createMessage","params":{"x":"' + 'x'.repeat(2000) + '"}}\\n');`,
+    ].join('\n'),
+    undefined,
+    { maxMessageBytes: 1000 },
+  );
+  const messages: JSONRPCMessage[] = [];
+  t.onmessage = (m) => messages.push(m);
+  try {
+    await t.start();
+    const answered = () => t.stderrTail().find((l) => l.startsWith('got '));
+    assert.ok(await eventually(() => answered() !== undefined, 5000), 'an answer');
+    const error = JSON.parse(answered()?.slice(4) ?? '{}') as {
+      id?: unknown;
+      error?: { message?: string };
+    };
+    assert.equal(error.id, 's-1');
+    assert.match(error.error?.message ?? '', /exceeded mcpctl's 1000 B message limit/);
+    assert.deepEqual(messages, [], 'nothing of it reaches the client');
+  } finally {
+    await t.close();
+  }
+});
+
+/** Servers that send more over the limit than the dropped-bytes budget allows. */
+const OVERSIZED_FLOODS: ReadonlyArray<{ name: string; script: string }> = [
+  {
+    name: 'lines over the limit in a loop',
+    script:
+      `const line = '{"jsonrpc":"2.0","method":"n","params":{"x":"' + 'x'.repeat(2000) + '"}}\\n';\n` +
+      `const pump = () => { while (process.stdout.write(line)); process.stdout.once('drain', pump); }; pump();`,
+  },
+  {
+    name: 'one line that never ends',
+    script:
+      `process.stdout.write('{"jsonrpc":"2.0","id":1,"result":{"text":"');\n` +
+      `const pump = () => { while (process.stdout.write('x'.repeat(65536))); process.stdout.once('drain', pump); }; pump();`,
+  },
+];
+
+for (const flood of OVERSIZED_FLOODS) {
+  test(`a server sending ${flood.name} is read at the dropped-bytes budget`, T, async () => {
+    const traffic = new TrafficGuard({
+      ...DEFAULT_TRAFFIC_LIMITS,
+      droppedBytesPerSecond: 100_000,
+      droppedBytesBurst: 200_000,
+    });
+    const t = scriptTransport(flood.script, traffic, { maxMessageBytes: 1000 });
+    let closed = false;
+    t.onclose = () => (closed = true);
+    try {
+      await t.start();
+      const pid = t.pid ?? -1;
+      assert.ok(await eventually(() => traffic.report() !== undefined, 5000), 'it is paused');
+      assert.deepEqual(traffic.report()?.kinds, ['oversized']);
+      assert.match(traffic.report()?.note ?? '', /messages over the size limit past 97\.7 KiB\/s/);
+      assert.equal(closed, false, 'the connection stays');
+      await t.close();
+      assert.equal(alive(pid), false, 'and closes promptly');
+    } finally {
+      await t.close();
+    }
+  });
+}

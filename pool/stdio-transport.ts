@@ -33,13 +33,24 @@
  *   daemon a bounded amount of work; lines are never lost or reordered by the pause.
  * - Notifications and requests from the server past the message budget are dropped before
  *   they are validated (answers to our requests always pass).
+ * - A stdout line over the message limit (`maxMessageBytes`, 16 MiB: api/limits.ts) never
+ *   ends the connection and is never held whole: it is dropped as it streams, and what it was
+ *   is learnt from its top-level keys (message-probe.ts). An answer fails exactly its request:
+ *   an error answer for its id (LIMIT_EXCEEDED_CODE, "answer of NAME exceeded the 16 MiB
+ *   message limit") is delivered in its place; a request from the server is answered with an
+ *   error; a notification, or a line whose id cannot be told, is dropped. Each is noted in the
+ *   stderr tail and reported once to the traffic guard's `onOversized` listeners; the bytes
+ *   dropped spend the guard's dropped-bytes budget, past which stdout is read later, so a
+ *   stream of such lines (or one endless line) costs a bounded amount of work.
  */
 import { asJsonRpcMessage } from './jsonrpc-shape.js';
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { LineFramer } from './line-framer.js';
+import { LIMIT_EXCEEDED_CODE, MAX_MESSAGE_BYTES, sizeText } from '../api/index.js';
+import { LineFramer, type DroppedLine } from './line-framer.js';
 import { LineTail } from './line-tail.js';
 import { messageOf } from './errors.js';
 import { groupAlive, signalGroup, waitFor } from './process-group.js';
@@ -56,6 +67,8 @@ import { TrafficGuard } from './traffic.js';
 const POSIX = process.platform !== 'win32';
 
 export interface GroupStdioTransportOptions {
+  /** The server's name, for the errors and notes about its messages (default: the command's). */
+  readonly name?: string;
   readonly command: string;
   readonly args?: readonly string[];
   /** The environment the child starts from. Default: this process's own. */
@@ -79,6 +92,8 @@ export interface GroupStdioTransportOptions {
   readonly treeScanner?: TreeScanner;
   /** The connection's budgets (default: a guard with the default limits). Closed on close. */
   readonly traffic?: TrafficGuard;
+  /** Largest stdout line taken as a message. Default MAX_MESSAGE_BYTES (tests use less). */
+  readonly maxMessageBytes?: number;
 }
 
 export interface ExitInfo {
@@ -97,7 +112,7 @@ export class GroupStdioTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
   readonly #options: GroupStdioTransportOptions;
-  readonly #framer = new LineFramer();
+  readonly #framer: LineFramer;
   readonly #traffic: TrafficGuard;
   /** Set while reading is paused for the line budget. */
   #resumeTimer: NodeJS.Timeout | undefined;
@@ -119,6 +134,7 @@ export class GroupStdioTransport implements Transport {
     this.#options = options;
     this.#stderr = new LineTail(options.stderrLines ?? 200);
     this.#traffic = options.traffic ?? new TrafficGuard();
+    this.#framer = new LineFramer(options.maxMessageBytes ?? MAX_MESSAGE_BYTES);
   }
 
   /** The connection's budgets and flood report. */
@@ -306,15 +322,11 @@ export class GroupStdioTransport implements Transport {
 
   #onStdout(chunk: Buffer): void {
     if (this.#discardStdout) return;
-    try {
-      this.#framer.append(chunk);
-    } catch (err) {
-      // A line longer than the buffer limit: the stream can no longer be framed.
-      this.onerror?.(err instanceof Error ? err : new Error(messageOf(err)));
-      void this.close();
-      return;
-    }
-    this.#readLines();
+    const dropped = this.#framer.append(chunk);
+    // Bytes read only to be dropped cost their own budget: an endless line is read slowly.
+    const wait = dropped > 0 ? this.#traffic.dropBytes(dropped) : 0;
+    if (wait > 0 && this.#resumeTimer === undefined) this.#pause(wait, 'oversized');
+    else this.#readLines();
   }
 
   /** Handles whole lines while the line budget lasts; past it, pauses stdout and comes back. */
@@ -322,19 +334,70 @@ export class GroupStdioTransport implements Transport {
     while (this.#resumeTimer === undefined && !this.#discardStdout && this.#framer.hasLine()) {
       const wait = this.#traffic.takeLine();
       if (wait > 0) {
-        const stdout = this.#child?.stdout;
-        stdout?.pause();
-        this.#traffic.throttled(wait);
-        this.#resumeTimer = setTimeout(() => {
-          this.#resumeTimer = undefined;
-          this.#readLines();
-          if (this.#resumeTimer === undefined && !this.#discardStdout) stdout?.resume();
-        }, wait);
+        this.#pause(wait, 'lines');
         return;
       }
       const line = this.#framer.next();
-      if (line !== undefined) this.#onLine(line);
+      if (typeof line === 'string') this.#onLine(line);
+      else if (line !== undefined) this.#onDropped(line);
     }
+  }
+
+  /** Stops reading stdout for `ms` (the server's writes block meanwhile), then reads on. */
+  #pause(ms: number, budget: 'lines' | 'oversized'): void {
+    const stdout = this.#child?.stdout;
+    stdout?.pause();
+    this.#traffic.throttled(ms, budget);
+    this.#resumeTimer = setTimeout(() => {
+      this.#resumeTimer = undefined;
+      this.#readLines();
+      if (this.#resumeTimer === undefined && !this.#discardStdout) stdout?.resume();
+    }, ms);
+  }
+
+  /** A line over the message limit, already dropped: fail what it answers, say so. */
+  #onDropped(line: DroppedLine): void {
+    const limitBytes = this.#framer.maxBytes;
+    const limit = sizeText(limitBytes);
+    const size = sizeText(line.bytes);
+    const method = line.method === undefined ? '' : ` ${JSON.stringify(line.method)}`;
+    let what: string;
+    if (line.kind === 'answer' && line.id !== undefined) {
+      what = `the answer to request ${JSON.stringify(line.id)}, which failed with a size error`;
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        id: line.id,
+        error: {
+          code: LIMIT_EXCEEDED_CODE,
+          message: `answer of ${this.#name} exceeded the ${limit} message limit (${size}); mcpctl dropped it: ask for less at a time`,
+          data: { limitBytes, bytes: line.bytes },
+        },
+      });
+    } else if (line.kind === 'request' && line.id !== undefined) {
+      what = `a request${method}, answered with an error`;
+      // The server would otherwise wait for an answer that cannot come.
+      this.send({
+        jsonrpc: '2.0',
+        id: line.id,
+        error: {
+          code: LIMIT_EXCEEDED_CODE,
+          message: `request of ${size} exceeded mcpctl's ${limit} message limit; it was dropped`,
+        },
+      }).catch(() => undefined);
+    } else if (line.kind === 'notification') {
+      what = `a notification${method}, dropped`;
+    } else {
+      what = 'not an answer to a request of ours, dropped';
+    }
+    this.#stderr.note(
+      `[mcpctl] dropped a stdout line of ${size}, over the ${limit} message limit: ${what}`,
+    );
+    this.#traffic.oversized({ kind: line.kind, bytes: line.bytes, limitBytes });
+  }
+
+  /** The server's name in what we say about it. */
+  get #name(): string {
+    return this.#options.name ?? path.basename(this.#options.command);
   }
 
   #onLine(line: string): void {

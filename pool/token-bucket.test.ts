@@ -19,3 +19,15 @@ test('a token bucket gives its burst, then its rate, and says how long to wait',
   assert.equal(b.take(), false, 'a clock that steps back adds nothing');
   assert.throws(() => new TokenBucket(0, 1), RangeError);
 });
+
+test('spend takes what was used even past zero; the debt is repaid before the next token', () => {
+  let t = 0;
+  const b = new TokenBucket(1000, 100, () => t);
+  b.spend(60);
+  assert.equal(b.msUntilToken(), 0, '40 left');
+  b.spend(140);
+  assert.equal(b.msUntilToken(), 101, '100 owed, then one more token');
+  t += 101;
+  assert.equal(b.take(), true);
+  assert.equal(b.take(), false);
+});

@@ -4,7 +4,8 @@
  * Guarantees: `take()` succeeds for the first `burst` calls and then at `perSecond` per second
  * of the injected clock; a refused `take()` costs no token; `msUntilToken()` is 0 when a
  * token is there and otherwise the wait until one is; `give()` returns one token, never past
- * `burst`. Constant time and memory.
+ * `burst`; `spend(n)` takes n even past zero, a debt the refill repays before the next token.
+ * Constant time and memory.
  */
 export class TokenBucket {
   #tokens: number;
@@ -26,6 +27,12 @@ export class TokenBucket {
     if (this.#tokens < 1) return false;
     this.#tokens -= 1;
     return true;
+  }
+
+  /** Takes `n` tokens whether or not they are there (what was already used must be paid). */
+  spend(n: number): void {
+    this.#refill();
+    this.#tokens -= n;
   }
 
   /** Returns a token taken for something that turned out not to count. */

@@ -89,3 +89,27 @@ test('stdout lines past the budget ask for a pause', T, () => {
     g.close();
   }
 });
+
+test('bytes of lines over the size limit spend their own budget; past it, a pause', () => {
+  let t = 0;
+  const g = new TrafficGuard(
+    limits({ droppedBytesPerSecond: 1000, droppedBytesBurst: 5000, reportIntervalMs: 10_000 }),
+    () => t,
+  );
+  try {
+    assert.equal(g.dropBytes(4000), 0, 'within the burst');
+    assert.equal(g.report(), undefined);
+    const wait = g.dropBytes(3000);
+    assert.equal(wait, 2001, 'the 2000 bytes over it, at 1000/s, and one more');
+    g.throttled(wait, 'oversized');
+    assert.deepEqual(g.report()?.kinds, ['oversized']);
+    assert.equal(
+      g.report()?.note,
+      'flooding (just started): messages over the size limit past 1000 B/s, reading paused',
+    );
+    t += wait;
+    assert.equal(g.dropBytes(0), 0, 'paid off');
+  } finally {
+    g.close();
+  }
+});

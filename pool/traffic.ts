@@ -12,13 +12,18 @@
  * - re-lists after list_changed: past the budget the next re-list waits (changes that arrive
  *   meanwhile coalesce into it), so the registry and the agents see a few lists per second;
  * - stdout lines that are not JSON-RPC: each is counted; a few per interval are noted in the
- *   stderr tail (with how many were left out), the rest cost a counter increment.
+ *   stderr tail (with how many were left out), the rest cost a counter increment;
+ * - bytes of stdout lines over the message limit (stdio), which are read only to be dropped
+ *   (and probed for their id): past their byte budget the transport stops reading for a while,
+ *   like past the line budget, so even one endless line costs a bounded amount of work.
+ *   `onOversized` listeners hear of each such line once it ended.
  *
  * Guarantees: a connection is *flooding* from the first time it goes over a limit until a
  * whole `reportIntervalMs` passes without that; `report()` then describes the last interval
  * (what went over, by how much) and `onChange` listeners hear of it at most once per interval
  * plus once when it starts and once when it ends. `close()` stops the one timer.
  */
+import { sizeText } from '../api/index.js';
 import { TokenBucket } from './token-bucket.js';
 
 export interface TrafficLimits {
@@ -32,6 +37,9 @@ export interface TrafficLimits {
   readonly garbagePerInterval: number;
   /** Non-JSON-RPC stdout lines per interval that are noted in the stderr tail. */
   readonly garbageNotesPerInterval: number;
+  /** Bytes of stdout lines over the message limit, read and dropped. */
+  readonly droppedBytesPerSecond: number;
+  readonly droppedBytesBurst: number;
   readonly reportIntervalMs: number;
 }
 
@@ -48,11 +56,25 @@ export const DEFAULT_TRAFFIC_LIMITS: TrafficLimits = {
   relistBurst: 5,
   garbagePerInterval: 100,
   garbageNotesPerInterval: 5,
+  // An agent may ask for a few too large things at once (a 12 MB file read is a 23 MiB answer
+  // from server-filesystem); a server sending them without end is read at 8 MiB/s, not at the
+  // pipe's speed: the probe's cost then stays under a sixth of a core (text, most of a large
+  // message, is skipped with indexOf; a long array of numbers is its slowest input).
+  droppedBytesPerSecond: 8 * 1024 * 1024,
+  droppedBytesBurst: 128 * 1024 * 1024,
   reportIntervalMs: 10_000,
 };
 
 /** What a connection did over a limit: the words of the Warning event. */
-export type FloodKind = 'messages' | 'garbage' | 'output' | 'list changes';
+export type FloodKind = 'messages' | 'garbage' | 'output' | 'oversized' | 'list changes';
+
+/** A stdout line over the message limit that was dropped: what it was, and how long. */
+export interface OversizedLine {
+  /** `answer`: its request failed with a size error; the others were dropped. */
+  readonly kind: 'answer' | 'request' | 'notification' | 'unknown';
+  readonly bytes: number;
+  readonly limitBytes: number;
+}
 
 export interface FloodReport {
   /** Which limits it went over (stable while its behaviour is: the event's message uses it). */
@@ -65,10 +87,18 @@ interface Counts {
   dropped: number;
   garbage: number;
   throttledMs: number;
+  /** Reading paused for the dropped-bytes budget. */
+  oversizedMs: number;
   deferred: number;
 }
 
-const zero = (): Counts => ({ dropped: 0, garbage: 0, throttledMs: 0, deferred: 0 });
+const zero = (): Counts => ({
+  dropped: 0,
+  garbage: 0,
+  throttledMs: 0,
+  oversizedMs: 0,
+  deferred: 0,
+});
 
 export class TrafficGuard {
   readonly #limits: TrafficLimits;
@@ -76,7 +106,9 @@ export class TrafficGuard {
   readonly #messages: TokenBucket;
   readonly #lines: TokenBucket;
   readonly #relists: TokenBucket;
+  readonly #dropped: TokenBucket;
   readonly #listeners = new Set<() => void>();
+  readonly #oversizedListeners = new Set<(line: OversizedLine) => void>();
   #counts = zero();
   #windowStart: number;
   #report: FloodReport | undefined;
@@ -91,6 +123,7 @@ export class TrafficGuard {
     this.#messages = new TokenBucket(limits.messagesPerSecond, limits.messageBurst, now);
     this.#lines = new TokenBucket(limits.linesPerSecond, limits.lineBurst, now);
     this.#relists = new TokenBucket(limits.relistsPerSecond, limits.relistBurst, now);
+    this.#dropped = new TokenBucket(limits.droppedBytesPerSecond, limits.droppedBytesBurst, now);
     this.#windowStart = now();
   }
 
@@ -111,6 +144,32 @@ export class TrafficGuard {
   }
 
   /**
+   * stdio: `bytes` of a line over the message limit were read and dropped. Returns the ms to
+   * wait before reading on (0 within the budget; pass the wait to `throttled(ms, 'oversized')`).
+   */
+  dropBytes(bytes: number): number {
+    this.#dropped.spend(bytes);
+    return this.#dropped.msUntilToken();
+  }
+
+  /** stdio: a line over the message limit was read (and dropped); listeners hear of it. */
+  oversized(line: OversizedLine): void {
+    for (const l of [...this.#oversizedListeners]) {
+      try {
+        l(line);
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
+  }
+
+  /** Hears of every line over the message limit. Returns an unsubscribe. */
+  onOversized(listener: (line: OversizedLine) => void): () => void {
+    this.#oversizedListeners.add(listener);
+    return () => this.#oversizedListeners.delete(listener);
+  }
+
+  /**
    * stdio: the line just read answered a request of ours that was waiting for it, so it does
    * not count (each such request refunds at most once: the caller knows it was pending).
    */
@@ -118,10 +177,11 @@ export class TrafficGuard {
     this.#lines.give();
   }
 
-  /** stdio: reading was paused for `ms` because the line budget ran out. */
-  throttled(ms: number): void {
+  /** stdio: reading was paused for `ms` because the line (or dropped-bytes) budget ran out. */
+  throttled(ms: number, budget: 'lines' | 'oversized' = 'lines'): void {
     this.#roll();
-    this.#counts.throttledMs += ms;
+    if (budget === 'oversized') this.#counts.oversizedMs += ms;
+    else this.#counts.throttledMs += ms;
     this.#overLimit();
   }
 
@@ -171,6 +231,7 @@ export class TrafficGuard {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#listeners.clear();
+    this.#oversizedListeners.clear();
   }
 
   /** While calm, counts cover the current interval only: old strays never add up to a flood. */
@@ -212,6 +273,7 @@ export class TrafficGuard {
     return (
       c.dropped > 0 ||
       c.throttledMs > 0 ||
+      c.oversizedMs > 0 ||
       c.deferred > 0 ||
       c.garbage > this.#limits.garbagePerInterval
     );
@@ -241,6 +303,13 @@ export class TrafficGuard {
       kinds.push('output');
       const paused = interval ? ` ${(c.throttledMs / 1000).toFixed(1)} s` : '';
       parts.push(`output over ${l.linesPerSecond} lines/s, reading paused${paused}`);
+    }
+    if (c.oversizedMs > 0) {
+      kinds.push('oversized');
+      const paused = interval ? ` ${(c.oversizedMs / 1000).toFixed(1)} s` : '';
+      parts.push(
+        `messages over the size limit past ${sizeText(l.droppedBytesPerSecond)}/s, reading paused${paused}`,
+      );
     }
     if (c.deferred > 0) {
       kinds.push('list changes');

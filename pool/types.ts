@@ -16,7 +16,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AdmissionTicket } from './ticket.js';
-import type { FloodReport, TrafficGuard } from './traffic.js';
+import type { FloodReport, OversizedLine, TrafficGuard } from './traffic.js';
 
 /** Who holds a lease, and how the pool tells them about the connection's life. */
 export interface Holder {
@@ -33,6 +33,13 @@ export interface Holder {
    * at most once per report interval); read `lease.flooding()` for the report.
    */
   onFlooding?(): void;
+  /**
+   * The server sent a message over the message limit (stdio), which was dropped; when it was
+   * an answer, its request failed with a size error. Once per such message; the connection
+   * goes on. (A stream of them is slowed by the traffic budget, so this comes a few per second
+   * at most.)
+   */
+  onOversized?(line: OversizedLine): void;
 }
 
 export type LostCause = 'failed' | 'unauthorized';

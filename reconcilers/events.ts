@@ -21,6 +21,8 @@ export type EventReason =
   | 'ApprovalsValid'
   | 'MissingEnv'
   | 'Flooding'
+  /** A server sent a message over the message limit (dropped; its request failed). */
+  | 'MessageTooLarge'
   | 'Unauthorized'
   | 'LoggedIn'
   | 'LoggedOut'

@@ -14,6 +14,8 @@
  *   needs a login not before a login; an edited config tries at once.
  * - The queue guarantees one pass per name at a time; pool callbacks only mark and enqueue.
  * - How each outcome shows (conditions, events, backoff, flooding): server-status.ts.
+ * - A message over the size limit from a server (the pool dropped it; its request failed) is a
+ *   Warning event `MessageTooLarge` per message, saying what it was; the connection stays Ready.
  */
 import {
   approvalHashOf,
@@ -25,6 +27,7 @@ import {
   type SessionEnvironment,
 } from '../api/index.js';
 import type { Lease, LostCause, Pool, ReleaseReason } from '../pool/types.js';
+import type { OversizedLine } from '../pool/traffic.js';
 import type { AdmissionTicket } from '../pool/ticket.js';
 import { admit, type ApprovalView, type RefusedDecision } from './admission.js';
 import type { Reconciler, Result } from './reconcile.js';
@@ -287,6 +290,7 @@ export class ServerReconciler implements Reconciler {
         onLost: (reason, cause) => this.#onLost(name, wanted, reason, cause),
         onListChanged: () => d.enqueue(name),
         onFlooding: () => d.enqueue(name),
+        onOversized: (line) => this.#onOversized(name, wanted, line),
       });
     } catch (err) {
       return connectFailed(this.#deps, rec, wanted, err, rolling);
@@ -355,6 +359,14 @@ export class ServerReconciler implements Reconciler {
     this.#deps.enqueue(name);
   }
 
+  /** The pool dropped a message over the size limit: the next pass records it. */
+  #onOversized(name: string, connectionId: string, line: OversizedLine): void {
+    const rec = this.#records.get(name);
+    if (!rec?.live || rec.live.connectionId !== connectionId) return;
+    (rec.live.oversized ??= []).push(line);
+    this.#deps.enqueue(name);
+  }
+
   /** The pool dropped the lease: tools go at once, the record says what comes next. */
   #handleLost(rec: ServerRecord, live: LiveConnection, now: number): void {
     rec.live = undefined;
@@ -396,3 +408,4 @@ function entryOf(lease: Lease, config: McpServerConfig): RegistryEntry {
     instructions: lease.instructions?.(),
   };
 }
+

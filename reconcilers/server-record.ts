@@ -12,6 +12,7 @@ import {
   type McpServerConfig,
 } from '../api/index.js';
 import type { Lease, LostCause } from '../pool/types.js';
+import type { OversizedLine } from '../pool/traffic.js';
 
 export interface LiveConnection {
   readonly lease: Lease;
@@ -22,6 +23,8 @@ export interface LiveConnection {
   lost?: string;
   /** The pool said why: `unauthorized` waits for a login instead of a retry. */
   lostCause?: LostCause;
+  /** Messages over the size limit the pool reported, for the next pass to record as events. */
+  oversized?: OversizedLine[];
 }
 
 export interface RetryWindow {

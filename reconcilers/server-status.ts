@@ -12,8 +12,11 @@
  * - A connection that floods (pool traffic budgets) stays Ready, its Ready message says
  *   `degraded: …` with what it does, and a Warning event `Flooding` names it each time the
  *   pool renews its report (at most once per report interval; equal messages only count up).
+ * - Each message over the size limit the pool dropped is one Warning `MessageTooLarge`.
  * - Every text taken from a server (errors, stderr) is scrubbed of its config's secrets.
  */
+import { sizeText } from '../api/index.js';
+import type { OversizedLine } from '../pool/traffic.js';
 import type { EventSink } from './events.js';
 import type { Result } from './reconcile.js';
 import type { LiveConnection, ServerRecord } from './server-record.js';
@@ -41,6 +44,13 @@ export function markReady(
   tools: number,
   now: number,
 ): void {
+  for (const line of live.oversized?.splice(0) ?? [])
+    d.events.record(
+      'Warning',
+      'MessageTooLarge',
+      `server/${rec.name}`,
+      oversizedMessage(rec.name, line),
+    );
   const flood = live.lease.flooding?.();
   if (flood && flood.note !== rec.floodNote) {
     // The message names the kinds, not the numbers: a flood that goes on counts up one event.
@@ -190,4 +200,16 @@ function backingOff(
     now,
   );
   return crashLoop;
+}
+
+/** What a dropped oversized message was, for its Warning event. */
+function oversizedMessage(name: string, line: OversizedLine): string {
+  const over = `over the ${sizeText(line.limitBytes)} message limit`;
+  const what = {
+    answer: `an answer ${over}: mcpctl dropped it and failed that request with a size error`,
+    request: `a request ${over}: mcpctl dropped it and answered it with an error`,
+    notification: `a notification ${over}: mcpctl dropped it`,
+    unknown: `a stdout line ${over} that answers no request of ours: mcpctl dropped it`,
+  }[line.kind];
+  return `server ${name} sent ${what}; the connection goes on`;
 }

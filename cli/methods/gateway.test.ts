@@ -54,6 +54,14 @@ function memServer(tools: readonly string[]): McpServer {
       });
       continue;
     }
+    if (t === 'repeat') {
+      s.registerTool(
+        'repeat',
+        { description: 'text, times times', inputSchema: { text: z.string(), times: z.number() } },
+        ({ text, times }) => ({ content: [{ type: 'text', text: text.repeat(times) }] }),
+      );
+      continue;
+    }
     s.registerTool(
       t,
       { description: `tool ${t}`, inputSchema: { text: z.string() } },
@@ -445,6 +453,30 @@ describe('gateway connections under the socket limits', T, () => {
       await until('the connection to close', () => got.closed());
       assert.equal(got.lines[1]?.id, null);
       assert.match(errorOf(got.lines[1])?.message ?? '', /longer than 4096 bytes/);
+      assert.deepEqual(await a.client.ping(), {});
+      await a.client.close();
+    },
+  );
+
+  it(
+    'an MCP answer past the line limit fails that request only; the agent goes on',
+    T,
+    async () => {
+      w = await world({ maxLineBytes: 4096 });
+      w.writeUser({ mcpServers: { big: { command: 'mem', args: ['repeat'] } } });
+      await w.daemon.defaultSession.reload();
+      const a = await agent(w);
+      const repeat = (times: number) =>
+        a.client.callTool({ name: 'big__repeat', arguments: { text: 'x', times } });
+      await assert.rejects(repeat(5000), (err: { code?: number; message?: string }) => {
+        assert.equal(err.code, RpcCodes.LimitExceeded);
+        assert.match(
+          err.message ?? '',
+          /the answer to this request is \d\.\d KiB, over the 4 KiB message limit/,
+        );
+        return true;
+      });
+      assert.equal(text(await repeat(3)), 'xxx');
       assert.deepEqual(await a.client.ping(), {});
       await a.client.close();
     },

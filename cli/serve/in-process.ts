@@ -10,6 +10,7 @@
  * every server process) is closed.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { MAX_MESSAGE_BYTES } from '../../api/limits.js';
 import {
   openGateway,
   openInertGateway,
@@ -51,7 +52,10 @@ export async function serveInProcess(
 
 /** Serves `gateway` on this process's stdio until the agent or a signal ends it. */
 async function serveStdio(gateway: Gateway, log: (message: string) => void): Promise<number> {
-  const transport = new StdioServerTransport();
+  // The agent's messages may be as large as on the daemon's socket (the SDK's default is 10 MiB).
+  const transport = new StdioServerTransport(process.stdin, process.stdout, {
+    maxBufferSize: MAX_MESSAGE_BYTES,
+  });
   transport.onerror = (err) => log(`bad message from the client: ${err.message}`);
 
   let finish: (why: { code: number; reason: string }) => void = () => undefined;

@@ -1,0 +1,30 @@
+/**
+ * The one size limit of an MCP message (one JSON-RPC line) that mcpctl passes along, whichever
+ * way: server → daemon (a stdio server's stdout line), agent → daemon (a line on the daemon's
+ * socket, cli/rpc-limits.ts) and daemon → agent (the gateway's messages).
+ *
+ * Why 16 MiB: far more than a model can take in one message (its context is a few MB of text),
+ * yet room for what servers really send: a 12 MB image in base64, or an 8 MB text sent twice
+ * (server-filesystem's `read_text_file` puts it in `content` and in `structuredContent`); a few
+ * such messages at once stay within the daemon's memory budget (64 MiB of unfinished socket
+ * messages). It was already the socket's line limit. Past it, the request the message answers
+ * fails with a size error naming this limit; the connection and the server process stay.
+ */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/** A size for messages about limits: `16 MiB`, `23.4 MiB`, `1000 B`, `1.5 KiB`. */
+export function sizeText(bytes: number): string {
+  const [value, unit] =
+    bytes >= 1024 * 1024
+      ? [bytes / (1024 * 1024), 'MiB']
+      : bytes >= 1024
+        ? [bytes / 1024, 'KiB']
+        : [bytes, 'B'];
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
+}
+
+/**
+ * The JSON-RPC error code of a request that failed on one of mcpctl's limits: a message over
+ * MAX_MESSAGE_BYTES here, and every limit of the daemon's socket (cli/PROTOCOL.md, "Limits").
+ */
+export const LIMIT_EXCEEDED_CODE = -32005;
