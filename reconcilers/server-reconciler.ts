@@ -408,4 +408,3 @@ function entryOf(lease: Lease, config: McpServerConfig): RegistryEntry {
     instructions: lease.instructions?.(),
   };
 }
-
