@@ -25,10 +25,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { checkAgentLine } from '../gateway/agent-message.js';
 import type { HandedOver } from './rpc-server.js';
-import { JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
+import { GATEWAY_OPEN, JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
 
-/** The handover method whose line opened this connection; valid only as its first line. */
-export const GATEWAY_OPEN = 'gateway.open';
+export { GATEWAY_OPEN };
 
 /** How long `close()` waits for the agent to hang up before cutting the connection. */
 const CLOSE_GRACE_MS = 1000;

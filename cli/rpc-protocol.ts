@@ -14,6 +14,9 @@
 
 export const JSONRPC = '2.0';
 
+/** The handover method that opens an agent's connection; valid only as its first line. */
+export const GATEWAY_OPEN = 'gateway.open';
+
 export type RpcId = number | string;
 
 export interface RpcRequest {

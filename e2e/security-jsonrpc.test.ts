@@ -32,10 +32,10 @@ class RawAgent {
   readonly #exited: Promise<void>;
   #stderr = '';
 
-  constructor(env: TestEnv) {
+  constructor(env: TestEnv, args: readonly string[]) {
     const child = spawn(
       process.execPath,
-      [CLI, 'serve', '--workspace', env.workspace, '--debounce-ms', '50'],
+      [CLI, 'serve', '--workspace', env.workspace, '--debounce-ms', '50', ...args],
       { cwd: env.workspace, env: env.env(), stdio: ['pipe', 'pipe', 'pipe'] },
     );
     env.trackPid(child.pid);
@@ -81,10 +81,13 @@ describe('invalid JSON-RPC from an agent, through mcpctl serve (e2e)', () => {
     await env.cleanup();
   });
 
-  async function initialized(): Promise<RawAgent> {
-    await env.startDaemon();
-    await env.untilServers((m) => isReady(m.get('fx')), 'fx Ready');
-    const a = (agent = new RawAgent(env));
+  /** An initialized agent on serve: through the daemon, or with `--no-daemon`. */
+  async function initialized(mode: 'daemon' | 'no-daemon' = 'daemon'): Promise<RawAgent> {
+    if (mode === 'daemon') {
+      await env.startDaemon();
+      await env.untilServers((m) => isReady(m.get('fx')), 'fx Ready');
+    }
+    const a = (agent = new RawAgent(env, mode === 'daemon' ? [] : ['--no-daemon']));
     a.write(
       line({
         jsonrpc: '2.0',
@@ -103,61 +106,70 @@ describe('invalid JSON-RPC from an agent, through mcpctl serve (e2e)', () => {
     return a;
   }
 
-  it(
-    'an invalid Request object is answered -32600 (its id when valid, else null) and runs nothing; a valid notification is not answered',
-    T,
-    async () => {
-      const a = await initialized();
-      const cases: { readonly send: string; readonly id: unknown; readonly code: number }[] = [
-        { send: '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', id: null, code: -32600 },
-        { send: '{"jsonrpc":"2.0","id":true,"method":"ping"}', id: null, code: -32600 },
-        { send: '{"jsonrpc":"2.0","id":{},"method":"ping"}', id: null, code: -32600 },
-        { send: '{"jsonrpc":"2.0","id":[],"method":"ping"}', id: null, code: -32600 },
-        { send: '{"jsonrpc":"2.0","id":null,"method":"ping"}', id: null, code: -32600 },
-        { send: '{"jsonrpc":"1.0","id":"v1","method":"ping"}', id: 'v1', code: -32600 },
-        { send: '{"id":"v0","method":"ping"}', id: 'v0', code: -32600 },
-        { send: '{"jsonrpc":"2.0","id":"m","method":123}', id: 'm', code: -32600 },
-        { send: '{"jsonrpc":"2.0","id":"p","method":"ping","params":"x"}', id: 'p', code: -32600 },
-        // The fast path of tools/call must not take (and answer) a call with a bad id either.
-        {
-          send: '{"jsonrpc":"2.0","id":true,"method":"tools/call","params":{"name":"fx__echo"}}',
-          id: null,
-          code: -32600,
-        },
-        // Not a request, not a response: no id to answer with.
-        { send: '{"jsonrpc":"2.0","id":7}', id: null, code: -32600 },
-        { send: '{"jsonrpc":"1.0","method":"notifications/initialized"}', id: null, code: -32600 },
-        { send: '{"jsonrpc":"2.0",', id: null, code: -32700 },
-        { send: '42', id: null, code: -32600 },
-      ];
-      const before = a.answers.length;
-      a.write(
-        ...cases.map((c) => c.send),
-        // Valid notifications: never answered (one the gateway knows, one it does not).
-        line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'x' } }),
-        line({ jsonrpc: '2.0', method: 'notifications/unknown/kind' }),
-        line({ jsonrpc: '2.0', id: 'after', method: 'ping' }),
-      );
-      const after = await a.answerTo('after');
-      assert.deepEqual(after.result, {}, 'the connection goes on serving');
-      const answered = a.answers
-        .slice(before)
-        .filter((m) => m.method === undefined && m.id !== 'after');
-      assert.deepEqual(
-        answered.map((m) => ({ id: m.id, code: m.error?.code })),
-        cases.map((c) => ({ id: c.id, code: c.code })),
-        'one error per invalid message, in order, and nothing for the notifications',
-      );
-      for (const m of answered) {
-        assert.equal(m.jsonrpc, '2.0');
-        assert.equal(typeof m.error?.message, 'string');
-        assert.doesNotMatch(m.error?.message ?? '', /\n/, 'one line');
-      }
-      // Nothing ran: the call with the bad id never reached the server.
-      const calls = a.answers.filter((m) => m.result !== undefined && m.id === true);
-      assert.deepEqual(calls, []);
-    },
-  );
+  for (const mode of ['daemon', 'no-daemon'] as const)
+    it(
+      `${mode}: an invalid Request object is answered -32600 (its id when valid, else null) and runs nothing; a valid notification is not answered`,
+      T,
+      async () => {
+        const a = await initialized(mode);
+        const cases: { readonly send: string; readonly id: unknown; readonly code: number }[] = [
+          { send: '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', id: null, code: -32600 },
+          { send: '{"jsonrpc":"2.0","id":true,"method":"ping"}', id: null, code: -32600 },
+          { send: '{"jsonrpc":"2.0","id":{},"method":"ping"}', id: null, code: -32600 },
+          { send: '{"jsonrpc":"2.0","id":[],"method":"ping"}', id: null, code: -32600 },
+          { send: '{"jsonrpc":"2.0","id":null,"method":"ping"}', id: null, code: -32600 },
+          { send: '{"jsonrpc":"1.0","id":"v1","method":"ping"}', id: 'v1', code: -32600 },
+          { send: '{"id":"v0","method":"ping"}', id: 'v0', code: -32600 },
+          { send: '{"jsonrpc":"2.0","id":"m","method":123}', id: 'm', code: -32600 },
+          {
+            send: '{"jsonrpc":"2.0","id":"p","method":"ping","params":"x"}',
+            id: 'p',
+            code: -32600,
+          },
+          // The fast path of tools/call must not take (and answer) a call with a bad id either.
+          {
+            send: '{"jsonrpc":"2.0","id":true,"method":"tools/call","params":{"name":"fx__echo"}}',
+            id: null,
+            code: -32600,
+          },
+          // Not a request, not a response: no id to answer with.
+          { send: '{"jsonrpc":"2.0","id":7}', id: null, code: -32600 },
+          {
+            send: '{"jsonrpc":"1.0","method":"notifications/initialized"}',
+            id: null,
+            code: -32600,
+          },
+          { send: '{"jsonrpc":"2.0",', id: null, code: -32700 },
+          { send: '42', id: null, code: -32600 },
+        ];
+        const before = a.answers.length;
+        a.write(
+          ...cases.map((c) => c.send),
+          // Valid notifications: never answered (one the gateway knows, one it does not).
+          line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'x' } }),
+          line({ jsonrpc: '2.0', method: 'notifications/unknown/kind' }),
+          line({ jsonrpc: '2.0', id: 'after', method: 'ping' }),
+        );
+        const after = await a.answerTo('after');
+        assert.deepEqual(after.result, {}, 'the connection goes on serving');
+        const answered = a.answers
+          .slice(before)
+          .filter((m) => m.method === undefined && m.id !== 'after');
+        assert.deepEqual(
+          answered.map((m) => ({ id: m.id, code: m.error?.code })),
+          cases.map((c) => ({ id: c.id, code: c.code })),
+          'one error per invalid message, in order, and nothing for the notifications',
+        );
+        for (const m of answered) {
+          assert.equal(m.jsonrpc, '2.0');
+          assert.equal(typeof m.error?.message, 'string');
+          assert.doesNotMatch(m.error?.message ?? '', /\n/, 'one line');
+        }
+        // Nothing ran: the call with the bad id never reached the server.
+        const calls = a.answers.filter((m) => m.result !== undefined && m.id === true);
+        assert.deepEqual(calls, []);
+      },
+    );
 
   it(
     'params that do not fit the method are answered -32602 with one line naming the field',
