@@ -52,6 +52,7 @@ import { ServerReconciler } from '../reconcilers/server-reconciler.js';
 import { why, type WhyAnswer } from '../reconcilers/why.js';
 import { attachAgent, type AgentAttachments, type SessionAgent } from './agent-attachments.js';
 import { diffReload, type DiffLine } from './diff.js';
+import { SharedSettleWait } from './settle-wait.js';
 import {
   NotGatedError,
   ServerUnavailableError,
@@ -171,6 +172,8 @@ export class Session {
   #closed = false;
   /** The connectionId each server waiting for a login was announced for (`loginRequired`). */
   readonly #loginAnnounced = new Map<string, string>();
+  /** The agents' bounded wait for this session to settle: one per busy spell (settle-wait.ts). */
+  readonly #settleWait = new SharedSettleWait(() => this.settled());
 
   constructor(opts: SessionOptions) {
     this.#opts = opts;
@@ -508,6 +511,15 @@ export class Session {
   /** Resolves when no reconcile is queued or running (delayed retries do not count). */
   async settled(): Promise<void> {
     await this.#workers.whenIdle();
+  }
+
+  /**
+   * `settled()`, bounded: resolves at the latest `boundMs` from now, and at once while a busy
+   * spell of the session has already been waited for in full (by any caller): a server stuck
+   * connecting costs the agents one wait, not one per agent and request (settle-wait.ts).
+   */
+  settledWithin(boundMs: number): Promise<void> {
+    return this.#settleWait.wait(boundMs);
   }
 
   /**

@@ -36,7 +36,10 @@ export interface ServeOptions {
   readonly metaTools: MetaToolsMode;
 }
 
-/** How long the agent's first tools/list waits for servers that are still connecting. */
+/**
+ * How long the agent waits for servers that are still connecting, once for its connect and
+ * first tools/list together (gateway/index.ts).
+ */
 const FIRST_LIST_WAIT_MS = 5000;
 
 const log = (message: string): void => {
