@@ -10,10 +10,11 @@
  *   limit: api/limits.ts): an answer past it is replaced by an error answer for its id
  *   (-32005, naming the limit), so the agent's request fails and the connection goes on; any
  *   other message past it is not sent (`send` rejects) and is logged.
- * - A line that is not JSON, or not one JSON-RPC message (a batch, a bare value), is answered
- *   with a JSON-RPC error (id null) and dropped; the connection goes on. A second
- *   `gateway.open` (the agent confused its protocols) is answered with an error and the
- *   connection is closed.
+ * - Every line is checked as one JSON-RPC 2.0 message of MCP's shape (gateway/agent-message.ts)
+ *   before anything else: one that is not is answered with its JSON-RPC error (-32700, -32600,
+ *   -32602; id null unless the request's own id is valid) and dropped, and the connection goes
+ *   on; a valid notification is never answered. A second `gateway.open` (the agent confused
+ *   its protocols) is answered with an error and the connection is closed.
  * - At most `maxRequestsInFlight` of the agent's requests wait for an answer at once; one more
  *   is answered at once with -32005 and never reaches the gateway (the others go on).
  * - Backpressure: while the agent does not read what was sent, no more of its lines are read
@@ -26,12 +27,12 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { checkAgentLine } from '../gateway/agent-message.js';
 import type { HandedOver } from './rpc-server.js';
 import { sizeText } from '../api/limits.js';
-import { JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
+import { GATEWAY_OPEN, JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
 
-/** The handover method whose line opened this connection; valid only as its first line. */
-export const GATEWAY_OPEN = 'gateway.open';
+export { GATEWAY_OPEN };
 
 /** How long `close()` waits for the agent to hang up before cutting the connection. */
 const CLOSE_GRACE_MS = 1000;
@@ -123,33 +124,24 @@ export class GatewaySocketTransport implements Transport {
 
   #onLine(line: string): void {
     if (this.#closed) return;
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      if (line.trim() === '') return;
-      void this.#reply(null, RpcCodes.ParseError, 'parse error: not valid JSON');
+    const checked = checkAgentLine(line);
+    if (checked.kind === 'ignored') return;
+    if (checked.kind === 'refused') {
+      void this.#reply(checked.id, checked.code, checked.message);
       return;
     }
-    if (!isObject(message)) {
-      const what = Array.isArray(message)
-        ? 'a batch: MCP takes one message per line'
-        : 'not a JSON-RPC 2.0 message';
-      void this.#reply(null, RpcCodes.InvalidRequest, `invalid request: ${what}`);
-      return;
-    }
-    if (typeof message.method === 'string') {
-      const id = message.id;
-      const isRequest = typeof id === 'string' || typeof id === 'number';
+    const message = checked.message;
+    if ('method' in message) {
+      const id = 'id' in message ? message.id : undefined;
       if (message.method === GATEWAY_OPEN) {
         void this.#reply(
-          isRequest ? id : null,
+          id ?? null,
           RpcCodes.InvalidRequest,
           `${GATEWAY_OPEN} was the first line of this connection, which carries MCP since; open a new connection for another session`,
         ).then(() => this.close());
         return;
       }
-      if (isRequest) {
+      if (id !== undefined) {
         const max = this.#connection.limits.maxRequestsInFlight;
         if (this.#inFlight.size >= max && !this.#inFlight.has(id)) {
           void this.#reply(
@@ -167,8 +159,7 @@ export class GatewaySocketTransport implements Transport {
           this.#inFlight.delete(cancelled);
       }
     }
-    // The SDK's Protocol checks the message's shape and reports what it cannot take.
-    this.onmessage?.(message as JSONRPCMessage);
+    this.onmessage?.(message);
   }
 
   #reply(id: RequestId | null, code: number, message: string): Promise<void> {

@@ -9,8 +9,10 @@
  * - The attempt's URL is the authorization URL (PKCE challenge and `state`, public by design);
  *   the code never leaves this process and is handed to the daemon once, exactly as
  *   `oauth.loginFinish` does (tokens stored once for every session).
- * - The listener takes one redirect and closes: after it, after `timeoutMs`, on `cancel()`,
- *   and when the login could not start. A wrong `state` is refused and signs nothing in.
+ * - The listener takes one redirect (the one with the right `state`) and closes: after it,
+ *   after `timeoutMs`, on `cancel()`, and when the login could not start. A request with a
+ *   wrong or missing `state` is answered 400, signs nothing in and ends nothing: the login
+ *   goes on waiting for the real redirect.
  */
 import type { Daemon } from '../controller/daemon.js';
 import type { Session } from '../controller/session.js';

@@ -18,23 +18,51 @@ describe('listenForRedirect', () => {
     await l.close();
   });
 
-  it('refuses a wrong state and an error answer', { timeout: 10_000 }, async () => {
-    const l = await listenForRedirect();
-    const refused = assert.rejects(l.waitForCode('S1', 5000), /wrong state/);
-    const bad = await fetch(`${l.redirectUri}?state=S2&code=C1`);
-    assert.equal(bad.status, 400);
-    await bad.text();
-    await refused;
-    await l.close();
+  it(
+    'answers 400 to a stray redirect (wrong or missing state) and keeps waiting for the real one',
+    { timeout: 10_000 },
+    async () => {
+      const l = await listenForRedirect();
+      const code = l.waitForCode('S1', 5000);
+      for (const stray of ['?state=S2&code=C1', '?code=C1', '', '?state=S2&error=access_denied']) {
+        const bad = await fetch(`${l.redirectUri}${stray}`);
+        assert.equal(bad.status, 400, `stray redirect ${JSON.stringify(stray)}`);
+        const text = await bad.text();
+        assert.match(text, /not the redirect of the login in progress/);
+        assert.match(text, /still waiting/);
+        assert.doesNotMatch(text, /C1/, 'the answer does not echo the code');
+      }
+      const ok = await fetch(`${l.redirectUri}?state=S1&code=C2`);
+      assert.equal(ok.status, 200, 'the real redirect is still taken');
+      await ok.text();
+      assert.equal(await code, 'C2');
+      await assert.rejects(fetch(`${l.redirectUri}?state=S1&code=C3`), 'closed after one use');
+      await l.close();
+    },
+  );
 
-    const l2 = await listenForRedirect();
-    const refused2 = assert.rejects(l2.waitForCode('S1', 5000), /refused the login: access_denied/);
-    const denied = await fetch(`${l2.redirectUri}?state=S1&error=access_denied`);
-    assert.equal(denied.status, 400);
-    await denied.text();
-    await refused2;
-    await l2.close();
-  });
+  it(
+    'an error redirect with the right state ends the login with that error',
+    { timeout: 10_000 },
+    async () => {
+      const l = await listenForRedirect();
+      const refused = assert.rejects(l.waitForCode('S1', 5000), /refused the login: access_denied/);
+      const denied = await fetch(`${l.redirectUri}?state=S1&error=access_denied`);
+      assert.equal(denied.status, 400);
+      await denied.text();
+      await refused;
+      await assert.rejects(fetch(`${l.redirectUri}?state=S1&code=C1`), 'closed after it');
+      await l.close();
+
+      const l2 = await listenForRedirect();
+      const noCode = assert.rejects(l2.waitForCode('S1', 5000), /no authorization code/);
+      const empty = await fetch(`${l2.redirectUri}?state=S1`);
+      assert.equal(empty.status, 400);
+      await empty.text();
+      await noCode;
+      await l2.close();
+    },
+  );
 
   it('gives up after the timeout and stops listening', { timeout: 10_000 }, async () => {
     const l = await listenForRedirect();

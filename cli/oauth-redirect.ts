@@ -4,14 +4,19 @@
  * Guarantees:
  * - It listens on 127.0.0.1 only: a free port, or the port of a configured `redirectUri`
  *   (which must be an http://127.0.0.1 or http://localhost URL).
- * - It takes exactly one redirect to its path: with the expected `state` and a `code` it
- *   answers "signed in" and resolves with the code; with another `state`, an `error`, or no
- *   code it answers 400 and rejects. Either way it then closes. Requests to other paths
- *   (a browser's /favicon.ico) get 404 and change nothing.
+ * - It takes exactly one redirect to its path: the one carrying the expected `state`. With a
+ *   `code` it answers "signed in" and resolves with the code; with an `error`, or no code, it
+ *   answers 400 and rejects. Either way it then closes.
+ * - A request to its path with another `state`, none, or several (a stray tab, a stale
+ *   bookmark, another program) is answered 400 and changes nothing: the login goes on waiting
+ *   for the real redirect, so nobody else can abort it. Its `code` or `error` is never looked
+ *   at. The state is compared in constant time (unlimited tries must not leak it).
+ *   Requests to other paths (a browser's /favicon.ico) get 404 and change nothing.
  * - It closes after `timeoutMs` without a redirect, and on `close()`, which also ends a pending
  *   `waitForCode` (rejected: cancelled); no timer outlives it.
  * - Nothing it says (answers, errors) contains the code.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -49,6 +54,15 @@ function planOf(configured: string | undefined): { port: number; path: string } 
   return { port: Number(url.port), path: url.pathname };
 }
 
+/** Whether `got` is exactly `expected`, in time independent of where they differ. */
+function sameState(got: string, expected: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(got), digest(expected));
+}
+
+const STRAY_ANSWER =
+  'mcpctl: this is not the redirect of the login in progress (wrong or missing state); ignored, still waiting for the right one.\n';
+
 export async function listenForRedirect(configured?: string): Promise<RedirectListener> {
   const plan = planOf(configured);
   let settle: ((result: { code?: string; error?: Error }) => void) | undefined;
@@ -60,16 +74,15 @@ export async function listenForRedirect(configured?: string): Promise<RedirectLi
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }
-    used = true;
     const q = url.searchParams;
+    const states = q.getAll('state');
+    if (states.length !== 1 || !sameState(states[0], expected)) {
+      res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end(STRAY_ANSWER);
+      return;
+    }
+    used = true;
     let outcome: { code?: string; error?: Error };
-    if (q.get('state') !== expected) {
-      outcome = {
-        error: new RedirectError(
-          'the redirect carried a wrong state (not the login this command started); refused, nothing was signed in',
-        ),
-      };
-    } else if (q.get('error') !== null) {
+    if (q.get('error') !== null) {
       const what = (q.get('error') ?? '').replace(/[^\w.-]/g, '').slice(0, 64);
       outcome = { error: new RedirectError(`the authorization server refused the login: ${what}`) };
     } else if (!q.get('code')) {

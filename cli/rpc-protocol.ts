@@ -15,6 +15,9 @@ import { LIMIT_EXCEEDED_CODE, MAX_MESSAGE_BYTES } from '../api/limits.js';
 
 export const JSONRPC = '2.0';
 
+/** The handover method that opens an agent's connection; valid only as its first line. */
+export const GATEWAY_OPEN = 'gateway.open';
+
 export type RpcId = number | string;
 
 export interface RpcRequest {

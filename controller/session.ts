@@ -61,6 +61,7 @@ import {
   type SessionRequestOptions,
 } from './agent-attachments.js';
 import { diffReload, type DiffLine } from './diff.js';
+import { SharedSettleWait } from './settle-wait.js';
 import {
   NotGatedError,
   ServerUnavailableError,
@@ -183,6 +184,8 @@ export class Session {
   readonly #loginAnnounced = new Map<string, string>();
   /** The pool's view of each agent that made a request here (see #asCaller). */
   readonly #callers = new WeakMap<SessionCaller, AgentCaller>();
+  /** The agents' bounded wait for this session to settle: one per busy spell (settle-wait.ts). */
+  readonly #settleWait = new SharedSettleWait(() => this.settled());
 
   constructor(opts: SessionOptions) {
     this.#opts = opts;
@@ -543,6 +546,15 @@ export class Session {
   /** Resolves when no reconcile is queued or running (delayed retries do not count). */
   async settled(): Promise<void> {
     await this.#workers.whenIdle();
+  }
+
+  /**
+   * `settled()`, bounded: resolves at the latest `boundMs` from now, and at once while a busy
+   * spell of the session has already been waited for in full (by any caller): a server stuck
+   * connecting costs the agents one wait, not one per agent and request (settle-wait.ts).
+   */
+  settledWithin(boundMs: number): Promise<void> {
+    return this.#settleWait.wait(boundMs);
   }
 
   /**

@@ -31,19 +31,30 @@ interface BrowserVisit {
   readonly status: number;
   /** The redirect the browser was sent to (with the state it carried). */
   readonly location: URL;
+  /** The answer to a stray redirect (a forged state) sent before the real one, if any. */
+  readonly stray?: { readonly status: number; readonly text: string };
 }
 
-/** The user's browser: opens the authorization URL and follows the redirect back. */
-async function openInBrowser(url: string, tamperState = false): Promise<BrowserVisit> {
+/**
+ * The user's browser: opens the authorization URL and follows the redirect back; with
+ * `strayFirst`, something else visits the listener first with a forged state.
+ */
+async function openInBrowser(url: string, strayFirst = false): Promise<BrowserVisit> {
   const authorize = await fetch(url, { redirect: 'manual' });
   await authorize.text();
   assert.equal(authorize.status, 302, 'the authorization server redirects back');
   const location = new URL(authorize.headers.get('location') ?? '');
   assert.equal(location.hostname, '127.0.0.1', 'the redirect goes to the loopback listener');
-  if (tamperState) location.searchParams.set('state', 'a-state-the-daemon-never-made');
+  let stray: BrowserVisit['stray'];
+  if (strayFirst) {
+    const forged = new URL(location);
+    forged.searchParams.set('state', 'a-state-the-daemon-never-made');
+    const r = await fetch(forged);
+    stray = { status: r.status, text: await r.text() };
+  }
   const back = await fetch(location);
   await back.text();
-  return { status: back.status, location };
+  return { status: back.status, location, ...(stray ? { stray } : {}) };
 }
 
 /** The loopback listener a login URL sends the browser back to. */
@@ -75,7 +86,7 @@ class UrlAgent {
     capabilities: ClientCapabilities,
     readonly answer: (params: ElicitRequest['params']) => {
       action: Answer;
-      open?: 'yes' | 'tampered';
+      open?: 'yes' | 'stray-first';
     },
   ) {
     this.client = new Client({ name: 'e2e-inband', version: '1.0.0' }, { capabilities });
@@ -88,7 +99,7 @@ class UrlAgent {
           const url = request.params.url;
           this.visits.push(
             new Promise<void>((r) => setImmediate(r)).then(() =>
-              openInBrowser(url, open === 'tampered'),
+              openInBrowser(url, open === 'stray-first'),
             ),
           );
         }
@@ -288,28 +299,33 @@ describe('OAuth login through the agent (e2e)', () => {
   );
 
   it(
-    'a redirect with a forged state is refused: nothing signs in, the server stays Unauthorized, the listener closes',
+    'a stray redirect with a forged state is answered 400 and changes nothing; the real one still signs in',
     T,
     async () => {
       const fx = await unauthorizedRemote();
       await env.startDaemon();
       await untilUnauthorized(env, 'remote');
-      const agent = new UrlAgent(URL_MODE, () => ({ action: 'accept', open: 'tampered' }));
+      const agent = new UrlAgent(URL_MODE, () => ({ action: 'accept', open: 'stray-first' }));
       agents.push(agent);
       await agent.connect(env);
       await eventually(() => agent.visits.length === 1, { what: 'the login to be offered' });
+      const asked = agent.elicitations[0];
+      assert.ok(asked.mode === 'url');
       const visit = await agent.visits[0];
-      assert.equal(visit.status, 400, 'the wrong state is refused');
-      assert.equal(fx.counts.codeExchanges, 0, 'the code was never exchanged');
-      // One use: the right state cannot be replayed to it either.
+      assert.equal(visit.stray?.status, 400, 'the forged state is refused');
+      assert.match(visit.stray?.text ?? '', /not the redirect of the login in progress/);
+      assert.equal(visit.status, 200, 'the real redirect was still awaited');
+      await eventually(() => agent.completed.includes(asked.elicitationId), {
+        what: 'notifications/elicitation/complete',
+      });
+      assert.equal(fx.counts.codeExchanges, 1, 'only the real code was exchanged');
+      await eventually(async () => isReady((await env.servers()).get('remote')), {
+        what: 'remote Ready',
+      });
+      // One use: the listener closes once it took the real redirect.
       await eventually(async () => !(await listening(visit.location)), {
         what: 'the listener to close',
       });
-      const servers = await env.servers();
-      assert.equal(condition(servers.get('remote'), 'Ready')?.reason, 'Unauthorized');
-      await agent.client.ping();
-      assert.deepEqual(agent.completed, [], 'no completion for a refused login');
-      assert.deepEqual(await agent.tools(), []);
     },
   );
 

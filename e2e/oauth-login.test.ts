@@ -143,7 +143,7 @@ describe('OAuth login (e2e)', () => {
   );
 
   it(
-    'a redirect with a wrong state is refused, signs nothing in, and the listener closes',
+    'a stray redirect with a wrong or missing state is answered 400 and changes nothing; the real one still signs in',
     T,
     async () => {
       const fx = (fixture = await startOAuthFixture());
@@ -151,17 +151,27 @@ describe('OAuth login (e2e)', () => {
       env.write(env.userSettingsPath, { mcpServers: { remote: { httpUrl: fx.url } } });
       await env.startDaemon();
       await untilUnauthorized(env, 'remote');
-      const { result, redirectStatus, location } = await login(env, 'remote', out, {
-        tamperState: true,
+      const { result, redirectStatus, location, strays } = await login(env, 'remote', out, {
+        strayFirst: true,
       });
-      assert.equal(redirectStatus, 400);
-      assert.equal(result.code, 1);
-      assert.match(result.stdout, /wrong state/);
-      assert.equal(fx.counts.codeExchanges, 0, 'the code was never exchanged');
-      // One use: the listener is gone, the right state cannot be replayed to it either.
+      assert.deepEqual(
+        strays.map((s) => s.status),
+        [400, 400],
+        'each stray redirect is refused',
+      );
+      for (const s of strays) {
+        assert.match(s.text, /not the redirect of the login in progress/);
+        const code = location.searchParams.get('code') ?? '';
+        assert.ok(code !== '' && !s.text.includes(code), 'the answer does not echo the code');
+      }
+      assert.equal(redirectStatus, 200, 'the real redirect was still awaited');
+      assert.equal(result.code, 0, result.stdout);
+      assert.match(result.stdout, /server\/remote signed in \(Ready\)/);
+      assert.equal(fx.counts.codeExchanges, 1, 'only the real code was exchanged');
+      // One use: the listener is gone once it took the real redirect.
       await assert.rejects(fetch(location), 'the loopback listener is closed');
       const servers = await env.servers();
-      assert.equal(condition(servers.get('remote'), 'Ready')?.reason, 'Unauthorized');
+      assert.ok(isReady(servers.get('remote')));
     },
   );
 

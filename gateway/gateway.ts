@@ -26,11 +26,13 @@
  *   reconciles (and servers' own resources/list_changed at most twice a second).
  * - tasks: a task-augmented tool call goes to its server; tasks/get, result, cancel and list and
  *   task status notifications concern only the tasks this agent created (tasks.ts).
+ * - Params a request's method cannot take are answered -32602 in one line naming the field
+ *   (checked-server.ts), never the SDK's -32603 with a dump of the validator's issues.
  * - `--meta-tools` adds mcpctl_find_tools / mcpctl_call_tool; `only` lists just those two.
  * - Gated servers are put to the user through elicitation (approval-prompt.ts); servers waiting
  *   for an OAuth login are offered through URL-mode elicitation (login-prompt.ts).
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CompleteRequestSchema,
   ErrorCode,
@@ -62,6 +64,7 @@ import type {
 } from '../controller/agent-attachments.js';
 import type { McpMessage } from '../pool/types.js';
 import { GatewayAgent } from './agent.js';
+import { CheckedServer } from './checked-server.js';
 import { promptApprovals } from './approval-prompt.js';
 import { promptLogins, type StartLogin } from './login-prompt.js';
 import { CALL_TOOL, FIND_TOOLS, META_TOOLS, findTools } from './meta-tools.js';
@@ -128,7 +131,8 @@ export function createGatewayServer(
   port: SessionPort,
   options: GatewayServerOptions,
 ): GatewayServer {
-  const server = new Server(
+  // Bad params of any typed request are answered -32602 in one readable line (checked-server.ts).
+  const server = new CheckedServer(
     { name: options.name ?? 'mcpctl', version: options.version },
     {
       capabilities: {

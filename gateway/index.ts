@@ -7,7 +7,10 @@
  *
  * Guarantees: opening waits (at most `firstListWaitMs`) for the session to settle, so the
  * agent's `initialize` carries the instructions of the servers that were still connecting and
- * its first listing sees them; `close()` ends the agent connection and everything it held in
+ * its first listing sees them. That is one wait per busy spell of the session, shared with the
+ * first listing and with every other agent (SessionPort.settled): a server stuck connecting
+ * delays an agent once, not at connect and again at its first tools/list, nor every agent that
+ * connects while it stays stuck. `close()` ends the agent connection and everything it held in
  * the session (attachments, subscriptions), never the session itself.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';

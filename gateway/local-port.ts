@@ -132,16 +132,9 @@ export class LocalSessionPort implements SessionPort {
     );
   }
 
-  async settled(timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
-    });
-    try {
-      await Promise.race([this.session.settled(), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  settled(timeoutMs: number): Promise<void> {
+    // Shared by every agent of the session: a busy spell is waited for once (settle-wait.ts).
+    return this.session.settledWithin(timeoutMs);
   }
 
   onListChanged(listener: () => void): void {

@@ -81,7 +81,11 @@ export interface SessionPort {
    * these when it has initialized.
    */
   pendingApprovals(): Promise<ApprovalRequest[]>;
-  /** Resolves when the session has no reconcile queued or running, or after `timeoutMs`. */
+  /**
+   * Resolves when the session has no reconcile queued or running, or after `timeoutMs` at
+   * most; at once while the session's current busy spell was already waited for in full (by
+   * this agent or another): one wait per spell, however many agents and requests ask.
+   */
   settled(timeoutMs: number): Promise<void>;
   /** Called once per settled burst of reconciles that changed the registry. */
   onListChanged(listener: () => void): void;

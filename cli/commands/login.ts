@@ -7,7 +7,8 @@
  *   or --workspace) as `mcpctl serve` does, detached: the daemon holds the grant afterwards.
  * - login: listens on 127.0.0.1 (a free port, or the configured redirectUri's), asks the daemon
  *   to start an authorization-code login with PKCE, prints the URL (and opens a browser when
- *   one exists, unless --no-browser), takes exactly one redirect with the right `state`, hands
+ *   one exists, unless --no-browser), takes exactly one redirect with the right `state` (a stray one
+ *   with a wrong or missing state is answered 400 and the wait goes on), hands
  *   the code to the daemon on the same connection, and exits 0 once the server is Ready —
  *   else 1 with why (never an empty message). The listener is closed on every path.
  * - logout: the daemon forgets the tokens; the server is disconnected in every session and

@@ -21,8 +21,11 @@ import { inbandLogin } from '../inband-login.js';
 import { openHeld, type MethodContext } from './context.js';
 import { openShape, openSpec } from './sessions.js';
 
-/** How long the agent's first listing waits for servers that are still connecting. */
-const FIRST_LIST_WAIT_MS = 5000;
+/**
+ * How long an agent waits for servers that are still connecting, at most once for its connect
+ * and first listing together (and not again while the session has not settled since).
+ */
+export const FIRST_LIST_WAIT_MS = 5000;
 
 export function gatewayHandovers(ctx: MethodContext): HandoverTable {
   return {

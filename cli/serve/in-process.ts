@@ -4,13 +4,12 @@
  * for these, so that the usual serve, a pipe to the daemon (pipe.ts), starts without the
  * controller, the pool and the gateway.
  *
- * Guarantees: stdout carries only the gateway's MCP messages (the SDK's StdioServerTransport),
- * every log line goes to `log`; it resolves with the exit code once stdin ends or closes, a
+ * Guarantees: stdout carries only the gateway's MCP messages and the answers to invalid ones
+ * (stdio-transport.ts: every line is checked as the daemon checks an agent's), every log line
+ * goes to `log`; it resolves with the exit code once stdin ends or closes, a
  * signal comes or the MCP connection closes, after the gateway (and the private session with
  * every server process) is closed.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { MAX_MESSAGE_BYTES } from '../../api/limits.js';
 import {
   openGateway,
   openInertGateway,
@@ -21,6 +20,7 @@ import { errorText } from '../errors.js';
 import { inbandLogin } from '../inband-login.js';
 import { InertSessionPort } from './inert-port.js';
 import { openPrivateSession, type PrivateSessionOptions } from './private-session.js';
+import { StdioLineTransport } from './stdio-transport.js';
 
 /** Serves no tools: every request is answered with `reason`. */
 export function serveInert(reason: string, options: GatewayOptions): Promise<number> {
@@ -52,11 +52,8 @@ export async function serveInProcess(
 
 /** Serves `gateway` on this process's stdio until the agent or a signal ends it. */
 async function serveStdio(gateway: Gateway, log: (message: string) => void): Promise<number> {
-  // The agent's messages may be as large as on the daemon's socket (the SDK's default is 10 MiB).
-  const transport = new StdioServerTransport(process.stdin, process.stdout, {
-    maxBufferSize: MAX_MESSAGE_BYTES,
-  });
-  transport.onerror = (err) => log(`bad message from the client: ${err.message}`);
+  const transport = new StdioLineTransport();
+  transport.onerror = (err) => log(`reading from the client: ${err.message}`);
 
   let finish: (why: { code: number; reason: string }) => void = () => undefined;
   const finished = new Promise<{ code: number; reason: string }>((resolve) => (finish = resolve));

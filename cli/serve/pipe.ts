@@ -17,9 +17,9 @@
  */
 import type { Socket } from 'node:net';
 import { CliError } from '../errors.js';
-import { GATEWAY_OPEN } from '../gateway-socket.js';
 import { connectClient, type RpcClient } from '../rpc-client.js';
-import { isObject } from '../rpc-protocol.js';
+// Not from gateway-socket.ts: that is the daemon's side, and would load the gateway here.
+import { GATEWAY_OPEN, isObject } from '../rpc-protocol.js';
 
 /** How long serve waits for the daemon to close after stdin ended. */
 const STDIN_END_GRACE_MS = 1000;

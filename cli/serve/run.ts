@@ -4,8 +4,9 @@
  * the gateway run here, on stdio.
  *
  * Guarantees:
- * - stdout carries only MCP messages (the gateway's, through the daemon or the SDK's
- *   StdioServerTransport); every log line of ours goes to stderr, the daemon's to its log file.
+ * - stdout carries only MCP messages (the gateway's, through the daemon or our stdio
+ *   transport, stdio-transport.ts); every log line of ours goes to stderr, the daemon's to its
+ *   log file.
  * - With a daemon, the session is opened before any MCP flows, and held by serve's connection:
  *   when this process ends, the daemon closes the gateway and releases the hold.
  * - A serve started by mcpctl itself (its entry is in a file mcpctl reads) serves nothing and
@@ -36,7 +37,10 @@ export interface ServeOptions {
   readonly metaTools: MetaToolsMode;
 }
 
-/** How long the agent's first tools/list waits for servers that are still connecting. */
+/**
+ * How long the agent waits for servers that are still connecting, once for its connect and
+ * first tools/list together (gateway/index.ts).
+ */
 const FIRST_LIST_WAIT_MS = 5000;
 
 const log = (message: string): void => {
