@@ -21,7 +21,6 @@ import { MAX_MESSAGE_BYTES } from '../../api/limits.js';
 import { checkAgentLine } from '../../gateway/agent-message.js';
 import { JSONRPC, LineReader, LineTooLongError, RpcCodes } from '../rpc-protocol.js';
 
-
 export class StdioLineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
