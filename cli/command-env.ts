@@ -13,7 +13,7 @@
  * - A session-scoped command (`withSession`) run outside every session's folder says on
  *   stderr which session it acts on (the daemon's default one).
  */
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Selector } from './methods/context.js';
 import { CliError, noDaemonMessage } from './errors.js';
@@ -98,7 +98,8 @@ export function commandEnv(globals: GlobalOptions, io: Io): CommandEnv {
 }
 
 /**
- * `--workspace DIR` names a session (opened if needed); without it the current directory is
+ * `--workspace DIR` names a session (opened if needed; DIR must be an existing directory,
+ * else a CliError says so); without it the current directory is
  * matched (or the session of a folder enclosing it), falling back to the daemon's default
  * session — which `withSession` then announces, and approve/reject refuse.
  */
@@ -113,6 +114,11 @@ export function selectorOf(workspace: string | undefined): Selector {
         `workspace ${abs} does not exist; pass an existing directory to --workspace`,
       );
     }
+    // As serve and the daemon say it: a file would make a session that watches nothing real.
+    if (!statSync(real).isDirectory())
+      throw new CliError(
+        `workspace ${abs} is not a directory; pass an existing one to --workspace`,
+      );
     return { workspace: real, openIfMissing: true };
   }
   try {
