@@ -6,7 +6,8 @@
  * - No daemon at the socket → CliError with exactly `no mcpctl daemon at <socket>; start one
  *   with 'mcpctl daemon'` (exit 1).
  * - A daemon error arrives as a CliError carrying the daemon's message (exit 1); a daemon that
- *   goes away mid-call says so and where its log is.
+ *   goes away mid-call says so and where its log is; one that knows no method we call is
+ *   older than this mcpctl, and the message says to run `mcpctl stop`.
  * - The connection is closed when the command is done, whatever happened.
  * - `terminalSafeIo` is the one door of every command's output: control characters that are
  *   not our own colours are escaped there (output/escape.ts), whatever printed them.
@@ -25,7 +26,9 @@ import {
   connectClient,
   type RpcClient,
 } from './rpc-client.js';
+import { RpcCodes } from './rpc-protocol.js';
 import { resolveSocketPath } from './socket-path.js';
+import { VERSION } from './version.js';
 import { escapeText } from './output/escape.js';
 import { styleFor, type Style } from './output/style.js';
 
@@ -177,6 +180,10 @@ export function translateError(err: unknown, socket: string): unknown {
       );
     return new CliError(noDaemonMessage(socket));
   }
+  if (err instanceof RpcCallError && err.code === RpcCodes.MethodNotFound)
+    return new CliError(
+      `the running mcpctl daemon at ${socket} is older than this mcpctl (${VERSION}; it answered: ${err.message}): run \`mcpctl stop\`, then start it again`,
+    );
   if (err instanceof RpcCallError) return new CliError(err.message);
   if (err instanceof AnswerTooLargeError)
     return new CliError(

@@ -7,7 +7,9 @@
  * - stdout carries only what the daemon sent after its answer to `gateway.open` (that answer
  *   itself is never written there); every word of ours goes to stderr.
  * - A refusal (or a daemon that closes or garbles its answer) is a CliError naming the
- *   workspace, the socket, the daemon's message and its log: exit 1, nothing on stdout.
+ *   workspace, the socket, the daemon's message and its log: exit 1, nothing on stdout. A
+ *   daemon that knows no `gateway.open` (method not found) is older than this mcpctl: the
+ *   message says so and to run `mcpctl stop`.
  * - Copying is bytes only, with backpressure both ways (Node's pipe): no parsing, no buffering
  *   beyond the streams' own.
  * - It ends with 0 when stdin ends (the socket is ended, and the daemon's close awaited for at
@@ -19,7 +21,8 @@ import type { Socket } from 'node:net';
 import { CliError } from '../errors.js';
 import { GATEWAY_OPEN } from '../gateway-socket.js';
 import { connectClient, type RpcClient } from '../rpc-client.js';
-import { isObject } from '../rpc-protocol.js';
+import { RpcCodes, isObject } from '../rpc-protocol.js';
+import { VERSION } from '../version.js';
 
 /** How long serve waits for the daemon to close after stdin ended. */
 const STDIN_END_GRACE_MS = 1000;
@@ -147,7 +150,15 @@ function openGateway(socket: Socket, o: PipeOptions): Promise<Buffer> {
       }
       chunks.push(chunk.subarray(0, nl));
       const answer = answerOf(Buffer.concat(chunks).toString('utf8'));
-      if ('error' in answer) done({ error: fail(answer.error) });
+      if ('error' in answer)
+        done({
+          error:
+            answer.code === RpcCodes.MethodNotFound
+              ? new CliError(
+                  `the running mcpctl daemon at ${o.socketPath} is older than this mcpctl (${VERSION}): run \`mcpctl stop\`, then start your agent again (its mcpctl serve starts a current daemon)`,
+                )
+              : fail(answer.error),
+        });
       else done({ rest: chunk.subarray(nl + 1) });
     };
     const onClose = () =>
@@ -159,8 +170,8 @@ function openGateway(socket: Socket, o: PipeOptions): Promise<Buffer> {
   });
 }
 
-/** The daemon's answer: accepted, or the reason it was not. */
-function answerOf(line: string): { ok: true } | { error: string } {
+/** The daemon's answer: accepted, or the reason it was not (with its JSON-RPC code, if any). */
+function answerOf(line: string): { ok: true } | { error: string; code?: number } {
   let message: unknown;
   try {
     message = JSON.parse(line);
@@ -169,8 +180,11 @@ function answerOf(line: string): { ok: true } | { error: string } {
   }
   if (!isObject(message)) return { error: 'its answer is not a JSON-RPC response' };
   if (isObject(message.error)) {
-    const text = message.error.message;
-    return { error: typeof text === 'string' ? text : JSON.stringify(message.error) };
+    const { message: text, code } = message.error;
+    return {
+      error: typeof text === 'string' ? text : JSON.stringify(message.error),
+      ...(typeof code === 'number' ? { code } : {}),
+    };
   }
   if (message.id !== 1 || !isObject(message.result))
     return { error: `unexpected answer ${line.slice(0, 200)}` };
