@@ -80,4 +80,41 @@ describe('mcpctl robustness (e2e)', () => {
       await new Promise<void>((resolve) => old.close(() => resolve()));
     }
   });
+
+  it('a stopped daemon: commands and serve give up with what to do, not hang', T, async () => {
+    const daemon = await env.startDaemon();
+    process.kill(daemon.pid, 'SIGSTOP');
+    try {
+      const says = new RegExp(
+        `the mcpctl daemon \\(pid ${daemon.pid}\\) at ${env.socket} does not answer.*it may be stopped or busy.*kill -CONT ${daemon.pid}`,
+      );
+      // The setting by environment and by flag; killed by the harness if it hangs.
+      const byEnv = await env.cli(['get', 'servers'], {
+        env: { MCPCTL_ANSWER_TIMEOUT: '1s' },
+        timeoutMs: 30_000,
+      });
+      assert.equal(byEnv.signal, null, 'it ended by itself');
+      assert.equal(byEnv.code, 1, byEnv.stderr);
+      assert.match(byEnv.stderr, says);
+      assert.equal(byEnv.stdout, '');
+      const byFlag = await env.cli(['--answer-timeout', '1s', 'reload'], { timeoutMs: 30_000 });
+      assert.equal(byFlag.code, 1, byFlag.stderr);
+      assert.match(byFlag.stderr, says);
+
+      // serve: the agent gets no MCP, serve exits 1 saying why.
+      const serve = await env.cli(['serve'], {
+        env: { MCPCTL_ANSWER_TIMEOUT: '1s' },
+        timeoutMs: 30_000,
+      });
+      assert.equal(serve.signal, null, 'serve ended by itself');
+      assert.equal(serve.code, 1, serve.stderr);
+      assert.match(serve.stderr, says);
+      assert.equal(serve.stdout, '', 'nothing but MCP on stdout');
+    } finally {
+      process.kill(daemon.pid, 'SIGCONT');
+    }
+    // Resumed, it answers again: nothing was broken by the clients that gave up.
+    const after = await env.cli(['get', 'servers'], { timeoutMs: 30_000 });
+    assert.equal(after.code, 0, after.stderr);
+  });
 });

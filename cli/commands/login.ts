@@ -66,6 +66,7 @@ function startingDaemon(env: CommandEnv, io: Io): CommandEnv {
         command: 'mcpctl login',
         log: (message) => io.err(`mcpctl login: ${message}\n`),
       }),
+      { answerTimeoutMs: env.answerTimeoutMs },
     );
   return { ...env, connect };
 }

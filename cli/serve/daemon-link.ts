@@ -61,6 +61,9 @@ export async function connectOrStartDaemon(o: DaemonLinkOptions): Promise<Socket
       throw new CliError(
         `permission denied connecting to ${o.socket}; the daemon there belongs to another user. Pass your own --socket`,
       );
+    // A daemon is there, but its queue of new connections is full (it accepts none): starting
+    // another one would only find the socket taken.
+    if (err.code === 'EAGAIN') throw err;
   }
   return startDaemon(o);
 }

@@ -34,6 +34,8 @@ export interface ServeOptions {
   /** False: `--no-daemon`. */
   readonly daemon: boolean;
   readonly metaTools: MetaToolsMode;
+  /** How long a daemon that answers nothing is waited for (0: forever); see pipe.ts. */
+  readonly answerTimeoutMs: number;
 }
 
 /** How long the agent's first tools/list waits for servers that are still connecting. */
@@ -87,6 +89,7 @@ export async function runServe(o: ServeOptions): Promise<number> {
   });
   return runPipe(socket, {
     socketPath: o.socket,
+    answerTimeoutMs: o.answerTimeoutMs,
     logFile: daemonLogPath(o.socket),
     params: {
       workspace: o.workspace,
