@@ -8,6 +8,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectClient } from '../cli/rpc-client.js';
 import { TestEnv } from '../cli/testing/harness.js';
 
 const T = { timeout: 90_000 };
@@ -117,4 +119,36 @@ describe('mcpctl robustness (e2e)', () => {
     const after = await env.cli(['get', 'servers'], { timeoutMs: 30_000 });
     assert.equal(after.code, 0, after.stderr);
   });
+
+  it(
+    'serves racing to start a daemon: only the one whose daemon stays says "started"',
+    T,
+    async () => {
+      env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+      const agents = [env.serveTransport(), env.serveTransport()].map(({ transport, stderr }) => ({
+        transport,
+        stderr,
+        client: new Client({ name: 'e2e-agent', version: '1.0.0' }, { capabilities: {} }),
+      }));
+      try {
+        // Started at once: both find no daemon and start one; one daemon wins, both use it.
+        await Promise.all(agents.map((a) => a.client.connect(a.transport)));
+        for (const a of agents) env.trackPid(a.transport.pid ?? undefined);
+        const rpc = await connectClient(env.socket);
+        const { pid } = await rpc.call<{ pid: number }>('daemon.status');
+        await rpc.close();
+        const claims = agents.flatMap((a) => [
+          ...a.stderr().matchAll(/started an mcpctl daemon \(pid (\d+)\)/g),
+        ]);
+        assert.deepEqual(
+          claims.map((m) => Number(m[1])),
+          [pid],
+          `one serve says it started the daemon that runs; stderr: ${agents.map((a) => a.stderr()).join(' | ')}`,
+        );
+      } finally {
+        for (const a of agents) await a.client.close().catch(() => undefined);
+        await env.cli(['stop']);
+      }
+    },
+  );
 });

@@ -9,7 +9,9 @@
  *   appended to `mcpctl-daemon.log` next to the socket, unref'd): it outlives this process
  *   and never writes to our stdout, which belongs to MCP.
  * - Two serves racing to start one end up on the same daemon: the loser's daemon finds the
- *   socket taken and exits, and both keep trying to connect until the winner answers.
+ *   socket taken and exits, and both keep trying to connect until the winner answers. Only
+ *   the serve whose own daemon is the one answering says it "started an mcpctl daemon"; the
+ *   other names the daemon it uses.
  * - Waiting is bounded; the failure says what happened and names the log file, with its last
  *   lines.
  */
@@ -19,7 +21,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError, errorText } from '../errors.js';
 import type { Socket } from 'node:net';
-import { DaemonUnavailableError, connectSocket } from '../rpc-client.js';
+import { DEFAULT_ANSWER_TIMEOUT_MS } from '../answer-timeout.js';
+import {
+  DaemonUnavailableError,
+  connectClient,
+  connectSocket,
+  type RpcClient,
+} from '../rpc-client.js';
 import { SocketDirError, prepareSocketDir } from '../socket-path.js';
 import { INSIDE_MCPCTL_ENV } from './inert-port.js';
 
@@ -44,6 +52,8 @@ export interface DaemonLinkOptions {
   readonly command?: string;
   /** How long to wait for a started daemon to answer. Default 20 s. */
   readonly startTimeoutMs?: number;
+  /** How long a daemon that says nothing is waited for (answer-timeout.ts). Default 10 s. */
+  readonly answerTimeoutMs?: number;
   readonly log: (message: string) => void;
 }
 
@@ -99,16 +109,20 @@ async function startDaemon(o: DaemonLinkOptions): Promise<Socket> {
   } finally {
     closeSync(fd); // The child has its own copy.
   }
-  o.log(`started an mcpctl daemon (pid ${child.pid}) at ${o.socket}; it logs to ${logFile}`);
 
   const deadline = Date.now() + (o.startTimeoutMs ?? 20_000);
   let exitSeenAt: number | undefined;
   let lastError: unknown;
   for (;;) {
+    let socket: Socket | undefined;
     try {
-      return await connectSocket(o.socket, 1000);
+      socket = await connectSocket(o.socket, 1000);
     } catch (err) {
       lastError = err;
+    }
+    if (socket) {
+      await sayWhoAnswers(o, child, logFile);
+      return socket;
     }
     const now = Date.now();
     // An exit is not yet a failure: the child may have lost a start race to a daemon that
@@ -125,6 +139,38 @@ async function startDaemon(o: DaemonLinkOptions): Promise<Socket> {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * Says which daemon answers: the one we started only when it is the one that answers (a
+ * daemon that lost a start race exits at once, so every racer saying "started" would be
+ * false for all but one). Asked on a connection of its own; saying nothing beats a guess.
+ */
+async function sayWhoAnswers(
+  o: DaemonLinkOptions,
+  child: { pid?: number; exit?: string },
+  logFile: string,
+): Promise<void> {
+  let pid: number | undefined;
+  let client: RpcClient | undefined;
+  try {
+    client = await connectClient(o.socket, 1000, {
+      answerTimeoutMs: o.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS,
+    });
+    const status = await client.call<{ pid?: unknown }>('daemon.status');
+    if (typeof status.pid === 'number') pid = status.pid;
+  } catch {
+    return; // What it is will show when serve uses the connection.
+  } finally {
+    await client?.close().catch(() => undefined);
+  }
+  if (pid === undefined) return;
+  if (pid === child.pid && child.exit === undefined)
+    o.log(`started an mcpctl daemon (pid ${pid}) at ${o.socket}; it logs to ${logFile}`);
+  else
+    o.log(
+      `using the mcpctl daemon (pid ${pid}) at ${o.socket}, which another process started meanwhile`,
+    );
 }
 
 function tail(file: string): string {

@@ -85,6 +85,7 @@ export async function runServe(o: ServeOptions): Promise<number> {
     ...(o.ceiling ? { ceiling: o.ceiling } : {}),
     ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
     ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
+    answerTimeoutMs: o.answerTimeoutMs,
     log,
   });
   return runPipe(socket, {
