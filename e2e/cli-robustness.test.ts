@@ -4,13 +4,21 @@
  * serves racing to start one, a daemon whose socket file was deleted.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectClient } from '../cli/rpc-client.js';
-import { TestEnv } from '../cli/testing/harness.js';
+import { TestEnv, eventually, isAlive, isReady } from '../cli/testing/harness.js';
 
 const T = { timeout: 90_000 };
 
@@ -151,4 +159,41 @@ describe('mcpctl robustness (e2e)', () => {
       }
     },
   );
+
+  it('a deleted socket file is made again; the servers keep running', T, async () => {
+    env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+    await env.startDaemon();
+    const before = await env.untilServers((m) => isReady(m.get('fx')), 'fx Ready');
+    const inode = statSync(env.socket).ino;
+    rmSync(env.socket);
+    await eventually(() => existsSync(env.socket) && statSync(env.socket).ino !== inode, {
+      what: 'the daemon to make its socket file again',
+    });
+    assert.equal(statSync(env.socket).mode & 0o777, 0o600, 'private as before');
+    const after = await env.servers();
+    assert.equal(after.get('fx')?.status.pid, before.get('fx')?.status.pid, 'same process');
+
+    // The whole directory, too.
+    rmSync(path.dirname(env.socket), { recursive: true });
+    await eventually(() => existsSync(env.socket), { what: 'socket and directory made again' });
+    assert.equal(statSync(path.dirname(env.socket)).mode & 0o777, 0o700);
+    assert.equal((await env.servers()).get('fx')?.status.pid, before.get('fx')?.status.pid);
+  });
+
+  it('a socket path taken by something else stops the daemon and its servers', T, async () => {
+    env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+    const daemon = await env.startDaemon();
+    const fxPid = (await env.untilServers((m) => isReady(m.get('fx')), 'fx Ready')).get('fx')
+      ?.status.pid;
+    assert.ok(fxPid);
+    // Put over it in one step, as another daemon's socket would be: never missing meanwhile.
+    const other = path.join(path.dirname(env.socket), 'other');
+    writeFileSync(other, 'not yours\n');
+    renameSync(other, env.socket);
+    const exit = await daemon.exited;
+    assert.equal(exit.code, 0, daemon.stderr());
+    assert.match(daemon.stderr(), /socket path .* now holds something else/);
+    assert.equal(isAlive(fxPid), false, 'its servers are gone');
+    assert.equal(readFileSync(env.socket, 'utf8'), 'not yours\n', 'what took the path stays');
+  });
 });
