@@ -16,7 +16,7 @@
  *   daemon shuts down cleanly instead of running unreachable.
  * - Anything else (a transient error reading the path) is logged once and checked again.
  */
-import { lstatSync } from 'node:fs';
+import { lstatSync, type Stats } from 'node:fs';
 import { errorText } from './errors.js';
 import { prepareSocketDir } from './socket-path.js';
 
@@ -53,7 +53,7 @@ export function guardSocketFile(o: SocketGuardOptions): () => void {
     if (busy || lost || own === undefined) return;
     busy = true;
     try {
-      let st;
+      let st: Stats;
       try {
         st = lstatSync(own.path);
       } catch (err) {
