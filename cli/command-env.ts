@@ -6,26 +6,36 @@
  * - No daemon at the socket → CliError with exactly `no mcpctl daemon at <socket>; start one
  *   with 'mcpctl daemon'` (exit 1).
  * - A daemon error arrives as a CliError carrying the daemon's message (exit 1); a daemon that
- *   goes away mid-call says so and where its log is.
+ *   goes away mid-call says so and where its log is; one that knows no method we call is
+ *   older than this mcpctl, and the message says to run `mcpctl stop`.
+ * - A daemon that answers nothing for the answer timeout (--answer-timeout,
+ *   $MCPCTL_ANSWER_TIMEOUT, default 10 s) while a call waits is given up on: exit 1 with its
+ *   pid, the socket, and what to do (daemon-liveness.ts). Long calls of a daemon that is alive
+ *   are not cut short (rpc-client.ts).
  * - The connection is closed when the command is done, whatever happened.
  * - `terminalSafeIo` is the one door of every command's output: control characters that are
  *   not our own colours are escaped there (output/escape.ts), whatever printed them.
  * - A session-scoped command (`withSession`) run outside every session's folder says on
  *   stderr which session it acts on (the daemon's default one).
  */
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Selector } from './methods/context.js';
 import { CliError, noDaemonMessage } from './errors.js';
+import { answerTimeoutMs } from './answer-timeout.js';
+import { notAnsweringMessage, silenceOf } from './daemon-liveness.js';
 import {
   AnswerTooLargeError,
   ConnectionLostError,
+  DaemonNotAnsweringError,
   DaemonUnavailableError,
   RpcCallError,
   connectClient,
   type RpcClient,
 } from './rpc-client.js';
+import { RpcCodes } from './rpc-protocol.js';
 import { resolveSocketPath } from './socket-path.js';
+import { VERSION } from './version.js';
 import { escapeText } from './output/escape.js';
 import { styleFor, type Style } from './output/style.js';
 
@@ -34,6 +44,8 @@ export interface GlobalOptions {
   socket?: string;
   workspace?: string;
   showSecrets?: boolean;
+  /** `--answer-timeout`: how long a silent daemon is waited for (answer-timeout.ts). */
+  answerTimeout?: string;
 }
 
 /** Where a command writes; process streams in production, buffers in tests. */
@@ -82,6 +94,8 @@ export interface CommandEnv {
   /** Colours for stdout (none unless stdout is a terminal). */
   readonly style: Style;
   now(): number;
+  /** Give up on a daemon that answers nothing this long while a call waits (0: never). */
+  readonly answerTimeoutMs: number;
   /** How to reach the daemon; default: connect to `socket`, never starting one. */
   readonly connect?: () => Promise<RpcClient>;
 }
@@ -94,11 +108,13 @@ export function commandEnv(globals: GlobalOptions, io: Io): CommandEnv {
     io,
     style: styleFor({ isTTY: io.stdoutIsTTY }),
     now: Date.now,
+    answerTimeoutMs: answerTimeoutMs(globals.answerTimeout),
   };
 }
 
 /**
- * `--workspace DIR` names a session (opened if needed); without it the current directory is
+ * `--workspace DIR` names a session (opened if needed; DIR must be an existing directory,
+ * else a CliError says so); without it the current directory is
  * matched (or the session of a folder enclosing it), falling back to the daemon's default
  * session — which `withSession` then announces, and approve/reject refuse.
  */
@@ -113,6 +129,11 @@ export function selectorOf(workspace: string | undefined): Selector {
         `workspace ${abs} does not exist; pass an existing directory to --workspace`,
       );
     }
+    // As serve and the daemon say it: a file would make a session that watches nothing real.
+    if (!statSync(real).isDirectory())
+      throw new CliError(
+        `workspace ${abs} is not a directory; pass an existing one to --workspace`,
+      );
     return { workspace: real, openIfMissing: true };
   }
   try {
@@ -129,7 +150,9 @@ export async function withDaemon<T>(
 ): Promise<T> {
   let client: RpcClient;
   try {
-    client = await (env.connect ? env.connect() : connectClient(env.socket));
+    client = await (env.connect
+      ? env.connect()
+      : connectClient(env.socket, undefined, { answerTimeoutMs: env.answerTimeoutMs }));
   } catch (err) {
     throw translateError(err, env.socket);
   }
@@ -164,13 +187,24 @@ export function withSession<T>(env: CommandEnv, fn: (client: RpcClient) => Promi
 }
 
 export function translateError(err: unknown, socket: string): unknown {
+  if (err instanceof DaemonNotAnsweringError)
+    return new CliError(notAnsweringMessage(socket, silenceOf(err.waitedMs)));
   if (err instanceof DaemonUnavailableError) {
+    // A full queue of connections nobody accepts: the daemon is there but not taking them.
+    if (err.code === 'EAGAIN')
+      return new CliError(
+        notAnsweringMessage(socket, 'it takes no new connections; its queue of them is full'),
+      );
     if (err.code === 'EACCES')
       return new CliError(
         `permission denied connecting to ${socket}; the daemon there belongs to another user. Pass your own --socket`,
       );
     return new CliError(noDaemonMessage(socket));
   }
+  if (err instanceof RpcCallError && err.code === RpcCodes.MethodNotFound)
+    return new CliError(
+      `the running mcpctl daemon at ${socket} is older than this mcpctl (${VERSION}; it answered: ${err.message}): run \`mcpctl stop\`, then start it again`,
+    );
   if (err instanceof RpcCallError) return new CliError(err.message);
   if (err instanceof AnswerTooLargeError)
     return new CliError(

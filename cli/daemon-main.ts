@@ -8,6 +8,9 @@
  *   that path is left alone and refused.
  * - The socket is claimed before anything else happens (two daemons racing: one wins, the
  *   other exits 1); calls arriving during start-up wait until the default session is open.
+ * - The socket file is checked every second: deleted, it is made again (connections, sessions
+ *   and servers untouched); replaced by anything else (another daemon's socket), the daemon
+ *   shuts down gracefully, since clients now reach that (socket-guard.ts).
  * - SIGTERM, SIGINT and `mcpctl stop` shut down gracefully: stop watching, drain the queues,
  *   close every connection (process groups gone), remove the socket, exit 0. A second signal
  *   during that exits at once (1); the next start reaps what is left.
@@ -21,6 +24,7 @@ import { CliError, EXIT_USAGE, errorText } from './errors.js';
 import { handoverTable, mapDomainError, methodTable, type MethodContext } from './methods/index.js';
 import { RpcLimitsError, limitsFromEnv, type RpcLimits } from './rpc-limits.js';
 import { RpcServer } from './rpc-server.js';
+import { guardSocketFile } from './socket-guard.js';
 import {
   SocketDirError,
   homeDirectory,
@@ -29,6 +33,9 @@ import {
   stateFileOf,
 } from './socket-path.js';
 import { VERSION } from './version.js';
+
+/** How often the socket file is checked (a deleted one is made again; see socket-guard.ts). */
+const SOCKET_CHECK_INTERVAL_MS = 1000;
 
 export interface DaemonCommandOptions {
   readonly socket: string;
@@ -94,6 +101,17 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
     throw new CliError(`cannot listen on ${o.socket}: ${errorText(err)}`);
   }
 
+  // A deleted socket file is made again; a path taken by someone else stops this daemon.
+  const stopGuard = guardSocketFile({
+    server,
+    intervalMs: SOCKET_CHECK_INTERVAL_MS,
+    log,
+    onLost: (reason) => {
+      log.warn({ socket: o.socket }, `${reason}; shutting down`);
+      requestStop('socket path lost');
+    },
+  });
+
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -130,6 +148,7 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
     });
   } catch (err) {
     failReady(err);
+    stopGuard();
     await server.close();
     removeHandlers();
     throw new CliError(`cannot start the daemon: ${errorText(err)}`);
@@ -147,6 +166,7 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
 
   const reason = await stopRequested;
   stopping = true;
+  stopGuard();
   log.info({ reason }, 'shutting down');
   await daemon.stop();
   await server.close();

@@ -4,8 +4,8 @@
  * Guarantees:
  * - Exit 0 on success, 1 on failure (the message on stderr says what and what to do), 2 on
  *   bad usage (unknown command or option, bad value; commander's message plus a usage hint).
- * - Global flags (`--socket`, `--workspace`, `--show-secrets`) work before or after the
- *   command name.
+ * - Global flags (`--socket`, `--workspace`, `--show-secrets`, `--answer-timeout`) work before
+ *   or after the command name.
  * - `--help` and `--version` exit 0.
  */
 import { Command, CommanderError } from 'commander';
@@ -43,6 +43,10 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
       'the workspace whose session to use (default: the current directory)',
     )
     .option('--show-secrets', 'print env and header values instead of <redacted>')
+    .option(
+      '--answer-timeout <duration>',
+      'give up on a daemon that answers nothing this long (default $MCPCTL_ANSWER_TIMEOUT, else 10s; 0 waits forever)',
+    )
     .configureHelp({ showGlobalOptions: true })
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .showHelpAfterError("(run 'mcpctl --help' for usage)")

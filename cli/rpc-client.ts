@@ -11,6 +11,12 @@
  *   send) never throws out of the socket: the connection is dropped and every pending call
  *   fails with AnswerTooLargeError.
  * - Notifications are delivered in the order they arrive, to the listeners of their method.
+ * - With `answerTimeoutMs`, a daemon that sends nothing at all for that long while a call
+ *   waits (stopped, wedged) fails every pending call with DaemonNotAnsweringError and the
+ *   connection is dropped. Silence is what is bounded, not work: halfway through a silence a
+ *   cheap `daemon.status` is sent on the same connection (requests run concurrently there),
+ *   and any byte the daemon sends, that answer included, counts as life. With no call
+ *   waiting (a watch streaming, or idle) nothing is bounded.
  */
 import { connect, type Socket } from 'node:net';
 import { DEFAULT_RPC_LIMITS } from './rpc-limits.js';
@@ -59,6 +65,14 @@ export class AnswerTooLargeError extends Error {
   }
 }
 
+/** The daemon sent nothing for `waitedMs` while a call waited for its answer. */
+export class DaemonNotAnsweringError extends Error {
+  override name = 'DaemonNotAnsweringError';
+  constructor(readonly waitedMs: number) {
+    super(`the daemon sent nothing for ${waitedMs} ms`);
+  }
+}
+
 /** The daemon answered with a JSON-RPC error. */
 export class RpcCallError extends Error {
   override name = 'RpcCallError';
@@ -73,6 +87,16 @@ export class RpcCallError extends Error {
 
 type Pending = { resolve: (value: unknown) => void; reject: (err: Error) => void };
 
+export interface RpcClientOptions {
+  /** The longest line read; default: as long as any answer the daemon may send. */
+  readonly maxLineBytes?: number;
+  /** Give up when the daemon sends nothing this long while a call waits; 0 or absent: never. */
+  readonly answerTimeoutMs?: number;
+}
+
+/** What a liveness probe asks: cheap, and known to every daemon version. */
+const PROBE_METHOD = 'daemon.status';
+
 export class RpcClient {
   readonly #socket: Socket;
   readonly #pending = new Map<RpcId, Pending>();
@@ -86,11 +110,21 @@ export class RpcClient {
   /** Set when the daemon sent a line longer than we read; the connection is then dropped. */
   #tooLarge: AnswerTooLargeError | undefined;
 
-  constructor(socket: Socket, options: { maxLineBytes?: number } = {}) {
+  /** The silence bound (0: none), and what the watchdog knows (see answerTimeoutMs). */
+  readonly #answerTimeoutMs: number;
+  #lastHeard = 0;
+  #waitingSince = 0;
+  #watchdog: NodeJS.Timeout | undefined;
+  #probeId: RpcId | undefined;
+  #silent: DaemonNotAnsweringError | undefined;
+
+  constructor(socket: Socket, options: RpcClientOptions = {}) {
     this.#socket = socket;
+    this.#answerTimeoutMs = options.answerTimeoutMs ?? 0;
     // As large as any answer the daemon sends (it replaces larger ones with an error).
     const reader = new LineReader(options.maxLineBytes ?? DEFAULT_RPC_LIMITS.maxResponseBytes);
     socket.on('data', (chunk: Buffer) => {
+      this.#lastHeard = Date.now();
       if (this.#tooLarge) return;
       let lines: string[];
       try {
@@ -108,8 +142,10 @@ export class RpcClient {
     this.#closed = new Promise<void>((resolve) => {
       socket.on('close', () => {
         this.#isClosed = true;
+        clearTimeout(this.#watchdog);
         const lost =
           this.#tooLarge ??
+          this.#silent ??
           new ConnectionLostError('the daemon closed the connection', this.#connectionError);
         for (const p of this.#pending.values()) p.reject(lost);
         this.#pending.clear();
@@ -130,10 +166,51 @@ export class RpcClient {
     if (this.#isClosed)
       return Promise.reject(new ConnectionLostError('not connected to the daemon'));
     const id = this.#nextId++;
+    if (this.#waiting() === 0) this.#waitingSince = Date.now();
     return new Promise<T>((resolve, reject) => {
       this.#pending.set(id, { resolve: (v) => resolve(v as T), reject });
       this.#socket.write(encode({ jsonrpc: JSONRPC, id, method, ...(params ? { params } : {}) }));
+      this.#armWatchdog();
     });
+  }
+
+  /** Calls of the user waiting for their answer (the probe is not one). */
+  #waiting(): number {
+    return this.#pending.size - (this.#probeId === undefined ? 0 : 1);
+  }
+
+  #armWatchdog(): void {
+    const bound = this.#answerTimeoutMs;
+    if (bound <= 0 || this.#watchdog !== undefined || this.#isClosed) return;
+    // Checked a few times per bound: a late check only makes the wait a little longer.
+    const tick = Math.max(25, Math.min(1000, Math.floor(bound / 4)));
+    this.#watchdog = setTimeout(() => {
+      this.#watchdog = undefined;
+      this.#checkSilence();
+    }, tick);
+    this.#watchdog.unref();
+  }
+
+  #checkSilence(): void {
+    if (this.#isClosed || this.#waiting() === 0) return; // Nothing awaited: nothing bounded.
+    const bound = this.#answerTimeoutMs;
+    const silentFor = Date.now() - Math.max(this.#lastHeard, this.#waitingSince);
+    if (silentFor >= bound) {
+      this.#silent = new DaemonNotAnsweringError(bound);
+      this.#socket.destroy(); // 'close' fails every pending call with it.
+      return;
+    }
+    if (silentFor >= bound / 2 && this.#probeId === undefined) {
+      // A long call (a reload that waits for servers) is not silence: ask for a sign of life.
+      const id = this.#nextId++;
+      this.#probeId = id;
+      const done = () => {
+        if (this.#probeId === id) this.#probeId = undefined;
+      };
+      this.#pending.set(id, { resolve: done, reject: done });
+      this.#socket.write(encode({ jsonrpc: JSONRPC, id, method: PROBE_METHOD }));
+    }
+    this.#armWatchdog();
   }
 
   /** Listens to a notification method; returns an unsubscribe function. */
@@ -182,8 +259,12 @@ export class RpcClient {
 }
 
 /** Connects to the daemon at `socketPath`. */
-export async function connectClient(socketPath: string, timeoutMs = 5000): Promise<RpcClient> {
-  return new RpcClient(await connectSocket(socketPath, timeoutMs));
+export async function connectClient(
+  socketPath: string,
+  timeoutMs = 5000,
+  options: RpcClientOptions = {},
+): Promise<RpcClient> {
+  return new RpcClient(await connectSocket(socketPath, timeoutMs), options);
 }
 
 /**

@@ -5,7 +5,10 @@
  * Guarantees:
  * - The socket is created with mode 0600 (umask during bind, chmod after), so no other user
  *   can connect even for an instant; `close()` removes it only if it is still ours (same
- *   inode), never a socket a newer daemon put there.
+ *   device and inode), never a socket a newer daemon put there (libuv would unlink the path on
+ *   a listener's close: such a listener is left to end with the process instead). `relisten()`
+ *   binds a new file at the same path after ours was deleted, under the same rules, keeping
+ *   every connection.
  * - Each request gets exactly one response (notifications none); requests on one connection
  *   run concurrently, so responses may come out of order (match them by id). A request whose
  *   id is not a string, number or null is refused (-32600, id null) and never runs.
@@ -169,12 +172,13 @@ export class RpcServer {
   readonly #opts: RpcServerOptions;
   readonly #limits: RpcLimits;
   readonly #log: RpcLog;
-  readonly #server: Server;
+  #server: Server;
   readonly #sockets = new Set<Socket>();
   readonly #closedConnections = new Set<Promise<void>>();
   readonly #budget: FrameBudget;
   #path: string | undefined;
   #inode: number | undefined;
+  #dev: number | undefined;
   #nextId = 1;
   #refusing = false;
 
@@ -197,28 +201,64 @@ export class RpcServer {
 
   /** Listens on `socketPath` (which must not exist). Rejects with EADDRINUSE if it does. */
   async listen(socketPath: string): Promise<void> {
-    // The bind happens synchronously inside listen(); the umask covers exactly that moment.
-    const previous = process.umask(0o177);
+    await bindPrivate(this.#server, socketPath);
+    this.#own(socketPath);
+  }
+
+  /**
+   * The socket file this server listens on, as (dev, ino): another file at the path, even a
+   * socket, is not ours. Undefined before `listen`.
+   */
+  get socketFile():
+    { readonly path: string; readonly dev: number; readonly ino: number } | undefined {
+    if (this.#path === undefined || this.#dev === undefined || this.#inode === undefined)
+      return undefined;
+    return { path: this.#path, dev: this.#dev, ino: this.#inode };
+  }
+
+  /**
+   * Binds a new socket file at the same path after ours was deleted; every open connection
+   * goes on (it is not the file's). Rejects (EADDRINUSE) when something took the path meanwhile.
+   */
+  async relisten(): Promise<void> {
+    const socketPath = this.#path;
+    if (socketPath === undefined) throw new Error('relisten before listen');
+    const fresh = createServer((socket) => this.#accept(socket));
+    await bindPrivate(fresh, socketPath);
+    const old = this.#server;
+    this.#server = fresh;
+    this.#own(socketPath);
+    // Never closed: libuv unlinks the path a listener bound when it closes, which is now the
+    // new file. Its deleted file reaches nobody; it ends with the process. Its connections
+    // are ours as any other, and end with close().
+    old.unref();
+  }
+
+  /** Whether the listening path holds our socket file, or nothing (or we never listened). */
+  #pathIsOursOrFree(): boolean {
+    if (this.#path === undefined) return true;
     try {
-      await new Promise<void>((resolve, reject) => {
-        const onError = (err: Error) => reject(err);
-        this.#server.once('error', onError);
-        this.#server.listen(socketPath, () => {
-          this.#server.off('error', onError);
-          resolve();
-        });
-      });
-    } finally {
-      process.umask(previous);
+      const st = lstatSync(this.#path);
+      return st.ino === this.#inode && st.dev === this.#dev;
+    } catch {
+      return true;
     }
-    chmodSync(socketPath, 0o600);
+  }
+
+  #own(socketPath: string): void {
+    const st = lstatSync(socketPath);
     this.#path = socketPath;
-    this.#inode = lstatSync(socketPath).ino;
+    this.#inode = st.ino;
+    this.#dev = st.dev;
   }
 
   /** Stops accepting, ends every connection (running their onClose hooks), removes the socket. */
   async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    // libuv unlinks the path a listener bound when it closes, whatever is there by then: a
+    // listener whose path holds someone else's file now is left to end with the process.
+    const closed = this.#pathIsOursOrFree()
+      ? new Promise<void>((resolve) => this.#server.close(() => resolve()))
+      : (this.#server.unref(), Promise.resolve());
     this.#removeSocketFile();
     for (const socket of this.#sockets) socket.end();
     // A client that does not hang up after our end is cut off.
@@ -264,7 +304,8 @@ export class RpcServer {
   #removeSocketFile(): void {
     if (this.#path === undefined) return;
     try {
-      if (lstatSync(this.#path).ino === this.#inode) unlinkSync(this.#path);
+      const st = lstatSync(this.#path);
+      if (st.ino === this.#inode && st.dev === this.#dev) unlinkSync(this.#path);
     } catch {
       // Already gone: nothing to remove.
     }
@@ -592,4 +633,23 @@ async function runHook(hook: () => void | Promise<void>, log: RpcLog, conn: numb
   } catch (err) {
     log.warn({ conn, err: (err as Error).message }, 'connection close hook failed');
   }
+}
+
+/** Listens on `socketPath` with mode 0600 from the first instant (umask at bind, chmod after). */
+async function bindPrivate(server: Server, socketPath: string): Promise<void> {
+  // The bind happens synchronously inside listen(); the umask covers exactly that moment.
+  const previous = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error) => reject(err);
+      server.once('error', onError);
+      server.listen(socketPath, () => {
+        server.off('error', onError);
+        resolve();
+      });
+    });
+  } finally {
+    process.umask(previous);
+  }
+  chmodSync(socketPath, 0o600);
 }

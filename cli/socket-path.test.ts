@@ -83,6 +83,22 @@ describe('prepareSocketDir', () => {
     assert.throws(() => prepareSocketDir(path.join(file, 'd.sock')), SocketDirError);
   });
 
+  it('never advises opening up or locking down a shared directory such as /tmp (issue 22)', () => {
+    // /tmp as root sees it: ours, world-writable, sticky. chmod 700 there would break the system.
+    const shared = path.join(root, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    assert.throws(
+      () => prepareSocketDir(path.join(shared, 'd.sock')),
+      (e: Error) =>
+        e instanceof SocketDirError &&
+        !/chmod/.test(e.message) &&
+        /shared/.test(e.message) &&
+        /MCPCTL_SOCKET/.test(e.message) &&
+        /--socket/.test(e.message),
+    );
+  });
+
   it('refuses a path too long for a Unix socket', () => {
     assert.throws(
       () => prepareSocketDir(path.join(root, 'x'.repeat(120), 'd.sock')),

@@ -10,7 +10,8 @@
  *   HOME is refused with a clear error, never turned into a relative socket path.
  * - `prepareSocketDir` creates a missing directory with mode 0700 and refuses (SocketDirError)
  *   a path that is not a directory, is owned by another user, or is group/world writable. It
- *   never changes an existing directory: that is the user's to fix, and the error says how.
+ *   never changes an existing directory: that is the user's to fix, and the error says how —
+ *   never by changing the mode of a shared (sticky) directory such as /tmp.
  * - `probeSocket` tells a live daemon from a stale socket file (nobody answers) from nothing,
  *   without sending a byte.
  */
@@ -64,6 +65,9 @@ export function stateFileOf(socketPath: string): string {
   return `${socketPath}.children.json`;
 }
 
+/** Where to put the socket instead of a directory that is not private (after "put it…"). */
+const OWN_DIR = `in a directory of your own: pass --socket PATH or set ${SOCKET_ENV}=PATH, e.g. ~/.mcpctl/mcpctl.sock (mcpctl creates a missing directory with mode 0700)`;
+
 export class SocketDirError extends Error {
   override name = 'SocketDirError';
 }
@@ -89,12 +93,21 @@ export function prepareSocketDir(socketPath: string): void {
   const uid = process.getuid?.();
   if (uid !== undefined && st.uid !== uid)
     throw new SocketDirError(
-      `socket directory ${dir} is owned by uid ${st.uid}, not by you (uid ${uid}); refusing to use it. Pass a --socket in a directory of your own`,
+      `socket directory ${dir} is owned by uid ${st.uid}, not by you (uid ${uid}); refusing to use it. Put the socket ${OWN_DIR}`,
     );
-  if ((st.mode & 0o022) !== 0)
+  if ((st.mode & 0o022) !== 0) {
+    const who = st.mode & 0o002 ? 'everyone' : 'its group';
+    const mode = (st.mode & 0o7777).toString(8);
+    // A sticky directory (/tmp, /var/tmp, /dev/shm) is shared by design: changing its mode
+    // would break everyone else using it, so the only advice is a directory of one's own.
+    if ((st.mode & 0o1000) !== 0)
+      throw new SocketDirError(
+        `socket directory ${dir} is a shared directory (writable by ${who}, sticky, mode ${mode}, like /tmp); mcpctl never puts its socket in one. Put the socket ${OWN_DIR}`,
+      );
     throw new SocketDirError(
-      `socket directory ${dir} is writable by ${st.mode & 0o002 ? 'everyone' : 'its group'} (mode ${(st.mode & 0o777).toString(8)}); refusing to use it. Run 'chmod 700 ${dir}' or pass another --socket`,
+      `socket directory ${dir} is writable by ${who} (mode ${mode}); refusing to use it. If only you use ${dir}, run 'chmod 700 ${dir}'; otherwise put the socket ${OWN_DIR}`,
     );
+  }
 }
 
 /** `notSocket`: something else sits at the path; never removed on the user's behalf. */

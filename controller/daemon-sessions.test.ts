@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -135,5 +135,16 @@ describe('SessionTable', () => {
   it('a missing workspace is an error, not a session', async () => {
     const { t } = table();
     await assert.rejects(t.open({ workspace: path.join(root, 'nope') }), WorkspaceNotFoundError);
+  });
+
+  it('a regular file is not a workspace (issue 22)', async () => {
+    const { t, created } = table();
+    const file = path.join(root, 'a-file');
+    writeFileSync(file, '');
+    await assert.rejects(
+      t.open({ workspace: file }),
+      (e: Error) => e instanceof WorkspaceNotFoundError && /is not a directory/.test(e.message),
+    );
+    assert.equal(created.length, 0);
   });
 });

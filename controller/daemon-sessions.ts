@@ -14,7 +14,7 @@
  * - Listeners hear `opened` once a session is ready and `closed` once it has closed.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { environmentDigest } from '../api/index.js';
 
@@ -69,6 +69,7 @@ export interface SessionHandle<S extends TableSession> {
 
 export type SessionTableEvent = { type: 'opened' | 'closed'; id: string };
 
+/** The workspace of a session to open does not exist or is not a directory. */
 export class WorkspaceNotFoundError extends Error {
   override name = 'WorkspaceNotFoundError';
 }
@@ -265,10 +266,17 @@ export class SessionTable<S extends TableSession> {
   }
 }
 
-/** Resolves paths to their real form; a missing workspace is an error the opener must see. */
+/**
+ * Resolves paths to their real form; a missing workspace, or one that is not a directory (a
+ * session of a file would watch `<file>/.mcp.json` forever), is an error the opener must see.
+ */
 export function normalizeSpec(spec: SessionSpec): NormalizedSpec {
   const abs = path.resolve(spec.workspace);
   if (!existsSync(abs)) throw new WorkspaceNotFoundError(`workspace ${abs} does not exist`);
+  if (!statSync(abs).isDirectory())
+    throw new WorkspaceNotFoundError(
+      `workspace ${abs} is not a directory; pass an existing one to --workspace`,
+    );
   return {
     workspace: realpathOr(abs),
     ceiling: spec.ceiling === undefined ? undefined : [...spec.ceiling],

@@ -65,8 +65,10 @@ function startingDaemon(env: CommandEnv, io: Io): CommandEnv {
         socket: env.socket,
         workspace,
         command: 'mcpctl login',
+        answerTimeoutMs: env.answerTimeoutMs,
         log: (message) => io.err(`mcpctl login: ${message}\n`),
       }),
+      { answerTimeoutMs: env.answerTimeoutMs },
     );
   return { ...env, connect };
 }

@@ -11,6 +11,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { answerTimeoutMs } from '../answer-timeout.js';
 import { translateError, type GlobalOptions } from '../command-env.js';
 import { CliError, EXIT_FAILURE } from '../errors.js';
 import { resolveSocketPath } from '../socket-path.js';
@@ -66,6 +67,7 @@ export function registerServe(program: Command, onExit: (code: number) => void):
       const workspace = existingDir(o.workspace ?? process.cwd());
       const mcpConfigPath = o.mcpConfig === undefined ? undefined : path.resolve(o.mcpConfig);
       const socket = resolveSocketPath({ flag: o.socket });
+      const answerTimeout = answerTimeoutMs(o.answerTimeout);
       // Loaded here: only serve needs the SDK server classes (and, without a daemon, the pool).
       const { runServe } = await import('../serve/run.js');
       let code: number;
@@ -78,6 +80,7 @@ export function registerServe(program: Command, onExit: (code: number) => void):
           ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
           daemon: o.daemon,
           metaTools: o.metaTools === undefined ? 'off' : o.metaTools === true ? 'add' : o.metaTools,
+          answerTimeoutMs: answerTimeout,
         });
       } catch (err) {
         // Exit explicitly on failure too: a half-opened session may have left handles behind.

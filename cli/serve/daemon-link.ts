@@ -12,7 +12,9 @@
  *   agents after we are gone. Our environment goes to it on its stdin, once, as its default
  *   session's (the session we open then joins that one).
  * - Two serves racing to start one end up on the same daemon: the loser's daemon finds the
- *   socket taken and exits, and both keep trying to connect until the winner answers.
+ *   socket taken and exits, and both keep trying to connect until the winner answers. Only
+ *   the serve whose own daemon is the one answering says it "started an mcpctl daemon"; the
+ *   other names the daemon it uses.
  * - Waiting is bounded; the failure says what happened and names the log file, with its last
  *   lines.
  */
@@ -22,7 +24,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError, errorText } from '../errors.js';
 import type { Socket } from 'node:net';
-import { DaemonUnavailableError, connectSocket } from '../rpc-client.js';
+import { DEFAULT_ANSWER_TIMEOUT_MS } from '../answer-timeout.js';
+import {
+  DaemonUnavailableError,
+  connectClient,
+  connectSocket,
+  type RpcClient,
+} from '../rpc-client.js';
 import { SocketDirError, prepareSocketDir } from '../socket-path.js';
 import { daemonProcessEnv, ownEnv, starterEnvDocument } from './daemon-env.js';
 import { INSIDE_MCPCTL_ENV } from './inert-port.js';
@@ -48,6 +56,8 @@ export interface DaemonLinkOptions {
   readonly command?: string;
   /** How long to wait for a started daemon to answer. Default 20 s. */
   readonly startTimeoutMs?: number;
+  /** How long a daemon that says nothing is waited for (answer-timeout.ts). Default 10 s. */
+  readonly answerTimeoutMs?: number;
   readonly log: (message: string) => void;
 }
 
@@ -65,6 +75,9 @@ export async function connectOrStartDaemon(o: DaemonLinkOptions): Promise<Socket
       throw new CliError(
         `permission denied connecting to ${o.socket}; the daemon there belongs to another user. Pass your own --socket`,
       );
+    // A daemon is there, but its queue of new connections is full (it accepts none): starting
+    // another one would only find the socket taken.
+    if (err.code === 'EAGAIN') throw err;
   }
   return startDaemon(o);
 }
@@ -115,16 +128,20 @@ async function startDaemon(o: DaemonLinkOptions): Promise<Socket> {
   } finally {
     closeSync(fd); // The child has its own copy.
   }
-  o.log(`started an mcpctl daemon (pid ${child.pid}) at ${o.socket}; it logs to ${logFile}`);
 
   const deadline = Date.now() + (o.startTimeoutMs ?? 20_000);
   let exitSeenAt: number | undefined;
   let lastError: unknown;
   for (;;) {
+    let socket: Socket | undefined;
     try {
-      return await connectSocket(o.socket, 1000);
+      socket = await connectSocket(o.socket, 1000);
     } catch (err) {
       lastError = err;
+    }
+    if (socket) {
+      await sayWhoAnswers(o, child, logFile);
+      return socket;
     }
     const now = Date.now();
     // An exit is not yet a failure: the child may have lost a start race to a daemon that
@@ -146,6 +163,38 @@ async function startDaemon(o: DaemonLinkOptions): Promise<Socket> {
 /** Whose environment the default session has: "serve pid 4242", as `get sessions` shows it. */
 function starterLabel(command: string | undefined): string {
   return `${(command ?? 'mcpctl serve').replace(/^mcpctl /, '')} pid ${process.pid}`;
+}
+
+/**
+ * Says which daemon answers: the one we started only when it is the one that answers (a
+ * daemon that lost a start race exits at once, so every racer saying "started" would be
+ * false for all but one). Asked on a connection of its own; saying nothing beats a guess.
+ */
+async function sayWhoAnswers(
+  o: DaemonLinkOptions,
+  child: { pid?: number; exit?: string },
+  logFile: string,
+): Promise<void> {
+  let pid: number | undefined;
+  let client: RpcClient | undefined;
+  try {
+    client = await connectClient(o.socket, 1000, {
+      answerTimeoutMs: o.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS,
+    });
+    const status = await client.call<{ pid?: unknown }>('daemon.status');
+    if (typeof status.pid === 'number') pid = status.pid;
+  } catch {
+    return; // What it is will show when serve uses the connection.
+  } finally {
+    await client?.close().catch(() => undefined);
+  }
+  if (pid === undefined) return;
+  if (pid === child.pid && child.exit === undefined)
+    o.log(`started an mcpctl daemon (pid ${pid}) at ${o.socket}; it logs to ${logFile}`);
+  else
+    o.log(
+      `using the mcpctl daemon (pid ${pid}) at ${o.socket}, which another process started meanwhile`,
+    );
 }
 
 function tail(file: string): string {

@@ -7,7 +7,11 @@
  * - stdout carries only what the daemon sent after its answer to `gateway.open` (that answer
  *   itself is never written there); every word of ours goes to stderr.
  * - A refusal (or a daemon that closes or garbles its answer) is a CliError naming the
- *   workspace, the socket, the daemon's message and its log: exit 1, nothing on stdout.
+ *   workspace, the socket, the daemon's message and its log: exit 1, nothing on stdout. A
+ *   daemon that knows no `gateway.open` (method not found) is older than this mcpctl: the
+ *   message says so and to run `mcpctl stop`. A daemon that answers nothing, neither the open
+ *   nor a `daemon.status` on a second connection, within `answerTimeoutMs` (stopped, wedged)
+ *   is given up on the same way, the message saying what to do (daemon-liveness.ts).
  * - Copying is bytes only, with backpressure both ways (Node's pipe): no parsing, no buffering
  *   beyond the streams' own.
  * - It ends with 0 when stdin ends (the socket is ended, and the daemon's close awaited for at
@@ -16,10 +20,12 @@
  *   the daemon went away or only ended this connection).
  */
 import type { Socket } from 'node:net';
+import { notAnsweringMessage, silenceOf } from '../daemon-liveness.js';
 import { CliError } from '../errors.js';
 import { connectClient, type RpcClient } from '../rpc-client.js';
 // Not from gateway-socket.ts: that is the daemon's side, and would load the gateway here.
-import { GATEWAY_OPEN, isObject } from '../rpc-protocol.js';
+import { GATEWAY_OPEN, RpcCodes, isObject } from '../rpc-protocol.js';
+import { VERSION } from '../version.js';
 
 /** How long serve waits for the daemon to close after stdin ended. */
 const STDIN_END_GRACE_MS = 1000;
@@ -37,6 +43,12 @@ export interface GatewayOpenParams {
 
 export interface PipeOptions {
   readonly socketPath: string;
+  /**
+   * While the answer to `gateway.open` is awaited, the daemon is asked for a sign of life (on
+   * a second connection) every half of this; one that gives none within it is given up on
+   * (0: wait forever).
+   */
+  readonly answerTimeoutMs: number;
   /** The daemon's log file, named in every message about the daemon. */
   readonly logFile: string;
   readonly params: GatewayOpenParams;
@@ -95,17 +107,13 @@ export async function runPipe(socket: Socket, o: PipeOptions): Promise<number> {
   });
 }
 
-/** Whether a daemon still listens at `socketPath` (it closed only our connection). */
-async function daemonAnswers(socketPath: string): Promise<boolean> {
-  // An answer, not a connect: a daemon being killed may still accept for a moment.
+/** Whether a daemon at `socketPath` answers within `withinMs` (it closed only our connection). */
+async function daemonAnswers(socketPath: string, withinMs = 1000): Promise<boolean> {
+  // An answer, not a connect: a daemon being killed, or stopped, may still accept.
   let client: RpcClient | undefined;
   try {
-    client = await connectClient(socketPath, 500);
-    const status = client.call('daemon.status', {});
-    const timeout = new Promise<never>((_, reject) => {
-      setTimeout(() => reject(new Error('no answer')), 1000).unref();
-    });
-    await Promise.race([status, timeout]);
+    client = await connectClient(socketPath, 500, { answerTimeoutMs: withinMs });
+    await client.call('daemon.status', {});
     return true;
   } catch {
     return false;
@@ -126,7 +134,12 @@ function openGateway(socket: Socket, o: PipeOptions): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let settled = false;
+    let lifeCheck: NodeJS.Timeout | undefined;
     const done = (outcome: { rest: Buffer } | { error: CliError }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(lifeCheck);
       socket.off('data', onData);
       socket.off('close', onClose);
       socket.pause();
@@ -147,11 +160,37 @@ function openGateway(socket: Socket, o: PipeOptions): Promise<Buffer> {
       }
       chunks.push(chunk.subarray(0, nl));
       const answer = answerOf(Buffer.concat(chunks).toString('utf8'));
-      if ('error' in answer) done({ error: fail(answer.error) });
+      if ('error' in answer)
+        done({
+          error:
+            answer.code === RpcCodes.MethodNotFound
+              ? new CliError(
+                  `the running mcpctl daemon at ${o.socketPath} is older than this mcpctl (${VERSION}): run \`mcpctl stop\`, then start your agent again (its mcpctl serve starts a current daemon)`,
+                )
+              : fail(answer.error),
+        });
       else done({ rest: chunk.subarray(nl + 1) });
     };
     const onClose = () =>
       done({ error: fail('the daemon closed the connection before it answered') });
+    // Opening may take a while (the daemon starting, the first servers settling), but a
+    // daemon that answers nothing at all, even on a second connection, is stopped or wedged.
+    const half = Math.max(1, Math.floor(o.answerTimeoutMs / 2));
+    const checkLife = () => {
+      lifeCheck = setTimeout(() => {
+        void daemonAnswers(o.socketPath, half).then((alive) => {
+          if (settled) return;
+          if (alive) checkLife();
+          else
+            done({
+              error: new CliError(
+                `mcpctl serve could not open a session for ${o.params.workspace}: ${notAnsweringMessage(o.socketPath, silenceOf(o.answerTimeoutMs))}`,
+              ),
+            });
+        });
+      }, half);
+    };
+    if (o.answerTimeoutMs > 0) checkLife();
     socket.on('data', onData);
     socket.once('close', onClose);
     const request = { jsonrpc: '2.0', id: 1, method: GATEWAY_OPEN, params: o.params };
@@ -159,8 +198,8 @@ function openGateway(socket: Socket, o: PipeOptions): Promise<Buffer> {
   });
 }
 
-/** The daemon's answer: accepted, or the reason it was not. */
-function answerOf(line: string): { ok: true } | { error: string } {
+/** The daemon's answer: accepted, or the reason it was not (with its JSON-RPC code, if any). */
+function answerOf(line: string): { ok: true } | { error: string; code?: number } {
   let message: unknown;
   try {
     message = JSON.parse(line);
@@ -169,8 +208,11 @@ function answerOf(line: string): { ok: true } | { error: string } {
   }
   if (!isObject(message)) return { error: 'its answer is not a JSON-RPC response' };
   if (isObject(message.error)) {
-    const text = message.error.message;
-    return { error: typeof text === 'string' ? text : JSON.stringify(message.error) };
+    const { message: text, code } = message.error;
+    return {
+      error: typeof text === 'string' ? text : JSON.stringify(message.error),
+      ...(typeof code === 'number' ? { code } : {}),
+    };
   }
   if (message.id !== 1 || !isObject(message.result))
     return { error: `unexpected answer ${line.slice(0, 200)}` };

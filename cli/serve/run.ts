@@ -9,8 +9,9 @@
  *   log file.
  * - With a daemon, the session is opened before any MCP flows, and held by serve's connection:
  *   when this process ends, the daemon closes the gateway and releases the hold.
- * - A serve started by mcpctl itself (its entry is in a file mcpctl reads) serves nothing and
- *   contacts no daemon; see inert-port.ts. The controllers serve runs (in-process, or a daemon
+ * - A serve started by mcpctl itself (its entry is in a file mcpctl reads) serves nothing (no
+ *   tools, not even the meta tools its `--meta-tools` asks for) and contacts no daemon; see
+ *   inert-port.ts. The controllers serve runs (in-process, or a daemon
  *   it starts) mark the environment of their servers for that.
  * - It ends when stdin ends or closes (the client went away), on SIGINT/SIGTERM, or when the
  *   daemon connection is lost; it then closes the gateway (and, without a daemon, the session
@@ -35,6 +36,8 @@ export interface ServeOptions {
   /** False: `--no-daemon`. */
   readonly daemon: boolean;
   readonly metaTools: MetaToolsMode;
+  /** How long a daemon that answers nothing is waited for (0: forever); see pipe.ts. */
+  readonly answerTimeoutMs: number;
 }
 
 /**
@@ -62,7 +65,9 @@ export async function runServe(o: ServeOptions): Promise<number> {
     const reason = `this mcpctl serve was started by mcpctl itself (${startedBy}) because its entry is in a config file mcpctl reads; it serves no tools, since mcpctl never proxies itself`;
     log(reason);
     const { serveInert } = await import('./in-process.js');
-    return serveInert(reason, gatewayOptions());
+    // Nothing at all, whatever its flags: its own meta tools would reach the agent as
+    // `mcpctl__mcpctl_find_tools`, beside the real pair, and find no tools there.
+    return serveInert(reason, { ...gatewayOptions(), metaTools: 'off' });
   }
   if (!o.daemon) {
     // Inherited by every server the in-process controller starts (see inert-port.ts).
@@ -85,10 +90,12 @@ export async function runServe(o: ServeOptions): Promise<number> {
     ...(o.ceiling ? { ceiling: o.ceiling } : {}),
     ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
     ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
+    answerTimeoutMs: o.answerTimeoutMs,
     log,
   });
   return runPipe(socket, {
     socketPath: o.socket,
+    answerTimeoutMs: o.answerTimeoutMs,
     logFile: daemonLogPath(o.socket),
     params: {
       workspace: o.workspace,
