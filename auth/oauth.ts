@@ -49,7 +49,8 @@ import {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthEndpointField, OAuthGrant, OAuthGrantStore, OAuthTarget } from '../api/index.js';
 import { OAUTH_ENDPOINT_FIELDS, redactUrl, scrubSecrets } from '../api/index.js';
-import { addAudience, audienceFetch } from './oauth-audience.js';
+import type { AuthFailure, AuthPort, ConnectionAuth } from '../pool/index.js';
+import { addAudience, audienceFetch } from './audience.js';
 import { RefreshBackoff } from './refresh-backoff.js';
 
 /** A login request that the redirect did not complete in time is forgotten. */
@@ -134,14 +135,20 @@ function reasonOf(err: unknown): string {
     : `${head}: ${err.message}`;
 }
 
+/** What a connect's error says about sign-in (the errors our provider throws). */
+function failureOf(err: unknown): AuthFailure | undefined {
+  if (err instanceof NoOAuthMetadataError) return 'no-oauth-metadata';
+  if (err instanceof LoginRequiredError) return 'login-required';
+  return undefined;
+}
+
 export interface LoginStart {
   readonly authorizationUrl: string;
   readonly state: string;
 }
 
-export interface OAuthManager {
-  /** A connection's view of the server's grant; `onLoginRequired` fires when it is gone. */
-  attach(target: OAuthTarget, onLoginRequired: () => void): OAuthAttachment;
+/** The daemon's OAuth: the pool's AuthPort (`attach`), plus sign-in and sign-out. */
+export interface OAuthManager extends AuthPort {
   /** Starts a login (discovery, registration if needed, PKCE); the URL is for the user. */
   beginLogin(target: OAuthTarget, redirectUri: string): Promise<LoginStart>;
   /** Completes the login `state` names with the code the redirect brought. */
@@ -150,15 +157,6 @@ export interface OAuthManager {
   logout(target: OAuthTarget): Promise<boolean>;
   /** Whether a grant with tokens is stored. */
   hasLogin(target: OAuthTarget): Promise<boolean>;
-}
-
-export interface OAuthAttachment {
-  readonly provider: OAuthClientProvider;
-  /** A fetch that retries a request once after a 401 on a token we sent, with a fresh one. */
-  readonly fetch: FetchLike;
-  /** `text` with this grant's tokens and client secret hidden (a server may echo them). */
-  scrub(text: string): string;
-  detach(): void;
 }
 
 export interface OAuthManagerOptions {
@@ -630,7 +628,7 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
   }
 
   return {
-    attach(target, onLoginRequired) {
+    attach(target, onLoginRequired): ConnectionAuth {
       const c = credentialOf(target);
       c.listeners.add(onLoginRequired);
       const retrying: FetchLike = async (url, init) => {
@@ -656,6 +654,7 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
         provider: providerOf(c, { kind: 'connection' }),
         fetch: retrying,
         scrub: (text) => scrubSecrets(text, c.secrets()),
+        failureOf,
         detach: () => {
           credentialOf(target).listeners.delete(onLoginRequired);
           c.listeners.delete(onLoginRequired);

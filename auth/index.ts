@@ -1,0 +1,28 @@
+/**
+ * OAuth for remote servers, in one place (DESIGN §5 "One login per server per machine"):
+ * discovery, registration, login (PKCE, the loopback redirect), refresh (single-flight, backed
+ * off), and the grant store. The pool sees only its AuthPort; the daemon builds the manager.
+ */
+export {
+  createOAuthManager,
+  LoginRequiredError,
+  LoginStateError,
+  LOGIN_TTL_MS,
+  type LoginStart,
+  type OAuthManager,
+  type OAuthManagerOptions,
+} from './oauth.js';
+export {
+  defaultTokensPath,
+  FileGrantStore,
+  readTokensFile,
+  TokenFileError,
+  TOKENS_DIR_MODE,
+  TOKENS_FILE_MODE,
+} from './token-store.js';
+export {
+  DEFAULT_REDIRECT_PATH,
+  listenForRedirect,
+  RedirectError,
+  type RedirectListener,
+} from './redirect-listener.js';
