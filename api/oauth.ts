@@ -11,7 +11,7 @@
  *   the connectionId (a refresh changes nothing that runs).
  * - Endpoints a repository's file configures (project and workspace scope) are the
  *   repository's word, not the user's: the target says so (`endpointAuthority: 'metadata'`),
- *   and pool/ then uses them only where the authorization server's own metadata agrees.
+ *   and auth/ then uses them only where the authorization server's own metadata agrees.
  */
 import type { McpServerConfig } from './schema.js';
 import { isGatedScope, type Scope } from './scope.js';
@@ -84,7 +84,7 @@ export function oauthSecretsOf(config: McpServerConfig): string[] {
 /**
  * What the daemon keeps for one (server URL, client id): the client it registered dynamically
  * (absent for a configured client id) and the last tokens, as the SDK gave them. Opaque JSON
- * objects here; pool/ reads them with the SDK's schemas.
+ * objects here; auth/ reads them with the SDK's schemas.
  */
 export interface OAuthGrant {
   readonly clientId: string;

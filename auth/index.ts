@@ -3,15 +3,9 @@
  * discovery, registration, login (PKCE, the loopback redirect), refresh (single-flight, backed
  * off), and the grant store. The pool sees only its AuthPort; the daemon builds the manager.
  */
-export {
-  createOAuthManager,
-  LoginRequiredError,
-  LoginStateError,
-  LOGIN_TTL_MS,
-  type LoginStart,
-  type OAuthManager,
-  type OAuthManagerOptions,
-} from './oauth.js';
+export { createOAuthManager, type OAuthManager, type OAuthManagerOptions } from './manager.js';
+export { LOGIN_TTL_MS, type LoginStart } from './login.js';
+export { LoginRequiredError, LoginStateError, OAuthEndpointError } from './errors.js';
 export {
   defaultTokensPath,
   FileGrantStore,
