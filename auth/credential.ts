@@ -25,11 +25,12 @@ import {
   type OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { OAuthGrant, OAuthGrantStore, OAuthTarget } from '../api/index.js';
+import type { OAuthTarget } from '../api/index.js';
 import { redactUrl } from '../api/index.js';
 import { audienceFetch } from './audience.js';
 import { discoveryFor } from './discovery.js';
 import { LoginRequiredError } from './errors.js';
+import type { OAuthGrant, OAuthGrantStore } from './grant.js';
 import { RefreshBackoff } from './refresh-backoff.js';
 
 /** Refresh when less than this much of a token's life is left (capped at 60 s). */

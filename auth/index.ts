@@ -6,6 +6,7 @@
 export { createOAuthManager, type OAuthManager, type OAuthManagerOptions } from './manager.js';
 export { LOGIN_TTL_MS, type LoginStart } from './login.js';
 export { LoginRequiredError, LoginStateError, OAuthEndpointError } from './errors.js';
+export type { OAuthGrant, OAuthGrantStore } from './grant.js';
 export {
   defaultTokensPath,
   FileGrantStore,

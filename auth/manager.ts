@@ -20,11 +20,12 @@
  * - No token or client secret is ever put in an error message or a warning.
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { OAuthGrantStore, OAuthTarget } from '../api/index.js';
+import type { OAuthTarget } from '../api/index.js';
 import { scrubSecrets } from '../api/index.js';
 import type { AuthPort, ConnectionAuth } from '../pool/index.js';
 import { Credentials, type Credential } from './credential.js';
 import { authFailureOf } from './errors.js';
+import type { OAuthGrantStore } from './grant.js';
 import { Logins, type LoginStart } from './login.js';
 import { providerOf } from './provider.js';
 import { createRefresh, type Refresh } from './refresh.js';
