@@ -6,7 +6,7 @@ const FOLDERS = [
   'informers',
   'approvals',
   'pool',
-  'tokens',
+  'auth',
   'reconcilers',
   'controller',
   'gateway',
@@ -14,6 +14,23 @@ const FOLDERS = [
   'e2e',
   'bench',
 ];
+
+// Folders a row allows for their types only (`import type`): auth/ implements the pool's
+// AuthPort, it never drives a pool.
+/** @type {Record<string, string[]>} */
+const TYPES_ONLY = { auth: ['pool'] };
+
+/**
+ * The patterns that let `folder` import only types from its TYPES_ONLY folders.
+ * @param {string} folder
+ */
+function typesOnlyPatterns(folder) {
+  return (TYPES_ONLY[folder] ?? []).map((f) => ({
+    regex: `^(\\.\\./)+${f}/`,
+    allowTypeImports: true,
+    message: `${folder}/ may import only types from ${f}/ (DESIGN §3): use 'import type'.`,
+  }));
+}
 
 // Runtime code must never load @kubernetes/client-node (types only, DESIGN §6). Repeated in
 // the per-folder rule below because a later no-restricted-imports replaces an earlier one.
@@ -54,13 +71,14 @@ export default tseslint.config(
     informers: ['api'],
     approvals: ['api'],
     pool: ['api'],
-    // The OAuth grant store (a file of secrets); the daemon hands it to the pool.
-    tokens: ['api'],
+    // OAuth in one room: discovery, login, refresh, the grant store. pool/: types only.
+    auth: ['api', 'pool'],
     reconcilers: ['api', 'approvals', 'pool'],
-    controller: ['api', 'informers', 'approvals', 'pool', 'tokens', 'reconcilers'],
+    controller: ['api', 'informers', 'approvals', 'pool', 'auth', 'reconcilers'],
     // The MCP face of a session; pool types only (its routing hooks), never a pool of its own.
     gateway: ['api', 'controller', 'pool'],
-    cli: ['api', 'controller', 'gateway'],
+    // auth/: the loopback listener of `mcpctl login` and the in-band login.
+    cli: ['api', 'controller', 'gateway', 'auth'],
   }).map(([folder, allowed]) => ({
     files: [`${folder}/**/*.ts`],
     ignores: ['**/*.test.ts', '**/testing/**'],
@@ -74,6 +92,7 @@ export default tseslint.config(
               regex: `^(\\.\\./)+(${FOLDERS.filter((f) => f !== folder && !allowed.includes(f)).join('|')})/`,
               message: `${folder}/ may import only ${allowed.length ? allowed.join(', ') : 'nothing of ours'} (DESIGN §3).`,
             },
+            ...typesOnlyPatterns(folder),
           ],
         },
       ],

@@ -1,17 +1,17 @@
 /**
- * OAuth for remote servers: what a config's `oauth` block says, and the shape of what the
- * daemon keeps after a login (DESIGN §5 "One login per server per machine").
+ * OAuth for remote servers: what a config's `oauth` block says (DESIGN §5 "One login per
+ * server per machine"); the sign-in itself is auth/'s.
  *
  * Guarantees:
  * - `oauthSettingsOf` reads the Qwen/Gemini `oauth` block leniently (a field of the wrong type
  *   counts as absent) and says whether OAuth applies at all: only to remote servers, not when
  *   `oauth.enabled` is false, not for an `authProviderType` other than `dynamic_discovery`, and
  *   not when the config already sends its own `Authorization` header.
- * - A stored grant is keyed by the server's URL and the client id; tokens are never part of
- *   the connectionId (a refresh changes nothing that runs).
+ * - A target names the server's URL (where the daemon's grant is kept, auth/) and never a
+ *   token: tokens are not part of the connectionId (a refresh changes nothing that runs).
  * - Endpoints a repository's file configures (project and workspace scope) are the
  *   repository's word, not the user's: the target says so (`endpointAuthority: 'metadata'`),
- *   and pool/ then uses them only where the authorization server's own metadata agrees.
+ *   and auth/ then uses them only where the authorization server's own metadata agrees.
  */
 import type { McpServerConfig } from './schema.js';
 import { isGatedScope, type Scope } from './scope.js';
@@ -79,30 +79,4 @@ export function oauthTargetOf(config: McpServerConfig, scope: Scope): OAuthTarge
 export function oauthSecretsOf(config: McpServerConfig): string[] {
   const secret = config.oauth?.clientSecret;
   return typeof secret === 'string' && secret !== '' ? [secret] : [];
-}
-
-/**
- * What the daemon keeps for one (server URL, client id): the client it registered dynamically
- * (absent for a configured client id) and the last tokens, as the SDK gave them. Opaque JSON
- * objects here; pool/ reads them with the SDK's schemas.
- */
-export interface OAuthGrant {
-  readonly clientId: string;
-  /** Dynamic client registration's answer (holds a client secret, if one was issued). */
-  readonly client?: Readonly<Record<string, unknown>>;
-  readonly tokens?: Readonly<Record<string, unknown>>;
-  /** ms since the epoch when `tokens` were obtained (their `expires_in` counts from here). */
-  readonly obtainedAt?: number;
-}
-
-/**
- * Where grants live (the daemon's `~/.mcpctl/oauth-tokens.json`). `clientId` undefined means
- * "the client registered dynamically for this server", whatever its id.
- */
-export interface OAuthGrantStore {
-  get(serverUrl: string, clientId: string | undefined): Promise<OAuthGrant | undefined>;
-  /** Replaces the grant of (serverUrl, grant.clientId); `dynamic` marks it the registered one. */
-  put(serverUrl: string, grant: OAuthGrant, dynamic: boolean): Promise<void>;
-  /** Forgets the tokens (and a dynamic registration) of (serverUrl, clientId); true if any. */
-  remove(serverUrl: string, clientId: string | undefined): Promise<boolean>;
 }

@@ -29,12 +29,12 @@ import {
 } from '../informers/index.js';
 import {
   createOAuthManager,
-  createPool,
-  reapOrphans,
+  defaultTokensPath,
+  FileGrantStore,
   type LoginStart,
   type OAuthManager,
-} from '../pool/index.js';
-import { defaultTokensPath, FileGrantStore } from '../tokens/index.js';
+} from '../auth/index.js';
+import { createPool, reapOrphans } from '../pool/index.js';
 import type { Pool } from '../pool/types.js';
 import { redactUrl } from '../api/index.js';
 import { watchApprovals, type ApprovalsWatch } from './approvals-watch.js';
@@ -195,7 +195,7 @@ export class Daemon {
     const pool =
       options.pool ??
       createPool({
-        oauth,
+        auth: oauth,
         ...(options.stateFile === undefined ? {} : { stateFile: options.stateFile }),
         ...(options.drainDelayMs === undefined ? {} : { drainDelayMs: options.drainDelayMs }),
         ...(options.serverEnv ? { serverEnv: options.serverEnv } : {}),

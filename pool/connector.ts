@@ -36,6 +36,7 @@ import {
   type Transport as TransportKind,
 } from '../api/index.js';
 import { abortable } from './abort.js';
+import type { AuthPort } from './auth-port.js';
 import {
   ConnectError,
   DiscoveryDeadline,
@@ -45,7 +46,6 @@ import {
   scrubUrl,
   UnauthorizedConnectError,
 } from './errors.js';
-import { LoginRequiredError, NoOAuthMetadataError, type OAuthManager } from './oauth.js';
 import { describeExit, GroupStdioTransport } from './stdio-transport.js';
 import { TrafficGuard } from './traffic.js';
 import type { AdmissionTicket } from './ticket.js';
@@ -83,8 +83,8 @@ export interface ConnectorOptions {
   readonly onDescendant?: (pid: number, ticket: AdmissionTicket) => void;
   /** Budgets of each stdio connection (default: DEFAULT_TRAFFIC_LIMITS). */
   readonly traffic?: () => TrafficGuard;
-  /** OAuth grants for remote servers; absent: no OAuth (a 401 is a plain failure). */
-  readonly oauth?: OAuthManager;
+  /** OAuth grants for remote servers (auth/ implements it); absent: a 401 is a plain failure. */
+  readonly auth?: AuthPort;
   /**
    * Set in every stdio server's environment over its session's: the marks of the mcpctl that
    * runs it (a `mcpctl serve` started as a server knows it is inside mcpctl).
@@ -254,12 +254,12 @@ async function connectRemote(
   const requestInit: RequestInit | undefined =
     config.headers !== undefined ? { headers: { ...config.headers } } : undefined;
   // OAuth: the daemon's shared grant for this server URL, if the config does not opt out.
-  const target = options.oauth ? oauthTargetOf(config, ticket.scope) : undefined;
+  const target = options.auth ? oauthTargetOf(config, ticket.scope) : undefined;
   let onUnauthorized: (() => void) | undefined;
   let loginRequired = false;
   const attachment =
-    target && options.oauth
-      ? options.oauth.attach(target, () => {
+    target && options.auth
+      ? options.auth.attach(target, () => {
           loginRequired = true;
           onUnauthorized?.();
         })
@@ -279,7 +279,8 @@ async function connectRemote(
     attachment?.detach();
     const aborted = abortedError(name, 'connect', signal, []);
     if (aborted) throw aborted;
-    if (err instanceof NoOAuthMetadataError) {
+    const authFailure = attachment?.failureOf(err);
+    if (authFailure === 'no-oauth-metadata') {
       throw new ConnectError(
         name,
         'connect',
@@ -289,7 +290,7 @@ async function connectRemote(
       );
     }
     const status = httpStatusOf(err);
-    if (attachment && (loginRequired || err instanceof LoginRequiredError || status === 401)) {
+    if (attachment && (loginRequired || authFailure === 'login-required' || status === 401)) {
       throw new UnauthorizedConnectError(
         name,
         `${safeUrl(raw)} asks for an OAuth sign-in (mcpctl login ${name})`,

@@ -61,13 +61,4 @@ export {
   RpcError,
   UnauthorizedConnectError,
 } from './errors.js';
-export {
-  createOAuthManager,
-  LoginRequiredError,
-  LoginStateError,
-  LOGIN_TTL_MS,
-  type LoginStart,
-  type OAuthAttachment,
-  type OAuthManager,
-  type OAuthManagerOptions,
-} from './oauth.js';
+export type { AuthFailure, AuthPort, ConnectionAuth } from './auth-port.js';

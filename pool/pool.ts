@@ -68,7 +68,7 @@ import { AgentRouter } from './agent-routing.js';
 import { DirectRequests } from './direct-requests.js';
 import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard, type TrafficLimits } from './traffic.js';
 import { ProcessRecorder } from './orphans.js';
-import type { OAuthManager } from './oauth.js';
+import type { AuthPort } from './auth-port.js';
 import type { AdmissionTicket } from './ticket.js';
 import type {
   AgentPeer,
@@ -107,7 +107,7 @@ export interface PoolOptions {
   /** Per-connection budgets (default DEFAULT_TRAFFIC_LIMITS); tests use small ones. */
   readonly trafficLimits?: TrafficLimits;
   /** OAuth grants of remote servers, shared by every connection (default: no OAuth). */
-  readonly oauth?: OAuthManager;
+  readonly auth?: AuthPort;
   /** Set in every stdio server's environment, over its session's (see ConnectorOptions). */
   readonly serverEnv?: Readonly<Record<string, string>>;
 }
@@ -182,7 +182,7 @@ export function createPool(options: PoolOptions = {}): Pool {
         }),
       onGone: (pid) => recorder?.remove(pid),
       traffic: () => new TrafficGuard(trafficLimits),
-      ...(options.oauth ? { oauth: options.oauth } : {}),
+      ...(options.auth ? { auth: options.auth } : {}),
       ...(options.serverEnv ? { serverEnv: options.serverEnv } : {}),
     });
   // After an abort, how long a connector gets to clean up (kill its process) and reject.

@@ -17,6 +17,8 @@
  */
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
+// The listener's own file: the CLI process needs none of the daemon's OAuth machinery.
+import { listenForRedirect } from '../../auth/redirect-listener.js';
 import type { WhyAnswer } from '../../controller/session.js';
 import {
   commandEnv,
@@ -26,7 +28,6 @@ import {
   type Io,
 } from '../command-env.js';
 import { CliError, UsageError } from '../errors.js';
-import { listenForRedirect } from '../oauth-redirect.js';
 import { parseDuration } from '../output/age.js';
 import { RpcClient } from '../rpc-client.js';
 import { connectOrStartDaemon } from '../serve/daemon-link.js';

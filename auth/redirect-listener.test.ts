@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { listenForRedirect, RedirectError } from './oauth-redirect.js';
+import { listenForRedirect, RedirectError } from './redirect-listener.js';
 
 describe('listenForRedirect', () => {
   it('takes one redirect with the right state and closes', { timeout: 10_000 }, async () => {

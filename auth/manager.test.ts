@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { OAuthGrant, OAuthGrantStore, OAuthTarget } from '../api/index.js';
-import { createOAuthManager } from './oauth.js';
+import type { OAuthTarget } from '../api/index.js';
+import type { OAuthGrant, OAuthGrantStore } from './grant.js';
+import { createOAuthManager } from './manager.js';
 import { REFRESH_RETRY_INITIAL_MS, REFRESH_RETRY_MAX_MS } from './refresh-backoff.js';
 
 const ISSUER = 'https://auth.example';

@@ -11,7 +11,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { FileGrantStore, TokenFileError, defaultTokensPath } from './store.js';
+import { FileGrantStore, TokenFileError, defaultTokensPath } from './token-store.js';
 
 const URL_A = 'https://a.example/mcp';
 

@@ -21,7 +21,7 @@ import { constants, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import type { OAuthGrant, OAuthGrantStore } from '../api/index.js';
+import type { OAuthGrant, OAuthGrantStore } from './grant.js';
 
 export const TOKENS_FILE_MODE = 0o600;
 export const TOKENS_DIR_MODE = 0o700;
