@@ -25,7 +25,7 @@
  * - list_changed for tools, prompts and resources goes out once per settled burst of
  *   reconciles (and servers' own resources/list_changed at most twice a second).
  * - tasks: a task-augmented tool call goes to its server; tasks/get, result, cancel and list and
- *   task status notifications concern only the tasks this agent created (tasks.ts).
+ *   task status notifications concern only the tasks this agent created (task-table.ts).
  * - Params a request's method cannot take are answered -32602 in one line naming the field
  *   (checked-server.ts), never the SDK's -32603 with a dump of the validator's issues.
  * - `--meta-tools` adds mcpctl_find_tools / mcpctl_call_tool; `only` lists just those two.
@@ -71,7 +71,7 @@ import { CALL_TOOL, FIND_TOOLS, META_TOOLS, findTools } from './meta-tools.js';
 import { Pager } from './paging.js';
 import { ResourceIndex, byPrecedence } from './resource-index.js';
 import { RouteTable, type Route } from './routes.js';
-import { TaskTable } from './tasks.js';
+import { TaskTable } from './task-table.js';
 import type { ServerTools, SessionPort } from './session-port.js';
 
 export type MetaToolsMode = 'off' | 'add' | 'only';
@@ -141,7 +141,7 @@ export function createGatewayServer(
         resources: { subscribe: true, listChanged: true },
         completions: {},
         logging: {},
-        // Task-augmented tool calls go to servers that support them (tasks.ts).
+        // Task-augmented tool calls go to servers that support them (task-table.ts).
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       },
       ...(options.instructions ? { instructions: options.instructions } : {}),
