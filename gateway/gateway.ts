@@ -96,7 +96,7 @@ const DEFAULT_PAGE_SIZE = 1000;
 /** Servers' own list_changed, passed on at most this often. */
 const MIN_NOTIFY_INTERVAL_MS = 500;
 
-/** The gateway as an SDK Server; `attach()` must be called once the transport is connected. */
+/** The gateway as an SDK Server; it attaches the agent to the session on `initialized`. */
 export interface GatewayServer {
   readonly server: Server;
   /** Serves one tools/call (what the fast path in fast-calls.ts calls). */
