@@ -10,7 +10,7 @@
  *   only names the method, and the method's real schema is checked here. A handler runs only
  *   with params its schema accepted (what it is given is that schema's output, as before).
  * - `tools/call` is left to the SDK's Server, which checks it itself (and the gateway serves it
- *   raw: gateway.ts).
+ *   raw: tools.ts).
  * - The message is one line; it names fields and types, never a value the agent sent (only the
  *   allowed values of an enum, which come from the schema).
  */

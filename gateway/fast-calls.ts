@@ -18,7 +18,7 @@ import {
   type RequestId,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { CallContext } from './gateway.js';
+import type { CallContext } from './forward.js';
 
 type Handler = (
   params: Record<string, unknown>,

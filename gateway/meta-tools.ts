@@ -8,6 +8,10 @@
  * word of the query, case-insensitively, in a tool's name, server or description.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Catalog } from './catalog.js';
+import type { CallContext } from './forward.js';
+import type { SessionPort } from './session-port.js';
+import { errorResult, type OwnTools, type ToolCalls } from './tools.js';
 
 export const FIND_TOOLS = 'mcpctl_find_tools';
 export const CALL_TOOL = 'mcpctl_call_tool';
@@ -73,5 +77,44 @@ export function findTools(
   return {
     content: [{ type: 'text', text: JSON.stringify(structured) }],
     structuredContent: structured,
+  };
+}
+
+/**
+ * The two meta tools as tools the gateway serves itself (tools.ts). `mcpctl_call_tool` calls
+ * through `tools`, exactly as a tools/call of the tool it names would.
+ */
+export function ownMetaTools(
+  catalog: Catalog,
+  port: Pick<SessionPort, 'unavailable'>,
+  tools: Pick<ToolCalls, 'handleToolCall'>,
+): OwnTools {
+  return {
+    tools: META_TOOLS,
+    async call(name: string, args: Record<string, unknown>, context: CallContext) {
+      if (name === FIND_TOOLS) {
+        const listed = (await catalog.refresh()).tools;
+        const found = listed.map((t) => ({
+          name: t.name,
+          server: catalog.tools.get(t.name)?.server ?? '',
+          ...(t.description === undefined ? {} : { description: t.description }),
+          inputSchema: t.inputSchema,
+        }));
+        const query = typeof args.query === 'string' ? args.query : undefined;
+        return findTools(found, await port.unavailable(), query);
+      }
+      const target = args.name;
+      if (typeof target !== 'string' || target === '')
+        return errorResult(`${CALL_TOOL} needs "name": a tool name from ${FIND_TOOLS}`);
+      const inner = args.arguments;
+      return tools.handleToolCall(
+        {
+          name: target,
+          ...(inner === undefined ? {} : { arguments: inner }),
+          ...(context._meta ? { _meta: context._meta } : {}),
+        },
+        context,
+      );
+    },
   };
 }

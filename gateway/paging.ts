@@ -80,3 +80,14 @@ export class Pager {
     return randomBytes(9).toString('base64url');
   }
 }
+
+/** A page as the result of a list request: its items under `key`, and the cursor if any. */
+export function pageResult<T, K extends string>(
+  page: Page<T>,
+  key: K,
+): Record<K, T[]> & { nextCursor?: string } {
+  return {
+    [key]: page.items,
+    ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+  } as Record<K, T[]> & { nextCursor?: string };
+}

@@ -81,6 +81,20 @@ export class ResourceIndex {
     }
   }
 
+  /** The URIs a tool result of `server` links (`resource_link`) or embeds (`resource`). */
+  learnLinks(server: string, result: Record<string, unknown>): void {
+    const content = result.content;
+    if (!Array.isArray(content)) return;
+    for (const item of content as unknown[]) {
+      if (typeof item !== 'object' || item === null) continue;
+      const block = item as { type?: unknown; uri?: unknown; resource?: { uri?: unknown } };
+      if (block.type === 'resource_link' && typeof block.uri === 'string')
+        this.learn(block.uri, server);
+      else if (block.type === 'resource' && typeof block.resource?.uri === 'string')
+        this.learn(block.resource.uri, server);
+    }
+  }
+
   /** The server serving `uri`, if any is known. */
   route(uri: string): string | undefined {
     const listed = this.#listed.get(uri);

@@ -1,32 +1,63 @@
 /**
- * The tasks one agent created through the gateway (MCP task-augmented tool calls), and on
- * which server. A pooled server is shared by several agents and sees one client, so the
- * gateway is what keeps one agent from reading, cancelling or listing another's tasks.
+ * tasks: tasks/get, tasks/result, tasks/cancel and tasks/list for the tasks this agent created
+ * through task-augmented tool calls (task-table.ts). Task status notifications are filtered by
+ * the same table (agent.ts).
  *
- * Guarantees: a task is known when the tool call that created it answered with its `taskId`;
- * `owner` knows nothing else (no guessing from ids); bounded, oldest forgotten first.
+ * Guarantees: a request about a task this agent did not create is InvalidParams and reaches no
+ * server; one about its own task goes to the server that created it, and the result and a
+ * server's protocol error reach the agent as the server sent them (forward.ts). tasks/list
+ * merges the servers that list tasks, keeps this agent's tasks only (a shared server lists
+ * every agent's) and is paged like the other lists; a server whose list fails is left out and
+ * logged. The task methods are served raw: the SDK's schemas would rebuild the results.
  */
-const MAX_TASKS = 10_000;
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { asObject, type GatewayContext, type RawHandler } from './context.js';
+import { messageOf } from './forward.js';
+import { pageResult } from './paging.js';
+import type { TaskTable } from './task-table.js';
 
-export class TaskTable {
-  readonly #owners = new Map<string, string>();
+export function registerTasks(context: GatewayContext, tasks: TaskTable): void {
+  const { forwarder, pager, log } = context;
 
-  /** Records the task a tool call's result created, if it is a CreateTaskResult. */
-  learn(server: string, result: Record<string, unknown>): void {
-    const task = result.task;
-    if (typeof task !== 'object' || task === null) return;
-    const taskId = (task as { taskId?: unknown }).taskId;
-    if (typeof taskId !== 'string') return;
-    this.#owners.delete(taskId);
-    this.#owners.set(taskId, server);
-    if (this.#owners.size > MAX_TASKS) {
-      const oldest = this.#owners.keys().next();
-      if (!oldest.done) this.#owners.delete(oldest.value);
-    }
+  /** tasks/get, tasks/result, tasks/cancel: only for a task this agent created. */
+  const forwardTask: RawHandler = async (request, extra) => {
+    const params = asObject(request.params);
+    const owner = tasks.owner(params.taskId);
+    if (owner === undefined)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `no task ${JSON.stringify(params.taskId)} of this agent`,
+      );
+    return forwarder.relay(owner, { method: request.method, params }, extra);
+  };
+
+  /** This agent's tasks on every server that lists tasks. */
+  async function listTasks(): Promise<Record<string, unknown>[]> {
+    const servers = (await context.listing()).filter((s) => s.capabilities?.tasks?.list);
+    const lists = await Promise.all(
+      servers.map((s) =>
+        forwarder
+          .allPages<Record<string, unknown>>(s.server, 'tasks/list', 'tasks')
+          .catch((err: unknown) => {
+            log(`tasks/list of ${s.server} failed: ${messageOf(err)}`);
+            return [] as Record<string, unknown>[];
+          }),
+      ),
+    );
+    // A shared server lists every agent's tasks; this agent sees its own only.
+    return lists.flatMap((list, i) =>
+      list.filter((t) => tasks.owner(t.taskId) === servers[i].server),
+    );
   }
 
-  /** The server of a task this agent created. */
-  owner(taskId: unknown): string | undefined {
-    return typeof taskId === 'string' ? this.#owners.get(taskId) : undefined;
-  }
+  context.serveRaw('tasks/get', forwardTask);
+  context.serveRaw('tasks/result', forwardTask);
+  context.serveRaw('tasks/cancel', forwardTask);
+  context.serveRaw('tasks/list', async (request) => {
+    const cursor = asObject(request.params).cursor;
+    return pageResult(
+      await pager.page('tasks', typeof cursor === 'string' ? cursor : undefined, listTasks),
+      'tasks',
+    );
+  });
 }
