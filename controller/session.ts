@@ -48,7 +48,7 @@ import {
 import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore, SourceStatus } from '../informers/types.js';
 import type { AgentCaller, McpMessage, Pool } from '../pool/types.js';
-import { admit, type ApprovalView } from '../reconcilers/admission.js';
+import { admit } from '../reconcilers/admission.js';
 import { Registry } from '../reconcilers/registry.js';
 import { toMcpServer, type ResourceOptions } from '../reconcilers/resource.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
@@ -61,6 +61,7 @@ import {
   type SessionRequestOptions,
 } from './agent-attachments.js';
 import { diffReload, type DiffLine } from './diff.js';
+import { SessionAdmission } from './session-admission.js';
 import { SharedSettleWait } from './settle-wait.js';
 import {
   NotGatedError,
@@ -173,7 +174,7 @@ export class Session {
   readonly #queue: RateLimitingQueue<string>;
   readonly #workers: Workers<string>;
   readonly #reconciler: ServerReconciler;
-  readonly #approvalView: ApprovalView;
+  readonly #admission: SessionAdmission;
   readonly #env: SessionEnvironment;
   #lastSourceErrors = '';
   #lastInvalidApprovals = '';
@@ -197,16 +198,21 @@ export class Session {
     this.envLabel = opts.envLabel ?? 'daemon';
     this.#now = opts.now ?? Date.now;
     this.events = opts.events ?? new EventRecorder(1000, this.#now);
+    // The one back-off of the session (defaults in rate-limiters.ts): the queue's retries and
+    // the reconciler's crash back-off read it here.
     const backoff = new ExponentialBackoffRateLimiter<string>({
-      baseDelayMs: opts.backoffBaseMs ?? 1000,
-      maxDelayMs: opts.backoffCapMs ?? 5 * 60_000,
+      baseDelayMs: opts.backoffBaseMs,
+      maxDelayMs: opts.backoffCapMs,
     });
     this.#queue = new RateLimitingQueue<string>({ rateLimiter: backoff });
     const root = this.workspace;
-    this.#approvalView = {
-      state: (s) => opts.approvals.getState(root, s.name, s.config),
-      approvedForSession: (s) => opts.sessionApprovals.isApproved(s.name, s.config),
-    };
+    this.#admission = new SessionAdmission({
+      sessionId: this.id,
+      workspace: root,
+      env: this.#env,
+      approvals: opts.approvals,
+      sessionApprovals: opts.sessionApprovals,
+    });
     const lookup = approvalLookup(opts.approvals, root, opts.sessionApprovals);
     this.#store = (opts.storeFactory ?? createSessionStore)({
       workspace: root,
@@ -222,18 +228,15 @@ export class Session {
     const pending: DesiredServer[] = [];
     this.#reconciler = new ServerReconciler({
       sessionId: this.id,
-      workspace: root,
-      env: this.#env,
+      admissionContext: (desired) => this.#admission.context(desired),
       desired: () => this.#store.current(),
-      approvals: this.#approvalView,
       pool: opts.pool,
       registry: this.registry,
       events: this.events,
       enqueue: (name) => this.#queue.add(name),
       onPendingApproval: (server) => pending.push(server),
       now: this.#now,
-      backoff: (failures) =>
-        exponentialDelay(failures, opts.backoffBaseMs ?? 1000, opts.backoffCapMs ?? 5 * 60_000),
+      backoff: (failures) => exponentialDelay(failures, backoff.baseDelayMs, backoff.maxDelayMs),
       stableAfterMs: opts.stableAfterMs ?? 60_000,
       crashLoopAfter: 3,
     });
@@ -314,17 +317,12 @@ export class Session {
   why(name: string): WhyAnswer {
     const desired = this.#store.current();
     return why(name, {
+      ...this.#admission.context(desired),
       server: desired.servers[name],
       record: this.#reconciler.record(name),
       removed: this.#reconciler.wasRemoved(name),
       ceiling: this.ceiling,
       settingsAllowed: desired.mcp?.allowed,
-      trusted: desired.trusted,
-      gating: desired.gating,
-      approvals: this.#approvalView,
-      sessionId: this.id,
-      workspace: this.workspace,
-      env: this.#env,
     });
   }
 
@@ -337,14 +335,7 @@ export class Session {
     const desired = this.#store.current();
     const server = desired.servers[name];
     if (!server) throw new UnknownServerError(name, Object.keys(desired.servers));
-    const admission = admit(server, {
-      trusted: desired.trusted,
-      gating: desired.gating,
-      approvals: this.#approvalView,
-      sessionId: this.id,
-      workspace: this.workspace,
-      env: this.#env,
-    });
+    const admission = admit(server, this.#admission.context(desired));
     if (!admission.admitted || !admission.runnable)
       throw new ServerUnavailableError(this.why(name));
     const target = oauthTargetOf(admission.ticket.config, admission.ticket.scope);
@@ -536,10 +527,7 @@ export class Session {
     return diffReload({
       next,
       records: this.#reconciler.records(),
-      approvals: this.#approvalView,
-      sessionId: this.id,
-      workspace: this.workspace,
-      env: this.#env,
+      admission: this.#admission.context(next),
     });
   }
 
