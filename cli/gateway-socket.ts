@@ -28,7 +28,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { checkAgentLine } from '../gateway/agent-message.js';
-import type { HandedOver } from './rpc-server.js';
+import type { HandedOver } from './rpc-methods.js';
 import { sizeText } from '../api/limits.js';
 import { GATEWAY_OPEN, JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
 
