@@ -4,7 +4,7 @@
  * MCP's stdio transport frames them, so `mcpctl serve` only copies bytes.
  *
  * Guarantees:
- * - Framing and its limits stay the socket's (rpc-server.ts): a line past the size limit, or
+ * - Framing and its limits stay the socket's (rpc-connection.ts): a line past the size limit, or
  *   one that stalls, ends the connection with an error line; nothing here buffers lines.
  * - What the gateway sends keeps the same size limit (`maxLineBytes`, the one MCP message
  *   limit: api/limits.ts): an answer past it is replaced by an error answer for its id
