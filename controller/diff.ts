@@ -50,13 +50,8 @@ export function diffReload(input: DiffInput): DiffLine[] {
       out.push({ action: 'keep', name });
       continue;
     }
-    out.push({
-      action: 'restart',
-      name,
-      detail: changedConnectionFields(live.config, server.config, input.admission.workspace).join(
-        ', ',
-      ),
-    });
+    const changed = changedConnectionFields(live.config, server.config, input.admission.workspace);
+    out.push({ action: 'restart', name, detail: changed.join(', ') });
   }
   return out;
 }
