@@ -4,7 +4,7 @@
  * MCP's stdio transport frames them, so `mcpctl serve` only copies bytes.
  *
  * Guarantees:
- * - Framing and its limits stay the socket's (rpc-server.ts): a line past the size limit, or
+ * - Framing and its limits stay the socket's (rpc-connection.ts): a line past the size limit, or
  *   one that stalls, ends the connection with an error line; nothing here buffers lines.
  * - What the gateway sends keeps the same size limit (`maxLineBytes`, the one MCP message
  *   limit: api/limits.ts): an answer past it is replaced by an error answer for its id
@@ -28,7 +28,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { checkAgentLine } from '../gateway/agent-message.js';
-import type { HandedOver } from './rpc-server.js';
+import type { HandedOver } from './rpc-methods.js';
 import { sizeText } from '../api/limits.js';
 import { GATEWAY_OPEN, JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
 

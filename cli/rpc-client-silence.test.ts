@@ -11,7 +11,8 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
 import { DaemonNotAnsweringError, connectClient } from './rpc-client.js';
-import { RpcServer, method } from './rpc-server.js';
+import { method } from './rpc-methods.js';
+import { RpcServer } from './rpc-server.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-silence-'));
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { ConnectionLostError, connectClient } from './rpc-client.js';
 import { FrameBudget, FrameRefused, InboundFrames } from './rpc-inbound.js';
 import { LineReader, RpcCodes } from './rpc-protocol.js';
-import { RpcServer, method, type MethodTable } from './rpc-server.js';
+import { method, type MethodTable } from './rpc-methods.js';
+import { RpcServer } from './rpc-server.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-inbound-'));
 after(() => rmSync(root, { recursive: true, force: true }));

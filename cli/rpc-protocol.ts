@@ -74,6 +74,27 @@ export class RpcError extends Error {
   }
 }
 
+/** An error answer; `data` only when there is some. */
+export function errorResponse(
+  id: RpcId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): RpcResponse {
+  return {
+    jsonrpc: JSONRPC,
+    id,
+    error: data === undefined ? { code, message } : { code, message, data },
+  };
+}
+
+/** The id of a request as an answer names it: null unless a string or a number. */
+export function idOf(message: unknown): RpcId | null {
+  if (!isObject(message)) return null;
+  const id = message.id;
+  return typeof id === 'number' || typeof id === 'string' ? id : null;
+}
+
 export function encode(
   message: RpcRequest | RpcNotification | RpcResponse | RpcResponse[],
 ): string {

@@ -14,7 +14,8 @@ import {
   connectClient,
 } from './rpc-client.js';
 import { LineReader, RpcCodes, RpcError } from './rpc-protocol.js';
-import { RpcServer, method, type MethodTable } from './rpc-server.js';
+import { method, type MethodTable } from './rpc-methods.js';
+import { RpcServer } from './rpc-server.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-rpc-'));
 after(() => rmSync(root, { recursive: true, force: true }));

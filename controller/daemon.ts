@@ -48,12 +48,8 @@ import {
   type SessionTableEvent,
 } from './daemon-sessions.js';
 import type { McpEvent } from './event-recorder.js';
-import {
-  createSession,
-  type ApprovalStoreLike,
-  type Session,
-  type SessionOptions,
-} from './session.js';
+import type { ApprovalStoreLike } from './approval-decisions.js';
+import { createSession, type Session, type SessionOptions } from './session.js';
 
 export { DaemonStoppingError, WorkspaceNotFoundError } from './daemon-sessions.js';
 export type {

@@ -2,13 +2,8 @@
  * Reload preview: what a reload would add, remove, restart, keep or block, computed from the
  * files on disk now against what runs now. Connects nothing (DESIGN §5 "Reload preview").
  */
-import {
-  changedConnectionFields,
-  type DesiredServers,
-  type Gating,
-  type SessionEnvironment,
-} from '../api/index.js';
-import { decideAdmission, runtimeOf, type ApprovalView } from '../reconcilers/admission.js';
+import { changedConnectionFields, type DesiredServers } from '../api/index.js';
+import { decideAdmission, runtimeOf, type AdmissionContext } from '../reconcilers/admission.js';
 import type { ServerRecord } from '../reconcilers/server-record.js';
 
 export type DiffAction = 'add' | 'remove' | 'restart' | 'keep' | 'blocked';
@@ -21,12 +16,10 @@ export interface DiffLine {
 }
 
 export interface DiffInput {
-  readonly next: { servers: DesiredServers; gating: Gating; trusted: boolean };
+  readonly next: { servers: DesiredServers };
   readonly records: ReadonlyMap<string, ServerRecord>;
-  readonly approvals: ApprovalView;
-  readonly sessionId: string;
-  readonly workspace: string;
-  readonly env: SessionEnvironment;
+  /** The session's admission context, with the trust and gating of `next`. */
+  readonly admission: AdmissionContext;
 }
 
 export function diffReload(input: DiffInput): DiffLine[] {
@@ -39,19 +32,12 @@ export function diffReload(input: DiffInput): DiffLine[] {
       if (live) out.push({ action: 'remove', name });
       continue;
     }
-    const decision = decideAdmission(server, {
-      trusted: input.next.trusted,
-      gating: input.next.gating,
-      approvals: input.approvals,
-      sessionId: input.sessionId,
-      workspace: input.workspace,
-      env: input.env,
-    });
+    const decision = decideAdmission(server, input.admission);
     if (!decision.admitted) {
       out.push({ action: live ? 'remove' : 'blocked', name, detail: decision.reason });
       continue;
     }
-    const runtime = runtimeOf(server, input);
+    const runtime = runtimeOf(server, input.admission);
     if (!runtime.runnable) {
       out.push({ action: live ? 'remove' : 'blocked', name, detail: 'MissingEnv' });
       continue;
@@ -64,11 +50,8 @@ export function diffReload(input: DiffInput): DiffLine[] {
       out.push({ action: 'keep', name });
       continue;
     }
-    out.push({
-      action: 'restart',
-      name,
-      detail: changedConnectionFields(live.config, server.config, input.workspace).join(', '),
-    });
+    const changed = changedConnectionFields(live.config, server.config, input.admission.workspace);
+    out.push({ action: 'restart', name, detail: changed.join(', ') });
   }
   return out;
 }

@@ -4,6 +4,13 @@
  * Wiring (DESIGN §2, one direction): informer store → work queue → server reconciler → pool.
  * The store's changes only enqueue names; approvals only record a decision and enqueue; the
  * pool's callbacks only mark and enqueue. Nothing but a reconcile pass acquires a connection.
+ * Each concept behind it has its own file: decisions about gated servers
+ * (approval-decisions.ts), OAuth logins (login-waits.ts), the context of every admission
+ * judgement (session-admission.ts), the session's own conditions (session-conditions.ts).
+ *
+ * Why one file of ~480 lines: what stays is the wiring of those parts and the session's one
+ * public face (what the daemon, the CLI methods, the gateway and the tests call); cutting the
+ * face apart would only add forwarding, and `request` is on every tool call's path.
  *
  * Guarantees:
  * - `reload()` re-reads every source, enqueues every known name and resolves when settled, so
@@ -11,44 +18,31 @@
  * - `diff()` reads the files on disk and acquires nothing.
  * - `pendingApproval` listeners hear of a server after the pass that left it pending finished.
  * - `loginRequired` listeners hear of a server after the pass that left it waiting for an OAuth
- *   login (Ready=False Unauthorized): once per stretch of waiting for one connection config;
- *   again only after it stopped waiting (signed in, disabled, edited) and waits anew.
- * - `approve`/`reject` take the approval hash of the config the user was shown and decide
- *   nothing when the current config has another one (StaleDecisionError): a config swapped
- *   while the user was asked is never the one approved.
+ *   login (Ready=False Unauthorized): once per stretch of waiting (login-waits.ts).
+ * - `approve`/`reject` decide nothing when the config changed after it was shown
+ *   (StaleDecisionError, approval-decisions.ts).
+ * - Back-off is configured once (`backoffBaseMs`, `backoffCapMs`): a failed reconcile's retries
+ *   (the queue) and a crashed server's reconnects (the reconciler) follow the same schedule.
  * - `close()` stops the watchers, drains the queue and releases every lease of the session.
  */
 import { EventEmitter } from 'node:events';
 import { realpathSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import {
-  isGatedScope,
-  oauthTargetOf,
-  setCondition,
   type OAuthTarget,
   type ApprovalHash,
-  type ApprovalState,
   type Condition,
   type DesiredServer,
   type McpServer,
-  type McpServerConfig,
   type SessionEnv,
   type SessionEnvironment,
   agentEnvironment,
   daemonEnvironment,
 } from '../api/index.js';
-import {
-  approvalLookup,
-  checkPin,
-  subjectOf,
-  summaryLine,
-  summaryOf,
-  type ApprovalSubject,
-} from '../approvals/index.js';
+import { approvalLookup, type ApprovalSubject } from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
-import type { DesiredState, SessionStore, SourceStatus } from '../informers/types.js';
+import type { DesiredState, SessionStore } from '../informers/types.js';
 import type { AgentCaller, McpMessage, Pool } from '../pool/types.js';
-import { admit, type ApprovalView } from '../reconcilers/admission.js';
 import { Registry } from '../reconcilers/registry.js';
 import { toMcpServer, type ResourceOptions } from '../reconcilers/resource.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
@@ -60,14 +54,17 @@ import {
   type SessionCaller,
   type SessionRequestOptions,
 } from './agent-attachments.js';
-import { diffReload, type DiffLine } from './diff.js';
-import { SharedSettleWait } from './settle-wait.js';
 import {
-  NotGatedError,
-  ServerUnavailableError,
-  StaleDecisionError,
-  UnknownServerError,
-} from './errors.js';
+  ApprovalDecisions,
+  type ApprovalStoreLike,
+  type SessionApprovalsLike,
+} from './approval-decisions.js';
+import { diffReload, type DiffLine } from './diff.js';
+import { LoginWaits } from './login-waits.js';
+import { SessionAdmission } from './session-admission.js';
+import { SessionConditions } from './session-conditions.js';
+import { SharedSettleWait } from './settle-wait.js';
+import { ServerUnavailableError } from './errors.js';
 
 // Re-exported so callers of the session find its errors beside it.
 export {
@@ -84,35 +81,6 @@ import { EventRecorder, type McpEvent } from './event-recorder.js';
 import { ExponentialBackoffRateLimiter, exponentialDelay } from './rate-limiters.js';
 import { RateLimitingQueue } from './rate-limiting-queue.js';
 import { Workers } from './workers.js';
-
-/** The persisted approvals, as the session uses them (approvals/ implements it). */
-export interface ApprovalStoreLike {
-  getState(root: string, name: string, config: McpServerConfig): ApprovalState;
-  /** Decisions name the approval hash of the config shown, never a config read later. */
-  approve(root: string, name: string, hash: ApprovalHash): Promise<DecisionNotes | void>;
-  reject(root: string, name: string, hash: ApprovalHash): Promise<DecisionNotes | void>;
-  /** Malformed entries of the project at `root`: ignored for gating, kept in the file. */
-  invalidEntries?(root: string): readonly InvalidApprovalEntry[];
-}
-
-/** What a decision's write has to tell the user (e.g. a malformed entry it kept aside). */
-export interface DecisionNotes {
-  readonly warnings: readonly string[];
-}
-
-export interface InvalidApprovalEntry {
-  /** Its server; absent when the project's whole entry is malformed. */
-  readonly name?: string;
-  /** Names the file, the entry, the problem and the fix. */
-  readonly message: string;
-}
-
-/** Approve-for-session decisions, in memory only (rule 10). */
-export interface SessionApprovalsLike {
-  approve(name: string, hash: ApprovalHash): void;
-  isApproved(name: string, config: McpServerConfig): boolean;
-  revoke(name: string): void;
-}
 
 export interface SessionOptions {
   readonly id?: string;
@@ -164,7 +132,6 @@ export class Session {
   readonly ceiling: readonly string[] | undefined;
   readonly mcpConfigPath: string | undefined;
   readonly envLabel: string;
-  conditions: Condition[] = [];
 
   readonly #opts: SessionOptions;
   readonly #now: () => number;
@@ -173,15 +140,14 @@ export class Session {
   readonly #queue: RateLimitingQueue<string>;
   readonly #workers: Workers<string>;
   readonly #reconciler: ServerReconciler;
-  readonly #approvalView: ApprovalView;
+  readonly #admission: SessionAdmission;
+  readonly #decisions: ApprovalDecisions;
+  readonly #logins: LoginWaits;
+  readonly #conditions: SessionConditions;
   readonly #env: SessionEnvironment;
-  #lastSourceErrors = '';
-  #lastInvalidApprovals = '';
   #started = false;
   #settleWatch = false;
   #closed = false;
-  /** The connectionId each server waiting for a login was announced for (`loginRequired`). */
-  readonly #loginAnnounced = new Map<string, string>();
   /** The pool's view of each agent that made a request here (see #asCaller). */
   readonly #callers = new WeakMap<SessionCaller, AgentCaller>();
   /** The agents' bounded wait for this session to settle: one per busy spell (settle-wait.ts). */
@@ -197,16 +163,27 @@ export class Session {
     this.envLabel = opts.envLabel ?? 'daemon';
     this.#now = opts.now ?? Date.now;
     this.events = opts.events ?? new EventRecorder(1000, this.#now);
+    this.#conditions = new SessionConditions({
+      sessionId: this.id,
+      workspace: this.workspace,
+      events: this.events,
+      now: this.#now,
+    });
+    // The one back-off of the session (defaults in rate-limiters.ts): the queue's retries and
+    // the reconciler's crash back-off read it here.
     const backoff = new ExponentialBackoffRateLimiter<string>({
-      baseDelayMs: opts.backoffBaseMs ?? 1000,
-      maxDelayMs: opts.backoffCapMs ?? 5 * 60_000,
+      baseDelayMs: opts.backoffBaseMs,
+      maxDelayMs: opts.backoffCapMs,
     });
     this.#queue = new RateLimitingQueue<string>({ rateLimiter: backoff });
     const root = this.workspace;
-    this.#approvalView = {
-      state: (s) => opts.approvals.getState(root, s.name, s.config),
-      approvedForSession: (s) => opts.sessionApprovals.isApproved(s.name, s.config),
-    };
+    this.#admission = new SessionAdmission({
+      sessionId: this.id,
+      workspace: root,
+      env: this.#env,
+      approvals: opts.approvals,
+      sessionApprovals: opts.sessionApprovals,
+    });
     const lookup = approvalLookup(opts.approvals, root, opts.sessionApprovals);
     this.#store = (opts.storeFactory ?? createSessionStore)({
       workspace: root,
@@ -222,20 +199,35 @@ export class Session {
     const pending: DesiredServer[] = [];
     this.#reconciler = new ServerReconciler({
       sessionId: this.id,
-      workspace: root,
-      env: this.#env,
+      admissionContext: (desired) => this.#admission.context(desired),
       desired: () => this.#store.current(),
-      approvals: this.#approvalView,
       pool: opts.pool,
       registry: this.registry,
       events: this.events,
       enqueue: (name) => this.#queue.add(name),
       onPendingApproval: (server) => pending.push(server),
       now: this.#now,
-      backoff: (failures) =>
-        exponentialDelay(failures, opts.backoffBaseMs ?? 1000, opts.backoffCapMs ?? 5 * 60_000),
+      backoff: (failures) => exponentialDelay(failures, backoff.baseDelayMs, backoff.maxDelayMs),
       stableAfterMs: opts.stableAfterMs ?? 60_000,
       crashLoopAfter: 3,
+    });
+    this.#decisions = new ApprovalDecisions({
+      sessionId: this.id,
+      workspace: root,
+      approvals: opts.approvals,
+      sessionApprovals: opts.sessionApprovals,
+      events: this.events,
+      servers: () => this.#store.current().servers,
+      refreshGating: () => this.#store.refreshGating(),
+      enqueue: (name) => this.#queue.add(name),
+    });
+    this.#logins = new LoginWaits({
+      desired: () => this.#store.current(),
+      admission: this.#admission,
+      why: (name) => this.why(name),
+      reconciler: this.#reconciler,
+      enqueue: (name) => this.#queue.add(name),
+      announce: (name) => this.#emitter.emit('loginRequired', name),
     });
     this.#workers = new Workers<string>({
       queue: this.#queue,
@@ -247,7 +239,7 @@ export class Session {
           } finally {
             // Rule 17: listeners hear of pending servers after the pass, success or not.
             for (const server of pending.splice(0)) this.#emitter.emit('pendingApproval', server);
-            this.#announceLoginWait(name);
+            this.#logins.afterPass(name);
             this.#emitter.emit('change', name);
             this.#announceWhenSettled();
           }
@@ -273,9 +265,14 @@ export class Session {
       for (const name of change.names) this.#queue.add(name);
     });
     this.#updateSessionConditions();
-    this.#reportInvalidApprovals();
+    this.#decisions.reportInvalid();
     this.#workers.start();
     for (const name of Object.keys(this.#store.current().servers)) this.#queue.add(name);
+  }
+
+  /** The session's own conditions: ConfigValid and Trusted (session-conditions.ts). */
+  get conditions(): Condition[] {
+    return this.#conditions.current;
   }
 
   on<E extends keyof SessionEvents>(
@@ -314,54 +311,24 @@ export class Session {
   why(name: string): WhyAnswer {
     const desired = this.#store.current();
     return why(name, {
+      ...this.#admission.context(desired),
       server: desired.servers[name],
       record: this.#reconciler.record(name),
       removed: this.#reconciler.wasRemoved(name),
       ceiling: this.ceiling,
       settingsAllowed: desired.mcp?.allowed,
-      trusted: desired.trusted,
-      gating: desired.gating,
-      approvals: this.#approvalView,
-      sessionId: this.id,
-      workspace: this.workspace,
-      env: this.#env,
     });
   }
 
-  /**
-   * Where `name` signs in with OAuth, as this session would run it (variables expanded). Only
-   * an admitted, runnable server: a login contacts its URL, which a gated server may not do
-   * before approval. Otherwise ServerUnavailableError with the `why` answer.
-   */
+  /** Where `name` signs in with OAuth (login-waits.ts): admitted and runnable servers only. */
   oauthTarget(name: string): OAuthTarget {
-    const desired = this.#store.current();
-    const server = desired.servers[name];
-    if (!server) throw new UnknownServerError(name, Object.keys(desired.servers));
-    const admission = admit(server, {
-      trusted: desired.trusted,
-      gating: desired.gating,
-      approvals: this.#approvalView,
-      sessionId: this.id,
-      workspace: this.workspace,
-      env: this.#env,
-    });
-    if (!admission.admitted || !admission.runnable)
-      throw new ServerUnavailableError(this.why(name));
-    const target = oauthTargetOf(admission.ticket.config, admission.ticket.scope);
-    if (!target)
-      throw new ServerUnavailableError({
-        name,
-        reason: 'NoOAuth',
-        message: `server ${name} does not sign in with OAuth (a local command, an Authorization header, oauth.enabled false, or another authProviderType)`,
-        action: 'none',
-      });
-    return target;
+    return this.#logins.target(name);
   }
 
   /** An OAuth login or logout happened: servers waiting for a login try again; then settles. */
   async loginsChanged(): Promise<void> {
     if (!this.#started || this.#closed) return;
-    for (const name of this.#reconciler.retryLogins()) this.#queue.add(name);
+    this.#logins.retry();
     await this.settled();
   }
 
@@ -414,111 +381,28 @@ export class Session {
     return attachAgent(this.#opts.pool, this.registry, agent, this.workspace);
   }
 
-  /**
-   * The gated server `name` as a decision names it now: its current config and approval hash.
-   * With `pin` (a `--hash` prefix), throws StaleDecisionError unless the pin names that config.
-   * Unknown → UnknownServerError; not gated → NotGatedError.
-   */
+  /** The gated server `name` as a decision names it now (approval-decisions.ts). */
   approvalSubject(name: string, pin?: string): ApprovalSubject {
-    const subject = subjectOf(this.#gatedServer(name));
-    if (pin === undefined) return subject;
-    const check = checkPin(subject.hash, pin);
-    if (!check.ok) throw new StaleDecisionError(summaryOf(subject), check.problem);
-    return subject;
+    return this.#decisions.subject(name, pin);
   }
 
-  /**
-   * Approves the config of `name` whose approval hash is `hash` — the one the user was shown.
-   * When the current config has another hash (it changed meanwhile) nothing is approved and
-   * StaleDecisionError says what the current config is; the reconcile of the new config has
-   * asked (or will ask) about it. Resolves with what was approved.
-   */
-  async approve(
+  /** Approves the config of `name` whose approval hash is `hash`, the one the user was shown. */
+  approve(
     name: string,
     hash: ApprovalHash,
     options: { sessionOnly?: boolean } = {},
   ): Promise<ApprovalSubject> {
-    const subject = this.#currentSubject(name, hash);
-    if (options.sessionOnly) this.#opts.sessionApprovals.approve(name, hash);
-    else this.#noteDecision(name, await this.#opts.approvals.approve(this.workspace, name, hash));
-    this.events.record(
-      'Normal',
-      'Approved',
-      `server/${name}`,
-      `${options.sessionOnly ? 'approved for this session' : 'approved'}: ${summaryLine(summaryOf(subject))}`,
-    );
-    this.#store.refreshGating();
-    this.#queue.add(name);
-    return subject;
+    return this.#decisions.approve(name, hash, options);
   }
 
-  /** Rejects the config of `name` whose approval hash is `hash`; stale → as in `approve`. */
-  async reject(name: string, hash: ApprovalHash): Promise<ApprovalSubject> {
-    const subject = this.#currentSubject(name, hash);
-    this.#opts.sessionApprovals.revoke(name);
-    this.#noteDecision(name, await this.#opts.approvals.reject(this.workspace, name, hash));
-    this.events.record(
-      'Normal',
-      'Rejected',
-      `server/${name}`,
-      `rejected: ${summaryLine(summaryOf(subject))}`,
-    );
-    this.#store.refreshGating();
-    this.#queue.add(name);
-    return subject;
+  /** Rejects the config of `name` whose approval hash is `hash`. */
+  reject(name: string, hash: ApprovalHash): Promise<ApprovalSubject> {
+    return this.#decisions.reject(name, hash);
   }
 
-  /** The subject of `name` now, when its hash is `hash`; else StaleDecisionError. */
-  #currentSubject(name: string, hash: ApprovalHash): ApprovalSubject {
-    const subject = subjectOf(this.#gatedServer(name));
-    if (subject.hash !== hash)
-      throw new StaleDecisionError(
-        summaryOf(subject),
-        `the config of server ${name} changed after it was shown (the decision was for hash ${hash})`,
-      );
-    return subject;
-  }
-
-  /**
-   * The approval store re-read decisions made elsewhere (another process, a hand edit):
-   * recompute the gating; servers whose admission moved are reconciled.
-   */
+  /** The approval store re-read decisions made elsewhere: the gating follows them. */
   approvalsChanged(): void {
-    this.#reportInvalidApprovals();
-    this.#store.refreshGating();
-  }
-
-  /** Warnings of a decision's write (a malformed entry it kept aside) become events. */
-  #noteDecision(name: string, notes: DecisionNotes | void): void {
-    for (const warning of notes?.warnings ?? [])
-      this.events.record('Warning', 'InvalidApproval', `server/${name}`, warning);
-    this.#reportInvalidApprovals();
-  }
-
-  /**
-   * Malformed approvals entries of this project, as Warning events on their server (shown by
-   * `describe server`) or on the session; once per change of the set, and once when fixed.
-   */
-  #reportInvalidApprovals(): void {
-    const entries = this.#opts.approvals.invalidEntries?.(this.workspace) ?? [];
-    const key = entries.map((e) => e.message).join('\n');
-    if (key === this.#lastInvalidApprovals) return;
-    const hadSome = this.#lastInvalidApprovals !== '';
-    this.#lastInvalidApprovals = key;
-    for (const entry of entries)
-      this.events.record(
-        'Warning',
-        'InvalidApproval',
-        entry.name === undefined ? `session/${this.id}` : `server/${entry.name}`,
-        entry.message,
-      );
-    if (entries.length === 0 && hadSome)
-      this.events.record(
-        'Normal',
-        'ApprovalsValid',
-        `session/${this.id}`,
-        'the approvals file has no malformed entry for this project any more',
-      );
+    this.#decisions.changed();
   }
 
   /** Re-reads every source, reconciles every known name, resolves when settled. */
@@ -536,10 +420,7 @@ export class Session {
     return diffReload({
       next,
       records: this.#reconciler.records(),
-      approvals: this.#approvalView,
-      sessionId: this.id,
-      workspace: this.workspace,
-      env: this.#env,
+      admission: this.#admission.context(next),
     });
   }
 
@@ -555,21 +436,6 @@ export class Session {
    */
   settledWithin(boundMs: number): Promise<void> {
     return this.#settleWait.wait(boundMs);
-  }
-
-  /**
-   * After a pass of `name`: `loginRequired` when it now waits for a login it was not announced
-   * for. A pass that retried after someone's login and still waits announces nothing new.
-   */
-  #announceLoginWait(name: string): void {
-    const waiting = this.#reconciler.record(name)?.awaitingLogin;
-    if (waiting === undefined) {
-      this.#loginAnnounced.delete(name);
-      return;
-    }
-    if (this.#loginAnnounced.get(name) === waiting) return;
-    this.#loginAnnounced.set(name, waiting);
-    this.#emitter.emit('loginRequired', name);
   }
 
   /** One `settled` event per burst of passes: what the serve bridge batches notifications on. */
@@ -592,61 +458,15 @@ export class Session {
     this.#emitter.removeAllListeners();
   }
 
-  #gatedServer(name: string): DesiredServer {
-    const server = this.#store.current().servers[name];
-    if (!server) throw new UnknownServerError(name, Object.keys(this.#store.current().servers));
-    if (!isGatedScope(server.scope))
-      throw new NotGatedError(
-        `server ${name} comes from ${server.scope} scope (${server.source}), which needs no approval`,
-      );
-    return server;
-  }
-
   #resource(name: string, options: ResourceOptions): McpServer | undefined {
     const server = this.#store.current().servers[name];
     if (!server) return undefined;
     return toMcpServer(server, this.#reconciler.record(name), this.registry.get(name), options);
   }
 
+  /** The session's conditions follow the desired state; listeners hear of the change. */
   #updateSessionConditions(): void {
-    const desired = this.#store.current();
-    const now = new Date(this.#now());
-    const errors = desired.sources.flatMap((s: SourceStatus) => s.errors);
-    const message = errors
-      .map((e) => `${e.file}${e.line ? `:${e.line}:${e.column}` : ''}: ${e.message}`)
-      .join('; ');
-    let next = setCondition(
-      this.conditions,
-      errors.length === 0
-        ? { type: 'ConfigValid', status: 'True', reason: 'Valid', message: '' }
-        : {
-            type: 'ConfigValid',
-            status: 'False',
-            reason: errors.some((e) => e.kind === 'parse') ? 'ParseError' : 'InvalidConfig',
-            message: `${message} (the last good content stays in force)`,
-          },
-      now,
-    ).conditions;
-    next = setCondition(
-      next,
-      desired.trusted
-        ? { type: 'Trusted', status: 'True', reason: 'Trusted', message: '' }
-        : {
-            type: 'Trusted',
-            status: 'False',
-            reason: 'UntrustedFolder',
-            message: `${this.workspace} is not trusted; no server connects`,
-          },
-      now,
-    ).conditions;
-    this.conditions = next;
-    if (message !== this.#lastSourceErrors) {
-      if (errors.length > 0)
-        this.events.record('Warning', 'ConfigInvalid', `session/${this.id}`, message);
-      else if (this.#lastSourceErrors !== '')
-        this.events.record('Normal', 'ConfigValid', `session/${this.id}`, 'config is valid again');
-      this.#lastSourceErrors = message;
-    }
+    this.#conditions.update(this.#store.current());
     this.#emitter.emit('change', undefined);
   }
 }

@@ -24,12 +24,11 @@ import {
   type Gating,
   type McpServerConfig,
   type ReadyReason,
-  type SessionEnvironment,
 } from '../api/index.js';
 import type { Lease, LostCause, Pool, ReleaseReason } from '../pool/types.js';
 import type { OversizedLine } from '../pool/traffic.js';
 import type { AdmissionTicket } from '../pool/ticket.js';
-import { admit, type ApprovalView, type RefusedDecision } from './admission.js';
+import { admit, type AdmissionContext, type RefusedDecision } from './admission.js';
 import type { Reconciler, Result } from './reconcile.js';
 import type { Registry, RegistryEntry } from './registry.js';
 import { ServerRecord, type LiveConnection } from './server-record.js';
@@ -45,11 +44,13 @@ export interface DesiredView {
 
 export interface ServerReconcilerDeps extends StatusDeps {
   readonly sessionId: string;
-  readonly workspace: string;
-  /** The session's environment: what `${VAR}` in a config expands to, what servers start in. */
-  readonly env: SessionEnvironment;
+  /**
+   * The session's admission context with the trust and gating of `desired` (its approvals, its
+   * environment: what `${VAR}` in a config expands to, what servers start in). The session
+   * builds it, in one place for every judgement it makes.
+   */
+  admissionContext(desired: DesiredView): AdmissionContext;
   desired(): DesiredView;
-  readonly approvals: ApprovalView;
   readonly pool: Pool;
   readonly registry: Registry;
   /** Re-run the reconcile of `name` (pool callbacks use it). */
@@ -166,15 +167,7 @@ export class ServerReconciler implements Reconciler {
     desired: DesiredView,
     now: number,
   ): AdmissionTicket | undefined {
-    const d = this.#deps;
-    const admission = admit(server, {
-      trusted: desired.trusted,
-      gating: desired.gating,
-      approvals: d.approvals,
-      sessionId: d.sessionId,
-      workspace: d.workspace,
-      env: d.env,
-    });
+    const admission = admit(server, this.#deps.admissionContext(desired));
     rec.setCondition(
       {
         type: 'Admitted',

@@ -15,7 +15,7 @@ import {
   type ConnectionState,
 } from '../resources.js';
 import { API_VERSION } from '../../api/index.js';
-import { method, type MethodTable } from '../rpc-server.js';
+import { method, type MethodTable } from '../rpc-methods.js';
 import type { MethodContext } from './context.js';
 
 /** One pool entry as the pool reports it (the CLI does not import pool/, DESIGN §3). */

@@ -24,7 +24,7 @@ import { z } from 'zod';
 import type { Daemon, SessionHandle, SessionSpec } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
-import type { CallContext, RpcConnection } from '../rpc-server.js';
+import type { CallContext, RpcConnection } from '../rpc-methods.js';
 
 export interface MethodContext {
   readonly daemon: Daemon;

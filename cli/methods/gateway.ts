@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import { openGateway } from '../../gateway/index.js';
 import { GATEWAY_OPEN, GatewaySocketTransport } from '../gateway-socket.js';
-import { handover, type HandoverTable } from '../rpc-server.js';
+import { handover, type HandoverTable } from '../rpc-methods.js';
 import { errorText } from '../errors.js';
 import { inbandLogin } from '../inband-login.js';
 import { openHeld, type MethodContext } from './context.js';

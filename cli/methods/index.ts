@@ -12,7 +12,7 @@ import {
   UnknownServerError,
 } from '../../controller/session.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
-import type { HandoverTable, MethodTable } from '../rpc-server.js';
+import type { HandoverTable, MethodTable } from '../rpc-methods.js';
 import type { MethodContext } from './context.js';
 import { connectionMethods } from './connections.js';
 import { daemonMethods } from './daemon.js';

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { WhyAnswer } from '../../controller/session.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
-import { method, type MethodTable } from '../rpc-server.js';
+import { method, type MethodTable } from '../rpc-methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
 
 const loopbackUri = z

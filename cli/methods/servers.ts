@@ -19,7 +19,7 @@ import {
   type ServerDescription,
 } from '../resources.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
-import { method, type MethodTable } from '../rpc-server.js';
+import { method, type MethodTable } from '../rpc-methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
 
 const STDERR_LINES = 20;

@@ -24,7 +24,7 @@ import {
   type SessionResource,
 } from '../resources.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
-import { method, type MethodTable } from '../rpc-server.js';
+import { method, type MethodTable } from '../rpc-methods.js';
 import { INSIDE_MCPCTL_ENV } from '../serve/inert-port.js';
 import {
   openHeld,

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { Session } from '../../controller/session.js';
 import type { WatchEnd, WatchEvent, WatchEventType } from '../resources.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
-import { method, type MethodTable, type RpcConnection } from '../rpc-server.js';
+import { method, type MethodTable, type RpcConnection } from '../rpc-methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
 import { toSessionResource } from './sessions.js';
 

@@ -1,0 +1,211 @@
+/**
+ * A session's decisions about its gated servers: what a decision is about (its subject),
+ * approve, reject, and the report of malformed entries in the approvals file.
+ *
+ * Guarantees:
+ * - `approve`/`reject` take the approval hash of the config the user was shown and decide
+ *   nothing when the current config has another one (StaleDecisionError): a config swapped
+ *   while the user was asked is never the one approved.
+ * - `subject` with a pin (a `--hash` prefix) throws StaleDecisionError unless the pin names the
+ *   current config. An unknown server is UnknownServerError; one from a scope that needs no
+ *   approval is NotGatedError.
+ * - A decision is recorded as an event, then the gating is recomputed and the server
+ *   reconciled; nothing here connects (DESIGN §2: only a reconcile pass acquires).
+ * - Malformed entries of the project are Warning events on their server (or on the session),
+ *   once per change of the set, and once a Normal event when none is left.
+ */
+import {
+  isGatedScope,
+  type ApprovalHash,
+  type ApprovalState,
+  type DesiredServer,
+  type DesiredServers,
+  type McpServerConfig,
+} from '../api/index.js';
+import {
+  checkPin,
+  subjectOf,
+  summaryLine,
+  summaryOf,
+  type ApprovalSubject,
+} from '../approvals/index.js';
+import type { EventSink } from '../reconcilers/events.js';
+import { NotGatedError, StaleDecisionError, UnknownServerError } from './errors.js';
+
+/** The persisted approvals, as the session uses them (approvals/ implements it). */
+export interface ApprovalStoreLike {
+  getState(root: string, name: string, config: McpServerConfig): ApprovalState;
+  /** Decisions name the approval hash of the config shown, never a config read later. */
+  approve(root: string, name: string, hash: ApprovalHash): Promise<DecisionNotes | void>;
+  reject(root: string, name: string, hash: ApprovalHash): Promise<DecisionNotes | void>;
+  /** Malformed entries of the project at `root`: ignored for gating, kept in the file. */
+  invalidEntries?(root: string): readonly InvalidApprovalEntry[];
+}
+
+/** What a decision's write has to tell the user (e.g. a malformed entry it kept aside). */
+export interface DecisionNotes {
+  readonly warnings: readonly string[];
+}
+
+export interface InvalidApprovalEntry {
+  /** Its server; absent when the project's whole entry is malformed. */
+  readonly name?: string;
+  /** Names the file, the entry, the problem and the fix. */
+  readonly message: string;
+}
+
+/** Approve-for-session decisions, in memory only (rule 10). */
+export interface SessionApprovalsLike {
+  approve(name: string, hash: ApprovalHash): void;
+  isApproved(name: string, config: McpServerConfig): boolean;
+  revoke(name: string): void;
+}
+
+export interface ApprovalDecisionsDeps {
+  readonly sessionId: string;
+  /** The project root decisions are stored under: the session's workspace. */
+  readonly workspace: string;
+  readonly approvals: ApprovalStoreLike;
+  readonly sessionApprovals: SessionApprovalsLike;
+  readonly events: EventSink;
+  /** The session's desired servers now. */
+  servers(): DesiredServers;
+  /** Recomputes the gating of the desired state; names whose admission moved are reconciled. */
+  refreshGating(): void;
+  /** Reconciles `name` (a decision about it was made). */
+  enqueue(name: string): void;
+}
+
+export class ApprovalDecisions {
+  readonly #deps: ApprovalDecisionsDeps;
+  /** The malformed entries last reported, as one key (see reportInvalid). */
+  #lastInvalid = '';
+
+  constructor(deps: ApprovalDecisionsDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * The gated server `name` as a decision names it now: its current config and approval hash.
+   * With `pin` (a `--hash` prefix), throws StaleDecisionError unless the pin names that config.
+   */
+  subject(name: string, pin?: string): ApprovalSubject {
+    const subject = subjectOf(this.#gatedServer(name));
+    if (pin === undefined) return subject;
+    const check = checkPin(subject.hash, pin);
+    if (!check.ok) throw new StaleDecisionError(summaryOf(subject), check.problem);
+    return subject;
+  }
+
+  /**
+   * Approves the config of `name` whose approval hash is `hash` — the one the user was shown.
+   * When the current config has another hash (it changed meanwhile) nothing is approved and
+   * StaleDecisionError says what the current config is; the reconcile of the new config has
+   * asked (or will ask) about it. Resolves with what was approved.
+   */
+  async approve(
+    name: string,
+    hash: ApprovalHash,
+    options: { sessionOnly?: boolean } = {},
+  ): Promise<ApprovalSubject> {
+    const d = this.#deps;
+    const subject = this.#currentSubject(name, hash);
+    if (options.sessionOnly) d.sessionApprovals.approve(name, hash);
+    else this.#noteDecision(name, await d.approvals.approve(d.workspace, name, hash));
+    d.events.record(
+      'Normal',
+      'Approved',
+      `server/${name}`,
+      `${options.sessionOnly ? 'approved for this session' : 'approved'}: ${summaryLine(summaryOf(subject))}`,
+    );
+    this.#decided(name);
+    return subject;
+  }
+
+  /** Rejects the config of `name` whose approval hash is `hash`; stale → as in `approve`. */
+  async reject(name: string, hash: ApprovalHash): Promise<ApprovalSubject> {
+    const d = this.#deps;
+    const subject = this.#currentSubject(name, hash);
+    d.sessionApprovals.revoke(name);
+    this.#noteDecision(name, await d.approvals.reject(d.workspace, name, hash));
+    d.events.record(
+      'Normal',
+      'Rejected',
+      `server/${name}`,
+      `rejected: ${summaryLine(summaryOf(subject))}`,
+    );
+    this.#decided(name);
+    return subject;
+  }
+
+  /**
+   * The approval store re-read decisions made elsewhere (another process, a hand edit):
+   * recompute the gating; servers whose admission moved are reconciled.
+   */
+  changed(): void {
+    this.reportInvalid();
+    this.#deps.refreshGating();
+  }
+
+  /**
+   * Malformed approvals entries of this project, as Warning events on their server (shown by
+   * `describe server`) or on the session; once per change of the set, and once when fixed.
+   */
+  reportInvalid(): void {
+    const d = this.#deps;
+    const entries = d.approvals.invalidEntries?.(d.workspace) ?? [];
+    const key = entries.map((e) => e.message).join('\n');
+    if (key === this.#lastInvalid) return;
+    const hadSome = this.#lastInvalid !== '';
+    this.#lastInvalid = key;
+    for (const entry of entries)
+      d.events.record(
+        'Warning',
+        'InvalidApproval',
+        entry.name === undefined ? `session/${d.sessionId}` : `server/${entry.name}`,
+        entry.message,
+      );
+    if (entries.length === 0 && hadSome)
+      d.events.record(
+        'Normal',
+        'ApprovalsValid',
+        `session/${d.sessionId}`,
+        'the approvals file has no malformed entry for this project any more',
+      );
+  }
+
+  /** A decision about `name` was made: the gating follows it, then `name` is reconciled. */
+  #decided(name: string): void {
+    this.#deps.refreshGating();
+    this.#deps.enqueue(name);
+  }
+
+  /** The subject of `name` now, when its hash is `hash`; else StaleDecisionError. */
+  #currentSubject(name: string, hash: ApprovalHash): ApprovalSubject {
+    const subject = subjectOf(this.#gatedServer(name));
+    if (subject.hash !== hash)
+      throw new StaleDecisionError(
+        summaryOf(subject),
+        `the config of server ${name} changed after it was shown (the decision was for hash ${hash})`,
+      );
+    return subject;
+  }
+
+  /** Warnings of a decision's write (a malformed entry it kept aside) become events. */
+  #noteDecision(name: string, notes: DecisionNotes | void): void {
+    for (const warning of notes?.warnings ?? [])
+      this.#deps.events.record('Warning', 'InvalidApproval', `server/${name}`, warning);
+    this.reportInvalid();
+  }
+
+  #gatedServer(name: string): DesiredServer {
+    const servers = this.#deps.servers();
+    const server = servers[name];
+    if (!server) throw new UnknownServerError(name, Object.keys(servers));
+    if (!isGatedScope(server.scope))
+      throw new NotGatedError(
+        `server ${name} comes from ${server.scope} scope (${server.source}), which needs no approval`,
+      );
+    return server;
+  }
+}
