@@ -1,4 +1,5 @@
 /** The resource API of mcpctl: config schema, identities, equality, merging, gating, resources. */
+export * from './server-config.js';
 export * from './schema.js';
 export * from './transport.js';
 export * from './identity.js';

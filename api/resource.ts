@@ -5,7 +5,7 @@
  * package is ever loaded (a test checks the emitted JavaScript).
  */
 import type { V1Condition, V1ObjectMeta } from '@kubernetes/client-node';
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 
 export const API_VERSION = 'mcpctl.dev/v1alpha1';
 export const ANNOTATION_SCOPE = 'mcpctl.dev/scope';
