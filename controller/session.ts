@@ -59,7 +59,7 @@ import {
   type ApprovalStoreLike,
   type SessionApprovalsLike,
 } from './approval-decisions.js';
-import { diffReload, type DiffLine } from './diff.js';
+import { diffReload, type DiffLine } from './reload-preview.js';
 import { LoginWaits } from './login-waits.js';
 import { SessionAdmission } from './session-admission.js';
 import { SessionConditions } from './session-conditions.js';

@@ -12,7 +12,7 @@ import { mkdirSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServer, McpServerList } from '../api/index.js';
-import type { DiffLine } from '../controller/diff.js';
+import type { DiffLine } from '../controller/reload-preview.js';
 import { connectClient, type RpcClient } from '../cli/rpc-client.js';
 import { TestEnv, eventually, isReady } from '../cli/testing/harness.js';
 

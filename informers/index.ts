@@ -54,4 +54,4 @@ export {
 export type { KindOptions } from './source-kinds.js';
 export { assembleDesiredState, mergeMcpSettings, folderTrustEnabled } from './desired-state.js';
 export type { AssembleInput, SessionSnapshots } from './desired-state.js';
-export { affectedNames, gatingMovedNames, specChangedNames, sourceErrorsChanged } from './diff.js';
+export { affectedNames, gatingMovedNames, specChangedNames, sourceErrorsChanged } from './affected-names.js';

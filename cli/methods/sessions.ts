@@ -14,7 +14,7 @@ import {
   type McpServerConfig,
 } from '../../api/index.js';
 import type { SessionSpec } from '../../controller/daemon.js';
-import type { DiffLine } from '../../controller/diff.js';
+import type { DiffLine } from '../../controller/reload-preview.js';
 import type { Session } from '../../controller/session.js';
 import {
   eventList,
