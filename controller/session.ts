@@ -44,7 +44,7 @@ import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore } from '../informers/types.js';
 import type { AgentCaller, McpMessage, Pool } from '../pool/types.js';
 import { Registry } from '../reconcilers/registry.js';
-import { toMcpServer, type ResourceOptions } from '../reconcilers/resource.js';
+import { toMcpServer, type ServerObjectOptions } from '../reconcilers/server-object.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
 import { why, type WhyAnswer } from '../reconcilers/why.js';
 import {
@@ -289,16 +289,16 @@ export class Session {
     return this.#store.current();
   }
 
-  servers(options: ResourceOptions = {}): McpServer[] {
+  servers(options: ServerObjectOptions = {}): McpServer[] {
     const desired = this.#store.current();
     return Object.keys(desired.servers)
       .sort()
-      .map((name) => this.#resource(name, options))
+      .map((name) => this.#object(name, options))
       .filter((s): s is McpServer => s !== undefined);
   }
 
-  get(name: string, options: ResourceOptions = {}): McpServer | undefined {
-    return this.#resource(name, options);
+  get(name: string, options: ServerObjectOptions = {}): McpServer | undefined {
+    return this.#object(name, options);
   }
 
   /** Last stderr lines of a server (for `describe` when it is not Ready). */
@@ -458,7 +458,7 @@ export class Session {
     this.#emitter.removeAllListeners();
   }
 
-  #resource(name: string, options: ResourceOptions): McpServer | undefined {
+  #object(name: string, options: ServerObjectOptions): McpServer | undefined {
     const server = this.#store.current().servers[name];
     if (!server) return undefined;
     return toMcpServer(server, this.#reconciler.record(name), this.registry.get(name), options);

@@ -16,7 +16,7 @@ import {
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServerList } from '../api/index.js';
-import type { EventList, SessionList } from '../cli/resources.js';
+import type { EventList, SessionList } from '../cli/objects.js';
 import {
   CLI,
   TestEnv,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServer } from '../api/index.js';
-import type { EventList, SessionList } from '../cli/resources.js';
+import type { EventList, SessionList } from '../cli/objects.js';
 import { TestEnv, condition, eventually, isAlive, isReady } from '../cli/testing/harness.js';
 
 const T = { timeout: 90_000 };

@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '../api/index.js';
-import type { ConnectionList, ConnectionResource } from '../cli/resources.js';
+import type { ConnectionList, ConnectionObject } from '../cli/objects.js';
 import {
   TestEnv,
   condition,
@@ -55,7 +55,7 @@ function gone(pid: number, what: string): Promise<true> {
   return eventually(() => !isAlive(pid), { timeoutMs: GONE_WITHIN_MS, what });
 }
 
-async function connections(env: TestEnv): Promise<ConnectionResource[]> {
+async function connections(env: TestEnv): Promise<ConnectionObject[]> {
   return (await env.json<ConnectionList>(['get', 'connections', '-o', 'json'])).items;
 }
 

@@ -20,7 +20,7 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import type { ConnectionList } from '../cli/resources.js';
+import type { ConnectionList } from '../cli/objects.js';
 import { TestEnv, eventually } from '../cli/testing/harness.js';
 import {
   EVERYTHING_SERVER,

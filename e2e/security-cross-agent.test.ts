@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import type { ConnectionList } from '../cli/resources.js';
+import type { ConnectionList } from '../cli/objects.js';
 import { TestEnv, eventually } from '../cli/testing/harness.js';
 import {
   REQUEST_TIMEOUT_MS,

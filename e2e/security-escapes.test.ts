@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import type { McpServerList, SessionList } from '../cli/resources.js';
+import type { McpServerList, SessionList } from '../cli/objects.js';
 import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
 
 const T = { timeout: 120_000 };

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { SessionList } from '../cli/resources.js';
+import type { SessionList } from '../cli/objects.js';
 import { connectClient, type RpcClient } from '../cli/rpc-client.js';
 import { TestEnv, eventually, isReady } from '../cli/testing/harness.js';
 

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { SessionList } from '../cli/resources.js';
+import type { SessionList } from '../cli/objects.js';
 import { LineReader } from '../cli/rpc-protocol.js';
 import { rawConnect } from '../cli/testing/gateway-client.js';
 import { TestEnv, eventually, isAlive, type DaemonProcess } from '../cli/testing/harness.js';

@@ -19,7 +19,7 @@ import {
   type CallToolResult,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { SessionList } from '../cli/resources.js';
+import type { SessionList } from '../cli/objects.js';
 import {
   CLI,
   TestEnv,

@@ -29,7 +29,7 @@ import {
   type CallToolResult,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { SessionList } from '../cli/resources.js';
+import type { SessionList } from '../cli/objects.js';
 import { connectClient } from '../cli/rpc-client.js';
 import {
   CLI,

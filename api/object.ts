@@ -1,5 +1,6 @@
 /**
- * The McpServer resource and Kubernetes-style conditions (DESIGN §6).
+ * The McpServer object and Kubernetes-style conditions (DESIGN §6). "Object", not "resource":
+ * in this code a resource is always an MCP resource (gateway/resources.ts).
  *
  * Types come from @kubernetes/client-node by `import type` only; no runtime code of that
  * package is ever loaded (a test checks the emitted JavaScript).
