@@ -438,7 +438,7 @@ export class Session {
     return this.#settleWait.wait(boundMs);
   }
 
-  /** One `settled` event per burst of passes: what the serve bridge batches notifications on. */
+  /** One `settled` event per burst of passes: what the gateway batches notifications on. */
   #announceWhenSettled(): void {
     if (this.#settleWatch) return;
     this.#settleWatch = true;

@@ -1,5 +1,5 @@
 /**
- * What the serve bridge needs from a session, whether it runs in this process (`--no-daemon`)
+ * What the gateway needs from a session, whether it runs in this process (`--no-daemon`)
  * or in the daemon behind the socket. Both implementations keep the same semantics.
  */
 import type { Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
