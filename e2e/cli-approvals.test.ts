@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServer } from '../api/index.js';
-import { TestEnv, condition, eventually, isAlive, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isAlive, isReady } from './harness.js';
 
 const T = { timeout: 90_000 };
 

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { SessionList } from '../cli/objects.js';
-import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isReady } from './harness.js';
 
 const T = { timeout: 90_000 };
 

@@ -25,7 +25,7 @@ import {
   isAlive,
   isReady,
   processesMentioning,
-} from '../cli/testing/harness.js';
+} from './harness.js';
 
 const T = { timeout: 90_000 };
 

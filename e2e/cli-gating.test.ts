@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServer } from '../api/index.js';
 import type { EventList, SessionList } from '../cli/objects.js';
-import { TestEnv, condition, eventually, isAlive, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isAlive, isReady } from './harness.js';
 
 const T = { timeout: 90_000 };
 

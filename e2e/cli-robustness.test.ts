@@ -18,7 +18,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectClient } from '../cli/rpc-client.js';
-import { TestEnv, eventually, isAlive, isReady } from '../cli/testing/harness.js';
+import { TestEnv, eventually, isAlive, isReady } from './harness.js';
 
 const T = { timeout: 90_000 };
 

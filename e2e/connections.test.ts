@@ -24,7 +24,7 @@ import {
   isReady,
   processesMentioning,
   type DaemonProcess,
-} from '../cli/testing/harness.js';
+} from './harness.js';
 
 const T = { timeout: 120_000 };
 

@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { daemonLogPath } from '../cli/serve/daemon-link.js';
-import { TestEnv, condition, eventually, isAlive } from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isAlive } from './harness.js';
 
 const T = { timeout: 90_000 };
 const requireHere = createRequire(import.meta.url);

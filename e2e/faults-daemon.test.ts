@@ -16,7 +16,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServer, McpServerList } from '../api/index.js';
 import { stateFileOf } from '../cli/socket-path.js';
-import { TestEnv, condition, eventually, isAlive, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isAlive, isReady } from './harness.js';
 
 const T = { timeout: 120_000 };
 

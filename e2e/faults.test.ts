@@ -16,7 +16,7 @@
 import assert from 'node:assert/strict';
 import { rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { isAlive } from '../cli/testing/harness.js';
+import { isAlive } from './harness.js';
 import { readPid, tempDir, type TempDir } from '../pool/testing/fixtures.js';
 import {
   condition,

@@ -37,13 +37,7 @@ import {
   type ProgressNotification,
   type Root,
 } from '@modelcontextprotocol/sdk/types.js';
-import {
-  CLI,
-  eventually,
-  isAlive,
-  processesMentioning,
-  type TestEnv,
-} from '../cli/testing/harness.js';
+import { CLI, eventually, isAlive, processesMentioning, type TestEnv } from './harness.js';
 
 const requireHere = createRequire(import.meta.url);
 /** The real reference server of the MCP project, which exercises every feature of MCP. */

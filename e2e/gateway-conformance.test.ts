@@ -28,7 +28,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { CallToolResult, Root } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import { TestEnv, eventually } from './harness.js';
 import {
   EVERYTHING_SERVER,
   REQUEST_TIMEOUT_MS,

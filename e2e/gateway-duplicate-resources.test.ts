@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Resource, TextResourceContents } from '@modelcontextprotocol/sdk/types.js';
 import type { EventList } from '../cli/objects.js';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import { TestEnv, eventually } from './harness.js';
 import {
   REQUEST_TIMEOUT_MS,
   RecordingAgent,

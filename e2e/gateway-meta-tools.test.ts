@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import { TestEnv, eventually } from './harness.js';
 import { RecordingAgent, connectThroughServe, stopDaemon, textOf } from './gateway-agent.js';
 
 const T = { timeout: 90_000 };

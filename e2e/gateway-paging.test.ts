@@ -24,7 +24,7 @@ import {
   type TextResourceContents,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import { TestEnv, eventually } from './harness.js';
 import {
   REQUEST_TIMEOUT_MS,
   RecordingAgent,

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { FIRST_LIST_WAIT_MS } from '../cli/methods/gateway.js';
-import { TestEnv, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, eventually, isReady } from './harness.js';
 
 const T = { timeout: 120_000 };
 

@@ -13,7 +13,7 @@ import {
   ListTasksResultSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv } from '../cli/testing/harness.js';
+import { TestEnv } from './harness.js';
 import {
   EVERYTHING_SERVER,
   REQUEST_TIMEOUT_MS,

@@ -17,7 +17,7 @@ import {
   type ElicitRequest,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isReady } from './harness.js';
 import { login, Outputs, untilUnauthorized } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 import { serveTransport } from './gateway-agent.js';

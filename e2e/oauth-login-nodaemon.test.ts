@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TestEnv, eventually, isReady, processesMentioning } from '../cli/testing/harness.js';
+import { TestEnv, eventually, isReady, processesMentioning } from './harness.js';
 import { login, Outputs } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 

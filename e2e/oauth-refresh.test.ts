@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isReady } from './harness.js';
 import { connectAgent, login, Outputs, untilUnauthorized } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 

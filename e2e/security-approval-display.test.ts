@@ -12,13 +12,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import {
-  TestEnv,
-  condition,
-  eventually,
-  isReady,
-  type DaemonProcess,
-} from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isReady, type DaemonProcess } from './harness.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
 
 const T = { timeout: 120_000 };

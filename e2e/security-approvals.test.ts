@@ -25,7 +25,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { approvalHashOf, type McpServer } from '../api/index.js';
-import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isReady } from './harness.js';
 
 const T = { timeout: 90_000 };
 

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { ConnectionList } from '../cli/objects.js';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import { TestEnv, eventually } from './harness.js';
 import {
   REQUEST_TIMEOUT_MS,
   RecordingAgent,

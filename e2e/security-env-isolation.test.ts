@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerList } from '../api/index.js';
 import type { SessionList } from '../cli/objects.js';
-import { TestEnv, eventually, isAlive } from '../cli/testing/harness.js';
+import { TestEnv, eventually, isAlive } from './harness.js';
 
 const T = { timeout: 120_000 };
 const SECRET = 'sekrit-of-agent-a-4242';

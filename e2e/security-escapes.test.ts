@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import type { McpServerList, SessionList } from '../cli/objects.js';
-import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isReady } from './harness.js';
 
 const T = { timeout: 120_000 };
 /** An OSC 52 clipboard write, a screen clear, an 8-bit CSI and a bidi override. */

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { SessionList } from '../cli/objects.js';
 import { connectClient, type RpcClient } from '../cli/rpc-client.js';
-import { TestEnv, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, eventually, isReady } from './harness.js';
 
 const T = { timeout: 120_000 };
 /** A CLI call that hangs is the failure this file is about: fail it long before the test. */

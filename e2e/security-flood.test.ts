@@ -16,13 +16,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerList } from '../api/index.js';
-import {
-  TestEnv,
-  condition,
-  eventually,
-  isReady,
-  processesMentioning,
-} from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isReady, processesMentioning } from './harness.js';
 
 const T = { timeout: 90_000 };
 /** The window over which list_changed are counted, and the bound: 5 per second, generous. */

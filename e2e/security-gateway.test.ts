@@ -17,7 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionList } from '../cli/objects.js';
 import { LineReader } from '../cli/rpc-protocol.js';
 import { rawConnect } from '../cli/testing/gateway-client.js';
-import { TestEnv, eventually, isAlive, type DaemonProcess } from '../cli/testing/harness.js';
+import { TestEnv, eventually, isAlive, type DaemonProcess } from './harness.js';
 
 const T = { timeout: 120_000 };
 

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { LineReader } from '../cli/rpc-protocol.js';
-import { CLI, TestEnv, eventually, isReady } from '../cli/testing/harness.js';
+import { CLI, TestEnv, eventually, isReady } from './harness.js';
 
 const T = { timeout: 120_000 };
 

@@ -14,13 +14,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import {
-  TestEnv,
-  condition,
-  eventually,
-  isReady,
-  type DaemonProcess,
-} from '../cli/testing/harness.js';
+import { TestEnv, condition, eventually, isReady, type DaemonProcess } from './harness.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 
 const T = { timeout: 120_000 };

@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_MESSAGE_BYTES } from '../api/index.js';
-import { CLI, TestEnv, eventually, processesMentioning } from '../cli/testing/harness.js';
+import { CLI, TestEnv, eventually, processesMentioning } from './harness.js';
 
 const T = { timeout: 120_000 };
 const MB = 1000 * 1000;

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { stateFileOf } from '../cli/socket-path.js';
-import { TestEnv, eventually, isAlive, isReady } from '../cli/testing/harness.js';
+import { TestEnv, eventually, isAlive, isReady } from './harness.js';
 
 const T = { timeout: 90_000 };
 

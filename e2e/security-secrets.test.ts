@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { SessionList } from '../cli/objects.js';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import { TestEnv, eventually } from './harness.js';
 
 const T = { timeout: 90_000 };
 const SECRET = 'sk-e2e-Q7mSECRETx3';

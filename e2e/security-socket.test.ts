@@ -13,13 +13,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { SessionList } from '../cli/objects.js';
 import { LineReader } from '../cli/rpc-protocol.js';
-import {
-  TestEnv,
-  eventually,
-  isAlive,
-  isReady,
-  type DaemonProcess,
-} from '../cli/testing/harness.js';
+import { TestEnv, eventually, isAlive, isReady, type DaemonProcess } from './harness.js';
 
 const T = { timeout: 120_000 };
 

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv, eventually, processesMentioning } from '../cli/testing/harness.js';
+import { TestEnv, eventually, processesMentioning } from './harness.js';
 
 const T = { timeout: 60_000 };
 

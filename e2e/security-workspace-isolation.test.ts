@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServer, McpServerList } from '../api/index.js';
 import type { DiffLine } from '../controller/reload-preview.js';
 import { connectClient, type RpcClient } from '../cli/rpc-client.js';
-import { TestEnv, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, eventually, isReady } from './harness.js';
 
 const T = { timeout: 90_000 };
 

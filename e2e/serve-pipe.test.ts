@@ -20,14 +20,7 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionList } from '../cli/objects.js';
-import {
-  CLI,
-  TestEnv,
-  eventually,
-  isAlive,
-  isReady,
-  processesMentioning,
-} from '../cli/testing/harness.js';
+import { CLI, TestEnv, eventually, isAlive, isReady, processesMentioning } from './harness.js';
 import { rawConnect } from '../cli/testing/gateway-client.js';
 
 const T = { timeout: 60_000 };

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CLI, TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+import { CLI, TestEnv, condition, eventually, isReady } from './harness.js';
 
 const T = { timeout: 90_000 };
 

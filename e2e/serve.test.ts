@@ -31,14 +31,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionList } from '../cli/objects.js';
 import { connectClient } from '../cli/rpc-client.js';
-import {
-  CLI,
-  TestEnv,
-  eventually,
-  isAlive,
-  isReady,
-  processesMentioning,
-} from '../cli/testing/harness.js';
+import { CLI, TestEnv, eventually, isAlive, isReady, processesMentioning } from './harness.js';
 
 const T = { timeout: 60_000 };
 const requireHere = createRequire(import.meta.url);

@@ -22,14 +22,12 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Condition, McpServer, McpServerList } from '../../api/index.js';
+import type { Condition, McpServer, McpServerList } from '../api/index.js';
 
-/** The built CLI entry next to this build's cli/ folder. */
-export const CLI = fileURLToPath(new URL('../main.js', import.meta.url));
+/** The built CLI entry in this build's cli/ folder. */
+export const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 /** The pool engineer's stdio fixture server, built into the same output folder. */
-export const FIXTURE = fileURLToPath(
-  new URL('../../e2e/fixtures/stdio-server.js', import.meta.url),
-);
+export const FIXTURE = fileURLToPath(new URL('./fixtures/stdio-server.js', import.meta.url));
 
 const requireHere = createRequire(import.meta.url);
 function packageEntry(pkg: string): string {
