@@ -17,14 +17,8 @@ import { z } from 'zod';
 import { createPool } from '../pool/index.js';
 import { inMemoryConnector } from '../pool/testing/in-memory.js';
 import type { Session } from '../controller/session.js';
-import {
-  condition,
-  harness,
-  servers,
-  sleep,
-  until,
-  type Harness,
-} from '../controller/testing/harness.js';
+import { condition, harness, servers, sleep, type Harness } from '../controller/testing/harness.js';
+import { until } from '../testing/until.js';
 import { createGatewayServer } from './gateway.js';
 import { LIST_CHANGED_MIN_INTERVAL_MS, LocalSessionPort } from './local-port.js';
 

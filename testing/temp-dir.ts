@@ -13,8 +13,9 @@ import { join } from 'node:path';
 export interface TempDir {
   readonly path: string;
   /** `name` inside the directory. */
-  file(name: string): string;
-  remove(): void;
+  readonly file: (name: string) => string;
+  /** (Properties, not methods: a test may take them apart, `{ path, remove }`.) */
+  readonly remove: () => void;
 }
 
 export function tempDir(prefix = 'mcpctl-test-'): TempDir {
