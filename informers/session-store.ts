@@ -9,9 +9,9 @@
  *
  * Guarantees:
  * - Every source keeps its last good content; the store assembles from those (desired-state.ts).
- * - On each committed change it computes the affected names (affected-names.ts) and notifies listeners
- *   only when some name is affected or some source's errors changed; an edit that moves neither
- *   servers nor gating (theme, skills, restart-only keys) notifies nobody.
+ * - On each committed change it computes the affected names (affected-names.ts) and notifies
+ *   listeners only when some name is affected or some source's errors changed; an edit that
+ *   moves neither servers nor gating (theme, skills, restart-only keys) notifies nobody.
  * - peek() reads every file now and commits nothing, notifies no one.
  * - resync() re-reads every file, commits once, notifies as usual (one change at most for this
  *   session) and returns every name known before or after.
