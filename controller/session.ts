@@ -49,11 +49,11 @@ import { ServerReconciler } from '../reconcilers/server-reconciler.js';
 import { why, type WhyAnswer } from '../reconcilers/why.js';
 import {
   attachAgent,
-  type AgentAttachments,
+  type SessionAttachment,
   type SessionAgent,
   type SessionCaller,
   type SessionRequestOptions,
-} from './agent-attachments.js';
+} from './session-attachment.js';
 import {
   ApprovalDecisions,
   type ApprovalStoreLike,
@@ -375,9 +375,9 @@ export class Session {
 
   /**
    * Attaches an agent connection to every Ready server of the session, following the
-   * registry, so the servers' requests and notifications reach it (see agent-attachments.ts).
+   * registry, so the servers' requests and notifications reach it (see session-attachment.ts).
    */
-  attachAgent(agent: SessionAgent): AgentAttachments {
+  attachAgent(agent: SessionAgent): SessionAttachment {
     return attachAgent(this.#opts.pool, this.registry, agent, this.workspace);
   }
 
