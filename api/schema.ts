@@ -15,7 +15,7 @@
  *   such characters rewrite what is shown. The message shows the name with those characters
  *   escaped, so it is safe to print anywhere.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { REDACTED, describeHidden, isSecretField } from './redact.js';
 import { serverConfigSchema, type McpServerConfig } from './server-config.js';
 
