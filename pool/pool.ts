@@ -46,8 +46,6 @@
 import {
   PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type GetPromptResult,
   type Progress,
   type Prompt,
   type Tool,
@@ -73,7 +71,6 @@ import type { AdmissionTicket } from './ticket.js';
 import type {
   AgentPeer,
   Attachment,
-  CallOptions,
   Connected,
   Connector,
   EntryState,
@@ -632,46 +629,6 @@ export function createPool(options: PoolOptions = {}): Pool {
           pool.release(entry.key, sessionId, { reason: 'sessionClosed' });
         }
       }
-    },
-
-    async callTool(
-      key: string,
-      name: string,
-      args: Record<string, unknown> | undefined,
-      callOptions: CallOptions = {},
-    ): Promise<CallToolResult> {
-      const entry = liveEntry(key);
-      const result = await hideCredentials(
-        entry.connected,
-        entry.connected.client.callTool({ name, arguments: args }, undefined, {
-          signal: callOptions.signal,
-          timeout: callOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
-        }),
-      );
-      // callTool may answer in the pre-2024-11 shape ({ toolResult }); normalise to content.
-      if ('content' in result) return result as CallToolResult;
-      return {
-        content: [{ type: 'text', text: JSON.stringify(result.toolResult) }],
-      };
-    },
-
-    async getPrompt(
-      key: string,
-      name: string,
-      args: Record<string, string> | undefined,
-      callOptions: CallOptions = {},
-    ): Promise<GetPromptResult> {
-      const entry = liveEntry(key);
-      return hideCredentials(
-        entry.connected,
-        entry.connected.client.getPrompt(
-          { name, arguments: args },
-          {
-            signal: callOptions.signal,
-            timeout: callOptions.timeout ?? entry.config.timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_MS,
-          },
-        ),
-      );
     },
 
     async request(

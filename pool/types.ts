@@ -5,8 +5,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
-  CallToolResult,
-  GetPromptResult,
   Implementation,
   LoggingLevel,
   Progress,
@@ -208,18 +206,6 @@ export interface Pool {
   release(key: string, sessionId: string, options: ReleaseOptions): void;
   /** The session ended: releases every ref and wait of it with reason `sessionClosed`. */
   releaseSession(sessionId: string): void;
-  callTool(
-    key: string,
-    name: string,
-    args: Record<string, unknown> | undefined,
-    options?: CallOptions,
-  ): Promise<CallToolResult>;
-  getPrompt(
-    key: string,
-    name: string,
-    args: Record<string, string> | undefined,
-    options?: CallOptions,
-  ): Promise<GetPromptResult>;
   /**
    * Sends any MCP request to the live connection of `key` and resolves with the server's result
    * as it sent it (nothing validated away, nothing added; the same object). Errors: the
