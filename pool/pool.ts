@@ -64,6 +64,7 @@ import {
 import { listAllPrompts, listAllTools } from './listing.js';
 import { AgentRouter } from './agent-routing.js';
 import { DirectRequests } from './direct-requests.js';
+import { pipeInbound, type InboundStep } from './inbound.js';
 import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard, type TrafficLimits } from './traffic.js';
 import { ProcessRecorder } from './orphans.js';
 import type { OAuthManager } from './oauth.js';
@@ -322,7 +323,6 @@ export function createPool(options: PoolOptions = {}): Pool {
   }
 
   function watch(entry: Entry, c: Connected): void {
-    // First: what the router watches on the transport then sits behind the traffic guard.
     entry.router.bind(c.client, c.scrub?.bind(c));
     const previousOnClose = c.client.onclose;
     c.client.onclose = () => {
@@ -343,36 +343,45 @@ export function createPool(options: PoolOptions = {}): Pool {
     };
     const traffic = c.traffic ?? new TrafficGuard(trafficLimits);
     entry.traffic = traffic;
-    if (c.traffic === undefined) {
-      // Before the client sees it: a message over the budget costs nothing more.
-      const deliver = c.transport.onmessage;
-      c.transport.onmessage = (message, extra) => {
-        if ('method' in message && !traffic.admitMessage()) return;
-        deliver?.(message, extra);
-      };
-    }
-    // Progress is dispatched here, in the order it arrived (see request()); progress for a
-    // request no longer in flight is dropped.
     const direct = new DirectRequests(c.transport);
     entry.direct = direct;
-    const deliverRest = c.transport.onmessage;
-    c.transport.onmessage = (message, extra) => {
-      const taken = direct.take(message);
-      if (taken === 'answer') traffic.refundLine();
-      if (taken !== 'other') return;
-      if (
-        'method' in message &&
-        message.method === 'notifications/progress' &&
-        !('id' in message)
-      ) {
+    const router = entry.router;
+    const overBudget: InboundStep = (message) => 'method' in message && !traffic.admitMessage();
+    // Every message from the server, top to bottom; a step that returns true took it.
+    const pipeline: InboundStep[] = [
+      // 1. Answers to agents' requests sent beside the SDK Client; an answer gives its line
+      //    back to the budget (traffic.ts), one nobody waits for any more is dropped.
+      (message) => {
+        const taken = direct.take(message);
+        if (taken === 'answer') traffic.refundLine();
+        return taken !== 'other';
+      },
+      // 2. Progress, to the request in flight it belongs to, in the order it came (see
+      //    request()); progress for a request no longer in flight is dropped.
+      (message) => {
+        if (
+          !('method' in message) ||
+          message.method !== 'notifications/progress' ||
+          'id' in message
+        )
+          return false;
         const { progressToken, ...progress } = (message.params ?? {}) as Record<string, unknown>;
         const handler =
           typeof progressToken === 'string' ? entry.progress.get(progressToken) : undefined;
         if (handler && typeof progress.progress === 'number') handler(progress as Progress);
-        return;
-      }
-      deliverRest?.(message, extra);
-    };
+        return true;
+      },
+      // 3. The message budget, before the SDK Client sees it: a message over the budget costs
+      //    nothing more (stdio applies it itself, before a line is even validated).
+      ...(c.traffic === undefined ? [overBudget] : []),
+      // 4. The server cancelled its request 0 (the SDK does not see it: agent-routing.ts).
+      (message) => {
+        router.watchCancel(message);
+        return false;
+      },
+      // 5. The rest: the SDK Client.
+    ];
+    pipeInbound(c.transport, pipeline);
     traffic.onChange(() => {
       if (!isLive(entry)) return;
       for (const h of [...entry.holders.values()]) {
