@@ -23,7 +23,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { PoolError } from './errors.js';
-import { createPool } from './pool.js';
+import { createPool } from './mcp-pool.js';
 import { callTool } from './testing/calls.js';
 import { eventually } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';

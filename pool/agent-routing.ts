@@ -1,7 +1,8 @@
 /**
  * The agents behind one pooled connection, as its server sees them: who answers the server's
  * own requests (sampling, elicitation, roots) and who hears its notifications. One AgentRouter
- * per pool entry; several agents (of different sessions, even workspaces) may share it.
+ * per connection (connection.ts); several agents (of different sessions, even workspaces) may
+ * share it.
  *
  * Guarantees:
  * - `install(client)` (before connect) declares `sampling`, `elicitation` (form and url) and
@@ -178,7 +179,7 @@ export class AgentRouter {
 
   /**
    * A message from the server, before the SDK Client sees it (a step of the connection's
-   * inbound pipeline, pool.ts). The SDK (1.32) ignores `notifications/cancelled` for
+   * inbound pipeline, connection.ts). The SDK (1.32) ignores `notifications/cancelled` for
    * request id 0 (a truthiness test, typescript-sdk#2283), and 0 is the id of the first request
    * a server sends: often the very sampling or elicitation request an agent is then left
    * answering. We watch for it ourselves.

@@ -11,7 +11,7 @@ import {
   remoteErrorIsFatal,
 } from './connector.js';
 import { ConnectError, DiscoveryDeadline, DiscoveryTimeoutError } from './errors.js';
-import { createPool } from './pool.js';
+import { createPool } from './mcp-pool.js';
 import { callTool } from './testing/calls.js';
 import {
   alive,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createPool } from './pool.js';
+import { createPool } from './mcp-pool.js';
 import { callTool } from './testing/calls.js';
 import { eventually } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';

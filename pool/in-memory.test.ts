@@ -9,7 +9,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { DiscoveryTimeoutError } from './errors.js';
-import { createPool } from './pool.js';
+import { createPool } from './mcp-pool.js';
 import { callTool } from './testing/calls.js';
 import { RecordingHolder } from './testing/holders.js';
 import { inMemoryConnector } from './testing/in-memory.js';

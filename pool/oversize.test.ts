@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createConnector } from './connector.js';
-import { createPool } from './pool.js';
+import { createPool } from './mcp-pool.js';
 import { RecordingHolder } from './testing/holders.js';
 import { testTicket } from './testing/tickets.js';
 import type { OversizedLine } from './traffic.js';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { createConnector } from './connector.js';
 import { ConnectError, DiscoveryTimeoutError, PoolError } from './errors.js';
 import { processStartTime } from './orphans.js';
-import { createPool } from './pool.js';
+import { createPool } from './mcp-pool.js';
 import { callTool, getPrompt } from './testing/calls.js';
 import { alive, eventually, fixtureConfig, readPid, tempDir } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';
