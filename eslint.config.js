@@ -58,7 +58,8 @@ export default tseslint.config(
     tokens: ['api'],
     reconcilers: ['api', 'approvals', 'pool'],
     controller: ['api', 'informers', 'approvals', 'pool', 'tokens', 'reconcilers'],
-    // The MCP face of a session; pool types only (its routing hooks), never a pool of its own.
+    // The MCP face of a session; pool types (its routing hooks) and pool/inbound.ts (the one
+    // way to put a step in front of the SDK on a transport), never a pool of its own.
     gateway: ['api', 'controller', 'pool'],
     cli: ['api', 'controller', 'gateway'],
   }).map(([folder, allowed]) => ({

@@ -4,6 +4,11 @@
  * per connection (connection.ts); several agents (of different sessions, even workspaces) may
  * share it.
  *
+ * Why one file of ~680 lines: who is asked, the roots, who hears a notification, and the
+ * refcounted subscriptions and log level all read one state (the attachments, the calls in
+ * flight, the holders' workspaces) and end with one close(); the routing rules are the boundary
+ * between agents (issue #22, M3) and are best read beside the state they rely on.
+ *
  * Guarantees:
  * - `install(client)` (before connect) declares `sampling`, `elicitation` (form and url) and
  *   `roots` (listChanged) to the server, and installs handlers for `sampling/createMessage`,
