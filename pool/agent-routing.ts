@@ -1,7 +1,13 @@
 /**
  * The agents behind one pooled connection, as its server sees them: who answers the server's
  * own requests (sampling, elicitation, roots) and who hears its notifications. One AgentRouter
- * per pool entry; several agents (of different sessions, even workspaces) may share it.
+ * per connection (connection.ts); several agents (of different sessions, even workspaces) may
+ * share it.
+ *
+ * Why one file of ~680 lines: who is asked, the roots, who hears a notification, and the
+ * refcounted subscriptions and log level all read one state (the attachments, the calls in
+ * flight, the holders' workspaces) and end with one close(); the routing rules are the boundary
+ * between agents (issue #22, M3) and are best read beside the state they rely on.
  *
  * Guarantees:
  * - `install(client)` (before connect) declares `sampling`, `elicitation` (form and url) and
@@ -136,7 +142,7 @@ export class AgentRouter {
   readonly #holders = new Map<string, string>();
   readonly #uris = new Map<string, UriState>();
   #rootsKey = '[]';
-  /** Aborts the forwarded request the server sent with id 0 (see #watchCancelOfZero). */
+  /** Aborts the forwarded request the server sent with id 0 (see watchCancel). */
   #cancelZero: AbortController | undefined;
   /** The level the server was last told (successfully). */
   #levelOnServer: LoggingLevel | undefined;
@@ -170,7 +176,6 @@ export class AgentRouter {
    */
   bind(client: Client, scrub?: (text: string) => string): void {
     this.#scrub = scrub;
-    this.#watchCancelOfZero(client);
     if (this.#client === client) return;
     this.#client = client;
     this.#installed = false;
@@ -178,25 +183,21 @@ export class AgentRouter {
   }
 
   /**
-   * The SDK (1.32) ignores `notifications/cancelled` for request id 0 (a truthiness test,
-   * typescript-sdk#2283), and 0 is the id of the first request a server sends: often the very
-   * sampling or elicitation request an agent is then left answering. We watch for it ourselves.
+   * A message from the server, before the SDK Client sees it (a step of the connection's
+   * inbound pipeline, connection.ts). The SDK (1.32) ignores `notifications/cancelled` for
+   * request id 0 (a truthiness test, typescript-sdk#2283), and 0 is the id of the first request
+   * a server sends: often the very sampling or elicitation request an agent is then left
+   * answering. We watch for it ourselves.
    */
-  #watchCancelOfZero(client: Client): void {
-    const transport = client.transport;
-    if (!transport) return;
-    const deliver = transport.onmessage;
-    transport.onmessage = (message: JSONRPCMessage, extra) => {
-      if (
-        'method' in message &&
-        message.method === 'notifications/cancelled' &&
-        !('id' in message) &&
-        message.params?.['requestId'] === 0
-      ) {
-        this.#cancelZero?.abort(new PoolError(`server "${this.#server}" cancelled its request`));
-      }
-      deliver?.(message, extra);
-    };
+  watchCancel(message: JSONRPCMessage): void {
+    if (
+      'method' in message &&
+      message.method === 'notifications/cancelled' &&
+      !('id' in message) &&
+      message.params?.['requestId'] === 0
+    ) {
+      this.#cancelZero?.abort(new PoolError(`server "${this.#server}" cancelled its request`));
+    }
   }
 
   /**

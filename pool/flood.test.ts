@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createPool } from './pool.js';
+import { createPool } from './mcp-pool.js';
+import { callTool } from './testing/calls.js';
 import { eventually } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';
 import { inMemoryConnector } from './testing/in-memory.js';
@@ -104,7 +105,7 @@ test('notifications past the budget are dropped; the connection keeps serving', 
     assert.deepEqual(lease.flooding?.()?.kinds, ['messages']);
     assert.match(lease.flooding?.()?.note ?? '', /notifications over 10\/s dropped/);
     assert.equal(holder.flooding, 1);
-    const r = await pool.callTool(lease.key, 'anything', {});
+    const r = await callTool(pool, lease.key, 'anything', {});
     assert.deepEqual(r.content, [{ type: 'text', text: 'ok' }]);
     assert.deepEqual(holder.lost, []);
   } finally {

@@ -7,6 +7,10 @@
  * transport reuses the SDK's framing (ReadBuffer / serializeMessage) and differs only in how
  * the process is started and ended.
  *
+ * Why one file of ~480 lines: it is the life of one process (spawn, read within the budgets,
+ * exit, the close sequence), one state; the parts that stand alone already live beside it
+ * (line-framer.ts, message-probe.ts, line-tail.ts, process-group.ts, process-tree.ts).
+ *
  * Guarantees:
  * - The child is spawned with `detached: true`, so its pid is its process group id and every
  *   descendant that does not leave the group on purpose is reached by a group signal.
