@@ -10,8 +10,8 @@
  *   ConnectError naming the server and the phase (a DiscoveryTimeoutError past the deadline),
  *   credentials hidden. `cancel()` stops it; a connector that answers too late is closed.
  * - Inbound pipeline, in this order (one list, `#watch`): answers to our direct requests →
- *   progress of agents' requests → the message budget, where the transport does not apply it
- *   itself → the cancel watch of agent-routing.ts → the SDK Client (its own answers, the
+ *   the message budget, where the transport does not apply it itself (so progress is within
+ *   it too) → progress of agents' requests → the cancel watch of agent-routing.ts → the SDK Client (its own answers, the
  *   server's requests to agent-routing.ts's handlers, list_changed here, every other
  *   notification to the agents).
  * - `tools/list_changed` and `prompts/list_changed` re-list (serialised: one re-list in flight
@@ -322,11 +322,12 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
         if (taken === 'answer') traffic.refundLine();
         return taken !== 'other';
       },
-      // 2. Progress, to the request in flight it belongs to, in the order it came.
-      (message) => progress.take(message),
-      // 3. The message budget, before the SDK Client sees it: a message over the budget costs
-      //    nothing more (stdio applies it itself, before a line is even validated).
+      // 2. The message budget, before anyone sees a notification or request (progress
+      //    included): one over the budget costs nothing more. Stdio applies it itself, before a
+      //    line is even validated.
       ...(c.traffic === undefined ? [overBudget] : []),
+      // 3. Progress, to the request in flight it belongs to, in the order it came.
+      (message) => progress.take(message),
       // 4. The server cancelled its request 0 (the SDK does not see it: agent-routing.ts).
       (message) => {
         router.watchCancel(message);
