@@ -11,9 +11,9 @@
  *   credentials hidden. `cancel()` stops it; a connector that answers too late is closed.
  * - Inbound pipeline, in this order (one list, `#watch`): answers to our direct requests →
  *   the message budget, where the transport does not apply it itself (so progress is within
- *   it too) → progress of agents' requests → the cancel watch of agent-routing.ts → the SDK Client (its own answers, the
- *   server's requests to agent-routing.ts's handlers, list_changed here, every other
- *   notification to the agents).
+ *   it too) → progress of agents' requests → the cancel watch (server-requests.ts) → the SDK
+ *   Client (its own answers, the server's requests to server-requests.ts's handlers,
+ *   list_changed here, every other notification to the agents: agent-routing.ts).
  * - `tools/list_changed` and `prompts/list_changed` re-list (serialised: one re-list in flight
  *   plus one pending, whatever the number of notifications) and then call each holder's
  *   `onListChanged`. Re-lists stay within the connection's budget (a few per second); past it
@@ -328,7 +328,7 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
       ...(c.traffic === undefined ? [overBudget] : []),
       // 3. Progress, to the request in flight it belongs to, in the order it came.
       (message) => progress.take(message),
-      // 4. The server cancelled its request 0 (the SDK does not see it: agent-routing.ts).
+      // 4. The server cancelled its request 0 (the SDK does not see it: server-requests.ts).
       (message) => {
         router.watchCancel(message);
         return false;
