@@ -4,6 +4,10 @@
  * pipeline, below), keeps the server's tools and prompts, sends agents' requests, and ends.
  * The pool (pool.ts) decides when it opens and closes and who holds it.
  *
+ * Why one file of ~450 lines: open, the inbound pipeline, requests, loss and close all read one
+ * state (the Connected, the deadline, why it went down); the parts that stand alone live beside
+ * it (direct-requests.ts, progress.ts, server-lists.ts, traffic.ts, inbound.ts, agent-routing.ts).
+ *
  * Guarantees:
  * - `open()`: connect + initialize + listing every page of tools and, when declared, prompts,
  *   under one deadline (`discoveryTimeoutMs`, else 30 s stdio / 10 s remote). It fails with a
