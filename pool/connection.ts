@@ -4,6 +4,10 @@
  * pipeline, below), keeps the server's tools and prompts, sends agents' requests, and ends.
  * The pool (pool.ts) decides when it opens and closes and who holds it.
  *
+ * Why one file of ~450 lines: open, the inbound pipeline, requests, loss and close all read one
+ * state (the Connected, the deadline, why it went down); the parts that stand alone live beside
+ * it (direct-requests.ts, progress.ts, server-lists.ts, traffic.ts, inbound.ts, agent-routing.ts).
+ *
  * Guarantees:
  * - `open()`: connect + initialize + listing every page of tools and, when declared, prompts,
  *   under one deadline (`discoveryTimeoutMs`, else 30 s stdio / 10 s remote). It fails with a
@@ -11,9 +15,9 @@
  *   credentials hidden. `cancel()` stops it; a connector that answers too late is closed.
  * - Inbound pipeline, in this order (one list, `#watch`): answers to our direct requests →
  *   the message budget, where the transport does not apply it itself (so progress is within
- *   it too) → progress of agents' requests → the cancel watch of agent-routing.ts → the SDK Client (its own answers, the
- *   server's requests to agent-routing.ts's handlers, list_changed here, every other
- *   notification to the agents).
+ *   it too) → progress of agents' requests → the cancel watch (server-requests.ts) → the SDK
+ *   Client (its own answers, the server's requests to server-requests.ts's handlers,
+ *   list_changed here, every other notification to the agents: agent-routing.ts).
  * - `tools/list_changed` and `prompts/list_changed` re-list (serialised: one re-list in flight
  *   plus one pending, whatever the number of notifications) and then call each holder's
  *   `onListChanged`. Re-lists stay within the connection's budget (a few per second); past it
@@ -328,7 +332,7 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
       ...(c.traffic === undefined ? [overBudget] : []),
       // 3. Progress, to the request in flight it belongs to, in the order it came.
       (message) => progress.take(message),
-      // 4. The server cancelled its request 0 (the SDK does not see it: agent-routing.ts).
+      // 4. The server cancelled its request 0 (the SDK does not see it: server-requests.ts).
       (message) => {
         router.watchCancel(message);
         return false;

@@ -23,7 +23,7 @@ export type {
   ReleaseReason,
   RequestOptions,
 } from './types.js';
-export { POOL_CLIENT_CAPABILITIES } from './agent-routing.js';
+export { POOL_CLIENT_CAPABILITIES } from './server-requests.js';
 export type { AdmissionTicket } from './ticket.js';
 export { createPool, type PoolOptions } from './mcp-pool.js';
 export { DEFAULT_DRAIN_DELAY_MS } from './pool.js';

@@ -86,7 +86,8 @@ export interface AgentPeer {
   readonly label: string;
   /**
    * The workspace (realpath) of the agent's session, as its session says (never the agent):
-   * a server's request or roots never cross from one workspace to another (agent-routing.ts).
+   * a server's request or roots never cross from one workspace to another (ask-rules.ts,
+   * roots.ts).
    */
   readonly workspace: string;
   /**
@@ -154,7 +155,7 @@ export interface Attachment {
 export interface RequestOptions extends CallOptions {
   /**
    * The agent this request is made for: while it is in flight, the server's sampling and
-   * elicitation requests on this connection may go to it (the rules: agent-routing.ts).
+   * elicitation requests on this connection may go to it (the rules: ask-rules.ts).
    */
   readonly caller?: AgentCaller;
   /**
