@@ -4,8 +4,8 @@
  * Why not the SDK's StdioClientTransport: it starts the child in our process group and on
  * close signals only the child, so the grandchildren of wrappers (`npx`, `uvx`, shell
  * scripts) outlive it; it also only passes a small allowlist of environment variables. This
- * transport reuses the SDK's framing (ReadBuffer / serializeMessage) and differs only in how
- * the process is started and ended.
+ * transport writes with the SDK's `serializeMessage`, reads stdout with our own bounded reader
+ * (stdout-reader.ts: line budget, size limit), and starts and ends the process group itself.
  *
  * Guarantees:
  * - The child is spawned with `detached: true`, so its pid is its process group id and every
