@@ -76,7 +76,8 @@ export default tseslint.config(
     auth: ['api', 'pool'],
     reconcilers: ['api', 'approvals', 'pool'],
     controller: ['api', 'informers', 'approvals', 'pool', 'auth', 'reconcilers'],
-    // The MCP face of a session; pool types only (its routing hooks), never a pool of its own.
+    // The MCP face of a session; pool types (its routing hooks) and pool/inbound.ts (the one
+    // way to put a step in front of the SDK on a transport), never a pool of its own.
     gateway: ['api', 'controller', 'pool'],
     // auth/: the loopback listener of `mcpctl login` and the in-band login.
     cli: ['api', 'controller', 'gateway', 'auth'],

@@ -9,7 +9,8 @@
  * Guarantees: every other message goes to the SDK unchanged and in order; a task-augmented
  * call (params.task) goes to the SDK too (it has task rules of its own); a cancel for a call
  * served here aborts its signal and is not passed on; when the transport closes, every call
- * served here is aborted and answers nothing.
+ * served here is aborted and answers nothing. It is the one step of the agent transport's
+ * inbound pipeline (pool/inbound.ts, the one place a transport's `onmessage` is replaced).
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -18,6 +19,7 @@ import {
   type RequestId,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
+import { pipeInbound } from '../pool/inbound.js';
 import type { CallContext } from './forward.js';
 
 type Handler = (
@@ -35,7 +37,6 @@ export function serveToolCallsFast(
   log: (message: string) => void,
 ): void {
   const running = new Map<RequestId, AbortController>();
-  const sdkMessage = transport.onmessage;
   const sdkClose = transport.onclose;
 
   const answer = (message: JSONRPCMessage) =>
@@ -85,8 +86,10 @@ export function serveToolCallsFast(
       });
   }
 
-  transport.onmessage = (message, extra) => {
-    if ('method' in message) {
+  // Takes tools/call, and the cancel of a call served here; the rest goes on to the SDK.
+  pipeInbound(transport, [
+    (message) => {
+      if (!('method' in message)) return false;
       const params = message.params;
       if (
         message.method === 'tools/call' &&
@@ -95,19 +98,19 @@ export function serveToolCallsFast(
         params.task === undefined
       ) {
         serve(message.id, params);
-        return;
+        return true;
       }
       if (message.method === 'notifications/cancelled' && isObject(params)) {
         const controller = running.get(params.requestId as RequestId);
         if (controller) {
           running.delete(params.requestId as RequestId);
           controller.abort(params.reason);
-          return;
+          return true;
         }
       }
-    }
-    sdkMessage?.(message, extra);
-  };
+      return false;
+    },
+  ]);
   transport.onclose = () => {
     for (const controller of running.values()) controller.abort();
     running.clear();

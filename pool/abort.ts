@@ -7,6 +7,7 @@
  * - `settleOrAbandon` gives work that should honour the signal a bounded time to do so after
  *   the abort (so a connector can kill its process before the caller hears about it), and
  *   hands a result that arrives too late to `onLate` so it can be closed, never leaked.
+ * - `sleep` resolves after its time, or at once when the signal aborts; it never rejects.
  */
 import { messageOf } from './errors.js';
 
@@ -65,6 +66,23 @@ export function settleOrAbandon<T>(
         if (finish()) reject(err instanceof Error ? err : new Error(String(err)));
       },
     );
+  });
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 }
 

@@ -23,7 +23,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { PoolError } from './errors.js';
-import { createPool } from './pool.js';
+import { createPool } from './mcp-pool.js';
+import { callTool } from './testing/calls.js';
 import { eventually } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';
 import { inMemoryConnector } from './testing/in-memory.js';
@@ -502,7 +503,7 @@ test(
       r.pool.attach(r.lease.key, slow);
       r.pool.attach(r.lease.key, fast);
       // callTool carries no caller: nobody's call is in flight.
-      const res = await r.pool.callTool(r.lease.key, 'ask', { kind: 'sampling', gated: false });
+      const res = await callTool(r.pool, r.lease.key, 'ask', { kind: 'sampling', gated: false });
       assert.deepEqual(res.content, [{ type: 'text', text: 'model=agent F' }]);
       assert.equal(slow.requests.length, 1);
       assert.deepEqual(slow.aborted, ['sampling/createMessage'], 'the loser was aborted');
@@ -888,7 +889,9 @@ test('when the connection ends, attachments end silently', T, async () => {
     const att = pool.attach(lease.key, a);
     await att.subscribe('mem://x');
     // A forwarded request in progress is aborted when the connection goes.
-    void pool.callTool(lease.key, 'ask', { kind: 'sampling', gated: false }).catch(() => undefined);
+    void callTool(pool, lease.key, 'ask', { kind: 'sampling', gated: false }).catch(
+      () => undefined,
+    );
     assert.ok(await eventually(() => a.requests.length === 1));
     await mem.servers[0]?.crash();
     await holder.nextLost();
@@ -982,7 +985,7 @@ test('attack: a server that floods messages and asks roots/list in a loop', T, a
         );
       }
     }
-    const r = await pool.callTool(lease.key, 'meta', {});
+    const r = await callTool(pool, lease.key, 'meta', {});
     assert.deepEqual(r.content, [{ type: 'text', text: 'ok' }]);
     assert.ok(await eventually(() => lease.flooding?.() !== undefined));
     await Promise.all(floods);

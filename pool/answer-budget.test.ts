@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createPool } from './pool.js';
+import { createPool } from './mcp-pool.js';
 import { RecordingHolder } from './testing/holders.js';
 import { testTicket } from './testing/tickets.js';
 import { DEFAULT_TRAFFIC_LIMITS } from './traffic.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { test } from 'node:test';
-import { createPool } from './pool.js';
+import { createPool } from './mcp-pool.js';
 import { eventually } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';
 import { RecordingPeer } from './testing/peers.js';

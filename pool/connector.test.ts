@@ -11,7 +11,8 @@ import {
   remoteErrorIsFatal,
 } from './connector.js';
 import { ConnectError, DiscoveryDeadline, DiscoveryTimeoutError } from './errors.js';
-import { createPool } from './pool.js';
+import { createPool } from './mcp-pool.js';
+import { callTool } from './testing/calls.js';
 import {
   alive,
   fixtureConfig,
@@ -135,7 +136,7 @@ test(
           .sort(),
         ['alpha', 'beta'],
       );
-      const out = JSON.parse(textOf(await pool.callTool(lease.key, 'alpha', { q: 1 }))) as {
+      const out = JSON.parse(textOf(await callTool(pool, lease.key, 'alpha', { q: 1 }))) as {
         transport: string;
         pid: number;
       };
@@ -179,7 +180,7 @@ test('SSE: connects and lists tools', T, async () => {
       lease.tools().map((t) => t.name),
       ['gamma'],
     );
-    const out = JSON.parse(textOf(await pool.callTool(lease.key, 'gamma', {}))) as {
+    const out = JSON.parse(textOf(await callTool(pool, lease.key, 'gamma', {}))) as {
       transport: string;
     };
     assert.equal(out.transport, 'sse');
@@ -254,7 +255,7 @@ test(
           testTicket('fx', config, { env, sessionId: session }),
           new RecordingHolder(session),
         );
-        const out = JSON.parse(textOf(await pool.callTool(lease.key, 'echo', {}))) as {
+        const out = JSON.parse(textOf(await callTool(pool, lease.key, 'echo', {}))) as {
           pid: number;
           env: Record<string, string | null>;
         };

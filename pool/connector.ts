@@ -128,7 +128,7 @@ async function connectClient(
   setup: ClientSetup | undefined,
 ): Promise<Client> {
   const client = new Client(options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
-  // The pool's capabilities and server→client handlers (agent-routing.ts), before initialize.
+  // The pool's capabilities and server→client handlers (server-requests.ts), before initialize.
   setup?.(client);
   const timeout = discoveryTimeoutOf(config) + SDK_TIMEOUT_SLACK_MS;
   await abortable(client.connect(transport, { signal, timeout }), signal);

@@ -127,6 +127,18 @@ export function messageOf(err: unknown): string {
 }
 
 /**
+ * Runs someone else's callback (a holder's, an agent's): a throw is reported through `warn`
+ * as `<what> threw: <message>`, and goes no further.
+ */
+export function callSafely(warn: (message: string) => void, what: string, fn: () => void): void {
+  try {
+    fn();
+  } catch (err) {
+    warn(`${what} threw: ${messageOf(err)}`);
+  }
+}
+
+/**
  * URLs in messages and logs: userinfo, query values and fragment hidden (api/redact.ts, the
  * one place that knows which parts of a URL may be secret).
  */

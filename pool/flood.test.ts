@@ -6,8 +6,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createPool } from './pool.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { createPool } from './mcp-pool.js';
+import { callTool } from './testing/calls.js';
 import { eventually } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';
 import { inMemoryConnector } from './testing/in-memory.js';
@@ -104,10 +109,63 @@ test('notifications past the budget are dropped; the connection keeps serving', 
     assert.deepEqual(lease.flooding?.()?.kinds, ['messages']);
     assert.match(lease.flooding?.()?.note ?? '', /notifications over 10\/s dropped/);
     assert.equal(holder.flooding, 1);
-    const r = await pool.callTool(lease.key, 'anything', {});
+    const r = await callTool(pool, lease.key, 'anything', {});
     assert.deepEqual(r.content, [{ type: 'text', text: 'ok' }]);
     assert.deepEqual(holder.lost, []);
   } finally {
     await pool.close();
   }
 });
+
+test(
+  'progress past the budget is dropped too, on a connection whose transport brings no budget',
+  T,
+  async () => {
+    // A remote (or in-memory) transport has no budget of its own: the connection's guard must
+    // see progress before it is dispatched, or a server floods an agent with it unchecked.
+    const server = new Server(
+      { name: 'progress', version: '1.0.0' },
+      { capabilities: { tools: {} } },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [{ name: 'slow', inputSchema: { type: 'object' } }],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const progressToken = request.params._meta?.progressToken;
+      if (progressToken !== undefined)
+        for (let i = 1; i <= 500; i += 1)
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken, progress: i },
+          });
+      return { content: [{ type: 'text', text: 'done' }] };
+    });
+    const mem = inMemoryConnector(() => server);
+    const pool = createPool({
+      connector: mem.connector,
+      drainDelayMs: 0,
+      trafficLimits: limits({ messagesPerSecond: 10, messageBurst: 10 }),
+    });
+    try {
+      const holder = new FloodHolder('s1');
+      const lease = await pool.acquire(testTicket('progress', { command: 'x' }), holder);
+      let heard = 0;
+      const started = Date.now();
+      const r = (await pool.request(
+        lease.key,
+        { method: 'tools/call', params: { name: 'slow', arguments: {} } },
+        { onprogress: () => (heard += 1) },
+      )) as CallToolResult;
+      const elapsedS = (Date.now() - started) / 1000;
+      assert.deepEqual(r.content, [{ type: 'text', text: 'done' }]);
+      assert.ok(
+        heard <= 10 + Math.ceil(10 * elapsedS) + 1,
+        `${heard} of 500 progress notifications passed a budget of 10/s in ${elapsedS} s`,
+      );
+      assert.ok(await eventually(() => lease.flooding?.() !== undefined, 5000));
+      assert.deepEqual(lease.flooding?.()?.kinds, ['messages']);
+    } finally {
+      await pool.close();
+    }
+  },
+);

@@ -9,7 +9,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { DiscoveryTimeoutError } from './errors.js';
-import { createPool } from './pool.js';
+import { createPool } from './mcp-pool.js';
+import { callTool } from './testing/calls.js';
 import { RecordingHolder } from './testing/holders.js';
 import { inMemoryConnector } from './testing/in-memory.js';
 import { testTicket } from './testing/tickets.js';
@@ -50,7 +51,7 @@ test('in-memory: acquire, share, call, list_changed and crash → onLost', T, as
       l1.tools().map((t) => t.name),
       ['a', 'b'],
     );
-    const r = await pool.callTool(l1.key, 'b', { n: 4 });
+    const r = await callTool(pool, l1.key, 'b', { n: 4 });
     assert.deepEqual(r.content, [{ type: 'text', text: 'b:4' }]);
     assert.deepEqual(pool.stats(), [
       {

@@ -23,14 +23,11 @@ export type {
   ReleaseReason,
   RequestOptions,
 } from './types.js';
-export { POOL_CLIENT_CAPABILITIES } from './agent-routing.js';
+export { POOL_CLIENT_CAPABILITIES } from './server-requests.js';
 export type { AdmissionTicket } from './ticket.js';
-export {
-  createPool,
-  DEFAULT_DRAIN_DELAY_MS,
-  DEFAULT_TOOL_CALL_TIMEOUT_MS,
-  type PoolOptions,
-} from './pool.js';
+export { createPool, type PoolOptions } from './mcp-pool.js';
+export { DEFAULT_DRAIN_DELAY_MS } from './pool.js';
+export { DEFAULT_TOOL_CALL_TIMEOUT_MS } from './connection.js';
 export {
   createConnector,
   discoveryTimeoutOf,

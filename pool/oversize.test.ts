@@ -5,11 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { createPool } from './pool.js';
+import { createConnector } from './connector.js';
+import { createPool } from './mcp-pool.js';
 import { RecordingHolder } from './testing/holders.js';
 import { testTicket } from './testing/tickets.js';
 import type { OversizedLine } from './traffic.js';
+import type { Connector } from './types.js';
 import type { McpServerConfig } from '../api/index.js';
 
 const T = { timeout: 60_000 };
@@ -54,11 +57,30 @@ class OversizeHolder extends RecordingHolder {
 
 const MiB = 1024 * 1024;
 
+/** The real connector, keeping the SDK Client it opened (its own requests have numeric ids). */
+function clientKeeping(): { connector: Connector; client(): Client } {
+  const real = createConnector({ graceMs: 300 });
+  let client: Client | undefined;
+  const connector: Connector = async (ticket, signal, setup) => {
+    const connected = await real(ticket, signal, setup);
+    client = connected.client;
+    return connected;
+  };
+  return {
+    connector,
+    client: () => {
+      if (!client) throw new Error('no connection opened yet');
+      return client;
+    },
+  };
+}
+
 test(
   'an answer over 16 MiB fails its request only; the others and the process go on',
   T,
   async () => {
-    const pool = createPool({ drainDelayMs: 0, graceMs: 300 });
+    const opened = clientKeeping();
+    const pool = createPool({ connector: opened.connector, drainDelayMs: 0, graceMs: 300 });
     const holder = new OversizeHolder('s1');
     try {
       const lease = await pool.acquire(testTicket('sizes', config), holder);
@@ -83,10 +105,14 @@ test(
       assert.equal((content as Array<{ text: string }>)[0]?.text.length, 12 * MiB);
 
       // The SDK client's own requests (numeric ids) fail the same way.
-      await assert.rejects(pool.callTool(lease.key, 'text', { size: 17 * MiB }), {
+      const client = opened.client();
+      await assert.rejects(client.callTool({ name: 'text', arguments: { size: 17 * MiB } }), {
         code: -32005,
       });
-      assert.equal(await pool.callTool(lease.key, 'text', { size: 3 }).then(() => 'ok'), 'ok');
+      assert.equal(
+        await client.callTool({ name: 'text', arguments: { size: 3 } }).then(() => 'ok'),
+        'ok',
+      );
 
       assert.deepEqual(
         holder.oversized.map((l) => l.kind),

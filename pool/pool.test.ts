@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import { createConnector } from './connector.js';
 import { ConnectError, DiscoveryTimeoutError, PoolError } from './errors.js';
 import { processStartTime } from './orphans.js';
-import { createPool } from './pool.js';
+import { createPool } from './mcp-pool.js';
+import { callTool, getPrompt } from './testing/calls.js';
 import { alive, eventually, fixtureConfig, readPid, tempDir } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';
 import { testTicket } from './testing/tickets.js';
@@ -57,7 +58,7 @@ test(
       assert.deepEqual(pool.stats()[0]?.refs, ['b']);
       assert.equal(pool.stats()[0]?.state, 'ready');
       assert.ok(alive(pid), 'still alive while b holds it');
-      const r = await pool.callTool(lb.key, 'echo', { x: 1 });
+      const r = await callTool(pool, lb.key, 'echo', { x: 1 });
       assert.equal(echoed(r).pid, pid);
 
       pool.release(lb.key, 'b', { reason: 'sessionClosed' });
@@ -183,7 +184,7 @@ test('a crash after connect calls onLost once and removes the entry', T, async (
     const lease = await pool.acquire(testTicket('crashy', config, { sessionId: 'a' }), h1);
     await pool.acquire(testTicket('crashy', config, { sessionId: 'b' }), h2);
     const pid = lease.pid ?? -1;
-    await pool.callTool(lease.key, 'crash', {});
+    await callTool(pool, lease.key, 'crash', {});
     const reason = await h1.nextLost();
     await h2.nextLost();
     assert.match(reason, /server "crashy"/);
@@ -191,7 +192,7 @@ test('a crash after connect calls onLost once and removes the entry', T, async (
     assert.equal(pool.stats().length, 0);
     assert.ok(!alive(pid), 'process gone when onLost is called');
     assert.ok(lease.stderrTail().includes('about to be unwell'), 'tail readable after the loss');
-    await assert.rejects(pool.callTool(lease.key, 'echo', {}), PoolError);
+    await assert.rejects(callTool(pool, lease.key, 'echo', {}), PoolError);
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(h1.lost.length, 1, 'onLost once');
     assert.equal(h2.lost.length, 1, 'onLost once');
@@ -279,7 +280,7 @@ test('tools/list_changed re-lists and notifies holders', T, async () => {
       ['add_tool', 'echo'],
     );
     const changed = holder.nextListChanged();
-    await pool.callTool(lease.key, 'add_tool', { name: 'fresh' });
+    await callTool(pool, lease.key, 'add_tool', { name: 'fresh' });
     await changed;
     assert.deepEqual(
       lease
@@ -289,7 +290,7 @@ test('tools/list_changed re-lists and notifies holders', T, async () => {
       ['add_tool', 'echo', 'fresh'],
     );
     assert.equal(pool.stats()[0]?.tools, 3);
-    const r = await pool.callTool(lease.key, 'fresh', { y: 2 });
+    const r = await callTool(pool, lease.key, 'fresh', { y: 2 });
     assert.equal(echoed(r).tool, 'fresh');
   } finally {
     await pool.close();
@@ -326,7 +327,7 @@ test('prompts are listed when declared, and getPrompt works', T, async () => {
       withPrompt.prompts().map((p) => p.name),
       ['greet'],
     );
-    const got = await pool.getPrompt(withPrompt.key, 'greet', { topic: 'pools' });
+    const got = await getPrompt(pool, withPrompt.key, 'greet', { topic: 'pools' });
     const content = got.messages[0]?.content as { text?: string } | undefined;
     assert.equal(content?.text, 'prompt greet about pools');
     const without = await pool.acquire(
@@ -349,14 +350,14 @@ test('callTool honours its timeout, the config timeout and an abort signal', T, 
       new RecordingHolder('s1'),
     );
     await assert.rejects(
-      pool.callTool(lease.key, 'sleep', { ms: 3000 }, { timeout: 200 }),
+      callTool(pool, lease.key, 'sleep', { ms: 3000 }, { timeout: 200 }),
       /timed out/i,
     );
     const ac = new AbortController();
-    const call = pool.callTool(lease.key, 'sleep', { ms: 3000 }, { signal: ac.signal });
+    const call = callTool(pool, lease.key, 'sleep', { ms: 3000 }, { signal: ac.signal });
     setTimeout(() => ac.abort(new Error('user pressed escape')), 100);
     await assert.rejects(call, /user pressed escape/);
-    const fast = await pool.callTool(lease.key, 'sleep', { ms: 10 });
+    const fast = await callTool(pool, lease.key, 'sleep', { ms: 10 });
     assert.equal(echoed(fast).tool, 'sleep');
 
     const configured = await pool.acquire(
@@ -364,7 +365,7 @@ test('callTool honours its timeout, the config timeout and an abort signal', T, 
       new RecordingHolder('s1'),
     );
     const started = Date.now();
-    await assert.rejects(pool.callTool(configured.key, 'sleep', { ms: 3000 }), /timed out/i);
+    await assert.rejects(callTool(pool, configured.key, 'sleep', { ms: 3000 }), /timed out/i);
     assert.ok(Date.now() - started < 2500, 'the configured timeout applied');
   } finally {
     await pool.close();
@@ -385,7 +386,7 @@ test(
         testTicket('envy', config, { cwd: dir.path }),
         new RecordingHolder('s1'),
       );
-      const out = echoed(await pool.callTool(lease.key, 'echo', {}));
+      const out = echoed(await callTool(pool, lease.key, 'echo', {}));
       assert.equal(out.env.MCPCTL_FIXTURE_VALUE, 'from-config');
       assert.equal(out.env.PATH, process.env.PATH ?? null);
       assert.equal(out.cwd, dir.path);
@@ -393,7 +394,7 @@ test(
         testTicket('envy2', { ...config, cwd: '/' }, { cwd: dir.path }),
         new RecordingHolder('s1'),
       );
-      assert.equal(echoed(await pool.callTool(own.key, 'echo', {})).cwd, '/');
+      assert.equal(echoed(await callTool(pool, own.key, 'echo', {})).cwd, '/');
     } finally {
       await pool.close();
       dir.remove();

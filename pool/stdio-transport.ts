@@ -4,8 +4,8 @@
  * Why not the SDK's StdioClientTransport: it starts the child in our process group and on
  * close signals only the child, so the grandchildren of wrappers (`npx`, `uvx`, shell
  * scripts) outlive it; it also only passes a small allowlist of environment variables. This
- * transport reuses the SDK's framing (ReadBuffer / serializeMessage) and differs only in how
- * the process is started and ended.
+ * transport writes with the SDK's `serializeMessage`, reads stdout with our own bounded reader
+ * (stdout-reader.ts: line budget, size limit), and starts and ends the process group itself.
  *
  * Guarantees:
  * - The child is spawned with `detached: true`, so its pid is its process group id and every
@@ -25,32 +25,16 @@
  *   code or signal) and then `onclose`; after `close()`, `onclose` is called once at the end.
  * - The last `stderrLines` lines of stderr are kept (`stderrTail()`); after close they are
  *   complete, because close waits (briefly) for stderr to reach its end.
- * - A stdout line that is not JSON-RPC does not end the connection (servers that log to
- *   stdout by mistake keep working); it costs a counter, and a few per interval are noted in
- *   the stderr tail (see traffic.ts). A line that does not start with `{` is not parsed.
- * - Reading stdout stays within the connection's line budget (`traffic`): past it, reading
- *   pauses until the budget refills, so the server's writes block and a flood costs the
- *   daemon a bounded amount of work; lines are never lost or reordered by the pause.
- * - Notifications and requests from the server past the message budget are dropped before
- *   they are validated (answers to our requests always pass).
- * - A stdout line over the message limit (`maxMessageBytes`, 16 MiB: api/limits.ts) never
- *   ends the connection and is never held whole: it is dropped as it streams, and what it was
- *   is learnt from its top-level keys (message-probe.ts). An answer fails exactly its request:
- *   an error answer for its id (LIMIT_EXCEEDED_CODE, "answer of NAME exceeded the 16 MiB
- *   message limit") is delivered in its place; a request from the server is answered with an
- *   error; a notification, or a line whose id cannot be told, is dropped. Each is noted in the
- *   stderr tail and reported once to the traffic guard's `onOversized` listeners; the bytes
- *   dropped spend the guard's dropped-bytes budget, past which stdout is read later, so a
- *   stream of such lines (or one endless line) costs a bounded amount of work.
+ * - stdout is read by stdout-reader.ts: within the connection's budgets (`traffic`), a line that
+ *   is not JSON-RPC or is over the message limit (`maxMessageBytes`, default 16 MiB) never
+ *   ends the connection (see there).
  */
-import { asJsonRpcMessage } from './jsonrpc-shape.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { LIMIT_EXCEEDED_CODE, MAX_MESSAGE_BYTES, sizeText } from '../api/index.js';
-import { LineFramer, type DroppedLine } from './line-framer.js';
+import { MAX_MESSAGE_BYTES } from '../api/index.js';
 import { LineTail } from './line-tail.js';
 import { messageOf } from './errors.js';
 import { groupAlive, signalGroup, waitFor } from './process-group.js';
@@ -62,6 +46,7 @@ import {
   type ProcessIdentity,
   type TreeScanner,
 } from './process-tree.js';
+import { StdoutReader } from './stdout-reader.js';
 import { TrafficGuard } from './traffic.js';
 
 const POSIX = process.platform !== 'win32';
@@ -112,12 +97,8 @@ export class GroupStdioTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
   readonly #options: GroupStdioTransportOptions;
-  readonly #framer: LineFramer;
   readonly #traffic: TrafficGuard;
-  /** Set while reading is paused for the line budget. */
-  #resumeTimer: NodeJS.Timeout | undefined;
-  /** Closing: stdout is drained unread (nobody is listening any more). */
-  #discardStdout = false;
+  readonly #stdout: StdoutReader;
   readonly #stderr: LineTail;
   #child: ChildProcess | undefined;
   #pid: number | undefined;
@@ -134,7 +115,13 @@ export class GroupStdioTransport implements Transport {
     this.#options = options;
     this.#stderr = new LineTail(options.stderrLines ?? 200);
     this.#traffic = options.traffic ?? new TrafficGuard();
-    this.#framer = new LineFramer(options.maxMessageBytes ?? MAX_MESSAGE_BYTES);
+    this.#stdout = new StdoutReader({
+      transport: this,
+      traffic: this.#traffic,
+      stderr: this.#stderr,
+      name: options.name ?? path.basename(options.command),
+      maxMessageBytes: options.maxMessageBytes ?? MAX_MESSAGE_BYTES,
+    });
   }
 
   /** The connection's budgets and flood report. */
@@ -212,7 +199,7 @@ export class GroupStdioTransport implements Transport {
         }
       });
 
-      child.stdout?.on('data', (chunk: Buffer) => this.#onStdout(chunk));
+      if (child.stdout) this.#stdout.read(child.stdout);
       child.stdout?.on('error', (err) => this.#onStreamError(err));
       child.stdin?.on('error', (err) => this.#onStreamError(err));
       child.stderr?.setEncoding('utf8');
@@ -262,10 +249,7 @@ export class GroupStdioTransport implements Transport {
   async #shutdown(): Promise<void> {
     const child = this.#child;
     // Read what is left without parsing it: a paused stream would never reach its end.
-    this.#discardStdout = true;
-    if (this.#resumeTimer !== undefined) clearTimeout(this.#resumeTimer);
-    this.#resumeTimer = undefined;
-    child?.stdout?.resume();
+    this.#stdout.discard();
     // child.pid is set synchronously by a successful spawn, so a close() racing start() still
     // finds the process to end.
     const pid = this.#pid ?? child?.pid;
@@ -315,119 +299,9 @@ export class GroupStdioTransport implements Transport {
       this.#options.onGone?.(pid);
     }
     this.#untrack?.();
-    this.#framer.clear();
+    this.#stdout.clear();
     this.#traffic.close();
     this.#fireClose();
-  }
-
-  #onStdout(chunk: Buffer): void {
-    if (this.#discardStdout) return;
-    const dropped = this.#framer.append(chunk);
-    // Bytes read only to be dropped cost their own budget: an endless line is read slowly.
-    const wait = dropped > 0 ? this.#traffic.dropBytes(dropped) : 0;
-    if (wait > 0 && this.#resumeTimer === undefined) this.#pause(wait, 'oversized');
-    else this.#readLines();
-  }
-
-  /** Handles whole lines while the line budget lasts; past it, pauses stdout and comes back. */
-  #readLines(): void {
-    while (this.#resumeTimer === undefined && !this.#discardStdout && this.#framer.hasLine()) {
-      const wait = this.#traffic.takeLine();
-      if (wait > 0) {
-        this.#pause(wait, 'lines');
-        return;
-      }
-      const line = this.#framer.next();
-      if (typeof line === 'string') this.#onLine(line);
-      else if (line !== undefined) this.#onDropped(line);
-    }
-  }
-
-  /** Stops reading stdout for `ms` (the server's writes block meanwhile), then reads on. */
-  #pause(ms: number, budget: 'lines' | 'oversized'): void {
-    const stdout = this.#child?.stdout;
-    stdout?.pause();
-    this.#traffic.throttled(ms, budget);
-    this.#resumeTimer = setTimeout(() => {
-      this.#resumeTimer = undefined;
-      this.#readLines();
-      if (this.#resumeTimer === undefined && !this.#discardStdout) stdout?.resume();
-    }, ms);
-  }
-
-  /** A line over the message limit, already dropped: fail what it answers, say so. */
-  #onDropped(line: DroppedLine): void {
-    const limitBytes = this.#framer.maxBytes;
-    const limit = sizeText(limitBytes);
-    const size = sizeText(line.bytes);
-    const method = line.method === undefined ? '' : ` ${JSON.stringify(line.method)}`;
-    let what: string;
-    if (line.kind === 'answer' && line.id !== undefined) {
-      what = `the answer to request ${JSON.stringify(line.id)}, which failed with a size error`;
-      this.onmessage?.({
-        jsonrpc: '2.0',
-        id: line.id,
-        error: {
-          code: LIMIT_EXCEEDED_CODE,
-          message: `answer of ${this.#name} exceeded the ${limit} message limit (${size}); mcpctl dropped it: ask for less at a time`,
-          data: { limitBytes, bytes: line.bytes },
-        },
-      });
-    } else if (line.kind === 'request' && line.id !== undefined) {
-      what = `a request${method}, answered with an error`;
-      // The server would otherwise wait for an answer that cannot come.
-      this.send({
-        jsonrpc: '2.0',
-        id: line.id,
-        error: {
-          code: LIMIT_EXCEEDED_CODE,
-          message: `request of ${size} exceeded mcpctl's ${limit} message limit; it was dropped`,
-        },
-      }).catch(() => undefined);
-    } else if (line.kind === 'notification') {
-      what = `a notification${method}, dropped`;
-    } else {
-      what = 'not an answer to a request of ours, dropped';
-    }
-    this.#stderr.note(
-      `[mcpctl] dropped a stdout line of ${size}, over the ${limit} message limit: ${what}`,
-    );
-    this.#traffic.oversized({ kind: line.kind, bytes: line.bytes, limitBytes });
-  }
-
-  /** The server's name in what we say about it. */
-  get #name(): string {
-    return this.#options.name ?? path.basename(this.#options.command);
-  }
-
-  #onLine(line: string): void {
-    // Cheap first: a JSON-RPC message is an object, so anything else is not parsed at all.
-    if (!JSON_OBJECT_START.test(line)) {
-      this.#garbage(() => quoteStart(line));
-      return;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (err) {
-      this.#garbage(() => firstLine(err));
-      return;
-    }
-    // Over the budget, a notification or request is dropped before the costly validation.
-    if (typeof value === 'object' && value !== null && 'method' in value) {
-      if (!this.#traffic.admitMessage()) return;
-    }
-    const message = asJsonRpcMessage(value);
-    if (message === undefined) {
-      this.#garbage(() => `${quoteStart(line)} is JSON but not a JSON-RPC message`);
-      return;
-    }
-    this.onmessage?.(message);
-  }
-
-  #garbage(describe: () => string): void {
-    const note = this.#traffic.garbage(describe);
-    if (note !== undefined) this.#stderr.note(note);
   }
 
   #onStreamError(err: Error): void {
@@ -441,17 +315,6 @@ export class GroupStdioTransport implements Transport {
     this.#closeFired = true;
     this.onclose?.();
   }
-}
-
-const JSON_OBJECT_START = /^\s*\{/;
-
-/** The start of a line, quoted as JSON: a server's output may hold control characters. */
-function quoteStart(line: string): string {
-  return JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}…` : line);
-}
-
-function firstLine(err: unknown): string {
-  return messageOf(err).split('\n')[0]?.slice(0, 200) ?? '';
 }
 
 function waitForEnd(child: ChildProcess, timeoutMs: number): Promise<void> {

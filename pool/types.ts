@@ -1,12 +1,11 @@
 /**
- * The pool's public surface. Reconcilers depend on this interface only, so tests and the bench
- * can drive a pool whose connector uses in-memory transports.
+ * The MCP pool's public surface. Reconcilers depend on this interface only, so tests and the
+ * bench can drive a pool whose connector uses in-memory transports. (The lifecycle's own words,
+ * EntryState, LostCause, ReleaseReason, are pool.ts's.)
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
-  CallToolResult,
-  GetPromptResult,
   Implementation,
   LoggingLevel,
   Progress,
@@ -15,11 +14,21 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  ConnectionStats,
+  EntryState,
+  LostCause,
+  PoolHolder,
+  ReleaseOptions,
+  ReleaseReason,
+} from './pool.js';
 import type { AdmissionTicket } from './ticket.js';
 import type { FloodReport, OversizedLine, TrafficGuard } from './traffic.js';
 
+export type { EntryState, LostCause, ReleaseOptions, ReleaseReason };
+
 /** Who holds a lease, and how the pool tells them about the connection's life. */
-export interface Holder {
+export interface Holder extends PoolHolder {
   readonly sessionId: string;
   /**
    * The connection died (exit, transport error); the lease is gone. Called once. `cause`
@@ -41,8 +50,6 @@ export interface Holder {
    */
   onOversized?(line: OversizedLine): void;
 }
-
-export type LostCause = 'failed' | 'unauthorized';
 
 /** A holder's view of one live pooled connection. */
 export interface Lease {
@@ -79,7 +86,8 @@ export interface AgentPeer {
   readonly label: string;
   /**
    * The workspace (realpath) of the agent's session, as its session says (never the agent):
-   * a server's request or roots never cross from one workspace to another (agent-routing.ts).
+   * a server's request or roots never cross from one workspace to another (ask-rules.ts,
+   * roots.ts).
    */
   readonly workspace: string;
   /**
@@ -147,7 +155,7 @@ export interface Attachment {
 export interface RequestOptions extends CallOptions {
   /**
    * The agent this request is made for: while it is in flight, the server's sampling and
-   * elicitation requests on this connection may go to it (the rules: agent-routing.ts).
+   * elicitation requests on this connection may go to it (the rules: ask-rules.ts).
    */
   readonly caller?: AgentCaller;
   /**
@@ -158,36 +166,7 @@ export interface RequestOptions extends CallOptions {
   readonly onprogress?: (progress: Progress) => void;
 }
 
-export type EntryState = 'connecting' | 'ready' | 'draining' | 'failed' | 'closed';
-
-/**
- * Why a session lets go of a connection. The caller must say, because the two end differently
- * when no other session holds it (DESIGN §5 "Processes really stop"):
- * - `config`: the config says it must not run for this session any more (removed, not
- *   admitted for any reason, the old side of a rolling update, a recreate). It closes at once.
- * - `sessionClosed`: the session ended (its agent went away). It drains for the drain delay,
- *   so an agent that comes back gets the very same process.
- */
-export type ReleaseReason = 'config' | 'sessionClosed';
-
-export interface ReleaseOptions {
-  readonly reason: ReleaseReason;
-}
-
-export interface PoolEntryStats {
-  readonly key: string;
-  readonly connectionId: string;
-  /** The server's name in the config. */
-  readonly name: string;
-  readonly state: EntryState;
-  readonly refs: readonly string[];
-  readonly pid: number | undefined;
-  /** When the pool began to connect it. */
-  readonly createdAt: Date;
-  /** When it became ready; undefined while connecting. */
-  readonly startedAt: Date | undefined;
-  /** While draining: when it closes unless a session acquires it again. */
-  readonly drainEndsAt: Date | undefined;
+export interface PoolEntryStats extends ConnectionStats {
   readonly tools: number;
   readonly prompts: number;
 }
@@ -208,18 +187,6 @@ export interface Pool {
   release(key: string, sessionId: string, options: ReleaseOptions): void;
   /** The session ended: releases every ref and wait of it with reason `sessionClosed`. */
   releaseSession(sessionId: string): void;
-  callTool(
-    key: string,
-    name: string,
-    args: Record<string, unknown> | undefined,
-    options?: CallOptions,
-  ): Promise<CallToolResult>;
-  getPrompt(
-    key: string,
-    name: string,
-    args: Record<string, string> | undefined,
-    options?: CallOptions,
-  ): Promise<GetPromptResult>;
   /**
    * Sends any MCP request to the live connection of `key` and resolves with the server's result
    * as it sent it (nothing validated away, nothing added; the same object). Errors: the

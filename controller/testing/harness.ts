@@ -32,12 +32,6 @@ export class SpyPool implements Pool {
   releaseSession(sessionId: string): void {
     this.inner.releaseSession(sessionId);
   }
-  callTool(...args: Parameters<Pool['callTool']>): ReturnType<Pool['callTool']> {
-    return this.inner.callTool(...args);
-  }
-  getPrompt(...args: Parameters<Pool['getPrompt']>): ReturnType<Pool['getPrompt']> {
-    return this.inner.getPrompt(...args);
-  }
   request(...args: Parameters<Pool['request']>): ReturnType<Pool['request']> {
     return this.inner.request(...args);
   }

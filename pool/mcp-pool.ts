@@ -1,0 +1,128 @@
+/**
+ * The pool of MCP connections (the `Pool` of types.ts): the lifecycle of pool.ts over
+ * McpConnections (connection.ts), keyed and checked as MCP servers are, and the agents' ways
+ * to a live one by its key.
+ *
+ * Guarantees (beyond pool.ts's and connection.ts's):
+ * - Keys: the connectionId, or `${connectionId}@${sessionId}` for `shared: false`, so equal
+ *   configs share one connection (one pid) and unshared ones get one per session.
+ * - A ticket is accepted only if its connectionId is the one of its config, workspace and
+ *   environment (so a key always describes what runs under it, where and with which variables:
+ *   sessions of two workspaces never share a stdio process that runs in one of them, nor two
+ *   agents' sessions one started in the variables of one of them).
+ * - `request` and `attach` reach a connection only while it is live (ready or draining).
+ */
+import { connectionIdOf } from '../api/index.js';
+import { createConnector } from './connector.js';
+import { McpConnection } from './connection.js';
+import { messageOf, PoolError } from './errors.js';
+import type { AuthPort } from './auth-port.js';
+import { ProcessRecorder } from './orphans.js';
+import { ConnectionPool } from './pool.js';
+import type { AdmissionTicket } from './ticket.js';
+import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard, type TrafficLimits } from './traffic.js';
+import type { Connector, Holder, Pool } from './types.js';
+
+export interface PoolOptions {
+  /** Opens connections. Default: the SDK's real transports (createConnector). */
+  readonly connector?: Connector;
+  /** ms an entry with no refs stays open for a re-acquire. Default 30 000. */
+  readonly drainDelayMs?: number;
+  /**
+   * Where to record server processes for reapOrphans(). Default: no record. Reap the file of
+   * the previous run (`reapOrphans(stateFile)`) before creating the pool: the pool's first
+   * write replaces it.
+   */
+  readonly stateFile?: string;
+  /** stdio close grace (after ending stdin, and after SIGTERM). Default 1000. */
+  readonly graceMs?: number;
+  /** The clock for `startedAt` (ms since the epoch). Default Date.now. */
+  readonly now?: () => number;
+  /** Problems that fail nothing but someone should see (state file, throwing callbacks). */
+  readonly onWarning?: (message: string) => void;
+  /** Per-connection budgets (default DEFAULT_TRAFFIC_LIMITS); tests use small ones. */
+  readonly trafficLimits?: TrafficLimits;
+  /** OAuth grants of remote servers, shared by every connection (default: no OAuth). */
+  readonly auth?: AuthPort;
+  /** Set in every stdio server's environment, over its session's (see ConnectorOptions). */
+  readonly serverEnv?: Readonly<Record<string, string>>;
+}
+
+export function createPool(options: PoolOptions = {}): Pool {
+  const warn = options.onWarning ?? (() => undefined);
+  const trafficLimits = options.trafficLimits ?? DEFAULT_TRAFFIC_LIMITS;
+  const recorder =
+    options.stateFile !== undefined ? new ProcessRecorder(options.stateFile, warn) : undefined;
+  const connector =
+    options.connector ??
+    createConnector({
+      graceMs: options.graceMs,
+      onSpawn: (pid, ticket) =>
+        recorder?.add(pid, { connectionId: ticket.connectionId, command: ticket.config.command }),
+      // A descendant that left the server's group is reaped after a hard kill too.
+      onDescendant: (pid, ticket) =>
+        recorder?.add(pid, {
+          connectionId: ticket.connectionId,
+          command: `a descendant of ${ticket.config.command ?? 'the server'}`,
+        }),
+      onGone: (pid) => recorder?.remove(pid),
+      traffic: () => new TrafficGuard(trafficLimits),
+      ...(options.auth ? { auth: options.auth } : {}),
+      ...(options.serverEnv ? { serverEnv: options.serverEnv } : {}),
+    });
+  const deps = {
+    connector,
+    recorder,
+    trafficLimits,
+    // (The default connector needs at most two graces plus its 3 s reap wait.)
+    abandonAfterMs: 2 * (options.graceMs ?? 1000) + 4000,
+    warn,
+  };
+  const connections = new ConnectionPool<AdmissionTicket, Holder, McpConnection>({
+    keyOf,
+    refuse,
+    make: (ticket, key, host) => new McpConnection(ticket, key, host, deps),
+    ...(options.drainDelayMs !== undefined ? { drainDelayMs: options.drainDelayMs } : {}),
+    now: options.now ?? Date.now,
+    warn,
+  });
+
+  function live(key: string): McpConnection {
+    const connection = connections.live(key);
+    if (!connection) throw new PoolError(`no live connection for ${key}`);
+    return connection;
+  }
+
+  return {
+    acquire: (ticket, holder) => connections.acquire(ticket, holder),
+    release: (key, sessionId, releaseOptions) =>
+      connections.release(key, sessionId, releaseOptions),
+    releaseSession: (sessionId) => connections.releaseSession(sessionId),
+    request(key, message, requestOptions) {
+      const connection = connections.live(key);
+      if (!connection) return Promise.reject(new PoolError(`no live connection for ${key}`));
+      return connection.request(message, requestOptions);
+    },
+    attach: (key, peer) => live(key).attach(peer),
+    stats: () => connections.stats(),
+    close: () => connections.close(),
+  };
+}
+
+function keyOf(ticket: AdmissionTicket): string {
+  return ticket.config.shared === false
+    ? `${ticket.connectionId}@${ticket.sessionId}`
+    : ticket.connectionId;
+}
+
+/** Why the ticket's connectionId does not describe what would run under it; else undefined. */
+function refuse(ticket: AdmissionTicket): string | undefined {
+  let expected: string;
+  try {
+    expected = connectionIdOf(ticket.name, ticket.config, ticket.cwd, ticket.env);
+  } catch (err) {
+    return `server "${ticket.name}": ${messageOf(err)}`;
+  }
+  if (expected === ticket.connectionId) return undefined;
+  return `server "${ticket.name}": ticket connectionId ${ticket.connectionId} does not match its config (${expected})`;
+}
