@@ -13,6 +13,7 @@ const FOLDERS = [
   'cli',
   'e2e',
   'bench',
+  'testing',
 ];
 
 // Folders a row allows for their types only (`import type`): auth/ implements the pool's
@@ -99,6 +100,25 @@ export default tseslint.config(
       ],
     },
   })),
+  {
+    // testing/ (the tests' shared helpers: polling, temp dirs) is a leaf: any test may import
+    // it without a circle. Production code never may: it is in FOLDERS, so no row allows it.
+    files: ['testing/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [K8S_TYPES_ONLY],
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(${FOLDERS.join('|')})/`,
+              message: 'testing/ imports nothing of ours: it is the leaf every test may use.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     // Only admission mints tickets (DESIGN §5): a cast anywhere else is a second admission path.
     ignores: ['reconcilers/admission.ts', 'pool/testing/**', '**/*.test.ts', 'bench/**'],

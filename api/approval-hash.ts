@@ -8,7 +8,7 @@
  *   decision always names the exact config the user was shown.
  */
 import { approvalHashOf } from './identity.js';
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 
 declare const approvalHashBrand: unique symbol;
 

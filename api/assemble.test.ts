@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assembleMcpServers, configsOf, type SourceServers } from './assemble.js';
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 import { SCOPE_PRECEDENCE, type Scope } from './scope.js';
 
 function source(scope: Scope, servers: Record<string, McpServerConfig>): SourceServers {

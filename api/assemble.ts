@@ -4,7 +4,7 @@
  * Guarantees: replace, never merge — a higher scope's entry replaces the whole lower entry;
  * workspace settings count only in a trusted folder; each server keeps its scope and file.
  */
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 import { SCOPE_PRECEDENCE, type Scope } from './scope.js';
 
 export interface SourceServers {

@@ -26,7 +26,7 @@ import {
 } from './env-expansion.js';
 import { OAUTH_ENDPOINT_FIELDS, oauthTargetOf, type OAuthEndpointField } from './oauth.js';
 import { REDACTED, hostOfUrl, redactUrl, shownAsWritten } from './redact.js';
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 import { isGatedScope, type Scope } from './scope.js';
 import { urlOf } from './transport.js';
 

@@ -7,7 +7,7 @@ import {
   type SessionEnv,
 } from './env-expansion.js';
 import { redact, REDACTED, scrubSecrets } from './redact.js';
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 
 const ENV: SessionEnv = { TOKEN: 'tok-123', HOST: 'example.org', EMPTY: '', A1: 'x' };
 

@@ -20,7 +20,7 @@
  *   `substituted`: callers treat those as secrets wherever text is shown.
  * - A config without references comes back as the very same object (no copy on the hot path).
  */
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 import type { Scope } from './scope.js';
 
 export type ExpansionSyntax = 'settings' | 'claude' | 'none';

@@ -7,7 +7,7 @@ import {
   mcpServersEqual,
   serverConfigEqual,
 } from './equality.js';
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 
 const FS: McpServerConfig = {
   command: 'node',

@@ -6,7 +6,7 @@
  *   (everyone) is not `[]` (no one).
  */
 import stableStringify from 'json-stable-stringify';
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 
 export function canonicalJson(value: unknown): string {
   return stableStringify(value) ?? 'undefined';

@@ -7,7 +7,7 @@ import {
   parseConnectionId,
   workingDirectoryOf,
 } from './identity.js';
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 import { agentEnvironment, daemonEnvironment } from './session-env.js';
 import { normalizeServerConfig } from './transport.js';
 

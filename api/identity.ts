@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import stableStringify from 'json-stable-stringify';
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 import type { SessionEnvironment } from './session-env.js';
 import { transportOf, urlOf } from './transport.js';
 

@@ -1,4 +1,5 @@
-/** The resource API of mcpctl: config schema, identities, equality, merging, gating, resources. */
+/** The API of mcpctl: config schema, identities, equality, merging, gating, McpServer. */
+export * from './server-config.js';
 export * from './schema.js';
 export * from './transport.js';
 export * from './identity.js';
@@ -7,7 +8,7 @@ export * from './equality.js';
 export * from './scope.js';
 export * from './assemble.js';
 export * from './gating.js';
-export * from './resource.js';
+export * from './object.js';
 export * from './redact.js';
 export * from './env-expansion.js';
 export * from './session-env.js';

@@ -95,8 +95,8 @@ describe('no runtime @kubernetes/client-node (DESIGN §6)', { timeout: 60_000 },
     const files = emittedJs(BUILD_ROOT);
     // Make sure we are looking at the real build: the file that uses the package's types is in it.
     assert.ok(
-      files.includes(path.join(BUILD_ROOT, 'api', 'resource.js')),
-      `api/resource.js not found under ${BUILD_ROOT}`,
+      files.includes(path.join(BUILD_ROOT, 'api', 'object.js')),
+      `api/object.js not found under ${BUILD_ROOT}`,
     );
     const offenders = files.flatMap((file) =>
       runtimeLoadsOf(file, readFileSync(file, 'utf8')).map(

@@ -13,7 +13,7 @@
  *   repository's word, not the user's: the target says so (`endpointAuthority: 'metadata'`),
  *   and auth/ then uses them only where the authorization server's own metadata agrees.
  */
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 import { isGatedScope, type Scope } from './scope.js';
 import { urlOf } from './transport.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { REDACTED, hostOfUrl, redact, redactUrl, scrubUrl } from './redact.js';
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 
 describe('redact', { timeout: 10_000 }, () => {
   it('replaces env and header values, keeping their keys and every other field', () => {

@@ -26,7 +26,7 @@ import {
   syntaxOfField,
   type ExpansionSyntax,
 } from './env-expansion.js';
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 
 export const REDACTED = '<redacted>';
 

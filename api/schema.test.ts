@@ -6,8 +6,8 @@ import {
   quoteName,
   validateServerConfig,
   validateSourceDocument,
-  type McpServerConfig,
 } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 import { normalizeServerConfig } from './transport.js';
 
 /** The error messages for one server entry `mcpServers.<name>`. */

@@ -1,5 +1,6 @@
 /**
- * The config schema of one MCP server entry and of the parts of a settings file mcpctl reads.
+ * Validation of one MCP server entry (its shape: server-config.ts) and of the parts of a settings
+ * file mcpctl reads.
  *
  * Guarantees:
  * - A bad entry yields errors that name the server, the field path and what was expected,
@@ -14,39 +15,9 @@
  *   such characters rewrite what is shown. The message shows the name with those characters
  *   escaped, so it is safe to print anywhere.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { REDACTED, describeHidden, isSecretField } from './redact.js';
-
-const stringRecord = z.record(z.string(), z.string());
-
-export const serverConfigSchema = z
-  .object({
-    command: z.string().min(1),
-    args: z.array(z.string()),
-    env: stringRecord,
-    cwd: z.string().min(1),
-    url: z.string().url(),
-    httpUrl: z.string().url(),
-    type: z.enum(['stdio', 'sse', 'http']),
-    headers: stringRecord,
-    timeout: z.number().int().positive(),
-    discoveryTimeoutMs: z.number().int().positive(),
-    trust: z.boolean(),
-    description: z.string(),
-    includeTools: z.array(z.string()),
-    excludeTools: z.array(z.string()),
-    disabled: z.boolean(),
-    updateStrategy: z.enum(['RollingUpdate', 'Recreate']),
-    shared: z.boolean(),
-    oauth: z.record(z.string(), z.unknown()),
-    authProviderType: z.string(),
-    extensionName: z.string(),
-  })
-  .partial()
-  .passthrough();
-
-/** One server entry as written in a config file, after normalisation (no Claude `type` left). */
-export type McpServerConfig = z.infer<typeof serverConfigSchema>;
+import { serverConfigSchema, type McpServerConfig } from './server-config.js';
 
 /** Human words for what each known field must be; used in error messages. */
 const EXPECTED: Record<string, string> = {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 import { validateSourceDocument } from './schema.js';
 import { TransportError, normalizeServerConfig, transportOf, urlOf } from './transport.js';
 

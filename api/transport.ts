@@ -5,7 +5,7 @@
  * `command`, `url` (SSE) and `httpUrl` (streamable HTTP). Everything downstream sees only ours,
  * so the same server written either way has the same connectionId and approval hash.
  */
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 
 export type Transport = 'stdio' | 'http' | 'sse';
 

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, TestEnv, isReady } from '../cli/testing/harness.js';
+import { CLI, TestEnv, isReady } from '../e2e/harness.js';
 
 const MODES = {
   notifications: ['--flood-notifications'],

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
+import { until } from '../testing/until.js';
 import { ConnectionLostError, connectClient } from './rpc-client.js';
 import { FrameBudget, FrameRefused, InboundFrames } from './rpc-inbound.js';
 import { LineReader, RpcCodes } from './rpc-protocol.js';
@@ -15,14 +16,6 @@ const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-inbound-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const sockPath = () => path.join(root, `s${n++}.sock`);
-
-async function until(check: () => boolean, what = 'a condition'): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 const methods: MethodTable = {
   echo: method(z.object({ text: z.string() }), 'echoes', (p) => p.text.length),
@@ -98,16 +91,16 @@ describe('unfinished messages are bounded across connections (issue 13, finding 
     await server.listen(p);
     const a = await raw(p);
     a.socket.write(partial(1, 60_000));
-    await until(() => server.bufferedBytes > 60_000, 'the first partial message');
+    await until('the first partial message', () => server.bufferedBytes > 60_000);
     const b = await raw(p);
     b.socket.write(partial(2, 60_000));
-    await until(() => b.isClosed(), 'the second connection to be refused');
+    await until('the second connection to be refused', () => b.isClosed());
     assert.equal(b.lines[0]?.id, null);
     assert.equal(b.lines[0]?.error?.code, RpcCodes.LimitExceeded);
     assert.match(b.lines[0]?.error?.message ?? '', /unfinished messages, past its limit of 100000/);
     assert.ok(server.bufferedBytes <= 100_000, `held ${server.bufferedBytes}`);
     a.socket.write('"}}\n');
-    await until(() => a.lines.length > 0, 'the first request to be answered');
+    await until('the first request to be answered', () => a.lines.length > 0);
     assert.deepEqual(a.lines[0], { jsonrpc: '2.0', id: 1, result: 60_000 });
     assert.equal(server.bufferedBytes, 0);
     a.socket.destroy();
@@ -121,7 +114,7 @@ describe('unfinished messages are bounded across connections (issue 13, finding 
     const quiet = await connectClient(p);
     const stalled = await raw(p);
     stalled.socket.write(partial(1, 10));
-    await until(() => stalled.isClosed(), 'the stalled connection to be closed');
+    await until('the stalled connection to be closed', () => stalled.isClosed());
     assert.equal(stalled.lines[0]?.error?.code, RpcCodes.LimitExceeded);
     assert.match(stalled.lines[0]?.error?.message ?? '', /no new byte for 300 ms/);
     assert.equal(server.bufferedBytes, 0);
@@ -137,7 +130,7 @@ describe('unfinished messages are bounded across connections (issue 13, finding 
     await server.listen(p);
     const first = await connectClient(p);
     const second = await connectClient(p);
-    await until(() => server.connectionCount === 2, 'two connections');
+    await until('two connections', () => server.connectionCount === 2);
     const third = await connectClient(p);
     await assert.rejects(
       third.call('echo', { text: 'x' }),
@@ -145,7 +138,7 @@ describe('unfinished messages are bounded across connections (issue 13, finding 
         e instanceof ConnectionLostError && /2 connections open, its limit/.test(e.message),
     );
     await first.close();
-    await until(() => server.connectionCount === 1, 'the first to leave');
+    await until('the first to leave', () => server.connectionCount === 1);
     const fourth = await connectClient(p);
     assert.equal(await fourth.call('echo', { text: 'abc' }), 3);
     await Promise.all([second.close(), fourth.close(), third.close()]);

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
+import { until } from '../testing/until.js';
 import type { RpcCallError } from './rpc-client.js';
 import {
   AnswerTooLargeError,
@@ -23,15 +24,6 @@ let n = 0;
 const sockPath = () => path.join(root, `s${n++}.sock`);
 
 class Boom extends Error {}
-
-/** Polls until `check` holds (deadline 5 s): no fixed sleeps on a loaded machine. */
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 function methods(closed: string[]): MethodTable {
   return {
@@ -104,7 +96,7 @@ describe('JSON-RPC over the Unix socket', () => {
     raw.on('data', (c: Buffer) => lines.push(...reader.push(c)));
     await new Promise((r) => raw.once('connect', r));
     raw.write('{"jsonrpc":"2.0","id":7,"method":"subscribe","params":{"count":3}}\n');
-    await until(() => lines.length >= 4);
+    await until('four lines', () => lines.length >= 4);
     assert.deepEqual(lines, [
       '{"jsonrpc":"2.0","id":7,"result":{"ok":true}}',
       '{"jsonrpc":"2.0","method":"tick","params":{"i":0}}',
@@ -115,11 +107,11 @@ describe('JSON-RPC over the Unix socket', () => {
     const ticks: number[] = [];
     client.on('tick', (params) => ticks.push((params as { i: number }).i));
     await client.call('subscribe', { count: 2 });
-    await until(() => ticks.length >= 2);
+    await until('two ticks', () => ticks.length >= 2);
     assert.deepEqual(ticks, [0, 1]);
     raw.destroy();
     await client.close();
-    await until(() => closed.length >= 2);
+    await until('two connections closed', () => closed.length >= 2);
     assert.equal(closed.length, 2);
     await server.close();
   });
@@ -139,7 +131,7 @@ describe('JSON-RPC over the Unix socket', () => {
       '[{"jsonrpc":"2.0","id":1,"method":"add","params":{"a":1,"b":2}},{"jsonrpc":"2.0","id":2,"method":"x"}]\n',
     );
     raw.write('{"id":3,"method":"add"}\n');
-    await until(() => lines.length >= 3);
+    await until('three answers', () => lines.length >= 3);
     // A notification gets no answer: give it the time a wrong answer would need to show.
     await new Promise((r) => setTimeout(r, 50));
     // Responses may come in any order (each is written when its call finishes).
@@ -255,7 +247,7 @@ describe('bounded answers (issue 13, finding 3)', () => {
     const req = (id: number) => ({ jsonrpc: '2.0', id, method: 'count' });
     c.socket.write(`${JSON.stringify([req(1), req(2), req(3), req(4)])}\n`);
     c.socket.write(`${JSON.stringify([req(5), req(6), req(7)])}\n`);
-    await until(() => c.lines.length >= 2);
+    await until('two answers', () => c.lines.length >= 2);
     const [refused, answered] = c.lines as [
       { id: unknown; error: { code: number; message: string } },
       unknown[],
@@ -291,7 +283,7 @@ describe('bounded answers (issue 13, finding 3)', () => {
     c.socket.write(
       `${JSON.stringify([1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'big', params: { n: 400 } })))}\n`,
     );
-    await until(() => c.lines.length >= 1);
+    await until('the answer', () => c.lines.length >= 1);
     const batch = c.lines[0] as Array<{ id: number; result?: string; error?: { code: number } }>;
     assert.deepEqual(
       batch.map((r) => [r.id, r.result?.length ?? r.error?.code]),
@@ -314,7 +306,7 @@ describe('bounded answers (issue 13, finding 3)', () => {
     const victim = await raw(p);
     const other = await connectClient(p);
     victim.socket.write('{"jsonrpc":"2.0","id":1,"method":"badNotify"}\n');
-    await until(() => victim.isClosed());
+    await until('the victim to be closed', () => victim.isClosed());
     assert.deepEqual(victim.lines, [{ jsonrpc: '2.0', id: 1, result: 'ok' }]);
     assert.equal(await other.call('big', { n: 3 }), 'xxx');
     await other.close();
@@ -330,7 +322,7 @@ describe('bounded answers (issue 13, finding 3)', () => {
     for (const id of ['{"a":1}', '[1]', 'true'])
       c.socket.write(`{"jsonrpc":"2.0","id":${id},"method":"count"}\n`);
     c.socket.write('{"jsonrpc":"2.0","id":null,"method":"count"}\n');
-    await until(() => c.lines.length >= 4);
+    await until('four answers', () => c.lines.length >= 4);
     const invalid = {
       jsonrpc: '2.0',
       id: null,

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { until } from '../testing/until.js';
 import { watchApprovals } from './approvals-watch.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -30,8 +31,7 @@ test(
         writeFileSync(file, JSON.stringify({ i }));
         await sleep(10);
       }
-      const deadline = Date.now() + 10_000;
-      while (calls.length < 2 && Date.now() < deadline) await sleep(25);
+      await until('the re-read and the sessions', () => calls.length >= 2, { timeoutMs: 10_000 });
       await sleep(700);
       assert.deepEqual(
         calls,

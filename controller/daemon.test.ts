@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { approvalHashFor } from '../api/index.js';
 import { ApprovalStore } from '../approvals/index.js';
+import { until } from '../testing/until.js';
 import { Daemon, DaemonStoppingError } from './daemon.js';
 import type { Session } from './session.js';
 
@@ -19,14 +20,6 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
   }
 }
 
@@ -65,8 +58,8 @@ describe('Daemon', () => {
       try {
         assert.equal(daemon.defaultSession.id, 'default');
         await until(
-          () => readyPid(daemon.defaultSession, 'fx') !== undefined,
           'fx Ready in the default session',
+          () => readyPid(daemon.defaultSession, 'fx') !== undefined,
         );
         pid = readyPid(daemon.defaultSession, 'fx')!;
 
@@ -76,8 +69,8 @@ describe('Daemon', () => {
         assert.equal(daemon.findByWorkspace(ws2), a.session);
         assert.equal(daemon.findByWorkspace(ws), daemon.defaultSession);
         await until(
-          () => readyPid(a.session, 'fx') !== undefined,
           'fx Ready in the second session',
+          () => readyPid(a.session, 'fx') !== undefined,
         );
         assert.equal(readyPid(a.session, 'fx'), pid, 'one pooled connection for both sessions');
         assert.deepEqual(
@@ -88,10 +81,10 @@ describe('Daemon', () => {
         a.release();
         assert.equal(daemon.sessions().length, 2, 'one opener still holds it');
         b.release();
-        await until(() => daemon.sessions().length === 1, 'the second session to close');
+        await until('the second session to close', () => daemon.sessions().length === 1);
         await until(
-          () => (daemon.pool.stats()[0]?.refs ?? []).length === 1,
           'its lease to be released',
+          () => (daemon.pool.stats()[0]?.refs ?? []).length === 1,
         );
         assert.deepEqual(daemon.pool.stats()[0]?.refs, ['default']);
         assert.ok(alive(pid), 'the default session still uses it');
@@ -128,20 +121,20 @@ describe('Daemon', () => {
       try {
         const session = daemon.defaultSession;
         await until(
+          'fx pending',
           () =>
             session.get('fx')?.status.conditions.find((c) => c.type === 'Admitted')?.reason ===
             'PendingApproval',
-          'fx pending',
         );
         assert.equal(daemon.pool.stats().length, 0, 'nothing started before approval');
         // Another process: its own store on the same file.
         const other = await ApprovalStore.open({ path: approvalsFile });
         await other.approve(ws, 'fx', approvalHashFor(config));
-        await until(() => readyPid(session, 'fx') !== undefined, 'fx Ready after the approval');
+        await until('fx Ready after the approval', () => readyPid(session, 'fx') !== undefined);
         pid = readyPid(session, 'fx')!;
         await other.reject(ws, 'fx', approvalHashFor(config));
-        await until(() => readyPid(session, 'fx') === undefined, 'fx down after the rejection');
-        await until(() => !alive(pid), 'the server process to end');
+        await until('fx down after the rejection', () => readyPid(session, 'fx') === undefined);
+        await until('the server process to end', () => !alive(pid));
         assert.equal(
           session.get('fx')?.status.conditions.find((c) => c.type === 'Admitted')?.reason,
           'Rejected',

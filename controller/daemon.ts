@@ -255,7 +255,7 @@ export class Daemon {
 
   /**
    * Opens (or joins) a session. Omitted ceiling means the daemon's own ceiling: a CLI or
-   * bridge cannot widen what the daemon was started with by leaving the flag out.
+   * gateway cannot widen what the daemon was started with by leaving the flag out.
    */
   open(spec: SessionSpec): Promise<SessionHandle<Session>> {
     return this.#table.open({

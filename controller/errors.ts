@@ -1,4 +1,4 @@
-/** Errors a session raises to its callers (CLI, serve bridge); each says what to do. */
+/** Errors a session raises to its callers (CLI, gateway); each says what to do. */
 import { summaryLine, type SubjectSummary } from '../approvals/index.js';
 import type { WhyAnswer } from '../reconcilers/why.js';
 

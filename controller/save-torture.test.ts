@@ -17,7 +17,8 @@ import { createPool } from '../pool/index.js';
 import { inMemoryConnector } from '../pool/testing/in-memory.js';
 import type { Step } from '../informers/testing/save-writer.js';
 import type { Session } from './session.js';
-import { harness, until, type Harness } from './testing/harness.js';
+import { harness, type Harness } from './testing/harness.js';
+import { until } from '../testing/until.js';
 
 const WRITER = fileURLToPath(new URL('../informers/testing/save-writer.js', import.meta.url));
 

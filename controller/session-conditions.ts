@@ -6,7 +6,7 @@
  * - `ConfigValid=False` names each failing file, line and column, and says that the last good
  *   content stays in force (DESIGN §5 "Keep last good"); its reason is `ParseError` when any
  *   file does not parse, else `InvalidConfig`.
- * - A condition keeps its transition time while its status holds (api/resource.ts).
+ * - A condition keeps its transition time while its status holds (api/object.ts).
  * - Each new set of source errors is one Warning event `ConfigInvalid`; the end of the errors
  *   one Normal event `ConfigValid`. The same errors read again record nothing new.
  */

@@ -9,7 +9,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createPool, UnauthorizedConnectError } from '../pool/index.js';
 import type { Connector } from '../pool/types.js';
 import { inMemoryConnector } from '../pool/testing/in-memory.js';
-import { condition, harness, servers, sleep, until, type Harness } from './testing/harness.js';
+import { condition, harness, servers, sleep, type Harness } from './testing/harness.js';
+import { until } from '../testing/until.js';
 
 describe('session: a server that needs an OAuth login', () => {
   let h: Harness | undefined;

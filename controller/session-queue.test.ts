@@ -9,7 +9,8 @@ import { createPool } from '../pool/index.js';
 import { inMemoryConnector } from '../pool/testing/in-memory.js';
 import { SessionApprovals } from '../approvals/index.js';
 import { Session } from './session.js';
-import { harness, servers, sleep, until, type Harness } from './testing/harness.js';
+import { harness, servers, sleep, type Harness } from './testing/harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 30_000 };
 

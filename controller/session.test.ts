@@ -14,9 +14,9 @@ import {
   readyPid,
   servers,
   sleep,
-  until,
   type Harness,
 } from './testing/harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 60_000 };
 
@@ -406,11 +406,9 @@ describe('session: hot reload with real processes', T, () => {
   it('a crash loop reaches CrashLoopBackOff and recovers when the server is fixed', T, async () => {
     h.write(h.files.user, servers({ a: fixtureConfig(['--exit-after=150']) }));
     const s = await h.session();
-    await until(
-      'crash loop',
-      () => condition(s.get('a'), 'Ready') === 'False/CrashLoopBackOff',
-      20_000,
-    );
+    await until('crash loop', () => condition(s.get('a'), 'Ready') === 'False/CrashLoopBackOff', {
+      timeoutMs: 20_000,
+    });
     assert.match(
       s.get('a')?.status.conditions.find((c) => c.type === 'Ready')?.message ?? '',
       /next retry at/,
@@ -418,7 +416,7 @@ describe('session: hot reload with real processes', T, () => {
     assert.equal(s.registry.get('a'), undefined, 'a dead server shows no tools');
     assert.ok(s.eventList().some((e) => e.reason === 'BackOff'));
     h.write(h.files.user, servers({ a: fixtureConfig() }));
-    const pid = await until('recovered', () => readyPid(s, 'a'), 20_000);
+    const pid = await until('recovered', () => readyPid(s, 'a'), { timeoutMs: 20_000 });
     await sleep(300);
     assert.equal(readyPid(s, 'a'), pid, 'stays up once fixed');
   });

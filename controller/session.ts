@@ -44,22 +44,22 @@ import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore } from '../informers/types.js';
 import type { AgentCaller, McpMessage, Pool } from '../pool/types.js';
 import { Registry } from '../reconcilers/registry.js';
-import { toMcpServer, type ResourceOptions } from '../reconcilers/resource.js';
+import { toMcpServer, type ServerObjectOptions } from '../reconcilers/server-object.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
 import { why, type WhyAnswer } from '../reconcilers/why.js';
 import {
   attachAgent,
-  type AgentAttachments,
+  type SessionAttachment,
   type SessionAgent,
   type SessionCaller,
   type SessionRequestOptions,
-} from './agent-attachments.js';
+} from './session-attachment.js';
 import {
   ApprovalDecisions,
   type ApprovalStoreLike,
   type SessionApprovalsLike,
 } from './approval-decisions.js';
-import { diffReload, type DiffLine } from './diff.js';
+import { diffReload, type DiffLine } from './reload-preview.js';
 import { LoginWaits } from './login-waits.js';
 import { SessionAdmission } from './session-admission.js';
 import { SessionConditions } from './session-conditions.js';
@@ -289,16 +289,16 @@ export class Session {
     return this.#store.current();
   }
 
-  servers(options: ResourceOptions = {}): McpServer[] {
+  servers(options: ServerObjectOptions = {}): McpServer[] {
     const desired = this.#store.current();
     return Object.keys(desired.servers)
       .sort()
-      .map((name) => this.#resource(name, options))
+      .map((name) => this.#object(name, options))
       .filter((s): s is McpServer => s !== undefined);
   }
 
-  get(name: string, options: ResourceOptions = {}): McpServer | undefined {
-    return this.#resource(name, options);
+  get(name: string, options: ServerObjectOptions = {}): McpServer | undefined {
+    return this.#object(name, options);
   }
 
   /** Last stderr lines of a server (for `describe` when it is not Ready). */
@@ -375,9 +375,9 @@ export class Session {
 
   /**
    * Attaches an agent connection to every Ready server of the session, following the
-   * registry, so the servers' requests and notifications reach it (see agent-attachments.ts).
+   * registry, so the servers' requests and notifications reach it (see session-attachment.ts).
    */
-  attachAgent(agent: SessionAgent): AgentAttachments {
+  attachAgent(agent: SessionAgent): SessionAttachment {
     return attachAgent(this.#opts.pool, this.registry, agent, this.workspace);
   }
 
@@ -438,7 +438,7 @@ export class Session {
     return this.#settleWait.wait(boundMs);
   }
 
-  /** One `settled` event per burst of passes: what the serve bridge batches notifications on. */
+  /** One `settled` event per burst of passes: what the gateway batches notifications on. */
   #announceWhenSettled(): void {
     if (this.#settleWatch) return;
     this.#settleWatch = true;
@@ -458,7 +458,7 @@ export class Session {
     this.#emitter.removeAllListeners();
   }
 
-  #resource(name: string, options: ResourceOptions): McpServer | undefined {
+  #object(name: string, options: ServerObjectOptions): McpServer | undefined {
     const server = this.#store.current().servers[name];
     if (!server) return undefined;
     return toMcpServer(server, this.#reconciler.record(name), this.registry.get(name), options);

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServer } from '../api/index.js';
-import { TestEnv, condition, eventually, isAlive, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, isAlive, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 
@@ -84,7 +85,7 @@ describe('mcpctl approve / reject (e2e)', () => {
         'proj rejected',
       );
       assert.equal(rejected.get('proj')!.status.pid, undefined);
-      await eventually(() => !isAlive(pid), { what: 'the rejected server process to end' });
+      await until('the rejected server process to end', () => !isAlive(pid));
       assert.equal((await env.json<WhyJson>(['why', 'proj', '-o', 'json'])).reason, 'Rejected');
 
       // Rejected stays down, through a reload too.

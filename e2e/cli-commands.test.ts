@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { SessionList } from '../cli/resources.js';
-import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+import type { SessionList } from '../cli/objects.js';
+import { TestEnv, condition, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 
@@ -111,9 +112,7 @@ describe('mcpctl commands (e2e)', () => {
     const done = new Promise<number | null>((resolve) =>
       waiter.on('exit', (code) => resolve(code)),
     );
-    await eventually(async () => (await env.cli(['get', 'events'])).code === 0, {
-      what: 'daemon answering',
-    });
+    await until('daemon answering', async () => (await env.cli(['get', 'events'])).code === 0);
     env.write(env.userSettingsPath, {
       mcpServers: { fx: env.fixture('fx'), late: env.fixture('late') },
     });
@@ -133,27 +132,20 @@ describe('mcpctl commands (e2e)', () => {
     const eventsExited = new Promise<number | null>((resolve) =>
       events.on('exit', (code) => resolve(code)),
     );
-    await eventually(
+    await until(
+      'the initial table',
       () => /^NAME\s+SCOPE/m.test(watch.output()) && /\nfx\s+user/.test(watch.output()),
-      {
-        what: 'the initial table',
-      },
     );
-    await eventually(() => events.output().includes('"reason": "Connected"'), {
-      what: 'past events',
-    });
+    await until('past events', () => events.output().includes('"reason": "Connected"'));
     env.write(env.userSettingsPath, {
       mcpServers: { fx: env.fixture('fx'), late: env.fixture('late') },
     });
-    await eventually(
-      () => /\nlate\s+user\s+True\s+True\s+1\s+\S+\s+Connected/.test(watch.output()),
-      {
-        what: 'the new server to stream in as Ready',
-      },
+    await until('the new server to stream in as Ready', () =>
+      /\nlate\s+user\s+True\s+True\s+1\s+\S+\s+Connected/.test(watch.output()),
     );
-    await eventually(() => events.output().includes('"involvedObject": "server/late"'), {
-      what: 'the new server event to stream in',
-    });
+    await until('the new server event to stream in', () =>
+      events.output().includes('"involvedObject": "server/late"'),
+    );
     assert.equal(watch.output().match(/^NAME/gm)?.length, 1, 'one header');
     watch.kill('SIGINT');
     events.kill('SIGINT');
@@ -222,21 +214,18 @@ describe('mcpctl commands (e2e)', () => {
         'one pooled process for both',
       );
       assert.equal(condition(other.get('only2'), 'Admitted')?.reason, 'PendingApproval');
-      await eventually(
+      await until(
+        'the one-shot session to close',
         async () =>
           (await env.json<SessionList>(['get', 'sessions', '-o', 'json'])).items.length === 1,
-        { what: 'the one-shot session to close' },
       );
 
       // A watch holds it open until the watcher goes.
       const watch = env.spawnCli(['get', 'servers', '--watch', '--workspace', ws2]);
-      const sessions = await eventually(
-        async () => {
-          const list = await env.json<SessionList>(['get', 'sessions', '-o', 'json']);
-          return list.items.length === 2 ? list : undefined;
-        },
-        { what: 'the ws2 session to be listed' },
-      );
+      const sessions = await until('the ws2 session to be listed', async () => {
+        const list = await env.json<SessionList>(['get', 'sessions', '-o', 'json']);
+        return list.items.length === 2 ? list : undefined;
+      });
       const second = sessions.items.find((s) => s.metadata.name !== 'default')!;
       assert.equal(second.spec.workspace, realpathSync(ws2));
       assert.deepEqual(second.status.servers, ['only2', 'shared']);
@@ -246,10 +235,10 @@ describe('mcpctl commands (e2e)', () => {
       const fromMain = await env.servers();
       assert.equal(fromMain.has('only2'), false, 'the default session is unaffected');
       watch.kill('SIGINT');
-      await eventually(
+      await until(
+        'the ws2 session to close with its watcher',
         async () =>
           (await env.json<SessionList>(['get', 'sessions', '-o', 'json'])).items.length === 1,
-        { what: 'the ws2 session to close with its watcher' },
       );
     },
   );

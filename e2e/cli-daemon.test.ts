@@ -16,16 +16,9 @@ import {
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServerList } from '../api/index.js';
-import type { EventList, SessionList } from '../cli/resources.js';
-import {
-  CLI,
-  TestEnv,
-  condition,
-  eventually,
-  isAlive,
-  isReady,
-  processesMentioning,
-} from '../cli/testing/harness.js';
+import type { EventList, SessionList } from '../cli/objects.js';
+import { CLI, TestEnv, condition, isAlive, isReady, processesMentioning } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 
@@ -209,7 +202,7 @@ describe('mcpctl daemon (e2e)', () => {
     assert.equal(edited.get('added')!.metadata.generation, 2);
     assert.equal(pidOf(edited, 'memory'), pidOf(before, 'memory'));
     assert.equal(pidOf(edited, 'fx'), pidOf(before, 'fx'));
-    await eventually(() => !isAlive(firstPid), { what: `old pid ${firstPid} to end` });
+    await until(`old pid ${firstPid} to end`, () => !isAlive(firstPid));
 
     // Remove: gone from the list, and `why` says Removed.
     const secondPid = pidOf(edited, 'added')!;
@@ -217,7 +210,7 @@ describe('mcpctl daemon (e2e)', () => {
     const removed = await env.untilServers((m) => !m.has('added'), 'the server removed');
     assert.equal(pidOf(removed, 'memory'), pidOf(before, 'memory'));
     assert.equal(pidOf(removed, 'fx'), pidOf(before, 'fx'));
-    await eventually(() => !isAlive(secondPid), { what: 'the removed server process to end' });
+    await until('the removed server process to end', () => !isAlive(secondPid));
     const why = await env.cli(['why', 'added', '-o', 'json']);
     assert.equal(why.code, 0, why.stderr);
     assert.equal((JSON.parse(why.stdout) as { reason: string }).reason, 'Removed');
@@ -302,9 +295,7 @@ describe('mcpctl daemon (e2e)', () => {
       assert.ok(existsSync(env.socket), 'a stale socket file is left behind');
 
       await env.startDaemon();
-      await eventually(() => oldPids.every((pid) => !isAlive(pid)), {
-        what: 'the old children to be reaped',
-      });
+      await until('the old children to be reaped', () => oldPids.every((pid) => !isAlive(pid)));
       const after = await env.untilServers(
         (m) => isReady(m.get('proj')) && isReady(m.get('fx')),
         'both Ready again, proj without a new approval',

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServer } from '../api/index.js';
-import type { EventList, SessionList } from '../cli/resources.js';
-import { TestEnv, condition, eventually, isAlive, isReady } from '../cli/testing/harness.js';
+import type { EventList, SessionList } from '../cli/objects.js';
+import { TestEnv, condition, isAlive, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 
@@ -52,7 +53,7 @@ describe('mcpctl gating (e2e)', () => {
         'b narrowed out',
       );
       assert.equal(narrowed.get('a')!.status.pid, first.get('a')!.status.pid, 'a kept its process');
-      await eventually(() => !isAlive(first.get('b')!.status.pid!), { what: 'b to stop' });
+      await until('b to stop', () => !isAlive(first.get('b')!.status.pid!));
       const whyB = await env.json<WhyJson>(['why', 'b', '-o', 'json']);
       assert.equal(whyB.reason, 'NotAllowed');
       assert.match(whyB.action, /mcp\.allowed/);
@@ -88,11 +89,8 @@ describe('mcpctl gating (e2e)', () => {
       (
         await env.json<SessionList>(['get', 'sessions', '-o', 'json'])
       ).items[0].status.conditions.find((c) => c.type === 'ConfigValid');
-    const invalid = await eventually(
-      async () => ((await configValid())?.status === 'False' ? configValid() : undefined),
-      {
-        what: 'ConfigValid=False',
-      },
+    const invalid = await until('ConfigValid=False', async () =>
+      (await configValid())?.status === 'False' ? configValid() : undefined,
     );
     assert.equal(invalid.reason, 'ParseError');
     assert.ok(
@@ -110,9 +108,7 @@ describe('mcpctl gating (e2e)', () => {
     env.write(env.userSettingsPath, {
       mcpServers: { fx: env.fixture('fx'), fx2: env.fixture('fx2') },
     });
-    await eventually(async () => (await configValid())?.status === 'True', {
-      what: 'ConfigValid=True again',
-    });
+    await until('ConfigValid=True again', async () => (await configValid())?.status === 'True');
     const after = await env.untilServers((m) => isReady(m.get('fx2')), 'fx2 Ready after the fix');
     assert.equal(after.get('fx')!.status.pid, pid, 'fx never restarted');
   });

@@ -18,7 +18,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectClient } from '../cli/rpc-client.js';
-import { TestEnv, eventually, isAlive, isReady } from '../cli/testing/harness.js';
+import { TestEnv, isAlive, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 
@@ -166,16 +167,17 @@ describe('mcpctl robustness (e2e)', () => {
     const before = await env.untilServers((m) => isReady(m.get('fx')), 'fx Ready');
     const inode = statSync(env.socket).ino;
     rmSync(env.socket);
-    await eventually(() => existsSync(env.socket) && statSync(env.socket).ino !== inode, {
-      what: 'the daemon to make its socket file again',
-    });
+    await until(
+      'the daemon to make its socket file again',
+      () => existsSync(env.socket) && statSync(env.socket).ino !== inode,
+    );
     assert.equal(statSync(env.socket).mode & 0o777, 0o600, 'private as before');
     const after = await env.servers();
     assert.equal(after.get('fx')?.status.pid, before.get('fx')?.status.pid, 'same process');
 
     // The whole directory, too.
     rmSync(path.dirname(env.socket), { recursive: true });
-    await eventually(() => existsSync(env.socket), { what: 'socket and directory made again' });
+    await until('socket and directory made again', () => existsSync(env.socket));
     assert.equal(statSync(path.dirname(env.socket)).mode & 0o777, 0o700);
     assert.equal((await env.servers()).get('fx')?.status.pid, before.get('fx')?.status.pid);
   });

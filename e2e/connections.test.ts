@@ -15,16 +15,16 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '../api/index.js';
-import type { ConnectionList, ConnectionResource } from '../cli/resources.js';
+import type { ConnectionList, ConnectionObject } from '../cli/objects.js';
 import {
   TestEnv,
   condition,
-  eventually,
   isAlive,
   isReady,
   processesMentioning,
   type DaemonProcess,
-} from '../cli/testing/harness.js';
+} from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
 
@@ -34,13 +34,14 @@ const GONE_WITHIN_MS = 10_000;
 /** `mcpctl daemon` with the default drain delay (the harness's startDaemon sets 0). */
 async function startDefaultDaemon(env: TestEnv): Promise<DaemonProcess> {
   const daemon = env.spawnDaemon(['daemon', '--workspace', env.workspace, '--debounce-ms', '50']);
-  await eventually(
+  await until(
+    'the daemon to answer',
     async () => {
       if (daemon.child.exitCode !== null || daemon.child.signalCode !== null)
         throw new Error(`daemon exited early: ${daemon.stderr()}`);
       return (await env.cli(['get', 'sessions', '-o', 'name'])).code === 0;
     },
-    { timeoutMs: 20_000, what: 'the daemon to answer' },
+    { timeoutMs: 20_000 },
   );
   return daemon;
 }
@@ -52,10 +53,10 @@ function pidOf(servers: Map<string, McpServer>, name: string): number {
 }
 
 function gone(pid: number, what: string): Promise<true> {
-  return eventually(() => !isAlive(pid), { timeoutMs: GONE_WITHIN_MS, what });
+  return until(what, () => !isAlive(pid), { timeoutMs: GONE_WITHIN_MS });
 }
 
-async function connections(env: TestEnv): Promise<ConnectionResource[]> {
+async function connections(env: TestEnv): Promise<ConnectionObject[]> {
   return (await env.json<ConnectionList>(['get', 'connections', '-o', 'json'])).items;
 }
 
@@ -78,16 +79,17 @@ async function connectAgent(env: TestEnv, ws: string): Promise<Agent> {
     pid,
     async close() {
       await client.close();
-      await eventually(() => !isAlive(pid), { timeoutMs: 5000, what: `serve ${pid} to exit` });
+      await until(`serve ${pid} to exit`, () => !isAlive(pid), { timeoutMs: 5000 });
     },
   };
 }
 
 /** The pid the fixture's echo tool reports, once the agent lists it. */
 async function echoPid(agent: Agent, tool: string): Promise<number> {
-  await eventually(
+  await until(
+    `${tool} to be listed`,
     async () => (await agent.client.listTools()).tools.some((t) => t.name === tool),
-    { timeoutMs: 30_000, what: `${tool} to be listed` },
+    { timeoutMs: 30_000 },
   );
   const r = (await agent.client.callTool({ name: tool, arguments: {} })) as CallToolResult;
   const first = r.content[0] as { type: 'text'; text: string };
@@ -96,9 +98,8 @@ async function echoPid(agent: Agent, tool: string): Promise<number> {
 
 async function stopDaemon(env: TestEnv): Promise<void> {
   await env.cli(['stop'], { timeoutMs: 30_000 });
-  await eventually(() => processesMentioning(env.socket).length === 0, {
+  await until('the daemon to end', () => processesMentioning(env.socket).length === 0, {
     timeoutMs: 10_000,
-    what: 'the daemon to end',
   }).catch(() => undefined);
 }
 
@@ -206,12 +207,13 @@ describe('processes that really stop (e2e, default drain delay)', () => {
         assert.equal(held?.apiVersion, 'mcpctl.dev/v1alpha1');
 
         await agent.close();
-        const draining = await eventually(
+        const draining = await until(
+          "the agent's connection to drain",
           async () => {
             const c = await mine();
             return c?.status.state === 'Draining' ? c : undefined;
           },
-          { timeoutMs: 15_000, what: "the agent's connection to drain" },
+          { timeoutMs: 15_000 },
         );
         assert.deepEqual(draining.status.sessions, []);
         assert.ok(draining.status.drainEndsAt, 'says when the drain ends');

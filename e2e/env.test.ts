@@ -14,7 +14,8 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { daemonLogPath } from '../cli/serve/daemon-link.js';
-import { TestEnv, condition, eventually, isAlive } from '../cli/testing/harness.js';
+import { TestEnv, condition, isAlive } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 const requireHere = createRequire(import.meta.url);
@@ -54,15 +55,14 @@ async function agent(env: TestEnv, extraEnv: Record<string, string>): Promise<Ag
     },
     async close() {
       await client.close();
-      await eventually(() => !isAlive(pid), { timeoutMs: 5000, what: `serve ${pid} to exit` });
+      await until(`serve ${pid} to exit`, () => !isAlive(pid), { timeoutMs: 5000 });
     },
   };
 }
 
 function untilTool(a: Agent, tool: string): Promise<unknown> {
-  return eventually(async () => (await a.tools()).includes(tool), {
+  return until(`${tool} to be listed`, async () => (await a.tools()).includes(tool), {
     timeoutMs: 30_000,
-    what: `${tool} to be listed`,
   });
 }
 

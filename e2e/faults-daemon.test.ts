@@ -16,7 +16,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServer, McpServerList } from '../api/index.js';
 import { stateFileOf } from '../cli/socket-path.js';
-import { TestEnv, condition, eventually, isAlive, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, isAlive, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
 
@@ -77,9 +78,9 @@ describe('faults of the daemon process (e2e)', T, () => {
       for (const pid of victims) assert.ok(isAlive(pid), `pid ${pid} outlived the killed daemon`);
 
       await env.startDaemon();
-      await eventually(() => victims.every((pid) => !isAlive(pid)), {
-        what: `every recorded group (${victims.join(', ')}) to be reaped`,
-      });
+      await until(`every recorded group (${victims.join(', ')}) to be reaped`, () =>
+        victims.every((pid) => !isAlive(pid)),
+      );
       const after = await env.untilServers(
         (m) => isReady(m.get('proj')) && isReady(m.get('fx')),
         'both Ready again, proj without a new approval',
@@ -135,7 +136,7 @@ describe('faults of the daemon process (e2e)', T, () => {
         (m) => isReady(m.get('other')) && reasonOf(m, 'proj') === 'PendingApproval',
         'other Ready, proj pending again',
       );
-      await eventually(() => !isAlive(projPid), { what: 'proj to stop' });
+      await until('proj to stop', () => !isAlive(projPid));
       assert.equal(
         readdirSync(qwen).filter((f) => f.startsWith('mcpApprovals.json.corrupt-')).length,
         2,
@@ -155,13 +156,10 @@ describe('faults of the daemon process (e2e)', T, () => {
       ['daemon', '--workspace', env.workspace, '--debounce-ms', '50', '--drain-delay-ms', '0'],
       onB,
     );
-    await eventually(
-      async () => {
-        if (b.child.exitCode !== null) throw new Error(`daemon B exited: ${b.stderr()}`);
-        return (await env.cli(['get', 'sessions', '-o', 'name'], onB)).code === 0;
-      },
-      { what: 'daemon B to answer' },
-    );
+    await until('daemon B to answer', async () => {
+      if (b.child.exitCode !== null) throw new Error(`daemon B exited: ${b.stderr()}`);
+      return (await env.cli(['get', 'sessions', '-o', 'name'], onB)).code === 0;
+    });
     // Three rounds, each one decision per daemon at once.
     for (let i = 0; i < names.length; i += 2) {
       const [onA, onOther] = await Promise.all([

@@ -17,7 +17,8 @@ import {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { condition, harness, until, type Harness } from '../controller/testing/harness.js';
+import { condition, harness, type Harness } from '../controller/testing/harness.js';
+import { until } from '../testing/until.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
 
 const T = { timeout: 90_000 };
@@ -106,7 +107,7 @@ describe('faults of a remote server (in-process session)', T, () => {
       await until(
         'crash loop on 500',
         () => condition(s.get('r'), 'Ready') === 'False/CrashLoopBackOff',
-        30_000,
+        { timeoutMs: 30_000 },
       );
       const failures = s
         .eventList()
@@ -128,7 +129,7 @@ describe('faults of a remote server (in-process session)', T, () => {
       await until(
         'ready once it answers',
         () => condition(s.get('r'), 'Ready') === 'True/Connected',
-        30_000,
+        { timeoutMs: 30_000 },
       );
       assert.deepEqual(s.get('r')?.status.tools, ['echo']);
     },
@@ -140,7 +141,9 @@ describe('faults of a remote server (in-process session)', T, () => {
     async () => {
       h.write(h.files.user, { mcpServers: { r: { httpUrl: proxy.url } } });
       const s = await h.session({ backoffBaseMs: 100, backoffCapMs: 400 });
-      await until('ready', () => condition(s.get('r'), 'Ready') === 'True/Connected', 30_000);
+      await until('ready', () => condition(s.get('r'), 'Ready') === 'True/Connected', {
+        timeoutMs: 30_000,
+      });
       const connectionId = s.get('r')?.status.connectionId;
       assert.equal(s.get('r')?.status.restarts, 0);
 
@@ -154,8 +157,12 @@ describe('faults of a remote server (in-process session)', T, () => {
         .request('r', { method: 'tools/call', params: { name: 'echo', arguments: {} } })
         .catch(() => undefined);
 
-      await until('lost and reconnected', () => (s.get('r')?.status.restarts ?? 0) >= 1, 30_000);
-      await until('ready again', () => condition(s.get('r'), 'Ready') === 'True/Connected', 30_000);
+      await until('lost and reconnected', () => (s.get('r')?.status.restarts ?? 0) >= 1, {
+        timeoutMs: 30_000,
+      });
+      await until('ready again', () => condition(s.get('r'), 'Ready') === 'True/Connected', {
+        timeoutMs: 30_000,
+      });
       const events = s.eventList().filter((e) => e.involvedObject === 'server/r');
       assert.ok(
         events.some((e) => e.reason === 'Disconnected' && e.type === 'Warning'),

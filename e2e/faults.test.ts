@@ -16,7 +16,7 @@
 import assert from 'node:assert/strict';
 import { rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { isAlive } from '../cli/testing/harness.js';
+import { isAlive } from './harness.js';
 import { readPid, tempDir, type TempDir } from '../pool/testing/fixtures.js';
 import {
   condition,
@@ -24,9 +24,9 @@ import {
   harness,
   readyPid,
   servers,
-  until,
   type Harness,
 } from '../controller/testing/harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 
@@ -74,7 +74,7 @@ describe('faults with real processes (in-process session)', T, () => {
             const t = retryAt(r?.message);
             return r?.status === 'False' && t !== undefined && t > last ? t : undefined;
           },
-          30_000,
+          { timeoutMs: 30_000 },
         );
         delays.push(at - clock);
         reasons.push(ready()?.reason ?? '');
@@ -93,7 +93,7 @@ describe('faults with real processes (in-process session)', T, () => {
       );
 
       h.write(h.files.user, servers({ a: fixtureConfig() }));
-      const pid = await until('recovered', () => readyPid(s, 'a'), 30_000);
+      const pid = await until('recovered', () => readyPid(s, 'a'), { timeoutMs: 30_000 });
       await s.settled();
       assert.equal(condition(s.get('a'), 'Ready'), 'True/Connected');
       assert.ok(isAlive(pid));
@@ -128,7 +128,7 @@ describe('faults with real processes (in-process session)', T, () => {
           );
         return failed.length >= 2 || failed.some((e) => e.count >= 2);
       },
-      30_000,
+      { timeoutMs: 30_000 },
     );
     const r = s.get('a')?.status.conditions.find((c) => c.type === 'Ready');
     assert.equal(r?.status, 'False');
@@ -158,11 +158,13 @@ describe('faults with real processes (in-process session)', T, () => {
         const p = readyPid(s, 'a');
         return p !== first ? p : undefined;
       });
-      await until('the old stubborn process is gone', () => !isAlive(first), 20_000);
+      await until('the old stubborn process is gone', () => !isAlive(first), { timeoutMs: 20_000 });
 
       h.write(h.files.user, servers({}));
       await until('a removed', () => s.get('a') === undefined);
-      await until('the removed stubborn process is gone', () => !isAlive(second), 20_000);
+      await until('the removed stubborn process is gone', () => !isAlive(second), {
+        timeoutMs: 20_000,
+      });
     },
   );
 
@@ -180,16 +182,16 @@ describe('faults with real processes (in-process session)', T, () => {
       return p !== undefined && p !== first;
     });
     const grandchild2 = await readPid(gc('2'));
-    await until(
-      'old server and grandchild gone',
-      () => !isAlive(first) && !isAlive(grandchild1),
-      20_000,
-    );
+    await until('old server and grandchild gone', () => !isAlive(first) && !isAlive(grandchild1), {
+      timeoutMs: 20_000,
+    });
     assert.ok(isAlive(grandchild2), 'the new grandchild runs');
 
     h.write(h.files.user, servers({}));
     await until('removed', () => s.get('a') === undefined);
-    await until('the new grandchild is gone too', () => !isAlive(grandchild2), 20_000);
+    await until('the new grandchild is gone too', () => !isAlive(grandchild2), {
+      timeoutMs: 20_000,
+    });
   });
 
   it('settings file deleted and re-created: its servers go, then come back', T, async () => {

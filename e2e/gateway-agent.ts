@@ -37,13 +37,8 @@ import {
   type ProgressNotification,
   type Root,
 } from '@modelcontextprotocol/sdk/types.js';
-import {
-  CLI,
-  eventually,
-  isAlive,
-  processesMentioning,
-  type TestEnv,
-} from '../cli/testing/harness.js';
+import { CLI, isAlive, processesMentioning, type TestEnv } from './harness.js';
+import { until } from '../testing/until.js';
 
 const requireHere = createRequire(import.meta.url);
 /** The real reference server of the MCP project, which exercises every feature of MCP. */
@@ -185,7 +180,7 @@ export class RecordingAgent {
     await this.client.close().catch(() => undefined);
     const pid = this.#pid;
     if (pid !== undefined)
-      await eventually(() => !isAlive(pid), { timeoutMs: 10_000, what: `${this.label} to exit` });
+      await until(`${this.label} to exit`, () => !isAlive(pid), { timeoutMs: 10_000 });
   }
 }
 
@@ -266,10 +261,9 @@ export function textOf(result: CallToolResult): string {
 export async function stopDaemon(env: TestEnv): Promise<void> {
   await env.cli(['stop'], { timeoutMs: 30_000 });
   const daemons = () => processesMentioning(env.socket);
-  await eventually(() => daemons().length === 0, {
-    timeoutMs: 10_000,
-    what: 'the daemon to end',
-  }).catch(() => {
-    for (const pid of daemons()) process.kill(pid, 'SIGKILL');
-  });
+  await until('the daemon to end', () => daemons().length === 0, { timeoutMs: 10_000 }).catch(
+    () => {
+      for (const pid of daemons()) process.kill(pid, 'SIGKILL');
+    },
+  );
 }

@@ -20,8 +20,9 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import type { ConnectionList } from '../cli/resources.js';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import type { ConnectionList } from '../cli/objects.js';
+import { TestEnv } from './harness.js';
+import { until } from '../testing/until.js';
 import {
   EVERYTHING_SERVER,
   REQUEST_TIMEOUT_MS,
@@ -60,12 +61,13 @@ describe('two agents on one pooled server-everything (e2e)', { timeout: 600_000 
       await connectThroughServe(env, a, { workspace: ws.a });
       await connectThroughServe(env, b, { workspace: ws.b });
       for (const agent of [a, b])
-        await eventually(
+        await until(
+          `${tool('echo')} listed for ${agent.label}`,
           async () =>
             (await agent.client.listTools({}, { timeout: REQUEST_TIMEOUT_MS })).tools.some(
               (t) => t.name === tool('echo'),
             ),
-          { timeoutMs: 30_000, what: `${tool('echo')} listed for ${agent.label}` },
+          { timeoutMs: 30_000 },
         );
     },
     { timeout: 120_000 },
@@ -117,10 +119,11 @@ describe('two agents on one pooled server-everything (e2e)', { timeout: 600_000 
     assert.match(textOf(ra), /Steps: 3\./, 'agent a got its own answer');
     assert.match(textOf(rb), /Steps: 5\./, 'agent b got its own answer');
     // The last notification may be handled just after the answer: wait for the counts.
-    await eventually(() => a.progressOf(token).length >= 3 && b.progressOf(token).length >= 5, {
-      timeoutMs: 5000,
-      what: 'both agents to get their progress',
-    }).catch(() => undefined);
+    await until(
+      'both agents to get their progress',
+      () => a.progressOf(token).length >= 3 && b.progressOf(token).length >= 5,
+      { timeoutMs: 5000 },
+    ).catch(() => undefined);
     const steps = (n: number) =>
       Array.from({ length: n }, (_, i) => ({ progress: i + 1, total: n }));
     assert.deepEqual(a.progressOf(token), steps(3), "agent a: its 3 steps, none of b's");
@@ -164,9 +167,8 @@ describe('two agents on one pooled server-everything (e2e)', { timeout: 600_000 
       { progressToken: token },
     );
     // The other agent's call must be running at the server: its first progress proves it.
-    await eventually(() => other.progressOf(token).length > 0, {
+    await until(`${other.label}'s call to be running`, () => other.progressOf(token).length > 0, {
       timeoutMs: 10_000,
-      what: `${other.label}'s call to be running`,
     });
     const during = await caller.callTool(tool(bare), args);
     await busy;
@@ -203,12 +205,13 @@ describe('two agents on one pooled server-everything (e2e)', { timeout: 600_000 
   it("roots/list: the server both workspaces share is offered neither's roots", T, async () => {
     for (const agent of [a, b]) {
       let last = '';
-      await eventually(
+      await until(
+        `no roots via ${agent.label}`,
         async () => {
           last = textOf(await agent.callTool(tool('get-roots-list')));
           return last.includes('no roots are currently configured');
         },
-        { timeoutMs: 20_000, intervalMs: 250, what: `no roots via ${agent.label}` },
+        { timeoutMs: 20_000, intervalMs: 250 },
       ).catch((err: Error) => {
         throw new Error(`${err.message}; get-roots-list said: ${last}`);
       });

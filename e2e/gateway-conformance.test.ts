@@ -28,7 +28,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { CallToolResult, Root } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import { TestEnv } from './harness.js';
+import { until } from '../testing/until.js';
 import {
   EVERYTHING_SERVER,
   REQUEST_TIMEOUT_MS,
@@ -128,15 +129,12 @@ function keyed<T>(items: readonly T[], key: (x: T) => string): Record<string, T>
   return out;
 }
 
-/** Waits until `cond` holds or `ms` passed; says which (never throws). */
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  try {
-    await eventually(() => cond(), { timeoutMs: ms, intervalMs: 50 });
-    return true;
-  } catch {
-    return false;
-  }
-}
+/**
+ * The waits below are not checks: the two recordings are compared item by item afterwards, so
+ * a wait that runs out only lets the step record what came (`settle`).
+ */
+const settle = (wait: Promise<unknown>): Promise<unknown> => wait.catch(() => undefined);
+const QUICK = { intervalMs: 50 };
 
 function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -369,12 +367,13 @@ async function runScript(
     // The server registers the resource as the tool runs and says resources/list_changed; a
     // gateway may learn of it a moment later, so the read is retried for a while.
     let read: unknown;
-    await eventually(
+    await until(
+      `reading ${first.uri}`,
       async () => {
         read = await c.readResource({ uri: first.uri }, R);
         return true;
       },
-      { timeoutMs: 10_000, what: `reading ${first.uri}` },
+      { timeoutMs: 10_000 },
     );
     return { value: { link, embedded, read } };
   });
@@ -384,7 +383,12 @@ async function runScript(
     assert.ok(uri, 'a resource to subscribe to');
     const subscribe = await c.subscribeResource({ uri }, R);
     const on = await call('toggle-subscriber-updates');
-    await waitFor(() => agent.updated.includes(uri), 10_000);
+    await settle(
+      until('the resource update', () => agent.updated.includes(uri), {
+        ...QUICK,
+        timeoutMs: 10_000,
+      }),
+    );
     const off = await call('toggle-subscriber-updates');
     const unsubscribe = await c.unsubscribeResource({ uri }, R);
     return {
@@ -400,7 +404,16 @@ async function runScript(
     const setLevel = await c.setLoggingLevel('debug', R);
     const from = agent.logs.length;
     await call('toggle-simulated-logging');
-    await waitFor(() => agent.logs.slice(from).some((l) => isSimulated(l.data)), 10_000);
+    await settle(
+      until(
+        'a simulated log message',
+        () => agent.logs.slice(from).some((l) => isSimulated(l.data)),
+        {
+          ...QUICK,
+          timeoutMs: 10_000,
+        },
+      ),
+    );
     await call('toggle-simulated-logging');
     const simulated = agent.logs.slice(from).find((l) => isSimulated(l.data));
     const ack = agent.logs.find(
@@ -429,10 +442,14 @@ async function runScript(
         { progressToken: token },
       );
     const results = [await op(0.6, 3, 'conformance-progress'), await op(0.4, 2, 4242)];
-    await waitFor(
-      () =>
-        agent.progressOf('conformance-progress').length >= 3 && agent.progressOf(4242).length >= 2,
-      5000,
+    await settle(
+      until(
+        'the progress of both calls',
+        () =>
+          agent.progressOf('conformance-progress').length >= 3 &&
+          agent.progressOf(4242).length >= 2,
+        { ...QUICK, timeoutMs: 5000 },
+      ),
     );
     return {
       value: {
@@ -463,7 +480,16 @@ async function runScript(
         (err: unknown) => `rejected: ${err instanceof Error ? err.message : String(err)}`,
       )
       .finally(() => (settled = true));
-    await waitFor(() => settled || agent.progressOf(token).length > 0, 10_000);
+    await settle(
+      until(
+        'the call to end or report progress',
+        () => settled || agent.progressOf(token).length > 0,
+        {
+          ...QUICK,
+          timeoutMs: 10_000,
+        },
+      ),
+    );
     // Whether progress came before the abort (not how much: under load the client may see a
     // second step before it aborts).
     const progressBeforeAbort = agent.progressOf(token).length > 0;
@@ -478,7 +504,16 @@ async function runScript(
       { duration: 2.4, steps: 1 },
       { progressToken: 'conformance-barrier' },
     );
-    await waitFor(() => agent.progressOf('conformance-barrier').length >= 1, 5000);
+    await settle(
+      until(
+        "the barrier call's progress",
+        () => agent.progressOf('conformance-barrier').length >= 1,
+        {
+          ...QUICK,
+          timeoutMs: 5000,
+        },
+      ),
+    );
     return {
       value: {
         progressBeforeAbort,
@@ -507,13 +542,16 @@ async function runScript(
     /** Calls get-roots-list until its text satisfies `ok` (the server learns roots async). */
     const rootsText = async (ok: (text: string) => boolean) => {
       let last: CallToolResult | undefined;
-      await eventually(
-        async () => {
-          last = await call('get-roots-list');
-          return ok(textOf(last));
-        },
-        { timeoutMs: 15_000, intervalMs: 200 },
-      ).catch(() => undefined);
+      await settle(
+        until(
+          'get-roots-list to satisfy the check',
+          async () => {
+            last = await call('get-roots-list');
+            return ok(textOf(last));
+          },
+          { timeoutMs: 15_000, intervalMs: 200 },
+        ),
+      );
       return last;
     };
     const first = roots.initial[0];
@@ -617,10 +655,11 @@ describe(
         try {
           await connectThroughServe(env, via);
           // Wait for the server to be there at all (tools/list works today), then run the script.
-          await eventually(
+          await until(
+            `${PREFIX}echo to be listed`,
             async () =>
               (await via.client.listTools({}, R)).tools.some((t) => t.name === `${PREFIX}echo`),
-            { timeoutMs: 30_000, what: `${PREFIX}echo to be listed` },
+            { timeoutMs: 30_000 },
           );
         } catch (err) {
           recordings.setupError = `${err instanceof Error ? err.message : String(err)}; serve stderr: ${via.stderr()}`;

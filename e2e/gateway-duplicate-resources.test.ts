@@ -16,8 +16,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Resource, TextResourceContents } from '@modelcontextprotocol/sdk/types.js';
-import type { EventList } from '../cli/resources.js';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import type { EventList } from '../cli/objects.js';
+import { TestEnv } from './harness.js';
+import { until } from '../testing/until.js';
 import {
   REQUEST_TIMEOUT_MS,
   RecordingAgent,
@@ -87,12 +88,13 @@ describe('the same resource URI from two servers, through mcpctl serve (e2e)', (
       await connectThroughServe(env, agent, { args: ['--mcp-config', extra] });
       const a = agent;
       // Both servers Ready: both tools listed.
-      await eventually(
+      await until(
+        'both servers to be listed',
         async () => {
           const names = (await a.client.listTools({}, R)).tools.map((t) => t.name);
           return names.includes('low__tool-000') && names.includes('high__tool-000');
         },
-        { timeoutMs: 60_000, intervalMs: 250, what: 'both servers to be listed' },
+        { timeoutMs: 60_000, intervalMs: 250 },
       ).catch((err: Error) => {
         throw new Error(`${err.message}; serve stderr: ${a.stderr()}`);
       });

@@ -12,7 +12,8 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import { TestEnv } from './harness.js';
+import { until } from '../testing/until.js';
 import { RecordingAgent, connectThroughServe, stopDaemon, textOf } from './gateway-agent.js';
 
 const T = { timeout: 90_000 };
@@ -55,13 +56,14 @@ async function findUntil(
   what: string,
 ): Promise<Found> {
   let last: unknown;
-  return eventually(
+  return until(
+    what,
     async () => {
       const found = await find(agent, query);
       last = found;
       return check(found) ? found : undefined;
     },
-    { timeoutMs: 30_000, intervalMs: 250, what },
+    { timeoutMs: 30_000, intervalMs: 250 },
   ).catch((err: Error) => {
     throw new Error(
       `${err.message}; ${FIND} said: ${JSON.stringify(last)}; stderr: ${agent.stderr()}`,

@@ -24,7 +24,8 @@ import {
   type TextResourceContents,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import { TestEnv } from './harness.js';
+import { until } from '../testing/until.js';
 import {
   REQUEST_TIMEOUT_MS,
   RecordingAgent,
@@ -100,13 +101,14 @@ async function direct(
 /** Lists through the gateway until the server's last tool is there (it starts in the daemon). */
 async function untilListed(agent: RecordingAgent, lastTool: string): Promise<Tool[]> {
   let seen = 0;
-  return eventually(
+  return until(
+    `${PREFIX}${lastTool} to be listed`,
     async () => {
       const tools = await allTools(agent);
       seen = tools.length;
       return tools.some((t) => t.name === `${PREFIX}${lastTool}`) ? tools : undefined;
     },
-    { timeoutMs: 60_000, intervalMs: 250, what: `${PREFIX}${lastTool} to be listed` },
+    { timeoutMs: 60_000, intervalMs: 250 },
   ).catch((err: Error) => {
     throw new Error(`${err.message}; ${seen} tools listed; serve stderr: ${agent.stderr()}`);
   });

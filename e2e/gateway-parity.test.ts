@@ -12,7 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import { TestEnv } from './harness.js';
+import { until } from '../testing/until.js';
 import { listAll, stopDaemon } from './gateway-agent.js';
 
 const T = { timeout: 120_000 };
@@ -173,10 +174,11 @@ describe('the same session straight and through mcpctl serve: server-filesystem,
         });
       const expected = Object.values(direct.tools).flat().length;
       let listed: Tool[] = [];
-      await eventually(async () => (listed = await all()).length === expected, {
-        timeoutMs: 60_000,
-        what: `both servers' ${expected} tools through serve`,
-      });
+      await until(
+        `both servers' ${expected} tools through serve`,
+        async () => (listed = await all()).length === expected,
+        { timeoutMs: 60_000 },
+      );
       const tools: Record<string, Tool[]> = {};
       for (const server of Object.keys(configs)) {
         const prefix = `${server}__`;

@@ -13,7 +13,8 @@ import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { FIRST_LIST_WAIT_MS } from '../cli/methods/gateway.js';
-import { TestEnv, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
 
@@ -60,9 +61,7 @@ describe('the settle wait behind a server stuck in initialize (e2e)', () => {
       });
       await env.startDaemon();
       await env.untilServers((m) => isReady(m.get('ok')), 'ok Ready');
-      await eventually(() => existsSync(env.pidFile('stuck')), {
-        what: 'the stuck server to start',
-      });
+      await until('the stuck server to start', () => existsSync(env.pidFile('stuck')));
       const half = FIRST_LIST_WAIT_MS / 2;
 
       // The first agent waits for the session (bounded): at connect...

@@ -13,7 +13,7 @@ import {
   ListTasksResultSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv } from '../cli/testing/harness.js';
+import { TestEnv } from './harness.js';
 import {
   EVERYTHING_SERVER,
   REQUEST_TIMEOUT_MS,
@@ -22,6 +22,7 @@ import {
   directTransport,
   stopDaemon,
 } from './gateway-agent.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 const SERVER = 'everything';
@@ -37,14 +38,20 @@ async function research(agent: RecordingAgent, tool: string) {
     { timeout: REQUEST_TIMEOUT_MS },
   );
   const taskId = created.task.taskId;
-  const deadline = Date.now() + 30_000;
   let status = created.task.status;
-  while (status !== 'completed' && status !== 'failed' && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 200));
-    status = (
-      await agent.client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema)
-    ).status;
-  }
+  const ended = () => status === 'completed' || status === 'failed';
+  // A wait, not a check: the status and result are compared with the direct run's.
+  await until(
+    'the task to end',
+    async () => {
+      if (ended()) return true;
+      status = (
+        await agent.client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema)
+      ).status;
+      return ended();
+    },
+    { timeoutMs: 30_000, intervalMs: 200 },
+  ).catch(() => undefined);
   const result = await agent.client.request(
     { method: 'tasks/result', params: { taskId } },
     CallToolResultSchema,

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TestEnv, condition } from '../cli/testing/harness.js';
+import { TestEnv, condition } from './harness.js';
 import { connectAgent, login, Outputs } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 

@@ -17,7 +17,8 @@ import {
   type ElicitRequest,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 import { login, Outputs, untilUnauthorized } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 import { serveTransport } from './gateway-agent.js';
@@ -191,7 +192,7 @@ describe('OAuth login through the agent (e2e)', () => {
       await agent.connect(env);
       assert.deepEqual(await agent.tools(), [], 'nothing to list before the login');
 
-      await eventually(() => agent.visits.length === 1, { what: 'the login to be offered' });
+      await until('the login to be offered', () => agent.visits.length === 1);
       const asked = agent.elicitations[0];
       assert.equal(asked.mode, 'url');
       assert.ok(asked.mode === 'url');
@@ -202,10 +203,10 @@ describe('OAuth login through the agent (e2e)', () => {
       const visit = await agent.visits[0];
       assert.equal(visit.status, 200, 'the daemon took the redirect');
 
-      await eventually(() => agent.completed.includes(asked.elicitationId), {
-        what: 'notifications/elicitation/complete',
-      });
-      await eventually(() => agent.toolListChanged > 0, { what: 'tools/list_changed' });
+      await until('notifications/elicitation/complete', () =>
+        agent.completed.includes(asked.elicitationId),
+      );
+      await until('tools/list_changed', () => agent.toolListChanged > 0);
       assert.deepEqual(await agent.tools(), ['remote__whoami']);
       const who = await agent.call('remote__whoami');
       assert.notEqual(who.isError, true, textOf(who));
@@ -244,15 +245,17 @@ describe('OAuth login through the agent (e2e)', () => {
       const logout = await env.cli(['logout', 'remote']);
       out.add(logout);
       assert.equal(logout.code, 0, logout.stderr);
-      await eventually(() => agent.elicitations.length === 1, {
-        what: 'the login to be offered after the logout',
-      });
+      await until(
+        'the login to be offered after the logout',
+        () => agent.elicitations.length === 1,
+      );
       const asked = agent.elicitations[0];
       assert.ok(asked.mode === 'url');
       const listener = redirectUriOf(asked.url);
-      await eventually(async () => !(await listening(listener)), {
-        what: 'the listener to close after the decline',
-      });
+      await until(
+        'the listener to close after the decline',
+        async () => !(await listening(listener)),
+      );
       const servers = await env.servers();
       assert.equal(condition(servers.get('remote'), 'Ready')?.reason, 'Unauthorized');
       assert.equal(fx.counts.codeExchanges, 1, 'only the CLI login exchanged a code');
@@ -285,9 +288,7 @@ describe('OAuth login through the agent (e2e)', () => {
 
       const logout = await env.cli(['logout', 'remote']);
       assert.equal(logout.code, 0, logout.stderr);
-      await eventually(() => witness.elicitations.length === 1, {
-        what: 'the witness to be offered the login',
-      });
+      await until('the witness to be offered the login', () => witness.elicitations.length === 1);
       const call = await formOnly.call('remote__whoami');
       assert.equal(call.isError, true);
       assert.match(textOf(call), /waiting for an OAuth login.*run '?mcpctl login remote'?/);
@@ -308,24 +309,20 @@ describe('OAuth login through the agent (e2e)', () => {
       const agent = new UrlAgent(URL_MODE, () => ({ action: 'accept', open: 'stray-first' }));
       agents.push(agent);
       await agent.connect(env);
-      await eventually(() => agent.visits.length === 1, { what: 'the login to be offered' });
+      await until('the login to be offered', () => agent.visits.length === 1);
       const asked = agent.elicitations[0];
       assert.ok(asked.mode === 'url');
       const visit = await agent.visits[0];
       assert.equal(visit.stray?.status, 400, 'the forged state is refused');
       assert.match(visit.stray?.text ?? '', /not the redirect of the login in progress/);
       assert.equal(visit.status, 200, 'the real redirect was still awaited');
-      await eventually(() => agent.completed.includes(asked.elicitationId), {
-        what: 'notifications/elicitation/complete',
-      });
+      await until('notifications/elicitation/complete', () =>
+        agent.completed.includes(asked.elicitationId),
+      );
       assert.equal(fx.counts.codeExchanges, 1, 'only the real code was exchanged');
-      await eventually(async () => isReady((await env.servers()).get('remote')), {
-        what: 'remote Ready',
-      });
+      await until('remote Ready', async () => isReady((await env.servers()).get('remote')));
       // One use: the listener closes once it took the real redirect.
-      await eventually(async () => !(await listening(visit.location)), {
-        what: 'the listener to close',
-      });
+      await until('the listener to close', async () => !(await listening(visit.location)));
     },
   );
 
@@ -339,7 +336,7 @@ describe('OAuth login through the agent (e2e)', () => {
       const agent = new UrlAgent(URL_MODE, () => ({ action: 'accept' }));
       agents.push(agent);
       await agent.connect(env);
-      await eventually(() => agent.elicitations.length === 1, { what: 'the login to be offered' });
+      await until('the login to be offered', () => agent.elicitations.length === 1);
       const asked = agent.elicitations[0];
       assert.ok(asked.mode === 'url');
       const listener = redirectUriOf(asked.url);
@@ -350,9 +347,7 @@ describe('OAuth login through the agent (e2e)', () => {
       assert.equal(fx.counts.codeExchanges, 0);
 
       await agent.close();
-      await eventually(async () => !(await listening(listener)), {
-        what: 'the listener to close with the agent',
-      });
+      await until('the listener to close with the agent', async () => !(await listening(listener)));
     },
   );
 
@@ -364,16 +359,16 @@ describe('OAuth login through the agent (e2e)', () => {
       const agent = new UrlAgent(URL_MODE, () => ({ action: 'accept', open: 'yes' }));
       agents.push(agent);
       await agent.connect(env, ['--no-daemon']);
-      await eventually(() => agent.visits.length === 1, { what: 'the login to be offered' });
+      await until('the login to be offered', () => agent.visits.length === 1);
       assert.equal((await agent.visits[0]).status, 200);
       const asked = agent.elicitations[0];
       assert.ok(asked.mode === 'url');
-      await eventually(() => agent.completed.includes(asked.elicitationId), {
-        what: 'notifications/elicitation/complete',
-      });
-      await eventually(async () => (await agent.tools()).includes('remote__whoami'), {
-        what: 'remote__whoami to be listed',
-      });
+      await until('notifications/elicitation/complete', () =>
+        agent.completed.includes(asked.elicitationId),
+      );
+      await until('remote__whoami to be listed', async () =>
+        (await agent.tools()).includes('remote__whoami'),
+      );
       const who = await agent.call('remote__whoami');
       assert.notEqual(who.isError, true, textOf(who));
       assert.equal(fx.counts.codeExchanges, 1);

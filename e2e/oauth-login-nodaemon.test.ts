@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TestEnv, eventually, isReady, processesMentioning } from '../cli/testing/harness.js';
+import { TestEnv, isReady, processesMentioning } from './harness.js';
+import { until } from '../testing/until.js';
 import { login, Outputs } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 
@@ -47,9 +48,10 @@ describe('OAuth login without a daemon (e2e)', () => {
       const stop = await env.cli(['stop'], { timeoutMs: 30_000 });
       out.add(stop);
       assert.equal(stop.code, 0, stop.stderr);
-      await eventually(() => processesMentioning(env.socket).length === 0, {
-        what: 'the daemon login started to end',
-      });
+      await until(
+        'the daemon login started to end',
+        () => processesMentioning(env.socket).length === 0,
+      );
     },
   );
 });

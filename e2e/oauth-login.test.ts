@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TestEnv, condition, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, isReady } from './harness.js';
 import { connectAgent, login, Outputs, untilUnauthorized } from './fixtures/oauth-helpers.js';
 import { startHttpFixture } from './fixtures/http-server.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';

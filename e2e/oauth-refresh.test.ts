@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 import { connectAgent, login, Outputs, untilUnauthorized } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 
@@ -122,9 +123,7 @@ describe('OAuth refresh (e2e)', () => {
         out.add(why);
         assert.match(why.stdout, /^Unauthorized: run '?mcpctl login remote'?\n/);
         // The agent is told the same.
-        const again = await eventually(() => agent.whoamiError(), {
-          what: 'the tool error to name the login',
-        });
+        const again = await until('the tool error to name the login', () => agent.whoamiError());
         assert.match(again, /mcpctl login remote/);
       } finally {
         await agent.close();

@@ -12,13 +12,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import {
-  TestEnv,
-  condition,
-  eventually,
-  isReady,
-  type DaemonProcess,
-} from '../cli/testing/harness.js';
+import { TestEnv, condition, isReady, type DaemonProcess } from './harness.js';
+import { until } from '../testing/until.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
 
 const T = { timeout: 120_000 };
@@ -36,12 +31,13 @@ async function startDaemonWith(
     ['daemon', '--workspace', env.workspace, '--debounce-ms', '50', '--drain-delay-ms', '0'],
     { env: extra },
   );
-  await eventually(
+  await until(
+    'the daemon to answer',
     async () => {
       if (daemon.child.exitCode !== null) throw new Error(`daemon exited: ${daemon.stderr()}`);
       return (await env.cli(['get', 'sessions', '-o', 'name'])).code === 0;
     },
-    { timeoutMs: 20_000, what: 'the daemon to answer' },
+    { timeoutMs: 20_000 },
   );
   return daemon;
 }
@@ -105,14 +101,16 @@ describe('security: the approval shows what a server sends where (e2e)', () => {
       let webQuestion: string;
       let localQuestion: string;
       try {
-        webQuestion = await eventually(() => questions.find((q) => q.includes('"web"')), {
-          timeoutMs: 20_000,
-          what: `the question about web (serve stderr: ${serveStderr()})`,
-        });
-        localQuestion = await eventually(() => questions.find((q) => q.includes('"local"')), {
-          timeoutMs: 20_000,
-          what: 'the question about local',
-        });
+        webQuestion = await until(
+          `the question about web (serve stderr: ${serveStderr()})`,
+          () => questions.find((q) => q.includes('"web"')),
+          { timeoutMs: 20_000 },
+        );
+        localQuestion = await until(
+          'the question about local',
+          () => questions.find((q) => q.includes('"local"')),
+          { timeoutMs: 20_000 },
+        );
       } finally {
         await client.close();
       }

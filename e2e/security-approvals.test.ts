@@ -25,7 +25,8 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { approvalHashOf, type McpServer } from '../api/index.js';
-import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, condition, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 
@@ -73,10 +74,11 @@ describe('approval swap while the question is open (e2e)', () => {
       await client.connect(transport);
       env.trackPid(transport.pid ?? undefined);
       try {
-        await eventually(() => questions.length >= 1, {
-          timeoutMs: 20_000,
-          what: `the question about pa (serve stderr: ${serveStderrOf()})`,
-        });
+        await until(
+          `the question about pa (serve stderr: ${serveStderrOf()})`,
+          () => questions.length >= 1,
+          { timeoutMs: 20_000 },
+        );
         assert.match(questions[0], /--tools=shown/);
 
         // The repository swaps the config while the dialog is open.
@@ -88,9 +90,10 @@ describe('approval swap while the question is open (e2e)', () => {
         answerFirst({ action: 'accept', content: { decision: 'approve' } });
 
         // Either B is (wrongly) admitted, or the user is asked again about B.
-        await eventually(
+        await until(
+          'a new question about B (or B admitted)',
           async () => questions.length >= 2 || isReady((await env.servers()).get('pa')),
-          { timeoutMs: 20_000, what: 'a new question about B (or B admitted)' },
+          { timeoutMs: 20_000 },
         );
         const servers = await env.servers();
         assert.equal(admitted(servers, 'pa'), 'PendingApproval', 'B was not approved');

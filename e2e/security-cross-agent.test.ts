@@ -17,8 +17,9 @@ import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import type { ConnectionList } from '../cli/resources.js';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import type { ConnectionList } from '../cli/objects.js';
+import { TestEnv } from './harness.js';
+import { until } from '../testing/until.js';
 import {
   REQUEST_TIMEOUT_MS,
   RecordingAgent,
@@ -63,12 +64,13 @@ describe('security: sampling, elicitation and roots stay with their agent (e2e)'
       await connectThroughServe(env, a, { workspace: ws.a });
       await connectThroughServe(env, b, { workspace: ws.b });
       for (const agent of [a, b])
-        await eventually(
+        await until(
+          `${tool('hold')} listed for ${agent.label}`,
           async () =>
             (await agent.client.listTools({}, { timeout: REQUEST_TIMEOUT_MS })).tools.some(
               (t) => t.name === tool('hold'),
             ),
-          { timeoutMs: 30_000, what: `${tool('hold')} listed for ${agent.label}` },
+          { timeoutMs: 30_000 },
         );
       const list = await env.json<ConnectionList>(['get', 'connections', '-o', 'json']);
       const mine = list.items.filter((c) => c.spec.server === SERVER);
@@ -93,9 +95,8 @@ describe('security: sampling, elicitation and roots stay with their agent (e2e)'
     const token = 'b-in-flight';
     const sample = b.callTool(tool('secret_sample'), { secret }, { progressToken: token });
     // B's call runs at the server (its progress says so) before A calls.
-    await eventually(() => b.progressOf(token).length > 0, {
+    await until("B's call to run at the server", () => b.progressOf(token).length > 0, {
       timeoutMs: 20_000,
-      what: "B's call to run at the server",
     });
     const held = await a.callTool(tool('hold'));
     const result = textOf(await sample);
@@ -112,13 +113,14 @@ describe('security: sampling, elicitation and roots stay with their agent (e2e)'
   it('a request no call caused is shown to neither workspace', T, async () => {
     // Setting a level makes the fixture ask a "password" and a sampling with no call in flight.
     await a.client.setLoggingLevel('debug');
-    const lines = await eventually(
+    const lines = await until(
+      'the fixture to report both unprompted requests',
       () => {
         const text = existsSync(reportFile) ? readFileSync(reportFile, 'utf8') : '';
         const got = text.split('\n').filter((l) => l !== '');
         return got.length >= 2 ? got : undefined;
       },
-      { timeoutMs: 20_000, what: 'the fixture to report both unprompted requests' },
+      { timeoutMs: 20_000 },
     );
     for (const agent of [a, b]) {
       assert.ok(!seenBy(agent).includes('password'), `${agent.label} was asked for a password`);

@@ -13,8 +13,9 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerList } from '../api/index.js';
-import type { SessionList } from '../cli/resources.js';
-import { TestEnv, eventually, isAlive } from '../cli/testing/harness.js';
+import type { SessionList } from '../cli/objects.js';
+import { TestEnv, isAlive } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
 const SECRET = 'sekrit-of-agent-a-4242';
@@ -50,10 +51,11 @@ async function agent(
     pid,
     stderr,
     async echo(tool) {
-      await eventually(async () => (await client.listTools()).tools.some((t) => t.name === tool), {
-        timeoutMs: 30_000,
-        what: `${tool} to be listed in ${workspace}`,
-      });
+      await until(
+        `${tool} to be listed in ${workspace}`,
+        async () => (await client.listTools()).tools.some((t) => t.name === tool),
+        { timeoutMs: 30_000 },
+      );
       const result = (await client.callTool({ name: tool, arguments: {} })) as CallToolResult;
       assert.notEqual(result.isError, true, `${tool}: ${JSON.stringify(result.content)}`);
       const first = result.content[0];
@@ -62,7 +64,7 @@ async function agent(
     },
     async close() {
       await client.close();
-      await eventually(() => !isAlive(pid), { timeoutMs: 5000, what: `serve ${pid} to exit` });
+      await until(`serve ${pid} to exit`, () => !isAlive(pid), { timeoutMs: 5000 });
     },
   };
 }
@@ -114,9 +116,9 @@ describe("security: a server never gets another agent's environment (e2e)", () =
         assert.ok(ax.env.MCPCTL_SERVE_INSIDE, 'the mark that keeps a nested serve inert');
 
         // The daemon A's serve started does not carry A's environment around.
-        const started = await eventually(
+        const started = await until(
+          "serve's note of the daemon it started",
           () => /started an mcpctl daemon \(pid (\d+)\)/.exec(a.stderr())?.[1],
-          { what: "serve's note of the daemon it started" },
         );
         const daemonEnv = environOf(Number(started));
         assert.equal(daemonEnv.has('SECRETX'), false, 'the daemon was started without it');

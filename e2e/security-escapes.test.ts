@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import type { McpServerList, SessionList } from '../cli/resources.js';
-import { TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+import type { McpServerList, SessionList } from '../cli/objects.js';
+import { TestEnv, condition, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
 /** An OSC 52 clipboard write, a screen clear, an 8-bit CSI and a bidi override. */
@@ -63,9 +64,9 @@ describe('security: terminal escapes (e2e)', () => {
     assert.equal(servers.has(OSC52) || servers.has(CLEAR), false, 'nothing of the file applies');
 
     // Every human output: the daemon's answers about them, and names given on the command line.
-    await eventually(async () => (await env.cli(['why', 'crashy'])).stdout.includes('boom'), {
-      what: 'the stderr tail in why',
-    });
+    await until('the stderr tail in why', async () =>
+      (await env.cli(['why', 'crashy'])).stdout.includes('boom'),
+    );
     const commands = [
       ['get', 'servers'],
       ['get', 'servers', '-o', 'wide'],

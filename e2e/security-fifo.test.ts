@@ -10,9 +10,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { SessionList } from '../cli/resources.js';
+import type { SessionList } from '../cli/objects.js';
 import { connectClient, type RpcClient } from '../cli/rpc-client.js';
-import { TestEnv, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
 /** A CLI call that hangs is the failure this file is about: fail it long before the test. */
@@ -61,16 +62,13 @@ describe('security: non-regular config files (e2e)', () => {
       await env.untilServers((m) => isReady(m.get('fx')), 'fx Ready in the default session');
 
       await Promise.all(opens);
-      const sessions = await eventually(
-        async () => {
-          const r = await env.cli(['get', 'sessions', '-o', 'json'], CLI_TIMEOUT);
-          if (r.code !== 0) throw new Error(r.stderr);
-          const list = JSON.parse(r.stdout) as SessionList;
-          const fifo = list.items.filter((s) => fifoWorkspaces.includes(s.spec.workspace));
-          return fifo.length === 4 ? fifo : undefined;
-        },
-        { what: 'the four FIFO sessions listed' },
-      );
+      const sessions = await until('the four FIFO sessions listed', async () => {
+        const r = await env.cli(['get', 'sessions', '-o', 'json'], CLI_TIMEOUT);
+        if (r.code !== 0) throw new Error(r.stderr);
+        const list = JSON.parse(r.stdout) as SessionList;
+        const fifo = list.items.filter((s) => fifoWorkspaces.includes(s.spec.workspace));
+        return fifo.length === 4 ? fifo : undefined;
+      });
       for (const s of sessions) {
         const valid = s.status.conditions.find((c) => c.type === 'ConfigValid');
         assert.equal(valid?.status, 'False', `${s.spec.workspace}: ConfigValid`);

@@ -16,13 +16,8 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerList } from '../api/index.js';
-import {
-  TestEnv,
-  condition,
-  eventually,
-  isReady,
-  processesMentioning,
-} from '../cli/testing/harness.js';
+import { TestEnv, condition, isReady, processesMentioning } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 /** The window over which list_changed are counted, and the bound: 5 per second, generous. */
@@ -73,12 +68,13 @@ describe('a flooding server (e2e)', () => {
       await client.connect(transport);
       env.trackPid(transport.pid ?? undefined);
       try {
-        await eventually(
+        await until(
+          `both servers' tools (serve stderr: ${stderrOf()})`,
           async () => {
             const names = (await client.listTools()).tools.map((t) => t.name);
             return names.includes('quiet__echo') && names.some((n) => n.startsWith('flood__'));
           },
-          { timeoutMs: 30_000, what: `both servers' tools (serve stderr: ${stderrOf()})` },
+          { timeoutMs: 30_000 },
         );
 
         // The agent hears of changes, but only a few per second whatever the server does.
@@ -91,7 +87,8 @@ describe('a flooding server (e2e)', () => {
         );
 
         // The daemon answers, and the flooding server is named: a Warning event and Ready.
-        const events = await eventually(
+        const events = await until(
+          'a Warning event with reason Flooding',
           async () => {
             const r = await env.cli(['get', 'events', '-o', 'json'], { timeoutMs: 30_000 });
             assert.equal(r.code, 0, r.stderr);
@@ -99,7 +96,7 @@ describe('a flooding server (e2e)', () => {
             const flooding = items.filter((e) => e.type === 'Warning' && e.reason === 'Flooding');
             return flooding.length > 0 ? flooding : undefined;
           },
-          { timeoutMs: 30_000, what: 'a Warning event with reason Flooding' },
+          { timeoutMs: 30_000 },
         );
         assert.deepEqual(
           [...new Set(events.map((e) => e.involvedObject))],
@@ -129,9 +126,8 @@ describe('a flooding server (e2e)', () => {
       } finally {
         await client.close();
         await env.cli(['stop'], { timeoutMs: 30_000 });
-        await eventually(() => processesMentioning(env.socket).length === 0, {
+        await until('the daemon to end', () => processesMentioning(env.socket).length === 0, {
           timeoutMs: 10_000,
-          what: 'the daemon to end',
         }).catch(() => undefined);
       }
     });

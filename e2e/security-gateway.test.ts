@@ -14,10 +14,11 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { SessionList } from '../cli/resources.js';
+import type { SessionList } from '../cli/objects.js';
 import { LineReader } from '../cli/rpc-protocol.js';
 import { rawConnect } from '../cli/testing/gateway-client.js';
-import { TestEnv, eventually, isAlive, type DaemonProcess } from '../cli/testing/harness.js';
+import { TestEnv, isAlive, type DaemonProcess } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
 
@@ -62,12 +63,13 @@ async function startDaemon(env: TestEnv, limits: string): Promise<DaemonProcess>
     ['daemon', '--workspace', env.workspace, '--debounce-ms', '50', '--drain-delay-ms', '0'],
     { env: { MCPCTL_RPC_LIMITS: limits } },
   );
-  await eventually(
+  await until(
+    'the daemon to answer',
     async () => {
       if (daemon.child.exitCode !== null) throw new Error(`daemon exited: ${daemon.stderr()}`);
       return (await env.cli(['get', 'sessions', '-o', 'name'])).code === 0;
     },
-    { timeoutMs: 20_000, what: 'the daemon to answer' },
+    { timeoutMs: 20_000 },
   );
   return daemon;
 }
@@ -79,9 +81,8 @@ async function honestAgent(env: TestEnv): Promise<{ client: Client; echo(): Prom
   const { transport } = env.serveTransport({ workspace: folder });
   const client = new Client({ name: 'honest', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport);
-  await eventually(
-    async () => (await client.listTools()).tools.some((t) => t.name === 'fx__echo'),
-    { what: "the honest agent's tools" },
+  await until("the honest agent's tools", async () =>
+    (await client.listTools()).tools.some((t) => t.name === 'fx__echo'),
   );
   return {
     client,
@@ -123,7 +124,7 @@ describe('agent connections under attack (e2e)', T, () => {
         const garbage = await raw(env.socket);
         garbage.socket.write('\u0000\u0001 not json at all\n');
         garbage.socket.write(open(1, { workspace: env.workspace }));
-        await eventually(() => garbage.lines.length >= 2, { what: 'two answers' });
+        await until('two answers', () => garbage.lines.length >= 2);
         assert.equal(garbage.lines[0]?.error?.code, -32700);
         assert.equal(garbage.lines[1]?.id, 1);
         assert.match(
@@ -137,7 +138,7 @@ describe('agent connections under attack (e2e)', T, () => {
         huge.socket.write(
           `{"jsonrpc":"2.0","id":1,"method":"gateway.open","params":{"workspace":"${'x'.repeat(100_000)}"}}\n`,
         );
-        await eventually(() => huge.isClosed(), { what: 'the huge line to be refused' });
+        await until('the huge line to be refused', () => huge.isClosed());
         assert.equal(huge.lines[0]?.id, null);
         assert.match(huge.lines[0]?.error?.message ?? '', /message longer than 65536 bytes/);
 
@@ -146,7 +147,7 @@ describe('agent connections under attack (e2e)', T, () => {
         stalled.socket.write(
           '{"jsonrpc":"2.0","id":1,"method":"gateway.open","params":{"workspace":',
         );
-        await eventually(() => stalled.isClosed(), { what: 'the stalled line to time out' });
+        await until('the stalled line to time out', () => stalled.isClosed());
         assert.equal(stalled.lines[0]?.error?.code, -32005);
         assert.match(stalled.lines[0]?.error?.message ?? '', /no new byte for 1500 ms/);
 
@@ -155,21 +156,22 @@ describe('agent connections under attack (e2e)', T, () => {
         mkdirSync(folder);
         const twice = await raw(env.socket);
         twice.socket.write(open(1, { workspace: folder }) + open(2, { workspace: folder }));
-        await eventually(() => twice.isClosed(), { what: 'the second gateway.open to end it' });
+        await until('the second gateway.open to end it', () => twice.isClosed());
         assert.ok((twice.lines[0]?.result as { sessionId?: string }).sessionId);
         assert.equal(twice.lines[1]?.id, 2);
         assert.match(
           twice.lines[1]?.error?.message ?? '',
           /gateway.open was the first line of this connection/,
         );
-        await eventually(async () => !(await workspaces(env)).includes(folder), {
-          what: 'its session to be released',
-        });
+        await until(
+          'its session to be released',
+          async () => !(await workspaces(env)).includes(folder),
+        );
 
         // A refused gateway.open (relative workspace): the answer says why, then the end.
         const relative = await raw(env.socket);
         relative.socket.write(open(5, { workspace: 'ws' }) + initialize);
-        await eventually(() => relative.isClosed(), { what: 'the refusal' });
+        await until('the refusal', () => relative.isClosed());
         assert.deepEqual(
           relative.lines.map((l) => l.id),
           [5],
@@ -194,7 +196,7 @@ describe('agent connections under attack (e2e)', T, () => {
       try {
         const flooder = await raw(env.socket);
         flooder.socket.write(open(1, { workspace: env.workspace }) + initialize);
-        await eventually(() => flooder.lines.length >= 2, { what: 'the handshake and initialize' });
+        await until('the handshake and initialize', () => flooder.lines.length >= 2);
         flooder.socket.write(line({ jsonrpc: '2.0', method: 'notifications/initialized' }));
         // 2000 slow calls at once: 50 run, the others are refused one by one.
         const calls = Array.from({ length: 2000 }, (_, i) =>
@@ -206,7 +208,7 @@ describe('agent connections under attack (e2e)', T, () => {
           }),
         );
         flooder.socket.write(calls.join(''));
-        await eventually(() => flooder.lines.length >= 2 + 1950, { what: '1950 refusals' });
+        await until('1950 refusals', () => flooder.lines.length >= 2 + 1950);
         const refused = flooder.lines.slice(2);
         assert.ok(
           refused.every((l) => l.error?.code === -32005),
@@ -224,13 +226,14 @@ describe('agent connections under attack (e2e)', T, () => {
         deaf.write(open(1, { workspace: env.workspace }) + initialize);
         const ping = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`;
         let next = 0;
-        await eventually(
+        await until(
+          'the daemon to stop reading the deaf agent',
           () => {
             if (deaf.writableLength < 8 * 1024 * 1024)
               deaf.write(Array.from({ length: 5000 }, () => ping(next++)).join(''));
             return deaf.writableLength > 4 * 1024 * 1024;
           },
-          { what: 'the daemon to stop reading the deaf agent', intervalMs: 20, timeoutMs: 60_000 },
+          { timeoutMs: 60_000, intervalMs: 20 },
         );
         assert.match(await agent.echo(), /"tool":"echo"/, 'the other agent is served meanwhile');
         deaf.destroy();

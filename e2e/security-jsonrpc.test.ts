@@ -13,7 +13,8 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { LineReader } from '../cli/rpc-protocol.js';
-import { CLI, TestEnv, eventually, isReady } from '../cli/testing/harness.js';
+import { CLI, TestEnv, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
 
@@ -55,9 +56,9 @@ class RawAgent {
 
   /** The answer with `id` (a response, not a notification), once it came. */
   answerTo(id: unknown): Promise<Answer> {
-    return eventually(() => this.answers.find((a) => a.method === undefined && a.id === id), {
-      what: `the answer to id ${JSON.stringify(id)} (serve stderr: ${this.#stderr})`,
-    });
+    return until(`the answer to id ${JSON.stringify(id)} (serve stderr: ${this.#stderr})`, () =>
+      this.answers.find((a) => a.method === undefined && a.id === id),
+    );
   }
 
   async close(): Promise<void> {

@@ -14,13 +14,8 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import {
-  TestEnv,
-  condition,
-  eventually,
-  isReady,
-  type DaemonProcess,
-} from '../cli/testing/harness.js';
+import { TestEnv, condition, isReady, type DaemonProcess } from './harness.js';
+import { until } from '../testing/until.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 
 const T = { timeout: 120_000 };
@@ -67,12 +62,13 @@ async function startDaemonWith(
     ['daemon', '--workspace', env.workspace, '--debounce-ms', '50', '--drain-delay-ms', '0'],
     { env: extra },
   );
-  await eventually(
+  await until(
+    'the daemon to answer',
     async () => {
       if (daemon.child.exitCode !== null) throw new Error(`daemon exited: ${daemon.stderr()}`);
       return (await env.cli(['get', 'sessions', '-o', 'name'])).code === 0;
     },
-    { timeoutMs: 20_000, what: 'the daemon to answer' },
+    { timeoutMs: 20_000 },
   );
   return daemon;
 }
@@ -91,9 +87,10 @@ async function loginAsBrowser(
   );
   let done = false;
   void exited.then(() => (done = true));
-  const url = await eventually(
+  const url = await until(
+    `login ${name} to print a URL or exit`,
     () => (done ? 'exited' : /https?:\/\/\S*authorize\S*/.exec(child.output())?.[0]),
-    { timeoutMs: 30_000, what: `login ${name} to print a URL or exit` },
+    { timeoutMs: 30_000 },
   );
   if (url !== 'exited') {
     const authorize = await fetch(url, { redirect: 'manual' });

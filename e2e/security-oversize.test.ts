@@ -16,7 +16,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_MESSAGE_BYTES } from '../api/index.js';
-import { CLI, TestEnv, eventually, processesMentioning } from '../cli/testing/harness.js';
+import { CLI, TestEnv, processesMentioning } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
 const MB = 1000 * 1000;
@@ -53,9 +54,10 @@ async function agent(
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(transport);
   env.trackPid(transport.pid ?? undefined);
-  await eventually(
+  await until(
+    `${name} to see fs__read_text_file (serve: ${stderr})`,
     async () => (await client.listTools()).tools.some((t) => t.name === 'fs__read_text_file'),
-    { timeoutMs: 30_000, what: `${name} to see fs__read_text_file (serve: ${stderr})` },
+    { timeoutMs: 30_000 },
   );
   return { client, stderr: () => stderr };
 }
@@ -137,13 +139,14 @@ describe('an answer over the message limit (e2e)', () => {
           assert.equal(first?.type === 'text' ? first.text : '', 'still here');
         }
 
-        const events = await eventually(
+        const events = await until(
+          'a MessageTooLarge event',
           async () => {
             const list = await env.json<{ items: EventItem[] }>(['get', 'events', '-o', 'json']);
             const found = list.items.filter((e) => e.reason === 'MessageTooLarge');
             return found.length > 0 ? found : undefined;
           },
-          { timeoutMs: 15_000, what: 'a MessageTooLarge event' },
+          { timeoutMs: 15_000 },
         );
         assert.equal(events[0]?.type, 'Warning');
         assert.equal(events[0]?.involvedObject, 'server/fs');
@@ -158,9 +161,8 @@ describe('an answer over the message limit (e2e)', () => {
         await a.client.close();
         await b.client.close();
         await env.cli(['stop'], { timeoutMs: 30_000 });
-        await eventually(() => processesMentioning(env.socket).length === 0, {
+        await until('the daemon to end', () => processesMentioning(env.socket).length === 0, {
           timeoutMs: 10_000,
-          what: 'the daemon to end',
         }).catch(() => undefined);
       }
     },

@@ -11,23 +11,21 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { stateFileOf } from '../cli/socket-path.js';
-import { TestEnv, eventually, isAlive, isReady } from '../cli/testing/harness.js';
+import { TestEnv, isAlive, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 
 /** The grandchild's pid, once the fixture wrote it; registered for cleanup. */
 async function escapedPid(env: TestEnv, file: string): Promise<number> {
-  const pid = await eventually(
-    () => {
-      try {
-        const n = Number(readFileSync(file, 'utf8'));
-        return n > 0 ? n : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    { what: 'the grandchild pid file' },
-  );
+  const pid = await until('the grandchild pid file', () => {
+    try {
+      const n = Number(readFileSync(file, 'utf8'));
+      return n > 0 ? n : undefined;
+    } catch {
+      return undefined;
+    }
+  });
   env.trackPid(pid);
   assert.ok(isAlive(pid));
   // It really left: a group of its own, which a signal to the server's group does not reach.
@@ -38,7 +36,7 @@ async function escapedPid(env: TestEnv, file: string): Promise<number> {
 }
 
 function gone(pid: number, what: string): Promise<true> {
-  return eventually(() => !isAlive(pid), { timeoutMs: 15_000, what });
+  return until(what, () => !isAlive(pid), { timeoutMs: 15_000 });
 }
 
 describe('security: a setsid grandchild ends with its server (e2e)', () => {
@@ -96,7 +94,8 @@ describe('security: a setsid grandchild ends with its server (e2e)', () => {
     env.trackPid(server);
     const pid = await escapedPid(env, file);
     // Recorded for the reaper once the daemon's periodic look at the tree found it.
-    await eventually(
+    await until(
+      'the grandchild to be in the state file',
       () => {
         try {
           const state = JSON.parse(readFileSync(stateFileOf(env.socket), 'utf8')) as {
@@ -107,7 +106,7 @@ describe('security: a setsid grandchild ends with its server (e2e)', () => {
           return false;
         }
       },
-      { timeoutMs: 20_000, what: 'the grandchild to be in the state file' },
+      { timeoutMs: 20_000 },
     );
     first.child.kill('SIGKILL');
     await first.exited;

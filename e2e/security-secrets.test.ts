@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { SessionList } from '../cli/resources.js';
-import { TestEnv, eventually } from '../cli/testing/harness.js';
+import type { SessionList } from '../cli/objects.js';
+import { TestEnv } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 const SECRET = 'sk-e2e-Q7mSECRETx3';
@@ -37,15 +38,12 @@ describe('security: config errors never quote secrets (e2e)', () => {
         "sse": { "url": "mcp.test/sse?token=${SECRET}" }
       } }`,
     );
-    await eventually(
-      async () => {
-        const r = await env.cli(['get', 'sessions', '-o', 'json']);
-        const list = JSON.parse(r.stdout) as SessionList;
-        const valid = list.items[0]?.status.conditions.find((c) => c.type === 'ConfigValid');
-        return valid?.status === 'False' ? valid : undefined;
-      },
-      { what: 'ConfigValid=False' },
-    ).then((valid) => {
+    await until('ConfigValid=False', async () => {
+      const r = await env.cli(['get', 'sessions', '-o', 'json']);
+      const list = JSON.parse(r.stdout) as SessionList;
+      const valid = list.items[0]?.status.conditions.find((c) => c.type === 'ConfigValid');
+      return valid?.status === 'False' ? valid : undefined;
+    }).then((valid) => {
       // Field and type are named, so the user knows what to fix.
       assert.match(valid.message, /mcpServers\.proj\.env: expected an object of string values/);
       assert.match(valid.message, /mcpServers\.web\.headers\.Authorization: expected a string/);

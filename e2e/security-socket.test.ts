@@ -11,15 +11,10 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { SessionList } from '../cli/resources.js';
+import type { SessionList } from '../cli/objects.js';
 import { LineReader } from '../cli/rpc-protocol.js';
-import {
-  TestEnv,
-  eventually,
-  isAlive,
-  isReady,
-  type DaemonProcess,
-} from '../cli/testing/harness.js';
+import { TestEnv, isAlive, isReady, type DaemonProcess } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
 
@@ -73,12 +68,13 @@ async function startDaemonWith(
     ],
     { env: extra },
   );
-  await eventually(
+  await until(
+    'the daemon to answer',
     async () => {
       if (daemon.child.exitCode !== null) throw new Error(`daemon exited: ${daemon.stderr()}`);
       return (await env.cli(['get', 'sessions', '-o', 'name'])).code === 0;
     },
-    { timeoutMs: 20_000, what: 'the daemon to answer' },
+    { timeoutMs: 20_000 },
   );
   return daemon;
 }
@@ -109,10 +105,11 @@ describe('the daemon socket under attack (e2e)', T, () => {
     );
     attacker.socket.write(`[${calls.join(',')}]\n`);
     // The attacker is answered with an error, or cut off; either way the daemon must go on.
-    await eventually(() => attacker.messages.length > 0 || attacker.isClosed(), {
-      timeoutMs: 60_000,
-      what: 'an answer to the huge batch',
-    });
+    await until(
+      'an answer to the huge batch',
+      () => attacker.messages.length > 0 || attacker.isClosed(),
+      { timeoutMs: 60_000 },
+    );
     if (attacker.messages.length > 0) {
       const answer = attacker.messages[0] as { id: unknown; error?: { code: number } };
       assert.equal(answer.id, null);
@@ -149,13 +146,14 @@ describe('the daemon socket under attack (e2e)', T, () => {
         if (i < 20) await hangUp({ workspace: ws, mcpConfig: config }, 'session.open');
         else await hangUp({ workspace: ws, openIfMissing: true }, 'events.list');
       }
-      const sessions = await eventually(
+      const sessions = await until(
+        'every hung-up session to close',
         async () => {
           const list = await env.json<SessionList>(['get', 'sessions', '-o', 'json']);
           if (list.items.length === 1) return list;
           throw new Error(`${list.items.length} sessions open`);
         },
-        { timeoutMs: 30_000, what: 'every hung-up session to close' },
+        { timeoutMs: 30_000 },
       );
       assert.deepEqual(
         sessions.items.map((s) => s.metadata.name),
@@ -166,10 +164,11 @@ describe('the daemon socket under attack (e2e)', T, () => {
         .filter((f) => existsSync(f))
         .map((f) => Number(readFileSync(f, 'utf8')));
       pids.forEach((pid) => env.trackPid(pid));
-      await eventually(() => pids.every((pid) => !isAlive(pid)), {
-        timeoutMs: 30_000,
-        what: `the servers of the closed sessions to end (${pids.join(', ')})`,
-      });
+      await until(
+        `the servers of the closed sessions to end (${pids.join(', ')})`,
+        () => pids.every((pid) => !isAlive(pid)),
+        { timeoutMs: 30_000 },
+      );
     },
   );
 
@@ -197,9 +196,10 @@ describe('the daemon socket under attack (e2e)', T, () => {
         ),
       );
       // Within the 4 MiB budget at most two unfinished messages are held; the rest are refused.
-      await eventually(() => attackers.filter((a) => !a.isClosed()).length <= 2, {
-        what: 'the clients past the budget to be refused',
-      });
+      await until(
+        'the clients past the budget to be refused',
+        () => attackers.filter((a) => !a.isClosed()).length <= 2,
+      );
       const refusals = attackers
         .flatMap((a) => a.messages as ErrorLine[])
         .filter((m) => m.id === null && m.error?.code === -32005);
@@ -208,9 +208,9 @@ describe('the daemon socket under attack (e2e)', T, () => {
         JSON.stringify(refusals),
       );
       // The held ones make no progress: they are timed out and closed too.
-      await eventually(() => attackers.every((a) => a.isClosed()), {
-        what: 'the stalled clients to be timed out',
-      });
+      await until('the stalled clients to be timed out', () =>
+        attackers.every((a) => a.isClosed()),
+      );
       const timedOut = attackers
         .flatMap((a) => a.messages as ErrorLine[])
         .filter((m) => /no new byte for 3000 ms/.test(m.error?.message ?? ''));
@@ -218,19 +218,16 @@ describe('the daemon socket under attack (e2e)', T, () => {
 
       // Twenty idle connections fill the connection limit: the next one is told so.
       const idle = await Promise.all(Array.from({ length: 20 }, () => rawClient(env.socket)));
-      const refused = await eventually(
-        async () => {
-          const r = await env.cli(['get', 'servers']);
-          return r.code !== 0 ? r : undefined;
-        },
-        { what: 'a client past the connection limit to be refused' },
-      );
+      const refused = await until('a client past the connection limit to be refused', async () => {
+        const r = await env.cli(['get', 'servers']);
+        return r.code !== 0 ? r : undefined;
+      });
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /20 connections open, its limit; try again/);
       assert.doesNotMatch(refused.stderr, /\n\s+at /, 'no stack trace');
       idle.forEach((c) => c.socket.destroy());
 
-      const after = await eventually(() => env.servers(), { what: 'the daemon to answer again' });
+      const after = await until('the daemon to answer again', () => env.servers());
       assert.deepEqual(pidsOf(after), pidsOf(before), 'the servers kept running, untouched');
       assert.ok(isAlive(daemon.pid));
     },
@@ -247,7 +244,7 @@ describe('the daemon socket under attack (e2e)', T, () => {
       // daemon.stop under an object id: refused as an invalid request, and the daemon stays.
       const c = await rawClient(env.socket);
       c.socket.write('{"jsonrpc":"2.0","id":{"x":1},"method":"daemon.stop"}\n');
-      await eventually(() => c.messages.length > 0, { what: 'an answer' });
+      await until('an answer', () => c.messages.length > 0);
       assert.deepEqual(c.messages[0], {
         jsonrpc: '2.0',
         id: null,

@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv, eventually, processesMentioning } from '../cli/testing/harness.js';
+import { TestEnv, processesMentioning } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 60_000 };
 
@@ -38,12 +39,13 @@ describe('tool names (e2e)', () => {
     await client.connect(transport);
     env.trackPid(transport.pid ?? undefined);
     try {
-      const tools = await eventually(
+      const tools = await until(
+        `the tools of both servers (serve stderr: ${stderrOf()})`,
         async () => {
           const names = (await client.listTools()).tools.map((t) => t.name);
           return names.length === 2 ? names : undefined;
         },
-        { timeoutMs: 30_000, what: `the tools of both servers (serve stderr: ${stderrOf()})` },
+        { timeoutMs: 30_000 },
       );
       assert.equal(new Set(tools).size, 2, `two distinct names: ${tools.join(', ')}`);
       for (const name of tools) assert.match(name, /^[A-Za-z0-9_-]{1,64}$/);
@@ -76,9 +78,8 @@ describe('tool names (e2e)', () => {
     } finally {
       await client.close();
       await env.cli(['stop'], { timeoutMs: 30_000 });
-      await eventually(() => processesMentioning(env.socket).length === 0, {
+      await until('the daemon to end', () => processesMentioning(env.socket).length === 0, {
         timeoutMs: 10_000,
-        what: 'the daemon to end',
       }).catch(() => undefined);
     }
   });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TestEnv, condition } from '../cli/testing/harness.js';
+import { TestEnv, condition } from './harness.js';
 
 const T = { timeout: 90_000 };
 const TOKEN = 'tok-QUERYSECRET-81';

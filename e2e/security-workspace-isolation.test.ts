@@ -12,9 +12,10 @@ import { mkdirSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServer, McpServerList } from '../api/index.js';
-import type { DiffLine } from '../controller/diff.js';
+import type { DiffLine } from '../controller/reload-preview.js';
 import { connectClient, type RpcClient } from '../cli/rpc-client.js';
-import { TestEnv, eventually, isReady } from '../cli/testing/harness.js';
+import { TestEnv, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 
@@ -31,7 +32,8 @@ function untilReady(
   names: readonly string[],
 ): Promise<Map<string, McpServer>> {
   let last = '';
-  return eventually(
+  return until(
+    `${names.join(', ')} Ready in session ${sessionId}`,
     async () => {
       const servers = await serversOf(rpc, sessionId);
       last = [...servers.values()]
@@ -39,7 +41,7 @@ function untilReady(
         .join(' ');
       return names.every((n) => isReady(servers.get(n))) ? servers : undefined;
     },
-    { timeoutMs: 30_000, what: `${names.join(', ')} Ready in session ${sessionId}` },
+    { timeoutMs: 30_000 },
   ).catch((err: Error) => {
     throw new Error(`${err.message}; servers: ${last}`);
   });

@@ -19,15 +19,9 @@ import {
   type CallToolResult,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { SessionList } from '../cli/resources.js';
-import {
-  CLI,
-  TestEnv,
-  eventually,
-  isAlive,
-  isReady,
-  processesMentioning,
-} from '../cli/testing/harness.js';
+import type { SessionList } from '../cli/objects.js';
+import { CLI, TestEnv, isAlive, isReady, processesMentioning } from './harness.js';
+import { until } from '../testing/until.js';
 import { rawConnect } from '../cli/testing/gateway-client.js';
 
 const T = { timeout: 60_000 };
@@ -134,13 +128,10 @@ describe('mcpctl serve is a pipe to the gateway in the daemon (e2e)', () => {
       });
       const { serve, client, errors } = await connect(env);
       try {
-        const tools = await eventually(
-          async () => {
-            const names = (await client.listTools()).tools.map((t) => t.name);
-            return names.includes('fx__sleep') ? names : undefined;
-          },
-          { what: 'the fixture tools' },
-        );
+        const tools = await until('the fixture tools', async () => {
+          const names = (await client.listTools()).tools.map((t) => t.name);
+          return names.includes('fx__sleep') ? names : undefined;
+        });
         assert.deepEqual(tools.sort(), ['fx__echo', 'fx__sleep']);
         const echo = JSON.parse(
           textOf(await client.callTool({ name: 'fx__echo', arguments: { a: 1 } })),
@@ -161,7 +152,7 @@ describe('mcpctl serve is a pipe to the gateway in the daemon (e2e)', () => {
 
         assert.equal(await serve.exited, 1);
         assert.match(await inFlight, /^failed: .*closed/i);
-        await eventually(() => serve.closedSeen, { what: 'the client to see the close' });
+        await until('the client to see the close', () => serve.closedSeen);
         const logFile = path.join(path.dirname(env.socket), 'mcpctl-daemon.log');
         assert.ok(
           serve.stderr.includes(
@@ -190,9 +181,8 @@ describe('mcpctl serve is a pipe to the gateway in the daemon (e2e)', () => {
       );
     const { serve, client } = await connect(env, ['--workspace', other]);
     try {
-      await eventually(
-        async () => (await client.listTools()).tools.some((t) => t.name === 'fx__echo'),
-        { what: 'the tools' },
+      await until('the tools', async () =>
+        (await client.listTools()).tools.some((t) => t.name === 'fx__echo'),
       );
       assert.ok((await sessions()).includes(other), 'the agent holds a session for its folder');
       const started = Date.now();
@@ -200,9 +190,10 @@ describe('mcpctl serve is a pipe to the gateway in the daemon (e2e)', () => {
       assert.equal(await serve.exited, 0);
       assert.ok(Date.now() - started < 5000, 'serve exits promptly');
       assert.equal(serve.stderr, '', 'nothing to say on a normal exit');
-      await eventually(async () => !(await sessions()).includes(other), {
-        what: "the agent's session to be released",
-      });
+      await until(
+        "the agent's session to be released",
+        async () => !(await sessions()).includes(other),
+      );
       const servers = await env.servers();
       assert.ok(isReady(servers.get('fx')), 'the daemon and its default session go on');
     } finally {
@@ -219,13 +210,10 @@ describe('mcpctl serve is a pipe to the gateway in the daemon (e2e)', () => {
         ['daemon', '--workspace', env.workspace, '--debounce-ms', '50', '--drain-delay-ms', '0'],
         { env: { MCPCTL_RPC_LIMITS: 'maxConnections=1' } },
       );
-      const holder = await eventually(
-        async () => {
-          if (limited.child.exitCode !== null) throw new Error(limited.stderr());
-          return rawConnect(env.socket);
-        },
-        { what: 'the limited daemon to listen' },
-      );
+      const holder = await until('the limited daemon to listen', async () => {
+        if (limited.child.exitCode !== null) throw new Error(limited.stderr());
+        return rawConnect(env.socket);
+      });
       try {
         const r = await env.cli(['serve', '--workspace', env.workspace]);
         assert.equal(r.code, 1, r.stderr);

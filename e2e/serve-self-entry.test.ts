@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CLI, TestEnv, condition, eventually, isReady } from '../cli/testing/harness.js';
+import { CLI, TestEnv, condition, isReady } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 
@@ -65,13 +66,10 @@ describe('the agent’s own mcpctl entry in a file mcpctl reads (e2e)', () => {
           const self = condition(m.get('mcpctl'), 'Ready');
           return isReady(m.get('fx')) && self !== undefined && self.reason !== 'Connecting';
         }, 'fx Ready and the mcpctl entry settled');
-        const names = await eventually(
-          async () => {
-            const tools = (await client.listTools()).tools.map((t) => t.name);
-            return tools.includes('fx__alpha') ? tools : undefined;
-          },
-          { what: 'fx__alpha in the agent’s tools' },
-        );
+        const names = await until('fx__alpha in the agent’s tools', async () => {
+          const tools = (await client.listTools()).tools.map((t) => t.name);
+          return tools.includes('fx__alpha') ? tools : undefined;
+        });
         assert.deepEqual(
           names.filter((n) => n.startsWith('mcpctl__')),
           [],

@@ -29,16 +29,10 @@ import {
   type CallToolResult,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { SessionList } from '../cli/resources.js';
+import type { SessionList } from '../cli/objects.js';
 import { connectClient } from '../cli/rpc-client.js';
-import {
-  CLI,
-  TestEnv,
-  eventually,
-  isAlive,
-  isReady,
-  processesMentioning,
-} from '../cli/testing/harness.js';
+import { CLI, TestEnv, isAlive, isReady, processesMentioning } from './harness.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 60_000 };
 const requireHere = createRequire(import.meta.url);
@@ -183,10 +177,7 @@ async function connectAgent(
     async close() {
       const started = Date.now();
       await client.close();
-      await eventually(() => !isAlive(pid), {
-        timeoutMs: 5000,
-        what: `serve (pid ${pid}) to exit`,
-      });
+      await until(`serve (pid ${pid}) to exit`, () => !isAlive(pid), { timeoutMs: 5000 });
       return Date.now() - started;
     },
   };
@@ -195,12 +186,13 @@ async function connectAgent(
 /** Polls the agent's tool list until `check` accepts it. */
 function untilTools(agent: Agent, check: (names: string[]) => boolean, what: string) {
   let last: string[] = [];
-  return eventually(
+  return until(
+    what,
     async () => {
       last = await agent.toolNames();
       return check(last) ? last : undefined;
     },
-    { timeoutMs: 20_000, what },
+    { timeoutMs: 20_000 },
   ).catch((err: Error) => {
     throw new Error(
       `${err.message}; tools were: ${last.join(', ')}; serve stderr: ${agent.stderr()}`,
@@ -247,7 +239,7 @@ async function stopDaemon(env: TestEnv): Promise<number | null> {
   const stop = await env.cli(['stop'], { timeoutMs: 30_000 });
   const daemons = () => processesMentioning(env.socket);
   try {
-    await eventually(() => daemons().length === 0, { timeoutMs: 5000, what: 'the daemon to end' });
+    await until('the daemon to end', () => daemons().length === 0, { timeoutMs: 5000 });
   } catch {
     for (const pid of daemons()) process.kill(pid, 'SIGKILL');
   }
@@ -357,9 +349,8 @@ describe('mcpctl serve (e2e)', () => {
             added: env.fixture('added', ['--tools=ping,pong']),
           },
         });
-        await eventually(() => agent.listChanged() > before, {
+        await until('notifications/tools/list_changed', () => agent.listChanged() > before, {
           timeoutMs: 20_000,
-          what: 'notifications/tools/list_changed',
         });
         assert.deepEqual(await agent.toolNames(), ['added__ping', 'added__pong', 'fx__echo']);
         const ping = JSON.parse(
@@ -382,7 +373,7 @@ describe('mcpctl serve (e2e)', () => {
 
         // The daemon stops under a connected agent: serve says so on stderr and exits.
         assert.equal(await stopDaemon(env), 0);
-        await eventually(() => !isAlive(agent.pid), { timeoutMs: 5000, what: 'serve to exit' });
+        await until('serve to exit', () => !isAlive(agent.pid), { timeoutMs: 5000 });
         assert.match(agent.stderr(), /the mcpctl daemon at .* went away/);
       } finally {
         await agent.close().catch(() => undefined);
@@ -417,10 +408,7 @@ describe('mcpctl serve (e2e)', () => {
               Record<string, { status: string } | undefined>
             >
           )[realpathSync(env.workspace)]?.[name]?.status;
-        await eventually(() => status('pr') === 'rejected', {
-          timeoutMs: 20_000,
-          what: 'pr to be rejected',
-        });
+        await until('pr to be rejected', () => status('pr') === 'rejected', { timeoutMs: 20_000 });
         assert.equal(status('pa'), 'approved');
         assert.deepEqual(asked.sort(), ['pa', 'pr']);
         // Give a wrongly admitted server time to show up before concluding it never does.
@@ -461,8 +449,7 @@ describe('mcpctl serve (e2e)', () => {
         assert.equal(Number(readFileSync(env.pidFile('shared'), 'utf8')), pa);
         // The losing daemon may still be starting on a loaded machine; it must exit by itself
         // (its listen finds the winner's socket), leaving exactly one.
-        await eventually(() => processesMentioning(env.socket).length === 1, {
-          what: 'one daemon left',
+        await until('one daemon left', () => processesMentioning(env.socket).length === 1, {
           timeoutMs: 20_000,
         });
         assert.equal(processesMentioning(env.socket).length, 1, 'one daemon');
@@ -486,9 +473,8 @@ describe('mcpctl serve (e2e)', () => {
         assert.equal(await hasSession(), true, 'agent c opened a session with its config');
         await c.close();
         // Its only serve went away: the daemon released the session (its leases drain).
-        await eventually(async () => !(await hasSession()), {
+        await until("agent c's session to close", async () => !(await hasSession()), {
           timeoutMs: 10_000,
-          what: "agent c's session to close",
         });
 
         await a.close();
@@ -514,7 +500,7 @@ describe('mcpctl serve (e2e)', () => {
     try {
       await untilTools(agent, (n) => n.includes('fx__solo'), 'fx tools');
       const pid = await pidFromTool(agent, 'fx__solo');
-      await eventually(() => selfServes(env).length === 1, { what: 'the inner serve to run' });
+      await until('the inner serve to run', () => selfServes(env).length === 1);
       assert.deepEqual(await agent.toolNames(), ['fx__solo'], 'mcpctl does not proxy itself');
       assert.equal(existsSync(env.socket), false, 'no daemon socket');
       const noDaemon = await env.cli(['get', 'sessions']);

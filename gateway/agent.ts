@@ -24,7 +24,7 @@ import {
   type Root,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { SessionAgent } from '../controller/agent-attachments.js';
+import type { SessionAgent } from '../controller/session-attachment.js';
 import type { McpMessage } from '../pool/types.js';
 import { Coalescer } from './coalescer.js';
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { until } from '../testing/until.js';
 import { Coalescer } from './coalescer.js';
 
 const T = { timeout: 10_000 };
@@ -16,8 +17,7 @@ describe('Coalescer', T, () => {
       assert.equal(runs, 1);
       for (let i = 0; i < 100; i++) c.poke();
       assert.equal(runs, 1);
-      const deadline = Date.now() + 5000;
-      while (runs < 2 && Date.now() < deadline) await sleep(20);
+      await until('the second run', () => runs >= 2, { timeoutMs: 5000 });
       assert.equal(runs, 2);
       c.poke();
       c.close();

@@ -8,7 +8,7 @@
  * Guarantees:
  * - `listing()` waits for the session to settle before the agent's first listing only (at
  *   most `firstListWaitMs`, one wait per gateway); a failed wait only costs the wait.
- * - `attachments()` is this agent's attachment to the session from `initialized` until the
+ * - `attachment()` is this agent's attachment to the session from `initialized` until the
  *   gateway detaches, undefined before and after.
  * - `serveRaw` serves a method through the SDK's fallback handler: params reach the handler and
  *   its result reaches the agent as they are, never rebuilt by a schema. A method nobody
@@ -16,7 +16,7 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentAttachments } from '../controller/agent-attachments.js';
+import type { SessionAttachment } from '../controller/session-attachment.js';
 import type { Extra, Forwarder } from './forward.js';
 import type { Pager } from './paging.js';
 import type { ServerTools, SessionPort } from './session-port.js';
@@ -38,7 +38,7 @@ export interface GatewayContext {
   /** The session's Ready servers now (after the first-list wait). */
   listing(): Promise<ServerTools[]>;
   /** This agent's attachment to the session, once initialized. */
-  attachments(): AgentAttachments | undefined;
+  attachment(): SessionAttachment | undefined;
   /** Serves `method` raw, outside the SDK's typed handlers. */
   serveRaw(method: string, handler: RawHandler): void;
 }

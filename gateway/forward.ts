@@ -21,7 +21,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { SessionCaller, SessionRequestOptions } from '../controller/agent-attachments.js';
+import type { SessionCaller, SessionRequestOptions } from '../controller/session-attachment.js';
 import type { McpMessage } from '../pool/types.js';
 import type { SessionPort } from './session-port.js';
 

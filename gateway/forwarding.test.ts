@@ -24,7 +24,8 @@ import {
 import { z } from 'zod';
 import { createPool } from '../pool/index.js';
 import { inMemoryConnector } from '../pool/testing/in-memory.js';
-import { harness, servers, until, type Harness } from '../controller/testing/harness.js';
+import { harness, servers, type Harness } from '../controller/testing/harness.js';
+import { until } from '../testing/until.js';
 import { createGatewayServer } from './gateway.js';
 import { LocalSessionPort } from './local-port.js';
 

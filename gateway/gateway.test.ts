@@ -1,5 +1,5 @@
 /**
- * The gateway end to end in one process: an SDK Client ↔ bridge ↔ real Session whose
+ * The gateway end to end in one process: an SDK Client ↔ gateway ↔ real Session whose
  * pool connects in-memory MCP servers. Files and the watcher are real.
  */
 import assert from 'node:assert/strict';
@@ -17,14 +17,8 @@ import { z } from 'zod';
 import { createPool } from '../pool/index.js';
 import { inMemoryConnector } from '../pool/testing/in-memory.js';
 import type { Session } from '../controller/session.js';
-import {
-  condition,
-  harness,
-  servers,
-  sleep,
-  until,
-  type Harness,
-} from '../controller/testing/harness.js';
+import { condition, harness, servers, sleep, type Harness } from '../controller/testing/harness.js';
+import { until } from '../testing/until.js';
 import { createGatewayServer } from './gateway.js';
 import { LIST_CHANGED_MIN_INTERVAL_MS, LocalSessionPort } from './local-port.js';
 
@@ -43,7 +37,8 @@ function memServer(tools: string[]): McpServer {
   return s;
 }
 
-interface Connected {
+/** An agent (an SDK Client) connected to a gateway over a real session. */
+interface TestAgent {
   client: Client;
   session: Session;
   listChanged: number;
@@ -53,26 +48,26 @@ interface Connected {
 /** How the agent answers a question: a fixed decision, 'cancel', or a function of the message. */
 type Answer = string | ((message: string) => ElicitResult | Promise<ElicitResult>);
 
-async function connect(h: Harness, decide?: Answer): Promise<Connected> {
+async function connect(h: Harness, decide?: Answer): Promise<TestAgent> {
   const session = await h.session();
   const port = new LocalSessionPort(session);
   const gateway = createGatewayServer(port, {
     version: '0.0.0-test',
     log: () => undefined,
   });
-  const bridge = gateway.server;
+  const server = gateway.server;
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = new Client(
     { name: 'test-agent', version: '1.0.0' },
     { capabilities: decide ? { elicitation: {} } : {} },
   );
-  const state: Connected = {
+  const state: TestAgent = {
     client,
     session,
     listChanged: 0,
     async close() {
       await client.close();
-      await bridge.close();
+      await server.close();
       gateway.detach();
       await port.close();
     },
@@ -88,7 +83,7 @@ async function connect(h: Harness, decide?: Answer): Promise<Connected> {
         ? { action: 'cancel' as const }
         : { action: 'accept' as const, content: { decision: decide } },
     );
-  await bridge.connect(b);
+  await server.connect(b);
   await client.connect(a);
   await session.settled();
   return state;
@@ -96,7 +91,7 @@ async function connect(h: Harness, decide?: Answer): Promise<Connected> {
 
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
 
-describe('serve bridge', T, () => {
+describe('gateway', T, () => {
   let h: Harness;
   beforeEach(async () => {
     const mem = inMemoryConnector((ticket) => memServer(ticket.config.args ?? []));
@@ -210,7 +205,7 @@ describe('serve bridge', T, () => {
   }
 });
 
-describe('serve bridge: a config swapped while the user is asked', T, () => {
+describe('gateway: a config swapped while the user is asked', T, () => {
   let h: Harness;
   beforeEach(async () => {
     const mem = inMemoryConnector((ticket) => memServer(ticket.config.args ?? []));
@@ -260,7 +255,7 @@ describe('serve bridge: a config swapped while the user is asked', T, () => {
   }
 });
 
-describe('serve bridge: servers pending before the client came', T, () => {
+describe('gateway: servers pending before the client came', T, () => {
   let h: Harness;
   beforeEach(async () => {
     const mem = inMemoryConnector((ticket) => memServer(ticket.config.args ?? []));

@@ -50,7 +50,7 @@ import {
   RootsListChangedNotificationSchema,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentAttachments, SessionCaller } from '../controller/agent-attachments.js';
+import type { SessionAttachment, SessionCaller } from '../controller/session-attachment.js';
 import { GatewayAgent } from './agent.js';
 import { promptApprovals } from './approval-prompt.js';
 import { Catalog } from './catalog.js';
@@ -104,7 +104,7 @@ export interface GatewayServer {
     params: Record<string, unknown>,
     context: CallContext,
   ): Promise<Record<string, unknown>>;
-  /** Ends the agent's attachments (call after the server closed). */
+  /** Ends the agent's attachment (call after the server closed). */
   detach(): void;
 }
 
@@ -141,13 +141,13 @@ export function createGatewayServer(
   });
   // This agent as the maker of a request: one object for all its requests (the pool counts
   // agents by identity; the session adds its workspace). Notifications come through the
-  // attachments, never through a caller.
+  // attachment, never through a caller.
   const caller: SessionCaller = {
     label: agent.label,
     canAnswer: (m) => agent.canAnswer(m),
     request: (m, o) => agent.request(m, o),
   };
-  let attachments: AgentAttachments | undefined;
+  let attachment: SessionAttachment | undefined;
   let firstList: Promise<void> | undefined;
   const raw = new Map<string, RawHandler>();
 
@@ -163,7 +163,7 @@ export function createGatewayServer(
       await firstList;
       return port.list();
     },
-    attachments: () => attachments,
+    attachment: () => attachment,
     serveRaw(method, handler) {
       raw.set(method, handler);
     },
@@ -197,7 +197,7 @@ export function createGatewayServer(
   function refreshRoots(): void {
     void agent.refreshRoots().then(
       (changed) => {
-        if (changed) attachments?.rootsChanged();
+        if (changed) attachment?.rootsChanged();
       },
       (err: unknown) => log(`could not list the agent's roots: ${messageOf(err)}`),
     );
@@ -220,7 +220,7 @@ export function createGatewayServer(
     ? promptLogins(server, port, { login: options.login, timeoutMs: elicitTimeoutMs, log })
     : undefined;
   server.oninitialized = () => {
-    attachments = port.attach(agent);
+    attachment = port.attach(agent);
     refreshRoots();
     askPending();
     logins?.initialized();
@@ -230,8 +230,8 @@ export function createGatewayServer(
     server,
     handleToolCall: tools.handleToolCall,
     detach() {
-      attachments?.detach();
-      attachments = undefined;
+      attachment?.detach();
+      attachment = undefined;
       logins?.close();
       agent.close();
     },

@@ -14,10 +14,10 @@
 import type { DesiredServer } from '../api/index.js';
 import { approvalHashFor, asApprovalHash, disclosureOf } from '../api/index.js';
 import type {
-  AgentAttachments,
+  SessionAttachment,
   SessionAgent,
   SessionRequestOptions,
-} from '../controller/agent-attachments.js';
+} from '../controller/session-attachment.js';
 import { StaleDecisionError, type Session } from '../controller/session.js';
 import type { McpMessage } from '../pool/types.js';
 import type {
@@ -77,7 +77,7 @@ export class LocalSessionPort implements SessionPort {
     return this.session.request(server, message, options);
   }
 
-  attach(agent: SessionAgent): AgentAttachments {
+  attach(agent: SessionAgent): SessionAttachment {
     return this.session.attachAgent(agent);
   }
 

@@ -1,6 +1,6 @@
 /**
  * logging: logging/setLevel goes to every server of the session that declares logging (and to
- * those that attach later: controller/agent-attachments.ts); the servers' messages come back
+ * those that attach later: controller/session-attachment.ts); the servers' messages come back
  * to this agent at or above its level, with `logger` naming the server (agent.ts).
  *
  * Guarantees: the agent's level holds at once, whatever the servers answer; a server that
@@ -15,7 +15,7 @@ export function registerLogging(context: GatewayContext, agent: GatewayAgent): v
   context.server.setRequestHandler(SetLevelRequestSchema, async (request) => {
     agent.setLevel(request.params.level);
     try {
-      await context.attachments()?.setLogLevel(request.params.level);
+      await context.attachment()?.setLogLevel(request.params.level);
     } catch (err) {
       context.log(`logging/setLevel: ${messageOf(err)}`);
     }

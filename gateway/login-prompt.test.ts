@@ -15,7 +15,7 @@ import {
   type ElicitRequest,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { until } from '../controller/testing/harness.js';
+import { until } from '../testing/until.js';
 import { promptLogins, type LoginPrompts, type StartLogin } from './login-prompt.js';
 import type { WhyText } from './session-port.js';
 

@@ -13,7 +13,7 @@
  *   once; still unknown, it is InvalidParams naming the URI. A read's result and a server's
  *   protocol error reach the agent as the server sent them (forward.ts).
  * - Subscribe before `initialized` is InvalidRequest; updates then reach the subscribing agents
- *   only (controller/agent-attachments.ts). Unsubscribe of a URI no server serves, or before
+ *   only (controller/session-attachment.ts). Unsubscribe of a URI no server serves, or before
  *   `initialized`, succeeds and does nothing.
  */
 import {
@@ -122,10 +122,10 @@ export function registerResources(context: GatewayContext): Resources {
   });
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const owner = await resourceOwner(request.params.uri);
-    const attachments = context.attachments();
-    if (!attachments) throw new McpError(ErrorCode.InvalidRequest, 'not initialized');
+    const attachment = context.attachment();
+    if (!attachment) throw new McpError(ErrorCode.InvalidRequest, 'not initialized');
     try {
-      await attachments.subscribe(owner, request.params.uri);
+      await attachment.subscribe(owner, request.params.uri);
     } catch (err) {
       throw asMcpError(err);
     }
@@ -133,10 +133,10 @@ export function registerResources(context: GatewayContext): Resources {
   });
   server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
     const owner = index.route(request.params.uri);
-    const attachments = context.attachments();
-    if (owner !== undefined && attachments) {
+    const attachment = context.attachment();
+    if (owner !== undefined && attachment) {
       try {
-        await attachments.unsubscribe(owner, request.params.uri);
+        await attachment.unsubscribe(owner, request.params.uri);
       } catch (err) {
         throw asMcpError(err);
       }

@@ -1,5 +1,5 @@
 /**
- * The bridge's map from agent-visible names (tool-names.ts) back to (server, name).
+ * The gateway's map from agent-visible names (tool-names.ts) back to (server, name).
  *
  * Guarantees:
  * - One visible name routes to exactly one pair: should two pairs ever share a name (a hash

@@ -1,14 +1,14 @@
 /**
- * What the serve bridge needs from a session, whether it runs in this process (`--no-daemon`)
+ * What the gateway needs from a session, whether it runs in this process (`--no-daemon`)
  * or in the daemon behind the socket. Both implementations keep the same semantics.
  */
 import type { Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Disclosure, Scope } from '../api/index.js';
 import type {
-  AgentAttachments,
+  SessionAttachment,
   SessionAgent,
   SessionRequestOptions,
-} from '../controller/agent-attachments.js';
+} from '../controller/session-attachment.js';
 import type { McpMessage } from '../pool/types.js';
 
 /** A Ready server of the session as the agent may see it. */
@@ -60,8 +60,8 @@ export interface SessionPort {
     message: McpMessage,
     options: SessionRequestOptions,
   ): Promise<Record<string, unknown>>;
-  /** Attaches one agent connection to the session's Ready servers (agent-attachments.ts). */
-  attach(agent: SessionAgent): AgentAttachments;
+  /** Attaches one agent connection to the session's Ready servers (session-attachment.ts). */
+  attach(agent: SessionAgent): SessionAttachment;
   /**
    * Records a Warning event about a server (shown by `get events`, `describe`), once per
    * session: another agent connection finding the same fact adds nothing.

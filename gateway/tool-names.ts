@@ -17,7 +17,7 @@
  * reloads and restarts and does not depend on which other servers exist; it always matches
  * `^[A-Za-z0-9_-]{1,64}$` (what clients such as Claude accept); distinct pairs get distinct
  * names (by construction for readable names, up to a 64-bit hash collision otherwise, which
- * the bridge still detects and reports rather than misroutes).
+ * the gateway still detects and reports rather than misroutes).
  */
 import { createHash } from 'node:crypto';
 

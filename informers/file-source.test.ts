@@ -10,7 +10,9 @@ import {
   type FileSource,
 } from './file-source.js';
 import { SETTINGS_KIND } from './source-kinds.js';
-import { atomicWrite, makeTempDir, Recorder, sleep, writeJson } from './test-support.js';
+import { tempDir } from '../testing/temp-dir.js';
+import { atomicWrite, Recorder, sleep, writeJson } from './testing/support.js';
+import { until } from '../testing/until.js';
 
 const DEBOUNCE = 80;
 /** Long enough for a watcher event plus the debounce to have come and gone. */
@@ -30,7 +32,7 @@ async function harness(
   debounceMs = DEBOUNCE,
   prepare?: (file: string) => Promise<void>,
 ): Promise<Harness> {
-  const { dir, cleanup } = await makeTempDir();
+  const { path: dir, remove: cleanup } = tempDir('mcpctl-informers-');
   const file = path.join(dir, relFile);
   if (prepare) await prepare(file);
   const source = createFileSource({ ...SETTINGS_KIND, file, debounceMs });
@@ -40,7 +42,7 @@ async function harness(
   source.onRead((snapshot, changed) => reads.push({ snapshot, changed }));
   t.after(async () => {
     await source.close();
-    await cleanup();
+    cleanup();
   });
   await source.start();
   return { dir, file, source, changes, reads };
@@ -410,11 +412,11 @@ test(
       await writeJson(h.file, settingsWith([`first${gap}`]));
       await sleep(gap);
       await writeJson(h.file, settingsWith([`second${gap}`]));
-      const deadline = Date.now() + 3000;
-      while (servers(h.source.snapshot())[0] !== `second${gap}`) {
-        assert.ok(Date.now() < deadline, `the save ${gap} ms later was never applied`);
-        await sleep(20);
-      }
+      await until(
+        `the save ${gap} ms later to be applied`,
+        () => servers(h.source.snapshot())[0] === `second${gap}`,
+        { timeoutMs: 3000, intervalMs: 20 },
+      );
     }
   },
 );

@@ -1,5 +1,5 @@
 /**
- * One config file as a watched resource: watch, debounce, read (bounded), parse JSONC, validate,
+ * One config file as a watched source: watch, debounce, read (bounded), parse JSONC, validate,
  * keep the last good content, and tell listeners only about real changes.
  *
  * Guarantees:

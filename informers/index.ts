@@ -1,5 +1,5 @@
 /**
- * The informer layer: config files as watched resources, assembled into each session's desired
+ * The informer layer: config files as watched sources, assembled into each session's desired
  * state, with a stream of affected server names. It connects nothing (DESIGN §2).
  */
 export * from './types.js';
@@ -54,4 +54,9 @@ export {
 export type { KindOptions } from './source-kinds.js';
 export { assembleDesiredState, mergeMcpSettings, folderTrustEnabled } from './desired-state.js';
 export type { AssembleInput, SessionSnapshots } from './desired-state.js';
-export { affectedNames, gatingMovedNames, specChangedNames, sourceErrorsChanged } from './diff.js';
+export {
+  affectedNames,
+  gatingMovedNames,
+  specChangedNames,
+  sourceErrorsChanged,
+} from './affected-names.js';

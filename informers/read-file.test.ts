@@ -5,11 +5,11 @@ import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
+import { tempDir } from '../testing/temp-dir.js';
 import { readFileCapped } from './read-file.js';
-import { makeTempDir } from './test-support.js';
 
 test('reads, refuses over the cap, and tells missing from broken', { timeout: 5000 }, async (t) => {
-  const { dir, cleanup } = await makeTempDir();
+  const { path: dir, remove: cleanup } = tempDir('mcpctl-informers-');
   t.after(cleanup);
   const file = path.join(dir, 'settings.json');
   await writeFile(file, '{"a": 1}');
@@ -57,12 +57,12 @@ test(
   'refuses FIFOs, sockets and devices unread, and reads through symlinks',
   { timeout: 30_000 },
   async (t) => {
-    const { dir, cleanup } = await makeTempDir();
+    const { path: dir, remove: cleanup } = tempDir('mcpctl-informers-');
     const fifo = path.join(dir, '.mcp.json');
     execFileSync('mkfifo', [fifo]);
-    t.after(async () => {
+    t.after(() => {
       releaseReaders([fifo]);
-      await cleanup();
+      cleanup();
     });
 
     const r = await within(5000, readFileCapped(fifo), 'reading a FIFO');
@@ -96,12 +96,12 @@ test(
   'a FIFO swapped in after the check cannot make a read wait',
   { timeout: 60_000 },
   async (t) => {
-    const { dir, cleanup } = await makeTempDir();
+    const { path: dir, remove: cleanup } = tempDir('mcpctl-informers-');
     const target = path.join(dir, 'settings.json');
     const fifos: string[] = [];
-    t.after(async () => {
+    t.after(() => {
       releaseReaders([target, ...fifos]);
-      await cleanup();
+      cleanup();
     });
     await writeFile(target, '{}');
     let swapping = true;

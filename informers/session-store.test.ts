@@ -6,7 +6,8 @@ import type { ApprovalState, DesiredServer } from '../api/index.js';
 import type { FileSnapshot } from './file-source.js';
 import { createSessionStore, type SessionStoreOptions } from './session-store.js';
 import { createSourceRegistry, type SourceRegistry } from './source-registry.js';
-import { makeTempDir, Recorder, sleep, writeJson } from './test-support.js';
+import { tempDir } from '../testing/temp-dir.js';
+import { Recorder, sleep, writeJson } from './testing/support.js';
 import type { SessionStore, StoreChange } from './types.js';
 
 const DEBOUNCE = 80;
@@ -26,7 +27,7 @@ interface Env {
 }
 
 async function env(t: TestContext, debounceMs = DEBOUNCE): Promise<Env> {
-  const { dir: root, cleanup } = await makeTempDir();
+  const { path: root, remove: cleanup } = tempDir('mcpctl-informers-');
   const home = path.join(root, 'home');
   const ws = path.join(root, 'ws');
   await mkdir(path.join(home, '.qwen'), { recursive: true });
@@ -35,7 +36,7 @@ async function env(t: TestContext, debounceMs = DEBOUNCE): Promise<Env> {
   const registry = createSourceRegistry({ debounceMs });
   t.after(async () => {
     await registry.close();
-    await cleanup();
+    cleanup();
   });
   return {
     root,
@@ -377,7 +378,7 @@ test(
 );
 
 test('a store without a registry makes and closes its own', { timeout: 10000 }, async (t) => {
-  const { dir, cleanup } = await makeTempDir();
+  const { path: dir, remove: cleanup } = tempDir('mcpctl-informers-');
   t.after(cleanup);
   const home = path.join(dir, 'home');
   const ws = path.join(dir, 'ws');

@@ -9,9 +9,9 @@
  *
  * Guarantees:
  * - Every source keeps its last good content; the store assembles from those (desired-state.ts).
- * - On each committed change it computes the affected names (diff.ts) and notifies listeners
- *   only when some name is affected or some source's errors changed; an edit that moves neither
- *   servers nor gating (theme, skills, restart-only keys) notifies nobody.
+ * - On each committed change it computes the affected names (affected-names.ts) and notifies
+ *   listeners only when some name is affected or some source's errors changed; an edit that
+ *   moves neither servers nor gating (theme, skills, restart-only keys) notifies nobody.
  * - peek() reads every file now and commits nothing, notifies no one.
  * - resync() re-reads every file, commits once, notifies as usual (one change at most for this
  *   session) and returns every name known before or after.
@@ -28,7 +28,7 @@ import {
   type SourceContent,
 } from '../api/index.js';
 import { assembleDesiredState, type SessionSnapshots } from './desired-state.js';
-import { affectedNames, gatingMovedNames, sourceErrorsChanged } from './diff.js';
+import { affectedNames, gatingMovedNames, sourceErrorsChanged } from './affected-names.js';
 import type { FileSnapshot, FileSource } from './file-source.js';
 import { createSourceRegistry, type SourceLease, type SourceRegistry } from './source-registry.js';
 import type { TrustRule } from './trust.js';

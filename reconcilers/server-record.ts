@@ -1,7 +1,7 @@
 /**
  * What the controller knows about one server of one session: its generation, conditions, the
  * lease that serves it and its failure history. Owned by the server reconciler; read by the
- * session to build McpServer resources.
+ * session to build McpServer objects.
  */
 import {
   jsonEqual,

@@ -30,12 +30,12 @@ import {
   benchEnv,
   qualified,
   sleep,
-  until,
   type ReportedStatus,
   type RunDir,
   type SystemKind,
   type SystemUnderTest,
 } from './system.js';
+import { until } from '../../testing/until.js';
 
 const HUB_CLI = createRequire(import.meta.url).resolve('mcp-hub');
 const LOOPBACK = pathToFileURL(fileURLToPath(new URL('./loopback.js', import.meta.url))).href;
@@ -148,17 +148,18 @@ export const mcpHub: SystemKind = {
     let client: Client | undefined;
     try {
       // Ready, and every configured server connected (they start in parallel).
-      await until(
+      // A hub that exited ends the wait at once (a throw would only count as "not yet").
+      const started = await until(
         'mcp-hub to report every server connected',
         async () => {
-          if (child.exitCode !== null) throw new Error(`mcp-hub exited (${child.exitCode})`);
+          if (child.exitCode !== null) return 'exited';
           const h = await getJson<{ state?: string; servers?: HubServer[] }>(`${base}/api/health`);
           const connected = h?.servers?.filter((s) => s.status === 'connected').length ?? 0;
-          return h?.state === 'ready' && connected >= f.names.length ? true : undefined;
+          return h?.state === 'ready' && connected >= f.names.length ? 'ready' : undefined;
         },
-        START_TIMEOUT_MS,
-        100,
+        { timeoutMs: START_TIMEOUT_MS, intervalMs: 100 },
       );
+      if (started === 'exited') throw new Error(`mcp-hub exited (${child.exitCode})`);
       client = new Client({ name: 'mcpctl-peer-bench', version: '0.0.0' }, { capabilities: {} });
       await client.connect(new SSEClientTransport(new URL(`${base}/mcp`)));
       const probe = new ToolProbe(client);
@@ -169,8 +170,7 @@ export const mcpHub: SystemKind = {
           const s = await probe.sample();
           return all.every((t) => s.tools.has(t)) ? true : undefined;
         },
-        30_000,
-        100,
+        { timeoutMs: 30_000, intervalMs: 100 },
       );
       const connectedClient = client;
       return {

@@ -20,12 +20,12 @@ import { ToolProbe } from './probe.js';
 import {
   benchEnv,
   qualified,
-  until,
   type ReportedStatus,
   type RunDir,
   type SystemKind,
   type SystemUnderTest,
 } from './system.js';
+import { until } from '../../testing/until.js';
 
 const run = promisify(execFile);
 
@@ -105,8 +105,7 @@ async function start(f: Fleet, dir: RunDir, initial: unknown): Promise<SystemUnd
         const s = await probe.sample();
         return all.every((t) => s.tools.has(t)) ? true : undefined;
       },
-      START_TIMEOUT_MS,
-      100,
+      { timeoutMs: START_TIMEOUT_MS, intervalMs: 100 },
     );
     return {
       configFile,

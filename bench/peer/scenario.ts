@@ -33,11 +33,11 @@ import {
   qualified,
   runDir,
   sleep,
-  until,
   type RunDir,
   type SystemKind,
   type SystemUnderTest,
 } from './system.js';
+import { until } from '../../testing/until.js';
 
 const EDIT_TIMEOUT_MS = 30_000;
 /** Sampling goes on this long after the new tool showed: a late gap counts too. */
@@ -158,7 +158,7 @@ async function crash(
   writePretty(sys.configFile, f.config(version, true));
   const shown = await sys.probe.watch({ done: (s) => s.tools.has(tool), timeoutMs: 20_000 });
   if (!shown.hit) throw new Error(`${tool} never listed`);
-  const pid = await until('the crasher’s pid file', () => f.pid(CRASHER), 5000);
+  const pid = await until('the crasher’s pid file', () => f.pid(CRASHER), { timeoutMs: 5000 });
   if (!(await gone(pid, 10_000))) throw new Error(`the crasher (pid ${pid}) did not exit`);
   await sleep(CRASH_SETTLE_MS);
 

@@ -91,19 +91,3 @@ export function qualified(server: string, tool: string): string {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
-
-/** Polls `check` every `everyMs` until it returns a value, or throws after `timeoutMs`. */
-export async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs: number,
-  everyMs = 50,
-): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
-    await sleep(everyMs);
-  }
-}

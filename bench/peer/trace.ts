@@ -23,7 +23,8 @@ import { round } from '../stats.js';
 import { MCPCTL, mcpctlEnv } from './mcpctl.js';
 import { rawConnectOnce } from './raw.js';
 import { edit, type EditResult, type RunContext } from './scenario.js';
-import { sleep, until } from './system.js';
+import { sleep } from './system.js';
+import { until } from '../../testing/until.js';
 
 interface Condition {
   readonly type: string;
@@ -111,7 +112,7 @@ export async function traceMcpctlEdit(
     await until(
       'the watch to print the current state',
       () => (conditions.length ? true : undefined),
-      30_000,
+      { timeoutMs: 30_000 },
     );
     const raw = await rawConnectOnce();
     const e = await edit(ctx, version);

@@ -17,7 +17,7 @@
 import type { Command } from 'commander';
 import { disclosureLines, findCondition } from '../../api/index.js';
 import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
-import type { DecisionResult, McpServer, SubjectSummary } from '../resources.js';
+import type { DecisionResult, McpServer, SubjectSummary } from '../objects.js';
 
 const HASH_HELP = 'decide only if the config has this approval hash (a prefix of 8+ hex digits)';
 

@@ -2,7 +2,7 @@
 import { Argument, type Command } from 'commander';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { describeServer } from '../output/describe.js';
-import type { ServerDescription } from '../resources.js';
+import type { ServerDescription } from '../objects.js';
 
 export function registerDescribe(program: Command, io: Io): void {
   program

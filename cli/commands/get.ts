@@ -30,15 +30,18 @@ import {
   eventPrinter,
   serverPrinter,
   sessionPrinter,
-  type ResourcePrinter,
+  type ObjectPrinter,
 } from '../output/printers.js';
 import type { RpcClient } from '../rpc-client.js';
-import type { WatchEnd, WatchEvent, WatchTopic } from '../resources.js';
+import type { WatchEnd, WatchEvent, WatchTopic } from '../objects.js';
 
-/** What `get` lists: every watch topic, and the pool's connections. */
-type Resource = WatchTopic | 'connections';
+/**
+ * What `get` lists: every watch topic, and the pool's connections. (The user calls it a
+ * `<resource>`, as kubectl does; in the code "resource" is an MCP resource.)
+ */
+type TopicName = WatchTopic | 'connections';
 
-const ALIASES: Record<string, Resource> = {
+const ALIASES: Record<string, TopicName> = {
   servers: 'servers',
   server: 'servers',
   mcpservers: 'servers',
@@ -60,10 +63,10 @@ interface GetOptions {
 
 interface Topic {
   readonly method: string;
-  readonly printer: ResourcePrinter<never>;
+  readonly printer: ObjectPrinter<never>;
 }
 
-const TOPICS: Record<Resource, Topic> = {
+const TOPICS: Record<TopicName, Topic> = {
   // The printers are used with the objects the daemon sends for that topic.
   servers: { method: 'servers.list', printer: serverPrinter },
   sessions: { method: 'sessions.list', printer: sessionPrinter },
@@ -101,7 +104,7 @@ export function registerGet(program: Command, io: Io): void {
     });
 }
 
-function params(env: CommandEnv, topic: Resource, names: string[]): object {
+function params(env: CommandEnv, topic: TopicName, names: string[]): object {
   return {
     ...env.selector,
     ...(topic === 'servers' ? { names, showSecrets: env.showSecrets } : {}),
@@ -110,7 +113,7 @@ function params(env: CommandEnv, topic: Resource, names: string[]): object {
 
 async function list(
   env: CommandEnv,
-  topic: Resource,
+  topic: TopicName,
   names: string[],
   format: OutputFormat,
 ): Promise<void> {

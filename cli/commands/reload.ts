@@ -4,14 +4,14 @@
  * `~ restart (fields)`, `= keep`, `! blocked (reason)`.
  */
 import type { Command } from 'commander';
-import type { DiffLine } from '../../controller/diff.js';
+import type { DiffLine } from '../../controller/reload-preview.js';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { escapeField } from '../output/escape.js';
 import type { Style } from '../output/style.js';
 
 /** The lines, painted; the formatter loads here, not with every command (see serve). */
 async function painter(style: Style): Promise<(line: DiffLine) => string> {
-  const { formatDiffLine } = await import('../../controller/diff.js');
+  const { formatDiffLine } = await import('../../controller/reload-preview.js');
   return (line) => paint(style, line, formatDiffLine);
 }
 

@@ -18,7 +18,7 @@ import { findCondition } from '../../api/index.js';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { CliError, UsageError } from '../errors.js';
 import { humanDuration, parseDuration } from '../output/age.js';
-import type { McpServer, McpServerList, WatchEvent } from '../resources.js';
+import type { McpServer, McpServerList, WatchEvent } from '../objects.js';
 import type { RpcClient } from '../rpc-client.js';
 import type { Selector } from '../methods/context.js';
 

@@ -1,5 +1,5 @@
 /**
- * `connections.list`: the daemon's pool as resources (`mcpctl get connections`), so a user can
+ * `connections.list`: the daemon's pool as objects (`mcpctl get connections`), so a user can
  * always see why a server process is alive — which sessions hold it, or that it drains and
  * until when.
  *
@@ -11,9 +11,9 @@ import { z } from 'zod';
 import {
   connectionList,
   type ConnectionList,
-  type ConnectionResource,
+  type ConnectionObject,
   type ConnectionState,
-} from '../resources.js';
+} from '../objects.js';
 import { API_VERSION } from '../../api/index.js';
 import { method, type MethodTable } from '../rpc-methods.js';
 import type { MethodContext } from './context.js';
@@ -27,7 +27,7 @@ const STATES: Partial<Record<EntryStats['state'], ConnectionState>> = {
   draining: 'Draining',
 };
 
-export function toConnectionResource(e: EntryStats, state: ConnectionState): ConnectionResource {
+export function toConnectionObject(e: EntryStats, state: ConnectionState): ConnectionObject {
   return {
     apiVersion: API_VERSION,
     kind: 'Connection',
@@ -53,10 +53,10 @@ export function connectionMethods(ctx: MethodContext): MethodTable {
       z.object({}),
       "ConnectionList of the daemon's pool: every live or starting server connection and who holds it",
       (): ConnectionList => {
-        const items: ConnectionResource[] = [];
+        const items: ConnectionObject[] = [];
         for (const e of ctx.daemon.pool.stats()) {
           const state = STATES[e.state];
-          if (state) items.push(toConnectionResource(e, state));
+          if (state) items.push(toConnectionObject(e, state));
         }
         items.sort(
           (a, b) =>

@@ -25,17 +25,10 @@ import type { RpcLimits } from '../rpc-limits.js';
 import { LineReader, RpcCodes } from '../rpc-protocol.js';
 import { RpcServer } from '../rpc-server.js';
 import { openGatewayClient, rawConnect, readLine } from '../testing/gateway-client.js';
+import { until } from '../../testing/until.js';
 import { handoverTable, mapDomainError, methodTable } from './index.js';
 
 const T = { timeout: 30_000 };
-
-async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** What the in-memory `wait` tool saw: it runs until its call is cancelled. */
 const waitTool = { started: 0, aborted: 0 };

@@ -17,7 +17,7 @@ import {
   type McpServer,
   type McpServerList,
   type ServerDescription,
-} from '../resources.js';
+} from '../objects.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
 import { method, type MethodTable } from '../rpc-methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';

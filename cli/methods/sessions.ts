@@ -14,15 +14,15 @@ import {
   type McpServerConfig,
 } from '../../api/index.js';
 import type { SessionSpec } from '../../controller/daemon.js';
-import type { DiffLine } from '../../controller/diff.js';
+import type { DiffLine } from '../../controller/reload-preview.js';
 import type { Session } from '../../controller/session.js';
 import {
   eventList,
   sessionList,
   type EventList,
   type SessionList,
-  type SessionResource,
-} from '../resources.js';
+  type SessionObject,
+} from '../objects.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
 import { method, type MethodTable } from '../rpc-methods.js';
 import { INSIDE_MCPCTL_ENV } from '../serve/inert-port.js';
@@ -94,7 +94,7 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
       },
     ),
     'sessions.list': method(z.object({}), 'SessionList of every open session', (): SessionList =>
-      sessionList(ctx.daemon.sessions().map((i) => toSessionResource(i.session))),
+      sessionList(ctx.daemon.sessions().map((i) => toSessionObject(i.session))),
     ),
     'session.reload': method(
       selector,
@@ -138,7 +138,7 @@ function isDaemonEnv(vars: Readonly<Record<string, string>>): boolean {
   return mine.length === theirs.length && theirs.every((k) => process.env[k] === vars[k]);
 }
 
-export function toSessionResource(session: Session): SessionResource {
+export function toSessionObject(session: Session): SessionObject {
   return {
     apiVersion: API_VERSION,
     kind: 'Session',

@@ -11,11 +11,11 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Session } from '../../controller/session.js';
-import type { WatchEnd, WatchEvent, WatchEventType } from '../resources.js';
+import type { WatchEnd, WatchEvent, WatchEventType } from '../objects.js';
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
 import { method, type MethodTable, type RpcConnection } from '../rpc-methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
-import { toSessionResource } from './sessions.js';
+import { toSessionObject } from './sessions.js';
 
 type Unsubscribe = () => void;
 
@@ -178,10 +178,10 @@ function watchSessions(
   const perSession = new Map<string, Unsubscribe>();
   const follow = (session: Session) => {
     if (perSession.has(session.id)) return;
-    filter.update(session.id, toSessionResource(session));
+    filter.update(session.id, toSessionObject(session));
     perSession.set(
       session.id,
-      session.on('change', () => filter.update(session.id, toSessionResource(session))),
+      session.on('change', () => filter.update(session.id, toSessionObject(session))),
     );
   };
   for (const info of ctx.daemon.sessions()) follow(info.session);

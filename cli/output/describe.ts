@@ -10,7 +10,7 @@ import {
   disclosureLines,
   findCondition,
 } from '../../api/index.js';
-import type { McpEvent, ServerDescription } from '../resources.js';
+import type { McpEvent, ServerDescription } from '../objects.js';
 import { ageOf } from './age.js';
 import { escapeField, yaml } from './escape.js';
 import { statusColour, type Style } from './style.js';

@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { API_VERSION, type McpServer } from '../../api/index.js';
 import { terminalSafeIo, type Io } from '../command-env.js';
 import { run } from '../program.js';
-import { serverList, type McpEvent } from '../resources.js';
+import { serverList, type McpEvent } from '../objects.js';
 import { describeServer } from './describe.js';
 import { escapeField, escapeText, json, yaml } from './escape.js';
 import { formatList } from './format.js';

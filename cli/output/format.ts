@@ -6,9 +6,9 @@
  * output says `No <plural> found.` on stderr instead of printing an empty header. Human
  * formats escape control characters (escape.ts); json and yaml carry them in their own escapes.
  */
-import type { WatchEventType } from '../resources.js';
+import type { WatchEventType } from '../objects.js';
 import { escapeField, json, yaml } from './escape.js';
-import type { ResourcePrinter } from './printers.js';
+import type { ObjectPrinter } from './printers.js';
 import type { Style } from './style.js';
 import { columnWidths, renderRow, renderTable, type CellInput } from './table.js';
 
@@ -33,7 +33,7 @@ export { json };
 
 export function formatList<T>(
   list: ListLike<T>,
-  printer: ResourcePrinter<T>,
+  printer: ObjectPrinter<T>,
   format: OutputFormat,
   opts: { now: number; style: Style; single?: boolean },
 ): Printed {
@@ -63,7 +63,7 @@ export function formatList<T>(
  * aligned as one table, and later columns never shrink.
  */
 export class WatchPrinter<T> {
-  readonly #printer: ResourcePrinter<T>;
+  readonly #printer: ObjectPrinter<T>;
   readonly #format: OutputFormat;
   readonly #write: (text: string) => void;
   readonly #style: Style;
@@ -73,7 +73,7 @@ export class WatchPrinter<T> {
   #widths: number[] | undefined;
 
   constructor(opts: {
-    printer: ResourcePrinter<T>;
+    printer: ObjectPrinter<T>;
     format: OutputFormat;
     write: (text: string) => void;
     style: Style;

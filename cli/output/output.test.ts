@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { API_VERSION, type McpServer } from '../../api/index.js';
-import { connectionList, serverList, type ConnectionResource } from '../resources.js';
+import { connectionList, serverList, type ConnectionObject } from '../objects.js';
 import { ageOf, humanDuration, parseDuration } from './age.js';
 import { WatchPrinter, formatList } from './format.js';
 import { connectionPrinter, serverPrinter, serverReason } from './printers.js';
@@ -160,9 +160,9 @@ describe('tables', () => {
   it('prints connections like kubectl get pods: who holds each, and how long a drain has left', () => {
     const connection = (
       name: string,
-      state: ConnectionResource['status']['state'],
-      extra: Partial<ConnectionResource['status']> = {},
-    ): ConnectionResource => ({
+      state: ConnectionObject['status']['state'],
+      extra: Partial<ConnectionObject['status']> = {},
+    ): ConnectionObject => ({
       apiVersion: API_VERSION,
       kind: 'Connection',
       metadata: { name, creationTimestamp: '2024-01-01T00:00:00.000Z' },

@@ -1,5 +1,5 @@
 /**
- * How each resource kind prints as a table row and as a name (`-o name`).
+ * How each object kind prints as a table row and as a name (`-o name`).
  *
  * Servers (issue 6): NAME, SCOPE, ADMITTED, READY, TOOLS, AGE, REASON; wide adds CONNECTION
  * and PID. REASON is the one that explains the state: the Admitted reason when refused, else
@@ -9,12 +9,12 @@
  * AGE; wide adds TOOLS and PROMPTS. A draining one says how long it has left.
  */
 import { ANNOTATION_SCOPE, findCondition } from '../../api/index.js';
-import type { ConnectionResource, McpEvent, McpServer, SessionResource } from '../resources.js';
+import type { ConnectionObject, McpEvent, McpServer, SessionObject } from '../objects.js';
 import { ageOf, humanDuration } from './age.js';
 import { statusColour, type Style } from './style.js';
 import type { CellInput } from './table.js';
 
-export interface ResourcePrinter<T> {
+export interface ObjectPrinter<T> {
   /** For `No <plural> found`. */
   readonly plural: string;
   headers(wide: boolean): string[];
@@ -41,7 +41,7 @@ function statusCell(style: Style, status: string | undefined): CellInput {
   return { text, paint: statusColour(style, text) };
 }
 
-export const serverPrinter: ResourcePrinter<McpServer> = {
+export const serverPrinter: ObjectPrinter<McpServer> = {
   plural: 'servers',
   headers: (wide) => [
     'NAME',
@@ -75,7 +75,7 @@ export const serverPrinter: ResourcePrinter<McpServer> = {
   key: (s) => s.metadata.name,
 };
 
-export const sessionPrinter: ResourcePrinter<SessionResource> = {
+export const sessionPrinter: ObjectPrinter<SessionObject> = {
   plural: 'sessions',
   headers: (wide) => [
     'NAME',
@@ -106,7 +106,7 @@ export const sessionPrinter: ResourcePrinter<SessionResource> = {
   key: (s) => s.metadata.name,
 };
 
-export const eventPrinter: ResourcePrinter<McpEvent> = {
+export const eventPrinter: ObjectPrinter<McpEvent> = {
   plural: 'events',
   headers: (wide) => [
     'LAST SEEN',
@@ -131,14 +131,14 @@ export const eventPrinter: ResourcePrinter<McpEvent> = {
 };
 
 /** `Draining (25s left)` while it drains, else the state as is. */
-export function connectionState(c: ConnectionResource, now: number): string {
+export function connectionState(c: ConnectionObject, now: number): string {
   const { state, drainEndsAt } = c.status;
   if (state !== 'Draining' || drainEndsAt === undefined) return state;
   const end = Date.parse(drainEndsAt);
   return Number.isNaN(end) ? state : `${state} (${humanDuration(end - now)} left)`;
 }
 
-export const connectionPrinter: ResourcePrinter<ConnectionResource> = {
+export const connectionPrinter: ObjectPrinter<ConnectionObject> = {
   plural: 'connections',
   headers: (wide) => [
     'CONNECTION',

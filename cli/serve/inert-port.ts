@@ -7,7 +7,7 @@
  * Guarantees: no tools, no prompts, no session, no daemon; every call and `why` answers with
  * the reason, so `mcpctl describe server NAME` and the agent both see what happened.
  */
-import type { AgentAttachments } from '../../controller/agent-attachments.js';
+import type { SessionAttachment } from '../../controller/session-attachment.js';
 import type {
   ApprovalRequest,
   DecideOutcome,
@@ -30,7 +30,7 @@ export class InertSessionPort implements SessionPort {
     return Promise.reject(new Error(this.reason));
   }
 
-  attach(): AgentAttachments {
+  attach(): SessionAttachment {
     return {
       rootsChanged: () => undefined,
       subscribe: () => Promise.reject(new Error(this.reason)),

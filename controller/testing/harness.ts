@@ -123,21 +123,6 @@ export function servers(map: Record<string, McpServerConfig>): {
   return { mcpServers: map };
 }
 
-/** Polls until `check` returns a value that is not undefined/false, or throws at the deadline. */
-export async function until<T>(
-  what: string,
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 export function condition(server: McpServer | undefined, type: string): string | undefined {
   const c = server?.status.conditions.find((x) => x.type === type);
   return c ? `${c.status}/${c.reason}` : undefined;

@@ -7,9 +7,7 @@
  * output folder is called.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { McpServerConfig } from '../../api/index.js';
@@ -64,20 +62,8 @@ export async function readPid(file: string, timeoutMs = 5000): Promise<number> {
   return pid;
 }
 
-export interface TempDir {
-  readonly path: string;
-  file(name: string): string;
-  remove(): void;
-}
-
-export function tempDir(prefix = 'mcpctl-pool-'): TempDir {
-  const path = mkdtempSync(join(tmpdir(), prefix));
-  return {
-    path,
-    file: (name) => join(path, name),
-    remove: () => rmSync(path, { recursive: true, force: true }),
-  };
-}
+// The one temp-dir helper of the tests, re-exported for the pool tests that import it here.
+export { tempDir, type TempDir } from '../../testing/temp-dir.js';
 
 export interface HttpFixtureProcess {
   readonly url: string;

@@ -42,7 +42,7 @@ function condition(server: McpServer | undefined, type: string): string | undefi
   return c ? `${c.status}/${c.reason}` : undefined;
 }
 
-/** At quiescence: resources, conditions, registry and pool all say what the model says. */
+/** At quiescence: objects, conditions, registry and pool all say what the model says. */
 export function quiescenceProblems(model: Model, session: Session, pool: CheckingPool): string[] {
   const problems: string[] = [];
   const p = (text: string): void => {

@@ -7,6 +7,7 @@
  * reload once more and check that a reload of an unchanged config acquires nothing (reconcile is
  * level-based, so a second pass has nothing to do).
  */
+import { until } from '../../../testing/until.js';
 import { Model } from './model.js';
 import {
   acquireProblem,
@@ -39,15 +40,6 @@ class StepFailure extends Error {
     super(`${where}:\n  - ${problems.join('\n  - ')}`);
     this.name = 'StepFailure';
   }
-}
-
-async function eventually(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return true;
 }
 
 function errorName(err: unknown): string {
@@ -85,12 +77,17 @@ async function perform(world: World, before: Model, after: Model, step: Step): P
       const server = [...world.servers].reverse().find((s) => s.ticket.connectionId === id);
       if (!server) return [`crash ${step.name}: no in-memory server for ${id}`];
       await server.crash();
-      const noticed = await eventually(
+      // Polled every millisecond: a run has many steps, and the model runs thousands of runs.
+      const noticed = await until(
+        'the crash to be noticed',
         () =>
           session.registry.get(step.name) === undefined &&
           session.get(step.name)?.status.conditions.find((c) => c.type === 'Ready')?.status !==
             'True',
-        5000,
+        { timeoutMs: 5000, intervalMs: 1 },
+      ).then(
+        () => true,
+        () => false,
       );
       await session.settled();
       return noticed ? [] : [`crash ${step.name}: the session still shows it Ready after 5 s`];

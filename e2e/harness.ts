@@ -12,8 +12,6 @@
  * - `cleanup()` ends every daemon it started (SIGTERM, then SIGKILL), then every process whose
  *   command line mentions the temp dir or whose pid a test reported (whole process groups),
  *   and removes the temp dir. Call it from an after/afterEach hook.
- * - `eventually` polls with a deadline and reports the last value seen when it gives up, so a
- *   failure says what the state was, not just "timeout".
  */
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -22,14 +20,13 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Condition, McpServer, McpServerList } from '../../api/index.js';
+import type { Condition, McpServer, McpServerList } from '../api/index.js';
+import { until } from '../testing/until.js';
 
-/** The built CLI entry next to this build's cli/ folder. */
-export const CLI = fileURLToPath(new URL('../main.js', import.meta.url));
+/** The built CLI entry in this build's cli/ folder. */
+export const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 /** The pool engineer's stdio fixture server, built into the same output folder. */
-export const FIXTURE = fileURLToPath(
-  new URL('../../e2e/fixtures/stdio-server.js', import.meta.url),
-);
+export const FIXTURE = fileURLToPath(new URL('./fixtures/stdio-server.js', import.meta.url));
 
 const requireHere = createRequire(import.meta.url);
 function packageEntry(pkg: string): string {
@@ -52,36 +49,6 @@ export interface DaemonProcess {
   /** Resolves with the exit code (or null after a signal) once the daemon process is gone. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stderr(): string;
-}
-
-export interface EventuallyOptions {
-  readonly timeoutMs?: number;
-  readonly intervalMs?: number;
-  /** What we are waiting for, for the failure message. */
-  readonly what?: string;
-}
-
-/** Polls `probe` until it returns something other than undefined/false. */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  opts: EventuallyOptions = {},
-): Promise<T> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-      last = value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${opts.what ?? 'a condition'}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, opts.intervalMs ?? 100));
-  }
 }
 
 /** Running = exists and is not a zombie (reaped or not, a zombie has exited). */
@@ -279,7 +246,8 @@ export class TestEnv {
     opts: { timeoutMs?: number; args?: string[] } = {},
   ): Promise<Map<string, McpServer>> {
     let last = '';
-    return eventually(
+    return until(
+      `${what} (servers: ${last || 'none yet'})`,
       async () => {
         const servers = await this.servers(opts.args ? { args: opts.args } : {});
         last = [...servers.values()]
@@ -290,7 +258,7 @@ export class TestEnv {
           .join(' ');
         return check(servers) ? servers : undefined;
       },
-      { timeoutMs: opts.timeoutMs ?? 20_000, what: `${what} (servers: ${last || 'none yet'})` },
+      { timeoutMs: opts.timeoutMs ?? 20_000 },
     ).catch((err: Error) => {
       throw new Error(`${err.message}; servers were: ${last}`);
     });
@@ -329,14 +297,15 @@ export class TestEnv {
       ...args,
     ];
     const daemon = this.spawnDaemon(all);
-    await eventually(
+    await until(
+      'the daemon to answer',
       async () => {
         const exited = daemon.child.exitCode !== null || daemon.child.signalCode !== null;
         if (exited) throw new Error(`daemon exited early: ${daemon.stderr()}`);
         const r = await this.cli(['get', 'sessions', '-o', 'name']);
         return r.code === 0;
       },
-      { timeoutMs: 20_000, what: 'the daemon to answer' },
+      { timeoutMs: 20_000 },
     );
     return daemon;
   }

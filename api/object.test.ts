@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findCondition, setCondition, type Condition } from './resource.js';
+import { findCondition, setCondition, type Condition } from './object.js';
 
 const T0 = new Date('2030-01-01T00:00:00.000Z');
 const T1 = new Date('2030-01-01T00:05:00.000Z');

@@ -1,4 +1,4 @@
-/** Builds the McpServer resource (DESIGN §6) of one server from its record and registry entry. */
+/** Builds the McpServer object (DESIGN §6) of one server from its record and registry entry. */
 import {
   ANNOTATION_SCOPE,
   ANNOTATION_SOURCE,
@@ -12,7 +12,7 @@ import {
 import type { RegistryEntry } from './registry.js';
 import type { ServerRecord } from './server-record.js';
 
-export interface ResourceOptions {
+export interface ServerObjectOptions {
   /** Print env and header values as they are (`--show-secrets`). */
   readonly showSecrets?: boolean;
 }
@@ -21,7 +21,7 @@ export function toMcpServer(
   server: DesiredServer,
   record: ServerRecord | undefined,
   entry: RegistryEntry | undefined,
-  options: ResourceOptions = {},
+  options: ServerObjectOptions = {},
 ): McpServer {
   const live = record?.live;
   return {

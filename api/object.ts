@@ -1,11 +1,12 @@
 /**
- * The McpServer resource and Kubernetes-style conditions (DESIGN §6).
+ * The McpServer object and Kubernetes-style conditions (DESIGN §6). "Object", not "resource":
+ * in this code a resource is always an MCP resource (gateway/resources.ts).
  *
  * Types come from @kubernetes/client-node by `import type` only; no runtime code of that
  * package is ever loaded (a test checks the emitted JavaScript).
  */
 import type { V1Condition, V1ObjectMeta } from '@kubernetes/client-node';
-import type { McpServerConfig } from './schema.js';
+import type { McpServerConfig } from './server-config.js';
 
 export const API_VERSION = 'mcpctl.dev/v1alpha1';
 export const ANNOTATION_SCOPE = 'mcpctl.dev/scope';

@@ -1,19 +1,11 @@
 /**
- * Helpers for the informer tests (not used at run time): fresh temp dirs, file writes the way
- * editors do them, and waits with deadlines instead of fixed sleeps.
+ * Helpers for the informer tests (not used at run time): file writes the way editors do them,
+ * and a recorder of events to wait for with a deadline instead of a fixed sleep. (Temp dirs and
+ * polling: testing/ at the top, shared by every folder's tests.)
  */
-import { mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-
-export async function makeTempDir(prefix = 'mcpctl-informers-'): Promise<{
-  dir: string;
-  cleanup: () => Promise<void>;
-}> {
-  // realpath: the workspace of a session is a realpath, and macOS' tmpdir is a symlink.
-  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
-  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
-}
+import { until } from '../../testing/until.js';
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -30,20 +22,6 @@ export async function atomicWrite(file: string, text: string): Promise<void> {
   await rename(tmp, file);
 }
 
-/** Polls `predicate` every 10 ms; throws with `what` when `timeoutMs` passes first. */
-export async function waitFor(
-  predicate: () => boolean,
-  what: string,
-  timeoutMs = 3000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
 /** Records events; wait for the n-th one with a deadline. */
 export class Recorder<T> {
   readonly events: T[] = [];
@@ -58,7 +36,7 @@ export class Recorder<T> {
 
   /** Resolves with event number `n` (1-based) once it arrived. */
   async nth(n: number, what = `event #${n}`, timeoutMs = 3000): Promise<T> {
-    await waitFor(() => this.events.length >= n, what, timeoutMs);
+    await until(what, () => this.events.length >= n, { timeoutMs });
     return this.events[n - 1];
   }
 

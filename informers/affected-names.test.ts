@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ComputedGating, DesiredServer, McpServerConfig, Scope } from '../api/index.js';
-import { affectedNames, gatingMovedNames, sourceErrorsChanged, specChangedNames } from './diff.js';
+import {
+  affectedNames,
+  gatingMovedNames,
+  sourceErrorsChanged,
+  specChangedNames,
+} from './affected-names.js';
 import type { DesiredState } from './types.js';
 
 function server(name: string, config: McpServerConfig, scope: Scope = 'user'): DesiredServer {

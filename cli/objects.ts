@@ -14,7 +14,7 @@ import type { SubjectSummary } from '../controller/session.js';
 
 export type { McpServer, McpServerList, McpEvent, SubjectSummary };
 
-export interface SessionResource {
+export interface SessionObject {
   apiVersion: typeof API_VERSION;
   kind: 'Session';
   metadata: { name: string };
@@ -39,7 +39,7 @@ export interface SessionResource {
 export interface SessionList {
   apiVersion: typeof API_VERSION;
   kind: 'SessionList';
-  items: SessionResource[];
+  items: SessionObject[];
 }
 
 export interface EventList {
@@ -55,7 +55,7 @@ export type ConnectionState = 'Connecting' | 'Ready' | 'Draining';
  * One live connection of the daemon's pool (`get connections`, like `kubectl get pods`): which
  * process runs, for which sessions, and — when none holds it — until when it drains.
  */
-export interface ConnectionResource {
+export interface ConnectionObject {
   apiVersion: typeof API_VERSION;
   kind: 'Connection';
   metadata: {
@@ -87,7 +87,7 @@ export interface ConnectionResource {
 export interface ConnectionList {
   apiVersion: typeof API_VERSION;
   kind: 'ConnectionList';
-  items: ConnectionResource[];
+  items: ConnectionObject[];
 }
 
 /** What `describe server` needs in one round trip. */
@@ -117,7 +117,7 @@ export function serverList(items: McpServer[]): McpServerList {
   return { apiVersion: API_VERSION, kind: 'McpServerList', items };
 }
 
-export function sessionList(items: SessionResource[]): SessionList {
+export function sessionList(items: SessionObject[]): SessionList {
   return { apiVersion: API_VERSION, kind: 'SessionList', items };
 }
 
@@ -125,7 +125,7 @@ export function eventList(items: McpEvent[]): EventList {
   return { apiVersion: API_VERSION, kind: 'EventList', items };
 }
 
-export function connectionList(items: ConnectionResource[]): ConnectionList {
+export function connectionList(items: ConnectionObject[]): ConnectionList {
   return { apiVersion: API_VERSION, kind: 'ConnectionList', items };
 }
 

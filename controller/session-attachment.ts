@@ -1,7 +1,8 @@
 /**
- * One agent connection's attachments to the pooled connections of its session's Ready servers.
- * The gateway makes one per agent; the pool routes the servers' requests and notifications
- * through them (pool/types.ts `AgentPeer`).
+ * One agent connection's attachment to its session: one pool `Attachment` (pool/types.ts) per
+ * Ready server of the session, followed as the registry changes. The gateway makes one per
+ * agent; the pool routes the servers' requests and notifications through them, to the agent as
+ * its session sees it (`SessionAgent`, made a pool `AgentPeer` here).
  *
  * Guarantees:
  * - The agent is attached to exactly the leases the session's registry names now: a server
@@ -44,7 +45,8 @@ export type SessionRequestOptions = Omit<RequestOptions, 'caller'> & {
   readonly caller?: SessionCaller;
 };
 
-export interface AgentAttachments {
+/** What an agent's attachment to its session can do (Session.attachAgent). */
+export interface SessionAttachment {
   /** The agent's roots changed (its own `roots/list_changed`). */
   rootsChanged(): void;
   subscribe(server: string, uri: string): Promise<void>;
@@ -65,7 +67,7 @@ export function attachAgent(
   registry: Registry,
   agent: SessionAgent,
   workspace: string,
-): AgentAttachments {
+): SessionAttachment {
   const attached = new Map<string, Attached>();
   const subscriptions = new Map<string, Set<string>>();
   let level: LoggingLevel | undefined;
