@@ -22,10 +22,10 @@ import {
   type Root,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { until } from '../testing/until.js';
 import { PoolError } from './errors.js';
 import { createPool } from './mcp-pool.js';
 import { callTool } from './testing/calls.js';
-import { eventually } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';
 import { inMemoryConnector } from './testing/in-memory.js';
 import { hangingAnswer, RecordingPeer } from './testing/peers.js';
@@ -320,7 +320,7 @@ test(
       // B's call asks (with B's data) once released; A calls meanwhile, so A called last.
       const asking = r.call('ask', { kind: 'sampling', gated: true }, b);
       const waitA = r.call('wait', {}, a);
-      assert.ok(await eventually(() => r.seen.waiting === 1));
+      await until('the call of A in flight', () => r.seen.waiting === 1);
       r.seen.askGate.open();
       assert.match(
         await asking,
@@ -348,7 +348,7 @@ test('two agents of one workspace in flight: the request is not guessed either',
     const asking = r.call('ask', { kind: 'elicitation', gated: true }, a);
     const waitB = r.call('wait', {}, b);
     const waitC = r.call('wait', {}, c);
-    assert.ok(await eventually(() => r.seen.waiting === 2));
+    await until('the calls of B and C in flight', () => r.seen.waiting === 2);
     r.seen.askGate.open();
     assert.match(
       await asking,
@@ -360,7 +360,7 @@ test('two agents of one workspace in flight: the request is not guessed either',
     // Several calls of ONE agent are one agent: its request is its own.
     r.seen.waitGate = gate();
     const waitA = r.call('wait', {}, a);
-    assert.ok(await eventually(() => r.seen.waiting === 1));
+    await until('the call of A in flight', () => r.seen.waiting === 1);
     assert.equal(
       await r.call('ask', { kind: 'elicitation', gated: false }, a),
       'action=accept {"who":"agent A"}',
@@ -387,7 +387,7 @@ test('a request that names its task goes to the agent that created it, or nowher
     // A's call is the only one in flight, but the server asks for B's task (running in the
     // background, no call of B in flight): B answers.
     const waitA = r.call('wait', {}, a);
-    assert.ok(await eventually(() => r.seen.waiting === 1));
+    await until('the call of A in flight', () => r.seen.waiting === 1);
     assert.equal(
       await r.call('ask', { kind: 'sampling', gated: false, task: 'task-b' }),
       'model=agent B',
@@ -469,12 +469,12 @@ test(
         workspace: OTHER_WS,
       });
       r.pool.attach(r.lease.key, a);
-      assert.ok(await eventually(() => r.seen.rootsChanged === 1));
+      await until('the first roots/list_changed', () => r.seen.rootsChanged === 1);
       assert.equal(await r.call('roots'), '[{"uri":"file:///a"}]');
       // A session of another workspace takes the connection: A's roots are withdrawn at once,
       // before any agent of it is attached.
       const s2 = await share(r, 's2', OTHER_WS);
-      assert.ok(await eventually(() => r.seen.rootsChanged === 2));
+      await until('the second roots/list_changed', () => r.seen.rootsChanged === 2);
       assert.equal(await r.call('roots'), '[]');
       const attB = r.pool.attach(r.lease.key, b);
       assert.equal(await r.call('roots', {}, b), '[]', "the server never gets B's roots");
@@ -482,7 +482,7 @@ test(
       assert.equal(r.seen.rootsChanged, 2, 'nothing changed: no notification');
       attB.detach();
       r.pool.release(r.lease.key, s2.sessionId, { reason: 'sessionClosed' });
-      assert.ok(await eventually(() => r.seen.rootsChanged === 3));
+      await until('the third roots/list_changed', () => r.seen.rootsChanged === 3);
       assert.equal(await r.call('roots'), '[{"uri":"file:///a"}]');
     } finally {
       await r.close();
@@ -566,10 +566,10 @@ test("the server's cancel aborts the request forwarded to the agent", T, async (
           { caller: a, signal: cancel.signal },
         )
         .catch((err: unknown) => err);
-      assert.ok(await eventually(() => a.requests.length === n));
+      await until(`forwarded request ${n}`, () => a.requests.length === n);
       cancel.abort(new Error('the agent gave up'));
       assert.ok((await call) instanceof Error);
-      assert.ok(await eventually(() => a.aborted.length === n), `forwarded request ${n} aborted`);
+      await until(`forwarded request ${n} aborted`, () => a.aborted.length === n);
     }
     assert.deepEqual(r.holder.lost, []);
   } finally {
@@ -592,9 +592,9 @@ test(
         roots: [root('file:///s', 'S'), root('file:///b')],
       });
       const attA = r.pool.attach(r.lease.key, a);
-      assert.ok(await eventually(() => r.seen.rootsChanged === 1));
+      await until('the first roots/list_changed', () => r.seen.rootsChanged === 1);
       const attB = r.pool.attach(r.lease.key, b);
-      assert.ok(await eventually(() => r.seen.rootsChanged === 2));
+      await until('the second roots/list_changed', () => r.seen.rootsChanged === 2);
       assert.deepEqual(JSON.parse(await r.call('roots')), [
         { uri: 'file:///a', name: 'A' },
         { uri: 'file:///s' },
@@ -613,13 +613,13 @@ test(
       assert.equal(r.seen.rootsChanged, 2);
       a.rootList = [root('file:///a2')];
       attA.rootsChanged();
-      assert.ok(await eventually(() => r.seen.rootsChanged === 3));
+      await until('the third roots/list_changed', () => r.seen.rootsChanged === 3);
       attB.detach();
-      assert.ok(await eventually(() => r.seen.rootsChanged === 4));
+      await until('the fourth roots/list_changed', () => r.seen.rootsChanged === 4);
       assert.deepEqual(JSON.parse(await r.call('roots')), [{ uri: 'file:///a2' }]);
       attA.detach();
       attA.detach();
-      assert.ok(await eventually(() => r.seen.rootsChanged === 5));
+      await until('the fifth roots/list_changed', () => r.seen.rootsChanged === 5);
       assert.equal(await r.call('roots'), '[]');
       await roundTrip(r);
       assert.equal(r.seen.rootsChanged, 5);
@@ -673,7 +673,7 @@ test('subscriptions are refcounted; updates reach only the subscribers', T, asyn
     await attB.unsubscribe('mem://x');
     assert.deepEqual(r.seen.unsubscribes, [], 'A still holds mem://x');
     attA.detach();
-    assert.ok(await eventually(() => r.seen.unsubscribes.length === 2));
+    await until('both unsubscribes', () => r.seen.unsubscribes.length === 2);
     assert.deepEqual([...r.seen.unsubscribes].sort(), ['mem://x', 'mem://y']);
     await r.server().server.sendResourceUpdated({ uri: 'mem://x' });
     await roundTrip(r);
@@ -694,7 +694,7 @@ test('the server runs at the most verbose level any attached agent asked for', T
     await attA.setLogLevel('error');
     assert.deepEqual(r.seen.levels, ['warning', 'debug']);
     attB.detach();
-    assert.ok(await eventually(() => r.seen.levels.length === 3));
+    await until('the third logging level', () => r.seen.levels.length === 3);
     assert.equal(r.seen.levels[2], 'error');
     attA.detach();
     await roundTrip(r);
@@ -719,7 +719,7 @@ test('progress goes to its own request only, and none after it ended', T, async 
         { onprogress: (p) => sink.push(p) },
       );
     const both = Promise.all([call('A', a), call('B', b)]);
-    assert.ok(await eventually(() => r.seen.waiting === 2));
+    await until('both calls in flight', () => r.seen.waiting === 2);
     r.seen.waitGate.open();
     await both;
     assert.deepEqual(
@@ -757,7 +757,7 @@ test('progress goes to its own request only, and none after it ended', T, async 
         { signal: cancel.signal, onprogress: (p) => late.push(p) },
       )
       .catch((err: unknown) => err);
-    assert.ok(await eventually(() => late.length === 1));
+    await until('the progress of the hanging call', () => late.length === 1);
     cancel.abort(new Error('stop'));
     assert.ok((await hanging) instanceof Error);
     const hangToken = r.seen.progressTokens[2];
@@ -892,10 +892,10 @@ test('when the connection ends, attachments end silently', T, async () => {
     void callTool(pool, lease.key, 'ask', { kind: 'sampling', gated: false }).catch(
       () => undefined,
     );
-    assert.ok(await eventually(() => a.requests.length === 1));
+    await until('the forwarded request', () => a.requests.length === 1);
     await mem.servers[0]?.crash();
     await holder.nextLost();
-    assert.ok(await eventually(() => a.aborted.length === 1));
+    await until('the forwarded request aborted', () => a.aborted.length === 1);
     att.detach();
     att.rootsChanged();
     await att.unsubscribe('mem://x');
@@ -987,7 +987,7 @@ test('attack: a server that floods messages and asks roots/list in a loop', T, a
     }
     const r = await callTool(pool, lease.key, 'meta', {});
     assert.deepEqual(r.content, [{ type: 'text', text: 'ok' }]);
-    assert.ok(await eventually(() => lease.flooding?.() !== undefined));
+    await until('the flood report', () => lease.flooding?.() !== undefined);
     await Promise.all(floods);
     assert.ok(answered > 0, 'roots/list within the budget is answered');
     const heard = b.heard('notifications/message').length;
