@@ -61,13 +61,13 @@ import { ServerLists } from './server-lists.js';
 import type { AdmissionTicket } from './ticket.js';
 import { TrafficGuard, type TrafficLimits } from './traffic.js';
 import type {
-  AgentPeer,
   Attachment,
   Connected,
   Connector,
   Holder,
   Lease,
   McpMessage,
+  PoolAgent,
   RequestOptions,
 } from './types.js';
 
@@ -286,8 +286,8 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
     }
   }
 
-  attach(peer: AgentPeer): Attachment {
-    return this.#router.attach(peer);
+  attach(agent: PoolAgent): Attachment {
+    return this.#router.attach(agent);
   }
 
   /** Takes over a connection the connector opened: its inbound pipeline and its events. */

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { until } from '../testing/until.js';
 import { createPool } from './mcp-pool.js';
+import { RecordingPoolAgent } from './testing/agents.js';
 import { RecordingHolder } from './testing/holders.js';
-import { RecordingPeer } from './testing/peers.js';
 import { testTicket } from './testing/tickets.js';
 
 const requireHere = createRequire(import.meta.url);
@@ -47,7 +47,7 @@ test(
         { timeoutMs: 20_000 },
       );
 
-      const a = new RecordingPeer('agent A', {
+      const a = new RecordingPoolAgent('agent A', {
         can: ['sampling', 'elicitation'],
         roots: [{ uri: 'file:///projects/a', name: 'a' }],
       });

@@ -6,7 +6,6 @@
  */
 export type {
   AgentCaller,
-  AgentPeer,
   Attachment,
   CallOptions,
   ClientSetup,
@@ -18,6 +17,7 @@ export type {
   LostCause,
   McpMessage,
   Pool,
+  PoolAgent,
   PoolEntryStats,
   ReleaseOptions,
   ReleaseReason,

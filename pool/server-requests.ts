@@ -135,12 +135,12 @@ export class ServerRequests {
 
 /** One agent's answer; a callback that throws at once rejects like one that fails later. */
 async function ask(
-  peer: AgentCaller,
+  agent: AgentCaller,
   message: McpMessage,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
   signal.throwIfAborted();
-  return peer.request(message, { signal });
+  return agent.request(message, { signal });
 }
 
 /**
@@ -165,16 +165,16 @@ async function linked<T>(
   }
 }
 
-/** Asks every peer at once: the first answer wins and the ones still asking are aborted. */
+/** Asks every agent at once: the first answer wins and the ones still asking are aborted. */
 async function race(
-  peers: readonly AgentCaller[],
+  agents: readonly AgentCaller[],
   message: McpMessage,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
   const losers = new AbortController();
   try {
     return await Promise.any(
-      peers.map((peer) => linked([signal, losers.signal], (own) => ask(peer, message, own))),
+      agents.map((agent) => linked([signal, losers.signal], (own) => ask(agent, message, own))),
     );
   } catch (err) {
     // Everyone failed: the server hears the first agent's error.
