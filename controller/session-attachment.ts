@@ -18,11 +18,11 @@
  */
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type {
-  AgentCaller,
   Attachment,
   McpMessage,
   Pool,
   PoolAgent,
+  PoolCaller,
   RequestOptions,
 } from '../pool/types.js';
 import type { Registry, RegistryEntry } from '../reconcilers/registry.js';
@@ -38,7 +38,7 @@ export interface SessionAgent extends Omit<PoolAgent, 'notify' | 'ownsTask' | 'w
 }
 
 /** An agent as the maker of a request, as its session sees it (the session adds the workspace). */
-export type SessionCaller = Omit<AgentCaller, 'workspace'>;
+export type SessionCaller = Omit<PoolCaller, 'workspace'>;
 
 /** RequestOptions as a session takes them: the caller without a workspace. */
 export type SessionRequestOptions = Omit<RequestOptions, 'caller'> & {

@@ -40,7 +40,7 @@ import { RootsAnswer } from './roots.js';
 import { ServerLink } from './server-link.js';
 import { ServerRequests } from './server-requests.js';
 import { Subscriptions, type Subscriber } from './subscriptions.js';
-import type { AgentCaller, Attachment, McpMessage, PoolAgent } from './types.js';
+import type { Attachment, McpMessage, PoolAgent, PoolCaller } from './types.js';
 
 export interface AgentRouterOptions {
   /** The pool key, passed to `PoolAgent.notify`. */
@@ -133,7 +133,7 @@ export class AgentRouter {
   }
 
   /** Marks a request made for `caller` as in flight until the returned function is called. */
-  track(caller: AgentCaller): () => void {
+  track(caller: PoolCaller): () => void {
     const item: CallInFlight = { caller };
     this.#inFlight.push(item);
     return () => {
@@ -222,7 +222,7 @@ export class AgentRouter {
   }
 
   /** Who is asked a server's request (ask-rules.ts); throws the error the server gets. */
-  #recipients(message: McpMessage): readonly AgentCaller[] {
+  #recipients(message: McpMessage): readonly PoolCaller[] {
     return recipientsOf(
       {
         server: this.#server,

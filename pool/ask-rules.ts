@@ -22,11 +22,11 @@
  */
 import { ErrorCode, RELATED_TASK_META_KEY } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf, RpcError } from './errors.js';
-import type { AgentCaller, McpMessage, PoolAgent } from './types.js';
+import type { McpMessage, PoolAgent, PoolCaller } from './types.js';
 
 /** A request of an agent in flight on the connection (AgentRouter.track). */
 export interface CallInFlight {
-  readonly caller: AgentCaller;
+  readonly caller: PoolCaller;
 }
 
 /** Who uses the connection now, as the router knows it. */
@@ -48,7 +48,7 @@ export interface AskState extends ConnectionUsers {
 }
 
 /** Who is asked `message` (rules 1-4 above); throws the RpcError the server gets. */
-export function recipientsOf(state: AskState, message: McpMessage): readonly AgentCaller[] {
+export function recipientsOf(state: AskState, message: McpMessage): readonly PoolCaller[] {
   const taskId = relatedTaskOf(message);
   if (taskId !== undefined) {
     const owners = state.agents.filter((p) => ownsTask(state, p, taskId));
@@ -102,10 +102,10 @@ export function workspacesOf(users: ConnectionUsers): Set<string> {
 /** `[agent]` when it can answer; else the request goes to nobody (never to another agent). */
 function onlyIfAble(
   state: AskState,
-  agent: AgentCaller,
+  agent: PoolCaller,
   message: McpMessage,
   which: string,
-): readonly AgentCaller[] {
+): readonly PoolCaller[] {
   if (canAnswer(state, agent, message)) return [agent];
   throw cannot(
     state,
@@ -123,7 +123,7 @@ function ownsTask(state: AskState, agent: PoolAgent, taskId: string): boolean {
   }
 }
 
-function canAnswer(state: AskState, agent: AgentCaller, message: McpMessage): boolean {
+function canAnswer(state: AskState, agent: PoolCaller, message: McpMessage): boolean {
   try {
     return agent.canAnswer(message);
   } catch (err) {

@@ -5,7 +5,6 @@
  * `reconcilers/admission.ts` only (tests use `pool/testing/tickets.ts`).
  */
 export type {
-  AgentCaller,
   Attachment,
   CallOptions,
   ClientSetup,
@@ -18,6 +17,7 @@ export type {
   McpMessage,
   Pool,
   PoolAgent,
+  PoolCaller,
   PoolEntryStats,
   ReleaseOptions,
   ReleaseReason,

@@ -30,7 +30,7 @@ import type {
 import { z } from 'zod';
 import { PoolError } from './errors.js';
 import type { ServerLink } from './server-link.js';
-import type { AgentCaller, McpMessage } from './types.js';
+import type { McpMessage, PoolCaller } from './types.js';
 
 /** What the pool's client declares to every server: it can relay all of these to agents. */
 export const POOL_CLIENT_CAPABILITIES: ClientCapabilities = {
@@ -58,14 +58,14 @@ const RootsRequest = forwarded('roots/list');
 export interface ServerRequestsDeps {
   readonly link: ServerLink;
   /** Who is asked (ask-rules.ts); throws the error the server gets when nobody is. */
-  readonly recipients: (message: McpMessage) => readonly AgentCaller[];
+  readonly recipients: (message: McpMessage) => readonly PoolCaller[];
   /** The answer to `roots/list`. */
   readonly roots: () => Root[];
 }
 
 export class ServerRequests {
   readonly #link: ServerLink;
-  readonly #recipients: (message: McpMessage) => readonly AgentCaller[];
+  readonly #recipients: (message: McpMessage) => readonly PoolCaller[];
   readonly #roots: () => Root[];
   /** Aborts the forwarded request the server sent with id 0 (see watchCancel). */
   #cancelZero: AbortController | undefined;
@@ -135,7 +135,7 @@ export class ServerRequests {
 
 /** One agent's answer; a callback that throws at once rejects like one that fails later. */
 async function ask(
-  agent: AgentCaller,
+  agent: PoolCaller,
   message: McpMessage,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
@@ -167,7 +167,7 @@ async function linked<T>(
 
 /** Asks every agent at once: the first answer wins and the ones still asking are aborted. */
 async function race(
-  agents: readonly AgentCaller[],
+  agents: readonly PoolCaller[],
   message: McpMessage,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {

@@ -125,7 +125,7 @@ export interface PoolAgent {
  * An agent as the maker of a request (RequestOptions.caller): who it is and how to ask it. One
  * object per agent connection, the same for all its requests (two objects are two agents).
  */
-export type AgentCaller = Pick<PoolAgent, 'label' | 'workspace' | 'canAnswer' | 'request'>;
+export type PoolCaller = Pick<PoolAgent, 'label' | 'workspace' | 'canAnswer' | 'request'>;
 
 /** What an agent's attachment to one pooled connection can do (Pool.attach). */
 export interface Attachment {
@@ -157,7 +157,7 @@ export interface RequestOptions extends CallOptions {
    * The agent this request is made for: while it is in flight, the server's sampling and
    * elicitation requests on this connection may go to it (the rules: ask-rules.ts).
    */
-  readonly caller?: AgentCaller;
+  readonly caller?: PoolCaller;
   /**
    * The server's progress for this request. The pool sends a progress token of its own (so
    * two agents' tokens never clash on a shared connection) and drops any `progressToken` in
