@@ -49,7 +49,7 @@ import {
 import { describeExit, GroupStdioTransport } from './stdio-transport.js';
 import { TrafficGuard } from './traffic.js';
 import type { AdmissionTicket } from './ticket.js';
-import type { ClientSetup, Connected, Connector } from './types.js';
+import type { ClientSetup, Connector, OpenedClient } from './types.js';
 
 export const DEFAULT_STDIO_DISCOVERY_TIMEOUT_MS = 30_000;
 export const DEFAULT_REMOTE_DISCOVERY_TIMEOUT_MS = 10_000;
@@ -140,7 +140,7 @@ async function connectStdio(
   signal: AbortSignal,
   options: ConnectorOptions,
   setup: ClientSetup | undefined,
-): Promise<Connected> {
+): Promise<OpenedClient> {
   const { config } = ticket;
   const command = config.command ?? '';
   const cwd = workingDirectoryOf(config, ticket.cwd) ?? ticket.cwd;
@@ -241,7 +241,7 @@ async function connectRemote(
   signal: AbortSignal,
   options: ConnectorOptions,
   setup: ClientSetup | undefined,
-): Promise<Connected> {
+): Promise<OpenedClient> {
   const { name, config } = ticket;
   const raw = urlOf(config) ?? '';
   const label = kind === 'http' ? 'streamable HTTP' : 'SSE';

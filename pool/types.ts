@@ -212,7 +212,7 @@ export interface Pool {
 }
 
 /** An opened MCP client plus what the pool needs to supervise it. */
-export interface Connected {
+export interface OpenedClient {
   readonly client: Client;
   readonly transport: Transport;
   readonly pid: number | undefined;
@@ -258,7 +258,7 @@ export type Connector = (
   ticket: AdmissionTicket,
   signal: AbortSignal,
   setup?: ClientSetup,
-) => Promise<Connected>;
+) => Promise<OpenedClient>;
 
 /**
  * What the pool does to a connection's new Client before `connect` (a connector calls it, when
