@@ -94,8 +94,8 @@ describe('OAuth refresh against an unreachable authorization server', () => {
   it('backs off exponentially (1 s doubling to 5 min), keeps the tokens, resets on success; other grants are not delayed', async () => {
     const { clock, state, manager } = setup();
     let loginsAsked = 0;
-    const a = manager.attach(targetOf('https://a.example/mcp'), () => (loginsAsked += 1));
-    const b = manager.attach(targetOf('https://b.example/mcp'), () => (loginsAsked += 1));
+    const a = manager.authFor(targetOf('https://a.example/mcp'), () => (loginsAsked += 1));
+    const b = manager.authFor(targetOf('https://b.example/mcp'), () => (loginsAsked += 1));
     const attempts = (): number => state.tokenRequests.filter((t) => t.endsWith('-a')).length;
 
     // First failure: tokens kept, no login asked, and nothing sent again until 1 s has passed.
@@ -142,7 +142,7 @@ describe('OAuth refresh against an unreachable authorization server', () => {
 
   it('a 401 during the backoff is answered without a token request', async () => {
     const { state, manager } = setup();
-    const a = manager.attach(targetOf('https://a.example/mcp'), () => undefined);
+    const a = manager.authFor(targetOf('https://a.example/mcp'), () => undefined);
     await a.provider.tokens(); // fails, starts the backoff
     const sent = state.tokenRequests.length;
     const response = await a.fetch('https://a.example/mcp', {
@@ -158,7 +158,7 @@ describe('OAuth refresh against an unreachable authorization server', () => {
     const { state, manager } = setup();
     state.server = 'refuses';
     let loginsAsked = 0;
-    const a = manager.attach(targetOf('https://a.example/mcp'), () => (loginsAsked += 1));
+    const a = manager.authFor(targetOf('https://a.example/mcp'), () => (loginsAsked += 1));
     assert.equal(await a.provider.tokens(), undefined, 'the dead tokens are dropped');
     assert.ok(loginsAsked >= 1, 'the server is told a login is required');
     a.detach();
@@ -223,7 +223,7 @@ describe('OAuth endpoints a repository config names', () => {
       /oauth\.tokenUrl of https:\/\/mcp\.example\/mcp points to evil\.example, but the authorization server's published metadata names auth\.example/,
     );
     // A connection whose grant needs a refresh does not send its refresh token there either.
-    const a = manager.attach(evil, () => undefined);
+    const a = manager.authFor(evil, () => undefined);
     await a.provider.tokens();
     a.detach();
     assert.equal(warnings.length, 1, 'the refresh failed and backs off');

@@ -2,7 +2,7 @@
  * The daemon's OAuth for remote servers, through the SDK's client auth (`auth()`,
  * OAuthClientProvider): the daemon logs in once per server per machine, and every connection
  * to that server uses, and refreshes, the same grant (DESIGN §5). It is the pool's AuthPort
- * (`attach`), and what `mcpctl login`/`logout` drive.
+ * (`authFor`), and what `mcpctl login`/`logout` drive.
  *
  * Guarantees:
  * - One Credential per (server URL, client id), shared by every connection and session of the
@@ -30,7 +30,7 @@ import { Logins, type LoginStart } from './login.js';
 import { providerOf } from './provider.js';
 import { createRefresh, type Refresh } from './refresh.js';
 
-/** The daemon's OAuth: the pool's AuthPort (`attach`), plus sign-in and sign-out. */
+/** The daemon's OAuth: the pool's AuthPort (`authFor`), plus sign-in and sign-out. */
 export interface OAuthManager extends AuthPort {
   /** Starts a login (discovery, registration if needed, PKCE); the URL is for the user. */
   beginLogin(target: OAuthTarget, redirectUri: string): Promise<LoginStart>;
@@ -87,7 +87,7 @@ export function createOAuthManager(options: OAuthManagerOptions): OAuthManager {
   const logins = new Logins(now);
 
   return {
-    attach(target, onLoginRequired): ConnectionAuth {
+    authFor(target, onLoginRequired): ConnectionAuth {
       const c = credentials.of(target);
       c.listeners.add(onLoginRequired);
       return {

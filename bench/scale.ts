@@ -19,7 +19,7 @@ import { Session as InspectorSession } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { connectionIdOf, type McpServerConfig } from '../api/index.js';
-import { createSessionStore, createSourceRegistry } from '../informers/index.js';
+import { createSessionStore, createSharedSources } from '../informers/index.js';
 import type { SessionStore } from '../informers/types.js';
 import { createPool } from '../pool/index.js';
 import { inMemoryConnector } from '../pool/testing/in-memory.js';
@@ -116,12 +116,12 @@ export async function scaleRow(
     return server;
   });
   const pool = new SpyPool(createPool({ connector: mem.connector, drainDelayMs: 0 }));
-  // The registry is ours, so we can watch the very FileSource the store reads (onRead).
-  const registry = createSourceRegistry({ debounceMs: DEBOUNCE_MS });
-  const userSource = registry.settings(dir.userSettings);
+  // The shared sources are ours, so we can watch the very FileSource the store reads (onRead).
+  const sources = createSharedSources({ debounceMs: DEBOUNCE_MS });
+  const userSource = sources.settings(dir.userSettings);
   let emitted: NodeJS.CpuUsage | undefined;
   const storeFactory = (o: Parameters<typeof createSessionStore>[0]): SessionStore => {
-    const store = createSessionStore({ ...o, registry });
+    const store = createSessionStore({ ...o, sharedSources: sources });
     const onChange = store.onChange.bind(store);
     return {
       ...store,
@@ -250,7 +250,7 @@ export async function scaleRow(
   } finally {
     await session.close();
     await userSource.release();
-    await registry.close();
+    await sources.close();
     await pool.close();
     dir.remove();
   }

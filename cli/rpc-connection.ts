@@ -38,7 +38,7 @@ export interface ConnectionDeps {
 
 type CloseHook = () => void | Promise<void>;
 
-export class ServerConnection implements RpcConnection {
+export class SocketConnection implements RpcConnection {
   readonly id: number;
   /** Resolves once the connection closed and every close hook ran. */
   readonly ended: Promise<void>;

@@ -39,7 +39,7 @@
  */
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { ServerConnection, type ConnectionDeps } from './rpc-connection.js';
+import { SocketConnection, type ConnectionDeps } from './rpc-connection.js';
 import { RpcDispatch, type DispatchOptions } from './rpc-dispatch.js';
 import { Handovers } from './rpc-handover.js';
 import { FrameBudget } from './rpc-inbound.js';
@@ -206,7 +206,7 @@ export class RpcServer {
     }
     this.#refusing = false;
     this.#sockets.add(socket);
-    const { ended } = new ServerConnection(socket, this.#nextId++, this.#connectionDeps);
+    const { ended } = new SocketConnection(socket, this.#nextId++, this.#connectionDeps);
     this.#closedConnections.add(ended);
     void ended.then(() => this.#closedConnections.delete(ended));
   }

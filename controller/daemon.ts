@@ -7,8 +7,8 @@
  *   of the daemon, with its ceiling, --mcp-config and `defaultSessionEnv`) is opened and
  *   pinned: openers never close it, only `stop()` does.
  * - Every session of the daemon shares the pool (equal configs share one process), the
- *   approval store (one file, one lock) and the file-source registry (the user settings and
- *   trustedFolders.json are watched once for all sessions).
+ *   approval store (one file, one lock) and the file sources (SharedSources: the user settings
+ *   and trustedFolders.json are watched once for all sessions).
  * - The approvals file is watched (approvals-watch.ts): a decision written by another process
  *   or by hand reaches every session without a restart.
  * - `open(spec)`: same workspace realpath, ceiling and --mcp-config → the same session,
@@ -23,9 +23,9 @@
 import { ApprovalStore, SessionApprovals } from '../approvals/index.js';
 import {
   createSessionStore,
-  createSourceRegistry,
+  createSharedSources,
   DEFAULT_DEBOUNCE_MS,
-  type SourceRegistry,
+  type SharedSources,
 } from '../informers/index.js';
 import {
   createOAuthManager,
@@ -135,7 +135,7 @@ export class Daemon {
   readonly reaped: ReapSummary;
   readonly options: DaemonOptions;
   readonly #log: DaemonLog;
-  readonly #sources: SourceRegistry;
+  readonly #sources: SharedSources;
   readonly #table: SessionTable<Session>;
   #defaultHandle: SessionHandle<Session> | undefined;
   #approvalsWatch: ApprovalsWatch | undefined;
@@ -154,7 +154,7 @@ export class Daemon {
     this.pool = pool;
     this.approvals = approvals;
     this.reaped = reaped;
-    this.#sources = createSourceRegistry(
+    this.#sources = createSharedSources(
       options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs },
     );
     this.#table = new SessionTable<Session>({
@@ -349,7 +349,7 @@ export class Daemon {
 
   async #createSession(spec: NormalizedSpec, id: string): Promise<Session> {
     const o = this.options;
-    const registry = this.#sources;
+    const sharedSources = this.#sources;
     const session = await (o.createSession ?? createSession)({
       id,
       workspace: spec.workspace,
@@ -362,8 +362,8 @@ export class Daemon {
       pool: this.pool,
       approvals: this.approvals,
       sessionApprovals: new SessionApprovals(),
-      // One registry for all sessions: the user settings file is watched once.
-      storeFactory: (storeOptions) => createSessionStore({ ...storeOptions, registry }),
+      // One SharedSources for all sessions: the user settings file is watched once.
+      storeFactory: (storeOptions) => createSessionStore({ ...storeOptions, sharedSources }),
     });
     session.events.onEvent((e) => logEvent(this.#log, id, e));
     return session;

@@ -2,7 +2,7 @@
  * One agent connection's attachment to its session: one pool `Attachment` (pool/types.ts) per
  * Ready server of the session, followed as the registry changes. The gateway makes one per
  * agent; the pool routes the servers' requests and notifications through them, to the agent as
- * its session sees it (`SessionAgent`, made a pool `AgentPeer` here).
+ * its session sees it (`SessionAgent`, made a `PoolAgent` here).
  *
  * Guarantees:
  * - The agent is attached to exactly the leases the session's registry names now: a server
@@ -18,27 +18,27 @@
  */
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type {
-  AgentCaller,
-  AgentPeer,
   Attachment,
   McpMessage,
   Pool,
+  PoolAgent,
+  PoolCaller,
   RequestOptions,
 } from '../pool/types.js';
 import type { Registry, RegistryEntry } from '../reconcilers/registry.js';
 
 /**
- * An agent as its session sees it: like a pool peer, but notifications and tasks name the
+ * An agent as its session sees it: like a `PoolAgent`, but notifications and tasks name the
  * server, and it has no say about its workspace (its session adds its own).
  */
-export interface SessionAgent extends Omit<AgentPeer, 'notify' | 'ownsTask' | 'workspace'> {
+export interface SessionAgent extends Omit<PoolAgent, 'notify' | 'ownsTask' | 'workspace'> {
   notify(server: string, message: McpMessage): void;
   /** Whether the agent created the task `taskId` on `server`. */
   ownsTask(server: string, taskId: string): boolean;
 }
 
 /** An agent as the maker of a request, as its session sees it (the session adds the workspace). */
-export type SessionCaller = Omit<AgentCaller, 'workspace'>;
+export type SessionCaller = Omit<PoolCaller, 'workspace'>;
 
 /** RequestOptions as a session takes them: the caller without a workspace. */
 export type SessionRequestOptions = Omit<RequestOptions, 'caller'> & {
@@ -91,7 +91,7 @@ export function attachAgent(
     before?.attachment.detach();
     attached.delete(server);
     if (!entry) return;
-    const peer: AgentPeer = {
+    const poolAgent: PoolAgent = {
       label: agent.label,
       workspace,
       canAnswer: (m) => agent.canAnswer(m),
@@ -102,7 +102,7 @@ export function attachAgent(
     };
     let attachment: Attachment;
     try {
-      attachment = pool.attach(entry.key, peer);
+      attachment = pool.attach(entry.key, poolAgent);
     } catch {
       // The lease is going away; the registry change that follows brings the next one.
       return;

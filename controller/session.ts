@@ -42,7 +42,7 @@ import {
 import { approvalLookup, type ApprovalSubject } from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore } from '../informers/types.js';
-import type { AgentCaller, McpMessage, Pool } from '../pool/types.js';
+import type { McpMessage, Pool, PoolCaller } from '../pool/types.js';
 import { Registry } from '../reconcilers/registry.js';
 import { toMcpServer, type ServerObjectOptions } from '../reconcilers/server-object.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
@@ -149,7 +149,7 @@ export class Session {
   #settleWatch = false;
   #closed = false;
   /** The pool's view of each agent that made a request here (see #asCaller). */
-  readonly #callers = new WeakMap<SessionCaller, AgentCaller>();
+  readonly #callers = new WeakMap<SessionCaller, PoolCaller>();
   /** The agents' bounded wait for this session to settle: one per busy spell (settle-wait.ts). */
   readonly #settleWait = new SharedSettleWait(() => this.settled());
 
@@ -359,7 +359,7 @@ export class Session {
    * The pool's view of `caller`, with this session's workspace: one object per agent, as the
    * pool tells agents apart by identity (several calls of one agent are one agent's calls).
    */
-  #asCaller(caller: SessionCaller): AgentCaller {
+  #asCaller(caller: SessionCaller): PoolCaller {
     let mine = this.#callers.get(caller);
     if (!mine) {
       mine = {

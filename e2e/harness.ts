@@ -239,29 +239,29 @@ export class TestEnv {
     return new Map(list.items.map((s) => [s.metadata.name, s]));
   }
 
-  /** Polls `get servers` until `check` accepts the map; returns it. */
+  /**
+   * Polls `get servers` until `check` accepts the map; returns it. A timeout names the servers
+   * of the last answer (or the last error of `get servers`): a rejected answer is thrown as
+   * the state seen, which `until` reports as its last.
+   */
   untilServers(
     check: (servers: Map<string, McpServer>) => boolean,
     what: string,
     opts: { timeoutMs?: number; args?: string[] } = {},
   ): Promise<Map<string, McpServer>> {
-    let last = '';
     return until(
-      `${what} (servers: ${last || 'none yet'})`,
+      what,
       async () => {
         const servers = await this.servers(opts.args ? { args: opts.args } : {});
-        last = [...servers.values()]
-          .map(
-            (s) =>
-              `${s.metadata.name}:${condition(s, 'Admitted')?.reason}/${condition(s, 'Ready')?.reason}/pid=${s.status.pid}`,
-          )
-          .join(' ');
-        return check(servers) ? servers : undefined;
+        if (check(servers)) return servers;
+        const seen = [...servers.values()].map(
+          (s) =>
+            `${s.metadata.name}:${condition(s, 'Admitted')?.reason}/${condition(s, 'Ready')?.reason}/pid=${s.status.pid}`,
+        );
+        throw new Error(`servers: ${seen.join(' ') || 'none'}`);
       },
       { timeoutMs: opts.timeoutMs ?? 20_000 },
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}; servers were: ${last}`);
-    });
+    );
   }
 
   /** Spawns a long-running CLI (e.g. `get --watch`); the caller ends it. */

@@ -24,7 +24,7 @@
  * - refresh() reads now (a settle in progress gives way at once), commits and notifies like a
  *   watcher event would;
  *   peek() reads now and commits nothing, notifies no one.
- * - A source can be shared by many sessions (see source-registry.ts): it holds no per-session
+ * - A source can be shared by many sessions (see shared-sources.ts): it holds no per-session
  *   state, and every listener sees the same snapshots.
  */
 import { jsonEqual, type ConfigIssue } from '../api/index.js';

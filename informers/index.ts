@@ -5,8 +5,8 @@
 export * from './types.js';
 export { createSessionStore, sessionFiles, DEFAULT_SYSTEM_SETTINGS_PATH } from './session-store.js';
 export type { SessionFiles, SessionStoreOptions } from './session-store.js';
-export { createSourceRegistry } from './source-registry.js';
-export type { SourceLease, SourceRegistry, SourceRegistryOptions } from './source-registry.js';
+export { createSharedSources } from './shared-sources.js';
+export type { SharedSources, SharedSourcesOptions, SourceLease } from './shared-sources.js';
 export {
   createFileSource,
   evaluateRead,

@@ -5,7 +5,7 @@ import { test, type TestContext } from 'node:test';
 import type { ApprovalState, DesiredServer } from '../api/index.js';
 import type { FileSnapshot } from './file-source.js';
 import { createSessionStore, type SessionStoreOptions } from './session-store.js';
-import { createSourceRegistry, type SourceRegistry } from './source-registry.js';
+import { createSharedSources, type SharedSources } from './shared-sources.js';
 import { tempDir } from '../testing/temp-dir.js';
 import { Recorder, sleep, writeJson } from './testing/support.js';
 import type { SessionStore, StoreChange } from './types.js';
@@ -22,7 +22,7 @@ interface Env {
   wsSettings: string;
   project: string;
   trust: string;
-  registry: SourceRegistry;
+  sources: SharedSources;
   approvals: Map<string, ApprovalState>;
 }
 
@@ -33,9 +33,9 @@ async function env(t: TestContext, debounceMs = DEBOUNCE): Promise<Env> {
   await mkdir(path.join(home, '.qwen'), { recursive: true });
   await mkdir(path.join(ws, '.qwen'), { recursive: true });
   await mkdir(path.join(root, 'etc'));
-  const registry = createSourceRegistry({ debounceMs });
+  const sources = createSharedSources({ debounceMs });
   t.after(async () => {
-    await registry.close();
+    await sources.close();
     cleanup();
   });
   return {
@@ -47,7 +47,7 @@ async function env(t: TestContext, debounceMs = DEBOUNCE): Promise<Env> {
     wsSettings: path.join(ws, '.qwen', 'settings.json'),
     project: path.join(ws, '.mcp.json'),
     trust: path.join(home, '.qwen', 'trustedFolders.json'),
-    registry,
+    sources,
     approvals: new Map(),
   };
 }
@@ -61,7 +61,7 @@ async function openStore(
     workspace: e.ws,
     home: e.home,
     systemSettingsPath: e.system,
-    registry: e.registry,
+    sharedSources: e.sources,
     approvals: (s: DesiredServer) => e.approvals.get(s.name) ?? 'pending',
     ...extra,
   });
@@ -72,9 +72,9 @@ async function openStore(
   return { store, changes };
 }
 
-/** Reads of one settings file, seen through the shared registry (closed with the test). */
+/** Reads of one settings file, seen through the shared sources (closed with the test). */
 function settingsReads(t: TestContext, e: Env, file: string): Recorder<boolean> {
-  const lease = e.registry.settings(file);
+  const lease = e.sources.settings(file);
   const reads = new Recorder<boolean>();
   lease.source.onRead((_s: FileSnapshot<unknown>, changed) => reads.push(changed));
   t.after(() => lease.release());
@@ -338,7 +338,7 @@ test(
 );
 
 test(
-  'sessions share sources through one registry; the last release closes them',
+  'sessions share sources through one SharedSources; the last release closes them',
   { timeout: 10000 },
   async (t) => {
     const e = await env(t);
@@ -348,16 +348,16 @@ test(
     const one = await openStore(t, e);
     const two = await openStore(t, e, { workspace: ws2 });
     // system, user and trust are shared; each workspace has its settings and .mcp.json.
-    assert.equal(e.registry.size(), 3 + 2 + 2);
+    assert.equal(e.sources.size(), 3 + 2 + 2);
     await writeJson(e.user, { mcpServers: { u: stdio('u2') } });
     assert.deepEqual((await one.changes.nth(1, 'session one')).names, ['u']);
     assert.deepEqual((await two.changes.nth(1, 'session two')).names, ['u']);
     await one.store.close();
-    assert.equal(e.registry.size(), 5);
+    assert.equal(e.sources.size(), 5);
     await writeJson(e.user, { mcpServers: { u: stdio('u3') } });
     assert.deepEqual((await two.changes.nth(2, 'session two after one closed')).names, ['u']);
     await two.store.close();
-    assert.equal(e.registry.size(), 0);
+    assert.equal(e.sources.size(), 0);
     assert.equal(one.changes.count, 1);
   },
 );
@@ -377,7 +377,7 @@ test(
   },
 );
 
-test('a store without a registry makes and closes its own', { timeout: 10000 }, async (t) => {
+test('a store given no SharedSources makes and closes its own', { timeout: 10000 }, async (t) => {
   const { path: dir, remove: cleanup } = tempDir('mcpctl-informers-');
   t.after(cleanup);
   const home = path.join(dir, 'home');

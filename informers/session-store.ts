@@ -5,7 +5,7 @@
  * /etc/qwen-code/settings.json), user `<home>/.qwen/settings.json`, workspace
  * `<ws>/.qwen/settings.json` (skipped when it is the user file, i.e. the workspace is the home,
  * as Qwen Code does), project `<ws>/.mcp.json`, the `--mcp-config` file (scope `cli`) and
- * `<home>/.qwen/trustedFolders.json`. They come from a SourceRegistry, so sessions share them.
+ * `<home>/.qwen/trustedFolders.json`. They come from SharedSources, so sessions share them.
  *
  * Guarantees:
  * - Every source keeps its last good content; the store assembles from those (desired-state.ts).
@@ -17,8 +17,8 @@
  *   session) and returns every name known before or after.
  * - refreshGating() recomputes gating only (after an approval decision) and notifies the names
  *   whose gating moved.
- * - close() releases every source (the registry closes those nobody else holds) and stops
- *   notifications; it does not close a registry it was given.
+ * - close() releases every source (SharedSources closes those nobody else holds) and stops
+ *   notifications; it does not close the SharedSources it was given.
  */
 import path from 'node:path';
 import {
@@ -30,7 +30,7 @@ import {
 import { assembleDesiredState, type SessionSnapshots } from './desired-state.js';
 import { affectedNames, gatingMovedNames, sourceErrorsChanged } from './affected-names.js';
 import type { FileSnapshot, FileSource } from './file-source.js';
-import { createSourceRegistry, type SourceLease, type SourceRegistry } from './source-registry.js';
+import { createSharedSources, type SharedSources, type SourceLease } from './shared-sources.js';
 import type { TrustRule } from './trust.js';
 import type { DesiredState, SessionStore, StoreChange } from './types.js';
 
@@ -50,12 +50,12 @@ export interface SessionStoreOptions {
   /** Per-file debounce; 300 ms unless a test or `--debounce-ms` says otherwise. */
   readonly debounceMs?: number;
   /**
-   * Where the store gets its file sources. The daemon passes one registry to every session so
-   * that the user settings and trustedFolders.json are watched once for all of them. Without
-   * one, the store makes a private registry (with `debounceMs`); with one, the registry's own
-   * debounce applies and `debounceMs` is ignored.
+   * Where the store gets its file sources. The daemon passes one SharedSources to every session
+   * so that the user settings and trustedFolders.json are watched once for all of them.
+   * Without it, the store makes private ones (with `debounceMs`); with it, its own debounce
+   * applies and `debounceMs` is ignored.
    */
-  readonly registry?: SourceRegistry;
+  readonly sharedSources?: SharedSources;
   /** Servers injected by the session that opened the store (scope `session`). */
   readonly sessionServers?: Readonly<Record<string, McpServerConfig>>;
 }
@@ -130,7 +130,7 @@ function allSources(leases: Leases): AnySource[] {
 
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const files = sessionFiles(options);
-  const registry = options.registry ?? createSourceRegistry({ debounceMs: options.debounceMs });
+  const sources = options.sharedSources ?? createSharedSources({ debounceMs: options.debounceMs });
   const listeners = new Set<(change: StoreChange) => void>();
   let leases: Leases | undefined;
   let unsubscribes: (() => void)[] = [];
@@ -189,14 +189,14 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
 
   async function doStart(): Promise<void> {
     const l: Leases = {
-      system: registry.settings(files.system),
-      user: registry.settings(files.user),
+      system: sources.settings(files.system),
+      user: sources.settings(files.user),
       ...(files.workspace === undefined
         ? {}
-        : { workspace: registry.workspaceSettings(files.workspace) }),
-      project: registry.projectMcpJson(files.project),
-      ...(files.cli === undefined ? {} : { cli: registry.mcpJson(files.cli) }),
-      trustedFolders: registry.trustedFolders(files.trustedFolders),
+        : { workspace: sources.workspaceSettings(files.workspace) }),
+      project: sources.projectMcpJson(files.project),
+      ...(files.cli === undefined ? {} : { cli: sources.mcpJson(files.cli) }),
+      trustedFolders: sources.trustedFolders(files.trustedFolders),
     };
     leases = l;
     unsubscribes = allSources(l).map((s) => s.onChange(onSourceChange));
@@ -279,9 +279,9 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         const held = [l.system, l.user, l.workspace, l.project, l.cli, l.trustedFolders];
         await Promise.all(held.map((lease) => (lease ? lease.release() : Promise.resolve())));
       }
-      // A registry the store made for itself has nothing left open now; one it was given
-      // belongs to its owner.
-      if (options.registry === undefined) await registry.close();
+      // Sources the store made for itself have nothing left open now; shared ones it was
+      // given belong to their owner.
+      if (options.sharedSources === undefined) await sources.close();
     },
   };
 }

@@ -22,13 +22,13 @@ import {
   type Root,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { until } from '../testing/until.js';
 import { PoolError } from './errors.js';
 import { createPool } from './mcp-pool.js';
+import { hangingAnswer, RecordingPoolAgent } from './testing/agents.js';
 import { callTool } from './testing/calls.js';
-import { eventually } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';
 import { inMemoryConnector } from './testing/in-memory.js';
-import { hangingAnswer, RecordingPeer } from './testing/peers.js';
 import { testTicket } from './testing/tickets.js';
 import { DEFAULT_TRAFFIC_LIMITS } from './traffic.js';
 import type { Lease, Pool } from './types.js';
@@ -207,7 +207,7 @@ interface Rig {
   readonly warnings: string[];
   /** The server of the live connection. */
   server(): McpServer;
-  call(tool: string, args?: Record<string, unknown>, peer?: RecordingPeer): Promise<string>;
+  call(tool: string, args?: Record<string, unknown>, agent?: RecordingPoolAgent): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -234,11 +234,11 @@ async function rig(): Promise<Rig> {
     holder,
     warnings,
     server: () => servers[servers.length - 1],
-    async call(tool, args = {}, peer) {
+    async call(tool, args = {}, agent) {
       const r = await pool.request(
         lease.key,
         { method: 'tools/call', params: { name: tool, arguments: args } },
-        peer ? { caller: peer } : {},
+        agent ? { caller: agent } : {},
       );
       const content = r['content'] as Array<{ text?: string }>;
       return content[0]?.text ?? '';
@@ -252,7 +252,7 @@ async function rig(): Promise<Rig> {
  * sessions of several workspaces share its connection (the setting of issue #22, M3).
  */
 const SHARED_CONFIG = { command: 'mem', cwd: '/srv/asker' };
-/** The rig's own session s1 is in process.cwd() (testTicket's and RecordingPeer's default). */
+/** The rig's own session s1 is in process.cwd() (testTicket's and RecordingPoolAgent's default). */
 const OTHER_WS = '/ws/other';
 
 /** Another session, of `workspace`, holding the rig's connection too. */
@@ -274,8 +274,8 @@ async function roundTrip(r: Rig): Promise<void> {
 test('sampling and elicitation go to the agent whose call is in flight', T, async () => {
   const r = await rig();
   try {
-    const a = new RecordingPeer('agent A', { can: ['sampling', 'elicitation'] });
-    const b = new RecordingPeer('agent B', { can: ['sampling', 'elicitation'] });
+    const a = new RecordingPoolAgent('agent A', { can: ['sampling', 'elicitation'] });
+    const b = new RecordingPoolAgent('agent B', { can: ['sampling', 'elicitation'] });
     r.pool.attach(r.lease.key, a);
     r.pool.attach(r.lease.key, b);
     assert.equal(await r.call('ask', { kind: 'sampling', gated: false }, a), 'model=agent A');
@@ -313,14 +313,14 @@ test(
     const r = await rig();
     try {
       await share(r, 's2', OTHER_WS);
-      const a = new RecordingPeer('agent A', { can: ['sampling'] });
-      const b = new RecordingPeer('agent B', { can: ['sampling'], workspace: OTHER_WS });
+      const a = new RecordingPoolAgent('agent A', { can: ['sampling'] });
+      const b = new RecordingPoolAgent('agent B', { can: ['sampling'], workspace: OTHER_WS });
       r.pool.attach(r.lease.key, a);
       r.pool.attach(r.lease.key, b);
       // B's call asks (with B's data) once released; A calls meanwhile, so A called last.
       const asking = r.call('ask', { kind: 'sampling', gated: true }, b);
       const waitA = r.call('wait', {}, a);
-      assert.ok(await eventually(() => r.seen.waiting === 1));
+      await until('the call of A in flight', () => r.seen.waiting === 1);
       r.seen.askGate.open();
       assert.match(
         await asking,
@@ -342,13 +342,13 @@ test(
 test('two agents of one workspace in flight: the request is not guessed either', T, async () => {
   const r = await rig();
   try {
-    const a = new RecordingPeer('agent A', { can: ['elicitation'] });
-    const b = new RecordingPeer('agent B', { can: ['elicitation'] });
-    const c = new RecordingPeer('agent C'); // declared nothing
+    const a = new RecordingPoolAgent('agent A', { can: ['elicitation'] });
+    const b = new RecordingPoolAgent('agent B', { can: ['elicitation'] });
+    const c = new RecordingPoolAgent('agent C'); // declared nothing
     const asking = r.call('ask', { kind: 'elicitation', gated: true }, a);
     const waitB = r.call('wait', {}, b);
     const waitC = r.call('wait', {}, c);
-    assert.ok(await eventually(() => r.seen.waiting === 2));
+    await until('the calls of B and C in flight', () => r.seen.waiting === 2);
     r.seen.askGate.open();
     assert.match(
       await asking,
@@ -360,7 +360,7 @@ test('two agents of one workspace in flight: the request is not guessed either',
     // Several calls of ONE agent are one agent: its request is its own.
     r.seen.waitGate = gate();
     const waitA = r.call('wait', {}, a);
-    assert.ok(await eventually(() => r.seen.waiting === 1));
+    await until('the call of A in flight', () => r.seen.waiting === 1);
     assert.equal(
       await r.call('ask', { kind: 'elicitation', gated: false }, a),
       'action=accept {"who":"agent A"}',
@@ -376,8 +376,8 @@ test('a request that names its task goes to the agent that created it, or nowher
   const r = await rig();
   try {
     await share(r, 's2', OTHER_WS);
-    const a = new RecordingPeer('agent A', { can: ['sampling'], tasks: ['task-a'] });
-    const b = new RecordingPeer('agent B', {
+    const a = new RecordingPoolAgent('agent A', { can: ['sampling'], tasks: ['task-a'] });
+    const b = new RecordingPoolAgent('agent B', {
       can: ['sampling'],
       workspace: OTHER_WS,
       tasks: ['task-b'],
@@ -387,7 +387,7 @@ test('a request that names its task goes to the agent that created it, or nowher
     // A's call is the only one in flight, but the server asks for B's task (running in the
     // background, no call of B in flight): B answers.
     const waitA = r.call('wait', {}, a);
-    assert.ok(await eventually(() => r.seen.waiting === 1));
+    await until('the call of A in flight', () => r.seen.waiting === 1);
     assert.equal(
       await r.call('ask', { kind: 'sampling', gated: false, task: 'task-b' }),
       'model=agent B',
@@ -413,8 +413,8 @@ test(
     const r = await rig();
     try {
       const s2 = await share(r, 's2', OTHER_WS);
-      const a = new RecordingPeer('agent A', { can: ['sampling', 'elicitation'] });
-      const b = new RecordingPeer('agent B', {
+      const a = new RecordingPoolAgent('agent A', { can: ['sampling', 'elicitation'] });
+      const b = new RecordingPoolAgent('agent B', {
         can: ['sampling', 'elicitation'],
         workspace: OTHER_WS,
       });
@@ -463,18 +463,18 @@ test(
   async () => {
     const r = await rig();
     try {
-      const a = new RecordingPeer('agent A', { roots: [{ uri: 'file:///a' }] });
-      const b = new RecordingPeer('agent B', {
+      const a = new RecordingPoolAgent('agent A', { roots: [{ uri: 'file:///a' }] });
+      const b = new RecordingPoolAgent('agent B', {
         roots: [{ uri: 'file:///b' }],
         workspace: OTHER_WS,
       });
       r.pool.attach(r.lease.key, a);
-      assert.ok(await eventually(() => r.seen.rootsChanged === 1));
+      await until('the first roots/list_changed', () => r.seen.rootsChanged === 1);
       assert.equal(await r.call('roots'), '[{"uri":"file:///a"}]');
       // A session of another workspace takes the connection: A's roots are withdrawn at once,
       // before any agent of it is attached.
       const s2 = await share(r, 's2', OTHER_WS);
-      assert.ok(await eventually(() => r.seen.rootsChanged === 2));
+      await until('the second roots/list_changed', () => r.seen.rootsChanged === 2);
       assert.equal(await r.call('roots'), '[]');
       const attB = r.pool.attach(r.lease.key, b);
       assert.equal(await r.call('roots', {}, b), '[]', "the server never gets B's roots");
@@ -482,7 +482,7 @@ test(
       assert.equal(r.seen.rootsChanged, 2, 'nothing changed: no notification');
       attB.detach();
       r.pool.release(r.lease.key, s2.sessionId, { reason: 'sessionClosed' });
-      assert.ok(await eventually(() => r.seen.rootsChanged === 3));
+      await until('the third roots/list_changed', () => r.seen.rootsChanged === 3);
       assert.equal(await r.call('roots'), '[{"uri":"file:///a"}]');
     } finally {
       await r.close();
@@ -496,9 +496,9 @@ test(
   async () => {
     const r = await rig();
     try {
-      const none = new RecordingPeer('agent N');
-      const slow = new RecordingPeer('agent S', { can: ['sampling'], answer: hangingAnswer });
-      const fast = new RecordingPeer('agent F', { can: ['sampling'] });
+      const none = new RecordingPoolAgent('agent N');
+      const slow = new RecordingPoolAgent('agent S', { can: ['sampling'], answer: hangingAnswer });
+      const fast = new RecordingPoolAgent('agent F', { can: ['sampling'] });
       r.pool.attach(r.lease.key, none);
       r.pool.attach(r.lease.key, slow);
       r.pool.attach(r.lease.key, fast);
@@ -528,13 +528,13 @@ test('nobody can answer: the server gets an error that says why', T, async () =>
       await r.call('ask', { kind: 'sampling', gated: false }),
       'error=MCP error -32600: no agent connected through mcpctl can answer sampling/createMessage for server "asker": no agent is using it now',
     );
-    r.pool.attach(r.lease.key, new RecordingPeer('agent A', { can: ['sampling'] }));
-    r.pool.attach(r.lease.key, new RecordingPeer('agent B'));
+    r.pool.attach(r.lease.key, new RecordingPoolAgent('agent A', { can: ['sampling'] }));
+    r.pool.attach(r.lease.key, new RecordingPoolAgent('agent B'));
     assert.equal(
       await r.call('ask', { kind: 'elicitation', gated: false }),
       'error=MCP error -32600: no agent connected through mcpctl can answer elicitation/create for server "asker": none of its 2 agents declared elicitation',
     );
-    const c = new RecordingPeer('agent C', { can: ['elicitation'] });
+    const c = new RecordingPoolAgent('agent C', { can: ['elicitation'] });
     c.canAnswer = (m) => m.method === 'elicitation/create' && m.params?.['mode'] !== 'url';
     r.pool.attach(r.lease.key, c);
     // mcpctl declares form mode only, so the server's own SDK refuses url mode before asking.
@@ -550,7 +550,7 @@ test('nobody can answer: the server gets an error that says why', T, async () =>
 test("the server's cancel aborts the request forwarded to the agent", T, async () => {
   const r = await rig();
   try {
-    const a = new RecordingPeer('agent A', { can: ['sampling'], answer: hangingAnswer });
+    const a = new RecordingPoolAgent('agent A', { can: ['sampling'], answer: hangingAnswer });
     r.pool.attach(r.lease.key, a);
     // Twice: the server's first request has id 0, which the SDK alone would not cancel.
     for (const n of [1, 2]) {
@@ -566,10 +566,10 @@ test("the server's cancel aborts the request forwarded to the agent", T, async (
           { caller: a, signal: cancel.signal },
         )
         .catch((err: unknown) => err);
-      assert.ok(await eventually(() => a.requests.length === n));
+      await until(`forwarded request ${n}`, () => a.requests.length === n);
       cancel.abort(new Error('the agent gave up'));
       assert.ok((await call) instanceof Error);
-      assert.ok(await eventually(() => a.aborted.length === n), `forwarded request ${n} aborted`);
+      await until(`forwarded request ${n} aborted`, () => a.aborted.length === n);
     }
     assert.deepEqual(r.holder.lost, []);
   } finally {
@@ -585,16 +585,16 @@ test(
     try {
       const root = (uri: string, name?: string): Root => ({ uri, ...(name ? { name } : {}) });
       assert.equal(await r.call('roots'), '[]');
-      const a = new RecordingPeer('agent A', {
+      const a = new RecordingPoolAgent('agent A', {
         roots: [root('file:///a', 'A'), root('file:///s')],
       });
-      const b = new RecordingPeer('agent B', {
+      const b = new RecordingPoolAgent('agent B', {
         roots: [root('file:///s', 'S'), root('file:///b')],
       });
       const attA = r.pool.attach(r.lease.key, a);
-      assert.ok(await eventually(() => r.seen.rootsChanged === 1));
+      await until('the first roots/list_changed', () => r.seen.rootsChanged === 1);
       const attB = r.pool.attach(r.lease.key, b);
-      assert.ok(await eventually(() => r.seen.rootsChanged === 2));
+      await until('the second roots/list_changed', () => r.seen.rootsChanged === 2);
       assert.deepEqual(JSON.parse(await r.call('roots')), [
         { uri: 'file:///a', name: 'A' },
         { uri: 'file:///s' },
@@ -604,7 +604,7 @@ test(
       attA.rootsChanged();
       const sameAsA = r.pool.attach(
         r.lease.key,
-        new RecordingPeer('agent C', { roots: [root('file:///b')] }),
+        new RecordingPoolAgent('agent C', { roots: [root('file:///b')] }),
       );
       await roundTrip(r);
       assert.equal(r.seen.rootsChanged, 2);
@@ -613,13 +613,13 @@ test(
       assert.equal(r.seen.rootsChanged, 2);
       a.rootList = [root('file:///a2')];
       attA.rootsChanged();
-      assert.ok(await eventually(() => r.seen.rootsChanged === 3));
+      await until('the third roots/list_changed', () => r.seen.rootsChanged === 3);
       attB.detach();
-      assert.ok(await eventually(() => r.seen.rootsChanged === 4));
+      await until('the fourth roots/list_changed', () => r.seen.rootsChanged === 4);
       assert.deepEqual(JSON.parse(await r.call('roots')), [{ uri: 'file:///a2' }]);
       attA.detach();
       attA.detach();
-      assert.ok(await eventually(() => r.seen.rootsChanged === 5));
+      await until('the fifth roots/list_changed', () => r.seen.rootsChanged === 5);
       assert.equal(await r.call('roots'), '[]');
       await roundTrip(r);
       assert.equal(r.seen.rootsChanged, 5);
@@ -632,9 +632,9 @@ test(
 test('subscriptions are refcounted; updates reach only the subscribers', T, async () => {
   const r = await rig();
   try {
-    const a = new RecordingPeer('agent A');
-    const b = new RecordingPeer('agent B');
-    const c = new RecordingPeer('agent C');
+    const a = new RecordingPoolAgent('agent A');
+    const b = new RecordingPoolAgent('agent B');
+    const c = new RecordingPoolAgent('agent C');
     const attA = r.pool.attach(r.lease.key, a);
     const attB = r.pool.attach(r.lease.key, b);
     r.pool.attach(r.lease.key, c);
@@ -653,7 +653,7 @@ test('subscriptions are refcounted; updates reach only the subscribers', T, asyn
     });
     await r.server().server.notification({ method: 'notifications/custom', params: { n: 1 } });
     await roundTrip(r);
-    const uris = (p: RecordingPeer) =>
+    const uris = (p: RecordingPoolAgent) =>
       p.heard('notifications/resources/updated').map((m) => m.params?.['uri']);
     assert.deepEqual(uris(a), ['mem://x', 'mem://y']);
     assert.deepEqual(uris(b), ['mem://x']);
@@ -673,7 +673,7 @@ test('subscriptions are refcounted; updates reach only the subscribers', T, asyn
     await attB.unsubscribe('mem://x');
     assert.deepEqual(r.seen.unsubscribes, [], 'A still holds mem://x');
     attA.detach();
-    assert.ok(await eventually(() => r.seen.unsubscribes.length === 2));
+    await until('both unsubscribes', () => r.seen.unsubscribes.length === 2);
     assert.deepEqual([...r.seen.unsubscribes].sort(), ['mem://x', 'mem://y']);
     await r.server().server.sendResourceUpdated({ uri: 'mem://x' });
     await roundTrip(r);
@@ -687,14 +687,14 @@ test('subscriptions are refcounted; updates reach only the subscribers', T, asyn
 test('the server runs at the most verbose level any attached agent asked for', T, async () => {
   const r = await rig();
   try {
-    const attA = r.pool.attach(r.lease.key, new RecordingPeer('agent A'));
-    const attB = r.pool.attach(r.lease.key, new RecordingPeer('agent B'));
+    const attA = r.pool.attach(r.lease.key, new RecordingPoolAgent('agent A'));
+    const attB = r.pool.attach(r.lease.key, new RecordingPoolAgent('agent B'));
     await attA.setLogLevel('warning');
     await attB.setLogLevel('debug');
     await attA.setLogLevel('error');
     assert.deepEqual(r.seen.levels, ['warning', 'debug']);
     attB.detach();
-    assert.ok(await eventually(() => r.seen.levels.length === 3));
+    await until('the third logging level', () => r.seen.levels.length === 3);
     assert.equal(r.seen.levels[2], 'error');
     attA.detach();
     await roundTrip(r);
@@ -719,7 +719,7 @@ test('progress goes to its own request only, and none after it ended', T, async 
         { onprogress: (p) => sink.push(p) },
       );
     const both = Promise.all([call('A', a), call('B', b)]);
-    assert.ok(await eventually(() => r.seen.waiting === 2));
+    await until('both calls in flight', () => r.seen.waiting === 2);
     r.seen.waitGate.open();
     await both;
     assert.deepEqual(
@@ -757,7 +757,7 @@ test('progress goes to its own request only, and none after it ended', T, async 
         { signal: cancel.signal, onprogress: (p) => late.push(p) },
       )
       .catch((err: unknown) => err);
-    assert.ok(await eventually(() => late.length === 1));
+    await until('the progress of the hanging call', () => late.length === 1);
     cancel.abort(new Error('stop'));
     assert.ok((await hanging) instanceof Error);
     const hangToken = r.seen.progressTokens[2];
@@ -885,17 +885,17 @@ test('when the connection ends, attachments end silently', T, async () => {
   try {
     const holder = new RecordingHolder('s1');
     const lease = await pool.acquire(testTicket('asker', { command: 'mem' }), holder);
-    const a = new RecordingPeer('agent A', { can: ['sampling'], answer: hangingAnswer });
+    const a = new RecordingPoolAgent('agent A', { can: ['sampling'], answer: hangingAnswer });
     const att = pool.attach(lease.key, a);
     await att.subscribe('mem://x');
     // A forwarded request in progress is aborted when the connection goes.
     void callTool(pool, lease.key, 'ask', { kind: 'sampling', gated: false }).catch(
       () => undefined,
     );
-    assert.ok(await eventually(() => a.requests.length === 1));
+    await until('the forwarded request', () => a.requests.length === 1);
     await mem.servers[0]?.crash();
     await holder.nextLost();
-    assert.ok(await eventually(() => a.aborted.length === 1));
+    await until('the forwarded request aborted', () => a.aborted.length === 1);
     att.detach();
     att.rootsChanged();
     await att.unsubscribe('mem://x');
@@ -915,7 +915,7 @@ test(
   async () => {
     const r = await rig();
     try {
-      const bad = new RecordingPeer('agent Bad', { can: ['sampling'] });
+      const bad = new RecordingPoolAgent('agent Bad', { can: ['sampling'] });
       bad.notify = () => {
         throw new Error('boom');
       };
@@ -925,7 +925,7 @@ test(
       bad.canAnswer = () => {
         throw new Error('no idea');
       };
-      const good = new RecordingPeer('agent Good', {
+      const good = new RecordingPoolAgent('agent Good', {
         can: ['sampling'],
         roots: [{ uri: 'file:///g' }],
       });
@@ -961,8 +961,8 @@ test('attack: a server that floods messages and asks roots/list in a loop', T, a
   try {
     const holder = new RecordingHolder('s1');
     const lease = await pool.acquire(testTicket('asker', { command: 'mem' }), holder);
-    const a = new RecordingPeer('agent A', { roots: [{ uri: 'file:///a' }] });
-    const b = new RecordingPeer('agent B');
+    const a = new RecordingPoolAgent('agent A', { roots: [{ uri: 'file:///a' }] });
+    const b = new RecordingPoolAgent('agent B');
     pool.attach(lease.key, a);
     pool.attach(lease.key, b);
     const s = server as McpServer;
@@ -987,7 +987,7 @@ test('attack: a server that floods messages and asks roots/list in a loop', T, a
     }
     const r = await callTool(pool, lease.key, 'meta', {});
     assert.deepEqual(r.content, [{ type: 'text', text: 'ok' }]);
-    assert.ok(await eventually(() => lease.flooding?.() !== undefined));
+    await until('the flood report', () => lease.flooding?.() !== undefined);
     await Promise.all(floods);
     assert.ok(answered > 0, 'roots/list within the budget is answered');
     const heard = b.heard('notifications/message').length;

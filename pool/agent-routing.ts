@@ -40,10 +40,10 @@ import { RootsAnswer } from './roots.js';
 import { ServerLink } from './server-link.js';
 import { ServerRequests } from './server-requests.js';
 import { Subscriptions, type Subscriber } from './subscriptions.js';
-import type { AgentCaller, AgentPeer, Attachment, McpMessage } from './types.js';
+import type { Attachment, McpMessage, PoolAgent, PoolCaller } from './types.js';
 
 export interface AgentRouterOptions {
-  /** The pool key, passed to `AgentPeer.notify`. */
+  /** The pool key, passed to `PoolAgent.notify`. */
   readonly key: string;
   /** The server's name in the config, for errors. */
   readonly server: string;
@@ -79,7 +79,7 @@ export class AgentRouter {
     this.#link = link;
     this.#roots = new RootsAnswer({
       link,
-      peers: () => this.#peers(),
+      agents: () => this.#agents(),
       workspaces: () => this.#workspaces().size,
       warn,
     });
@@ -132,9 +132,9 @@ export class AgentRouter {
     if (this.#holders.delete(sessionId)) this.#roots.maybeChanged();
   }
 
-  /** Marks a request made for `peer` as in flight until the returned function is called. */
-  track(peer: AgentCaller): () => void {
-    const item: CallInFlight = { peer };
+  /** Marks a request made for `caller` as in flight until the returned function is called. */
+  track(caller: PoolCaller): () => void {
+    const item: CallInFlight = { caller };
     this.#inFlight.push(item);
     return () => {
       const i = this.#inFlight.indexOf(item);
@@ -142,11 +142,11 @@ export class AgentRouter {
     };
   }
 
-  attach(peer: AgentPeer): Attachment {
+  attach(agent: PoolAgent): Attachment {
     if (this.#link.closed.aborted) {
       throw new PoolError(`server "${this.#server}": the connection has ended`);
     }
-    const state: AttachmentState = { peer, uris: new Set(), ended: false };
+    const state: AttachmentState = { agent, uris: new Set(), ended: false };
     this.#attached.push(state);
     this.#roots.maybeChanged();
     return {
@@ -187,42 +187,46 @@ export class AgentRouter {
   }
 
   /** Each attached agent once, in attach order. */
-  #peers(states: Iterable<Subscriber> = this.#attached): AgentPeer[] {
-    const peers = new Set<AgentPeer>();
-    for (const s of states) if (!s.ended) peers.add(s.peer);
-    return [...peers];
+  #agents(states: Iterable<Subscriber> = this.#attached): PoolAgent[] {
+    const agents = new Set<PoolAgent>();
+    for (const s of states) if (!s.ended) agents.add(s.agent);
+    return [...agents];
   }
 
   #deliver(message: McpMessage): void {
-    let recipients: AgentPeer[];
+    let recipients: PoolAgent[];
     if (message.method === 'notifications/resources/updated') {
       const uri = message.params?.['uri'];
       const subscribers =
         typeof uri === 'string' ? this.#subscriptions.subscribersOf(uri) : undefined;
-      recipients = subscribers ? this.#peers(subscribers) : [];
+      recipients = subscribers ? this.#agents(subscribers) : [];
     } else {
-      recipients = this.#peers();
+      recipients = this.#agents();
     }
-    for (const peer of recipients) {
+    for (const agent of recipients) {
       try {
-        peer.notify(this.#key, message);
+        agent.notify(this.#key, message);
       } catch (err) {
-        this.#warn(`notify of ${peer.label} (${message.method}) threw: ${messageOf(err)}`);
+        this.#warn(`notify of ${agent.label} (${message.method}) threw: ${messageOf(err)}`);
       }
     }
   }
 
   /** The workspaces of the sessions using the connection: holders, attached agents, callers. */
   #workspaces(): Set<string> {
-    return workspacesOf({ peers: this.#peers(), inFlight: this.#inFlight, holders: this.#holders });
+    return workspacesOf({
+      agents: this.#agents(),
+      inFlight: this.#inFlight,
+      holders: this.#holders,
+    });
   }
 
   /** Who is asked a server's request (ask-rules.ts); throws the error the server gets. */
-  #recipients(message: McpMessage): readonly AgentCaller[] {
+  #recipients(message: McpMessage): readonly PoolCaller[] {
     return recipientsOf(
       {
         server: this.#server,
-        peers: this.#peers(),
+        agents: this.#agents(),
         inFlight: this.#inFlight,
         holders: this.#holders,
         warn: this.#warn,

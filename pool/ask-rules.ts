@@ -3,7 +3,7 @@
  * function of the agent router's state (agent-routing.ts) at the moment the request comes. This
  * is the boundary between the agents sharing a connection: a request goes to the agent it
  * belongs to when that is knowable, else to nobody, and never from one workspace (the
- * `workspace` of a session, see AgentPeer) to another. Never guessed.
+ * `workspace` of a session, see PoolAgent) to another. Never guessed.
  *
  * Guarantees (`recipientsOf`), in this order:
  * 1. The request names a task (`_meta["io.modelcontextprotocol/related-task"].taskId`) → the
@@ -22,17 +22,17 @@
  */
 import { ErrorCode, RELATED_TASK_META_KEY } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf, RpcError } from './errors.js';
-import type { AgentCaller, AgentPeer, McpMessage } from './types.js';
+import type { McpMessage, PoolAgent, PoolCaller } from './types.js';
 
 /** A request of an agent in flight on the connection (AgentRouter.track). */
 export interface CallInFlight {
-  readonly peer: AgentCaller;
+  readonly caller: PoolCaller;
 }
 
 /** Who uses the connection now, as the router knows it. */
 export interface ConnectionUsers {
   /** The attached agents, each once, in attach order. */
-  readonly peers: readonly AgentPeer[];
+  readonly agents: readonly PoolAgent[];
   /** Every call in flight on the connection (an agent once per call). */
   readonly inFlight: readonly CallInFlight[];
   /** The workspace of each session holding the connection, by session id. */
@@ -48,10 +48,10 @@ export interface AskState extends ConnectionUsers {
 }
 
 /** Who is asked `message` (rules 1-4 above); throws the RpcError the server gets. */
-export function recipientsOf(state: AskState, message: McpMessage): readonly AgentCaller[] {
+export function recipientsOf(state: AskState, message: McpMessage): readonly PoolCaller[] {
   const taskId = relatedTaskOf(message);
   if (taskId !== undefined) {
-    const owners = state.peers.filter((p) => ownsTask(state, p, taskId));
+    const owners = state.agents.filter((p) => ownsTask(state, p, taskId));
     const [owner] = owners;
     if (owner === undefined || owners.length > 1) {
       const who = owners.length > 1 ? `${owners.length} agents claim` : 'no agent';
@@ -63,7 +63,7 @@ export function recipientsOf(state: AskState, message: McpMessage): readonly Age
     }
     return onlyIfAble(state, owner, message, `that created task ${JSON.stringify(taskId)}`);
   }
-  const callers = [...new Set(state.inFlight.map((f) => f.peer))];
+  const callers = [...new Set(state.inFlight.map((f) => f.caller))];
   const [caller] = callers;
   if (caller !== undefined && callers.length === 1)
     return onlyIfAble(state, caller, message, 'whose call is in flight');
@@ -83,7 +83,7 @@ export function recipientsOf(state: AskState, message: McpMessage): readonly Age
       `no agent's call is in flight on its connection, and sessions of ${spaces} workspaces use it: a request no call caused is not shown to agents across workspaces`,
     );
   }
-  const able = state.peers.filter((p) => canAnswer(state, p, message));
+  const able = state.agents.filter((p) => canAnswer(state, p, message));
   if (able.length === 0) throw nobody(state, message);
   return able;
 }
@@ -94,40 +94,40 @@ export function recipientsOf(state: AskState, message: McpMessage): readonly Age
  */
 export function workspacesOf(users: ConnectionUsers): Set<string> {
   const out = new Set(users.holders.values());
-  for (const peer of users.peers) out.add(peer.workspace);
-  for (const f of users.inFlight) out.add(f.peer.workspace);
+  for (const agent of users.agents) out.add(agent.workspace);
+  for (const f of users.inFlight) out.add(f.caller.workspace);
   return out;
 }
 
-/** `[peer]` when it can answer; else the request goes to nobody (never to another agent). */
+/** `[agent]` when it can answer; else the request goes to nobody (never to another agent). */
 function onlyIfAble(
   state: AskState,
-  peer: AgentCaller,
+  agent: PoolCaller,
   message: McpMessage,
   which: string,
-): readonly AgentCaller[] {
-  if (canAnswer(state, peer, message)) return [peer];
+): readonly PoolCaller[] {
+  if (canAnswer(state, agent, message)) return [agent];
   throw cannot(
     state,
     message,
-    `the agent ${which} (${peer.label}) did not declare ${needOf(message)}`,
+    `the agent ${which} (${agent.label}) did not declare ${needOf(message)}`,
   );
 }
 
-function ownsTask(state: AskState, peer: AgentPeer, taskId: string): boolean {
+function ownsTask(state: AskState, agent: PoolAgent, taskId: string): boolean {
   try {
-    return peer.ownsTask(taskId);
+    return agent.ownsTask(taskId);
   } catch (err) {
-    state.warn(`ownsTask of ${peer.label} threw: ${messageOf(err)}`);
+    state.warn(`ownsTask of ${agent.label} threw: ${messageOf(err)}`);
     return false;
   }
 }
 
-function canAnswer(state: AskState, peer: AgentCaller, message: McpMessage): boolean {
+function canAnswer(state: AskState, agent: PoolCaller, message: McpMessage): boolean {
   try {
-    return peer.canAnswer(message);
+    return agent.canAnswer(message);
   } catch (err) {
-    state.warn(`canAnswer of ${peer.label} threw: ${messageOf(err)}`);
+    state.warn(`canAnswer of ${agent.label} threw: ${messageOf(err)}`);
     return false;
   }
 }
@@ -147,7 +147,7 @@ function cannot(state: AskState, message: McpMessage, why: string): RpcError {
 }
 
 function nobody(state: AskState, message: McpMessage): RpcError {
-  const asked = state.peers;
+  const asked = state.agents;
   const why =
     asked.length === 0
       ? 'no agent is using it now'

@@ -4,7 +4,7 @@
  * hands it to the pool (PoolOptions.auth), so pool/ holds no grant, token, store or login.
  *
  * Guarantees an implementation gives:
- * - `attach` never starts a login and sends nothing by itself; the connection's requests go
+ * - `authFor` never starts a login and sends nothing by itself; the connection's requests go
  *   through `fetch` and `provider`, which use (and refresh) the grant shared by every
  *   connection to the same server.
  * - `onLoginRequired` runs when the grant is gone (logout, a refused refresh): the connection
@@ -22,7 +22,7 @@ export type AuthFailure = 'login-required' | 'no-oauth-metadata';
 
 export interface AuthPort {
   /** The auth of one connection to `target`; `onLoginRequired` fires when its grant is gone. */
-  attach(target: OAuthTarget, onLoginRequired: () => void): ConnectionAuth;
+  authFor(target: OAuthTarget, onLoginRequired: () => void): ConnectionAuth;
 }
 
 /** One connection's view of its server's grant; `detach` when the connection ends. */

@@ -5,8 +5,9 @@
  * The pool (pool.ts) decides when it opens and closes and who holds it.
  *
  * Why one file of ~450 lines: open, the inbound pipeline, requests, loss and close all read one
- * state (the Connected, the deadline, why it went down); the parts that stand alone live beside
- * it (direct-requests.ts, progress.ts, server-lists.ts, traffic.ts, inbound.ts, agent-routing.ts).
+ * state (the OpenedClient, the deadline, why it went down); the parts that stand alone live
+ * beside it (direct-requests.ts, progress.ts, server-lists.ts, traffic.ts, inbound.ts,
+ * agent-routing.ts).
  *
  * Guarantees:
  * - `open()`: connect + initialize + listing every page of tools and, when declared, prompts,
@@ -61,13 +62,13 @@ import { ServerLists } from './server-lists.js';
 import type { AdmissionTicket } from './ticket.js';
 import { TrafficGuard, type TrafficLimits } from './traffic.js';
 import type {
-  AgentPeer,
   Attachment,
-  Connected,
   Connector,
   Holder,
   Lease,
   McpMessage,
+  OpenedClient,
+  PoolAgent,
   RequestOptions,
 } from './types.js';
 
@@ -103,7 +104,7 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
   readonly #router: AgentRouter;
   readonly #progress = new ProgressRoutes();
   /** Set once the connector opened it (also while opening fails, so close() ends it). */
-  #connected: Connected | undefined;
+  #opened: OpenedClient | undefined;
   /** Agents' requests sent beside the SDK Client (direct-requests.ts); set with #watch. */
   #direct: DirectRequests | undefined;
   #traffic: TrafficGuard | undefined;
@@ -136,7 +137,7 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
       warn: (message) => deps.warn(this.#scrub(message)),
     });
     this.#lists = new ServerLists({
-      client: () => this.#connected?.client,
+      client: () => this.#opened?.client,
       live: () => host.live(),
       relistWait: () => this.#traffic?.takeRelist() ?? 0,
       signal: this.#abort.signal,
@@ -152,7 +153,7 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
   }
 
   get pid(): number | undefined {
-    return this.#connected?.pid;
+    return this.#opened?.pid;
   }
 
   async open(): Promise<void> {
@@ -163,7 +164,7 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
     );
     let phase = 'connect';
     try {
-      const connected = await settleOrAbandon(
+      const opened = await settleOrAbandon(
         this.#deps.connector(this.#ticket, signal, (client) => this.#router.install(client)),
         signal,
         this.#deps.abandonAfterMs,
@@ -172,19 +173,19 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
           void (late.close ? late.close() : late.client.close()).catch(() => undefined);
         },
       );
-      this.#connected = connected;
-      if (connected.pid !== undefined) {
-        this.#deps.recorder?.add(connected.pid, {
+      this.#opened = opened;
+      if (opened.pid !== undefined) {
+        this.#deps.recorder?.add(opened.pid, {
           connectionId: this.connectionId,
           command: this.#config.command,
         });
       }
       if (signal.aborted) throw abortReason(signal);
-      this.#watch(connected);
+      this.#watch(opened);
       phase = 'tools/list';
-      await this.#lists.list('tools', connected.client);
+      await this.#lists.list('tools', opened.client);
       phase = 'prompts/list';
-      await this.#lists.list('prompts', connected.client);
+      await this.#lists.list('prompts', opened.client);
       if (signal.aborted) throw abortReason(signal);
       if (this.#down !== undefined) throw new Error(this.#down.reason);
     } catch (err) {
@@ -226,7 +227,7 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
   }
 
   lease(startedAt: Date): Lease {
-    const pid = () => this.#connected?.pid;
+    const pid = () => this.#opened?.pid;
     return {
       key: this.key,
       connectionId: this.connectionId,
@@ -237,11 +238,11 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
       tools: () => this.#lists.tools,
       prompts: () => this.#lists.prompts,
       // After the connection is gone the last lines stay readable: they say why it went.
-      stderrTail: () => this.#connected?.stderrTail() ?? [],
+      stderrTail: () => this.#opened?.stderrTail() ?? [],
       flooding: () => this.#traffic?.report(),
-      serverCapabilities: () => this.#connected?.client.getServerCapabilities(),
-      serverVersion: () => this.#connected?.client.getServerVersion(),
-      instructions: () => this.#connected?.client.getInstructions(),
+      serverCapabilities: () => this.#opened?.client.getServerCapabilities(),
+      serverVersion: () => this.#opened?.client.getServerVersion(),
+      instructions: () => this.#opened?.client.getInstructions(),
     };
   }
 
@@ -270,7 +271,7 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
     const done = caller ? this.#router.track(caller) : undefined;
     try {
       return await hideCredentials(
-        this.#connected,
+        this.#opened,
         (this.#direct ?? this.#notConnected()).request(
           { method: message.method, params: withProgressToken(message.params, token) },
           {
@@ -286,12 +287,12 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
     }
   }
 
-  attach(peer: AgentPeer): Attachment {
-    return this.#router.attach(peer);
+  attach(agent: PoolAgent): Attachment {
+    return this.#router.attach(agent);
   }
 
   /** Takes over a connection the connector opened: its inbound pipeline and its events. */
-  #watch(c: Connected): void {
+  #watch(c: OpenedClient): void {
     this.#router.bind(c.client, c.scrub?.bind(c));
     const previousOnClose = c.client.onclose;
     c.client.onclose = () => {
@@ -379,7 +380,7 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
   async #end(): Promise<void> {
     this.#abort.abort(new PoolError('connection closed'));
     this.#traffic?.close();
-    const c = this.#connected;
+    const c = this.#opened;
     if (!c) return;
     try {
       await (c.close ? c.close() : c.client.close());
@@ -391,7 +392,7 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
 
   /** The error an open() that failed in `phase` rejects with. */
   #connectFailure(phase: string, err: unknown): Error {
-    const tail = this.#connected?.stderrTail() ?? [];
+    const tail = this.#opened?.stderrTail() ?? [];
     const signal = this.#abort.signal;
     const reason: unknown = signal.reason;
     if (reason instanceof DiscoveryDeadline) {
@@ -413,9 +414,9 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
     return new ConnectError(this.name, phase, `${phase} failed: ${text}`, tail, { cause: err });
   }
 
-  /** `text` with the connection's credentials hidden (OAuth tokens; see Connected.scrub). */
+  /** `text` with the connection's credentials hidden (OAuth tokens; see OpenedClient.scrub). */
   #scrub(text: string): string {
-    return this.#connected?.scrub ? this.#connected.scrub(text) : text;
+    return this.#opened?.scrub ? this.#opened.scrub(text) : text;
   }
 
   /** A live connection always has its direct requests; this says so if one ever did not. */
@@ -445,7 +446,7 @@ function abortReason(signal: AbortSignal): Error {
  * the server's answer, which may echo the token we sent. The error itself is kept (its class
  * and code say what happened).
  */
-async function hideCredentials<T>(c: Connected | undefined, work: Promise<T>): Promise<T> {
+async function hideCredentials<T>(c: OpenedClient | undefined, work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { test } from 'node:test';
+import { until } from '../testing/until.js';
 import { createPool } from './mcp-pool.js';
-import { eventually } from './testing/fixtures.js';
+import { RecordingPoolAgent } from './testing/agents.js';
 import { RecordingHolder } from './testing/holders.js';
-import { RecordingPeer } from './testing/peers.js';
 import { testTicket } from './testing/tickets.js';
 
 const requireHere = createRequire(import.meta.url);
@@ -36,18 +36,18 @@ test(
       );
       const needed = ['get-roots-list', 'trigger-sampling-request', 'trigger-elicitation-request'];
       // It registers these once it has seen our capabilities (then says tools/list_changed).
-      assert.ok(
-        await eventually(
-          () => needed.every((n) => lease.tools().some((t) => t.name === n)),
-          20_000,
-        ),
-        `tools: ${lease
-          .tools()
-          .map((t) => t.name)
-          .join(', ')}`,
+      await until(
+        `tools ${needed.join(', ')}`,
+        () => {
+          const names = lease.tools().map((t) => t.name);
+          if (!needed.every((n) => names.includes(n)))
+            throw new Error(`tools: ${names.join(', ')}`);
+          return true;
+        },
+        { timeoutMs: 20_000 },
       );
 
-      const a = new RecordingPeer('agent A', {
+      const a = new RecordingPoolAgent('agent A', {
         can: ['sampling', 'elicitation'],
         roots: [{ uri: 'file:///projects/a', name: 'a' }],
       });
@@ -65,19 +65,20 @@ test(
       assert.equal(a.requests[0]?.params?.['systemPrompt'], 'You are a helpful test server.');
 
       // The server re-reads roots after our list_changed, and logs that it did.
-      let roots = '';
-      for (const until = Date.now() + 20_000; Date.now() < until;) {
-        roots = textOf(await call('get-roots-list'));
-        if (roots.includes('file:///projects/a')) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const roots = await until(
+        "the server to list agent A's roots",
+        async () => {
+          const text = textOf(await call('get-roots-list'));
+          if (!text.includes('file:///projects/a')) throw new Error(`roots: ${text}`);
+          return text;
+        },
+        { timeoutMs: 20_000, intervalMs: 50 },
+      );
       assert.match(roots, /file:\/\/\/projects\/a/);
-      assert.ok(
-        await eventually(() =>
-          a
-            .heard('notifications/message')
-            .some((m) => /Roots updated: 1 root/.test(String(m.params?.['data']))),
-        ),
+      await until("the server's log that it re-read the roots", () =>
+        a
+          .heard('notifications/message')
+          .some((m) => /Roots updated: 1 root/.test(String(m.params?.['data']))),
       );
       assert.deepEqual(holder.lost, []);
     } finally {

@@ -49,7 +49,7 @@ import {
 import { describeExit, GroupStdioTransport } from './stdio-transport.js';
 import { TrafficGuard } from './traffic.js';
 import type { AdmissionTicket } from './ticket.js';
-import type { ClientSetup, Connected, Connector } from './types.js';
+import type { ClientSetup, Connector, OpenedClient } from './types.js';
 
 export const DEFAULT_STDIO_DISCOVERY_TIMEOUT_MS = 30_000;
 export const DEFAULT_REMOTE_DISCOVERY_TIMEOUT_MS = 10_000;
@@ -140,7 +140,7 @@ async function connectStdio(
   signal: AbortSignal,
   options: ConnectorOptions,
   setup: ClientSetup | undefined,
-): Promise<Connected> {
+): Promise<OpenedClient> {
   const { config } = ticket;
   const command = config.command ?? '';
   const cwd = workingDirectoryOf(config, ticket.cwd) ?? ticket.cwd;
@@ -241,7 +241,7 @@ async function connectRemote(
   signal: AbortSignal,
   options: ConnectorOptions,
   setup: ClientSetup | undefined,
-): Promise<Connected> {
+): Promise<OpenedClient> {
   const { name, config } = ticket;
   const raw = urlOf(config) ?? '';
   const label = kind === 'http' ? 'streamable HTTP' : 'SSE';
@@ -257,16 +257,14 @@ async function connectRemote(
   const target = options.auth ? oauthTargetOf(config, ticket.scope) : undefined;
   let onUnauthorized: (() => void) | undefined;
   let loginRequired = false;
-  const attachment =
+  const auth =
     target && options.auth
-      ? options.auth.attach(target, () => {
+      ? options.auth.authFor(target, () => {
           loginRequired = true;
           onUnauthorized?.();
         })
       : undefined;
-  const authOptions = attachment
-    ? { authProvider: attachment.provider, fetch: attachment.fetch }
-    : {};
+  const authOptions = auth ? { authProvider: auth.provider, fetch: auth.fetch } : {};
   const transport =
     kind === 'http'
       ? new StreamableHTTPClientTransport(url, { requestInit, ...authOptions })
@@ -276,10 +274,10 @@ async function connectRemote(
     client = await connectClient(transport, config, signal, options, setup);
   } catch (err) {
     await transport.close().catch(() => undefined);
-    attachment?.detach();
+    auth?.detach();
     const aborted = abortedError(name, 'connect', signal, []);
     if (aborted) throw aborted;
-    const authFailure = attachment?.failureOf(err);
+    const authFailure = auth?.failureOf(err);
     if (authFailure === 'no-oauth-metadata') {
       throw new ConnectError(
         name,
@@ -290,7 +288,7 @@ async function connectRemote(
       );
     }
     const status = httpStatusOf(err);
-    if (attachment && (loginRequired || authFailure === 'login-required' || status === 401)) {
+    if (auth && (loginRequired || authFailure === 'login-required' || status === 401)) {
       throw new UnauthorizedConnectError(
         name,
         `${safeUrl(raw)} asks for an OAuth sign-in (mcpctl login ${name})`,
@@ -300,7 +298,7 @@ async function connectRemote(
     throw new ConnectError(
       name,
       'connect',
-      `could not connect to ${safeUrl(raw)} (${label}): ${status === undefined ? '' : `${httpStatusText(status)}; `}${attachment ? attachment.scrub(detail) : detail}`,
+      `could not connect to ${safeUrl(raw)} (${label}): ${status === undefined ? '' : `${httpStatusText(status)}; `}${auth ? auth.scrub(detail) : detail}`,
       [],
       { cause: err },
     );
@@ -311,9 +309,9 @@ async function connectRemote(
     pid: undefined,
     stderrTail: () => [],
     isFatalError: remoteErrorIsFatal,
-    ...(attachment
+    ...(auth
       ? {
-          scrub: (text: string) => attachment.scrub(text),
+          scrub: (text: string) => auth.scrub(text),
           onUnauthorized: (handler: () => void) => {
             onUnauthorized = handler;
             if (loginRequired) handler();
@@ -321,7 +319,7 @@ async function connectRemote(
         }
       : {}),
     close: async () => {
-      attachment?.detach();
+      auth?.detach();
       if (transport instanceof StreamableHTTPClientTransport) {
         // Politeness: let the server free its session. Bounded, and failures do not matter.
         await withTimeout(transport.terminateSession(), TERMINATE_SESSION_MS).catch(

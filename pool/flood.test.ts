@@ -11,9 +11,9 @@ import {
   ListToolsRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { until } from '../testing/until.js';
 import { createPool } from './mcp-pool.js';
 import { callTool } from './testing/calls.js';
-import { eventually } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';
 import { inMemoryConnector } from './testing/in-memory.js';
 import { testTicket } from './testing/tickets.js';
@@ -71,7 +71,9 @@ test(
         state.version = i;
         await server.sendToolListChanged();
       }
-      await eventually(() => lease.tools()[0]?.name === 'tool_300', 10_000);
+      await until('the last list', () => lease.tools()[0]?.name === 'tool_300', {
+        timeoutMs: 10_000,
+      });
       assert.equal(lease.tools()[0]?.name, 'tool_300', 'the last list wins');
       const elapsedS = (Date.now() - started) / 1000;
       const relists = state.lists - listsAtStart;
@@ -105,7 +107,7 @@ test('notifications past the budget are dropped; the connection keeps serving', 
     for (let i = 0; i < 2000; i += 1)
       sends.push(server.sendLoggingMessage({ level: 'info', data: `flood ${i}` }));
     await Promise.all(sends);
-    assert.ok(await eventually(() => lease.flooding?.() !== undefined, 5000));
+    await until('the flood report', () => lease.flooding?.() !== undefined, { timeoutMs: 5000 });
     assert.deepEqual(lease.flooding?.()?.kinds, ['messages']);
     assert.match(lease.flooding?.()?.note ?? '', /notifications over 10\/s dropped/);
     assert.equal(holder.flooding, 1);
@@ -162,7 +164,7 @@ test(
         heard <= 10 + Math.ceil(10 * elapsedS) + 1,
         `${heard} of 500 progress notifications passed a budget of 10/s in ${elapsedS} s`,
       );
-      assert.ok(await eventually(() => lease.flooding?.() !== undefined, 5000));
+      await until('the flood report', () => lease.flooding?.() !== undefined, { timeoutMs: 5000 });
       assert.deepEqual(lease.flooding?.()?.kinds, ['messages']);
     } finally {
       await pool.close();

@@ -5,19 +5,19 @@
  * `reconcilers/admission.ts` only (tests use `pool/testing/tickets.ts`).
  */
 export type {
-  AgentCaller,
-  AgentPeer,
   Attachment,
   CallOptions,
   ClientSetup,
-  Connected,
   Connector,
   EntryState,
   Holder,
   Lease,
   LostCause,
   McpMessage,
+  OpenedClient,
   Pool,
+  PoolAgent,
+  PoolCaller,
   PoolEntryStats,
   ReleaseOptions,
   ReleaseReason,

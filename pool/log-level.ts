@@ -16,14 +16,14 @@
 import { LoggingLevelSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf, PoolError } from './errors.js';
 import type { ServerLink } from './server-link.js';
-import type { AgentPeer } from './types.js';
+import type { PoolAgent } from './types.js';
 
 /** Most verbose first: the order the spec (RFC 5424) gives, as the SDK's schema lists it. */
 const LOG_LEVELS: readonly LoggingLevel[] = LoggingLevelSchema.options;
 
 /** An attached agent as the level sees it (the router's per-attachment state). */
 export interface LevelWanter {
-  readonly peer: AgentPeer;
+  readonly agent: PoolAgent;
   /** The level it asked for, if any. */
   level?: LoggingLevel;
   /** Detached (or the connection ended). */
@@ -50,7 +50,7 @@ export class ServerLogLevel {
   async set(w: LevelWanter, level: LoggingLevel): Promise<void> {
     if (w.ended) {
       throw new PoolError(
-        `server "${this.#deps.link.server}": ${w.peer.label} is no longer attached (logging/setLevel)`,
+        `server "${this.#deps.link.server}": ${w.agent.label} is no longer attached (logging/setLevel)`,
       );
     }
     this.#deps.link.live('logging/setLevel');

@@ -103,7 +103,7 @@ export function createPool(options: PoolOptions = {}): Pool {
       if (!connection) return Promise.reject(new PoolError(`no live connection for ${key}`));
       return connection.request(message, requestOptions);
     },
-    attach: (key, peer) => live(key).attach(peer),
+    attach: (key, agent) => live(key).attach(agent),
     stats: () => connections.stats(),
     close: () => connections.close(),
   };

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { until } from '../testing/until.js';
 import { processStartTime, ProcessRecorder, reapOrphans } from './orphans.js';
-import { alive, eventually, readPid, STDIO_FIXTURE, tempDir } from './testing/fixtures.js';
+import { alive, readPid, STDIO_FIXTURE, tempDir } from './testing/fixtures.js';
 
 const T = { timeout: 30_000 };
 
@@ -77,7 +78,7 @@ test(
       await exited(leader);
       assert.ok(!alive(pid));
       // The grandchild's zombie is reaped by PID 1, which may take a moment.
-      assert.ok(await eventually(() => !alive(grandchild), 5000), 'grandchild gone');
+      await until('grandchild gone', () => !alive(grandchild), { timeoutMs: 5000 });
       assert.ok(!existsSync(file), 'file cleared');
     } finally {
       try {

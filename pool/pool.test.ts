@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { until } from '../testing/until.js';
 import { createConnector } from './connector.js';
 import { ConnectError, DiscoveryTimeoutError, PoolError } from './errors.js';
 import { processStartTime } from './orphans.js';
 import { createPool } from './mcp-pool.js';
 import { callTool, getPrompt } from './testing/calls.js';
-import { alive, eventually, fixtureConfig, readPid, tempDir } from './testing/fixtures.js';
+import { alive, fixtureConfig, readPid, tempDir } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';
 import { testTicket } from './testing/tickets.js';
 import type { Connector, Lease } from './types.js';
@@ -64,11 +65,10 @@ test(
       pool.release(lb.key, 'b', { reason: 'sessionClosed' });
       assert.equal(pool.stats()[0]?.state, 'draining');
       assert.ok(alive(pid), 'alive during the drain');
-      assert.ok(
-        await eventually(() => pool.stats().length === 0, 5000),
-        'entry removed after the drain',
-      );
-      assert.ok(await eventually(() => !alive(pid), 5000), 'process gone after the drain');
+      await until('entry removed after the drain', () => pool.stats().length === 0, {
+        timeoutMs: 5000,
+      });
+      await until('process gone after the drain', () => !alive(pid), { timeoutMs: 5000 });
       assert.equal(a.lost.length + b.lost.length, 0, 'a drain is not a loss');
     } finally {
       await pool.close();
@@ -306,10 +306,9 @@ test(
       const holder = new RecordingHolder('s1');
       const config = fixtureConfig(['--add-tool-after=300', '--add-tool-name=late']);
       const lease = await pool.acquire(testTicket('timer', config), holder);
-      assert.ok(
-        await eventually(() => lease.tools().some((t) => t.name === 'late'), 5000),
-        'the late tool is listed',
-      );
+      await until('the late tool is listed', () => lease.tools().some((t) => t.name === 'late'), {
+        timeoutMs: 5000,
+      });
     } finally {
       await pool.close();
     }
@@ -418,10 +417,9 @@ test('every process is in the state file while it runs, and leaves it when gone'
     assert.equal(state.processes[0]?.connectionId, lease.connectionId);
     assert.equal(state.processes[0]?.startTime, processStartTime(pid));
     pool.release(lease.key, 's1', { reason: 'config' });
-    assert.ok(
-      await eventually(() => !existsSync(stateFile), 5000),
-      'record removed when the process is gone',
-    );
+    await until('record removed when the process is gone', () => !existsSync(stateFile), {
+      timeoutMs: 5000,
+    });
     assert.ok(!alive(pid));
   } finally {
     await pool.close();
@@ -506,8 +504,10 @@ test(
       );
       assert.equal(pool.stats().length, 2);
       pool.releaseSession('b');
-      assert.ok(await eventually(() => pool.stats().length === 0, 5000));
-      assert.ok(await eventually(() => !alive(lb.pid ?? -1) && !alive(other.pid ?? -1), 5000));
+      await until('the entries removed', () => pool.stats().length === 0, { timeoutMs: 5000 });
+      await until('both processes gone', () => !alive(lb.pid ?? -1) && !alive(other.pid ?? -1), {
+        timeoutMs: 5000,
+      });
     } finally {
       await pool.close();
     }
@@ -558,7 +558,7 @@ test(
       assert.deepEqual(pool.stats()[0]?.refs, ['b']);
       pool.release(la.key, 'b', { reason: 'config' });
       assert.deepEqual(pool.stats(), [], 'no drain: gone from the pool at once');
-      assert.ok(await eventually(() => !alive(pid), 5000), 'and its process ends');
+      await until('its process to end', () => !alive(pid), { timeoutMs: 5000 });
     } finally {
       await pool.close();
     }
@@ -580,7 +580,7 @@ test('a config release cancels a connect nobody wants any more', T, async () => 
     pool.release(ticket.connectionId, 's1', { reason: 'config' });
     await assert.rejects(acquiring, /released by session s1 before the connection was ready/);
     assert.deepEqual(pool.stats(), []);
-    assert.ok(await eventually(() => !alive(pid), 5000), 'the half-started process ends');
+    await until('the half-started process to end', () => !alive(pid), { timeoutMs: 5000 });
   } finally {
     await pool.close();
     dir.remove();

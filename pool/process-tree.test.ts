@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
+import { until } from '../testing/until.js';
 import {
   endProcesses,
   parseStat,
@@ -13,7 +14,7 @@ import {
   type ProcStat,
   type ProcessTable,
 } from './process-tree.js';
-import { alive, eventually } from './testing/fixtures.js';
+import { alive } from './testing/fixtures.js';
 
 const T = { timeout: 30_000 };
 
@@ -105,7 +106,7 @@ test('endProcesses ends a live process and leaves a pid whose start time differs
     assert.ok(stillRunning(ia));
     assert.equal(stillRunning(stale), false);
     await endProcesses([ia, stale, { pid: 1, startTime: '1' }], 300, 2000);
-    assert.ok(await eventually(() => !alive(pa), 5000), 'the real one is gone');
+    await until('the real one is gone', () => !alive(pa), { timeoutMs: 5000 });
     assert.ok(alive(pb), 'the reused pid was not touched');
   } finally {
     a.kill('SIGKILL');

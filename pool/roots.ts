@@ -17,12 +17,12 @@
 import type { Root } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf } from './errors.js';
 import type { ServerLink } from './server-link.js';
-import type { AgentPeer } from './types.js';
+import type { PoolAgent } from './types.js';
 
 export interface RootsAnswerDeps {
   readonly link: ServerLink;
   /** The attached agents, each once, in attach order. */
-  readonly peers: () => readonly AgentPeer[];
+  readonly agents: () => readonly PoolAgent[];
   /** How many workspaces' sessions use the connection (ask-rules.ts workspacesOf). */
   readonly workspaces: () => number;
   readonly warn: (message: string) => void;
@@ -42,12 +42,12 @@ export class RootsAnswer {
     if (this.#deps.workspaces() > 1) return [];
     const seen = new Set<string>();
     const out: Root[] = [];
-    for (const peer of this.#deps.peers()) {
+    for (const agent of this.#deps.agents()) {
       let roots: readonly Root[] = [];
       try {
-        roots = peer.roots();
+        roots = agent.roots();
       } catch (err) {
-        this.#deps.warn(`roots() of ${peer.label} threw: ${messageOf(err)}`);
+        this.#deps.warn(`roots() of ${agent.label} threw: ${messageOf(err)}`);
       }
       for (const root of roots) {
         if (seen.has(root.uri)) continue;

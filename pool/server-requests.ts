@@ -30,7 +30,7 @@ import type {
 import { z } from 'zod';
 import { PoolError } from './errors.js';
 import type { ServerLink } from './server-link.js';
-import type { AgentCaller, McpMessage } from './types.js';
+import type { McpMessage, PoolCaller } from './types.js';
 
 /** What the pool's client declares to every server: it can relay all of these to agents. */
 export const POOL_CLIENT_CAPABILITIES: ClientCapabilities = {
@@ -58,14 +58,14 @@ const RootsRequest = forwarded('roots/list');
 export interface ServerRequestsDeps {
   readonly link: ServerLink;
   /** Who is asked (ask-rules.ts); throws the error the server gets when nobody is. */
-  readonly recipients: (message: McpMessage) => readonly AgentCaller[];
+  readonly recipients: (message: McpMessage) => readonly PoolCaller[];
   /** The answer to `roots/list`. */
   readonly roots: () => Root[];
 }
 
 export class ServerRequests {
   readonly #link: ServerLink;
-  readonly #recipients: (message: McpMessage) => readonly AgentCaller[];
+  readonly #recipients: (message: McpMessage) => readonly PoolCaller[];
   readonly #roots: () => Root[];
   /** Aborts the forwarded request the server sent with id 0 (see watchCancel). */
   #cancelZero: AbortController | undefined;
@@ -135,12 +135,12 @@ export class ServerRequests {
 
 /** One agent's answer; a callback that throws at once rejects like one that fails later. */
 async function ask(
-  peer: AgentCaller,
+  agent: PoolCaller,
   message: McpMessage,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
   signal.throwIfAborted();
-  return peer.request(message, { signal });
+  return agent.request(message, { signal });
 }
 
 /**
@@ -165,16 +165,16 @@ async function linked<T>(
   }
 }
 
-/** Asks every peer at once: the first answer wins and the ones still asking are aborted. */
+/** Asks every agent at once: the first answer wins and the ones still asking are aborted. */
 async function race(
-  peers: readonly AgentCaller[],
+  agents: readonly PoolCaller[],
   message: McpMessage,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
   const losers = new AbortController();
   try {
     return await Promise.any(
-      peers.map((peer) => linked([signal, losers.signal], (own) => ask(peer, message, own))),
+      agents.map((agent) => linked([signal, losers.signal], (own) => ask(agent, message, own))),
     );
   } catch (err) {
     // Everyone failed: the server hears the first agent's error.

@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { until } from '../testing/until.js';
 import { GroupStdioTransport, type GroupStdioTransportOptions } from './stdio-transport.js';
 import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard } from './traffic.js';
-import {
-  alive,
-  eventually,
-  fixtureConfig,
-  readPid,
-  STDIO_FIXTURE,
-  tempDir,
-} from './testing/fixtures.js';
+import { alive, fixtureConfig, readPid, STDIO_FIXTURE, tempDir } from './testing/fixtures.js';
 
 const T = { timeout: 30_000 };
 
@@ -124,10 +118,9 @@ test('a grandchild that left the group (setsid) is gone after close, and reporte
     await t.close();
     assert.deepEqual(descendants, [grandchild]);
     // Ended by close; a moment more for its new parent (PID 1) to reap the zombie.
-    assert.ok(
-      await eventually(() => !alive(grandchild), 5000),
-      'the escaped grandchild ended with its server',
-    );
+    await until('the escaped grandchild ended with its server', () => !alive(grandchild), {
+      timeoutMs: 5000,
+    });
     assert.deepEqual(gone.sort(), [grandchild, t.pid ?? -1].sort());
   } finally {
     await t.close();
@@ -146,7 +139,7 @@ test('an unexpected exit is reported once through onerror and onclose', T, async
   };
   try {
     await t.start();
-    assert.ok(await eventually(() => closes === 1, 5000));
+    await until('the exit to close the transport', () => closes === 1, { timeoutMs: 5000 });
     assert.deepEqual(errors, ['process exited with code 5']);
     await t.close();
     assert.equal(closes, 1, 'close after an exit does not call onclose again');
@@ -160,7 +153,9 @@ test('stderr keeps the last 200 lines', T, async () => {
   const t = transportFor(['--stderr-lines=250']);
   try {
     await t.start();
-    assert.ok(await eventually(() => t.stderrTail().includes('stderr line 250'), 5000));
+    await until('stderr line 250', () => t.stderrTail().includes('stderr line 250'), {
+      timeoutMs: 5000,
+    });
   } finally {
     await t.close();
   }
@@ -187,7 +182,7 @@ test('a stdout line that is not JSON-RPC is noted, not fatal', T, async () => {
   t.onerror = (e) => errors.push(e);
   try {
     await t.start();
-    assert.ok(await eventually(() => messages.length === 1, 5000));
+    await until('the one JSON-RPC message', () => messages.length === 1, { timeoutMs: 5000 });
     assert.equal((messages[0] as { method?: string }).method, 'notifications/message');
     assert.deepEqual(errors, []);
     assert.match(t.stderrTail().join('\n'), /ignored a stdout line that is not JSON-RPC/);
@@ -231,7 +226,7 @@ test(
     t.onerror = (e) => errors.push(e);
     try {
       await t.start();
-      assert.ok(await eventually(() => messages.length === 1, 10_000), 'the message after them');
+      await until('the message after them', () => messages.length === 1, { timeoutMs: 10_000 });
       assert.deepEqual(errors, []);
       const notes = t.stderrTail().filter((l) => l.includes('not JSON-RPC'));
       assert.equal(notes.length, DEFAULT_TRAFFIC_LIMITS.garbageNotesPerInterval);
@@ -261,7 +256,14 @@ test('output past the line budget is read later: nothing lost, nothing reordered
   t.onmessage = (m) => data.push((m as { params?: { data?: unknown } }).params?.data);
   try {
     await t.start();
-    assert.ok(await eventually(() => data.length === 100, 10_000), `got ${data.length}`);
+    await until(
+      'all 100 messages',
+      () => {
+        if (data.length !== 100) throw new Error(`got ${data.length}`);
+        return true;
+      },
+      { timeoutMs: 10_000 },
+    );
     assert.deepEqual(
       data,
       Array.from({ length: 100 }, (_, i) => i),
@@ -288,7 +290,7 @@ test('notifications past the message budget are dropped; answers always pass', T
   t.onmessage = (m) => messages.push(m);
   try {
     await t.start();
-    assert.ok(await eventually(() => messages.some((m) => 'id' in m), 10_000), 'the answer');
+    await until('the answer', () => messages.some((m) => 'id' in m), { timeoutMs: 10_000 });
     assert.equal(messages.length, 11, 'the burst of notifications, then the answer');
     assert.deepEqual(traffic.report()?.kinds, ['messages']);
     assert.match(
@@ -308,7 +310,7 @@ test('a server flooding stdout while reading is paused still closes promptly', T
   );
   await t.start();
   const pid = t.pid ?? -1;
-  assert.ok(await eventually(() => traffic.report() !== undefined, 5000), 'it is paused');
+  await until('it is paused', () => traffic.report() !== undefined, { timeoutMs: 5000 });
   await t.close();
   assert.equal(alive(pid), false);
 });
@@ -371,7 +373,9 @@ test(
     t.onclose = () => (closed = true);
     try {
       await t.start();
-      await eventually(() => messages.length === 3 || closed, 40_000);
+      await until('three answers, or the close', () => messages.length === 3 || closed, {
+        timeoutMs: 40_000,
+      });
       assert.deepEqual(errors, [], 'nothing is reported as a broken connection');
       assert.equal(closed, false, 'the connection stays');
       assert.equal(t.exit, undefined, 'the server runs on');
@@ -414,7 +418,7 @@ test('a request over the limit from the server is answered with an error', T, as
   try {
     await t.start();
     const answered = () => t.stderrTail().find((l) => l.startsWith('got '));
-    assert.ok(await eventually(() => answered() !== undefined, 5000), 'an answer');
+    await until('an answer', () => answered() !== undefined, { timeoutMs: 5000 });
     const error = JSON.parse(answered()?.slice(4) ?? '{}') as {
       id?: unknown;
       error?: { message?: string };
@@ -456,7 +460,7 @@ for (const flood of OVERSIZED_FLOODS) {
     try {
       await t.start();
       const pid = t.pid ?? -1;
-      assert.ok(await eventually(() => traffic.report() !== undefined, 5000), 'it is paused');
+      await until('it is paused', () => traffic.report() !== undefined, { timeoutMs: 5000 });
       assert.deepEqual(traffic.report()?.kinds, ['oversized']);
       assert.match(traffic.report()?.note ?? '', /messages over the size limit past 97\.7 KiB\/s/);
       assert.equal(closed, false, 'the connection stays');

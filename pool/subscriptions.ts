@@ -17,11 +17,11 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf, PoolError, RpcError } from './errors.js';
 import type { ServerLink } from './server-link.js';
-import type { AgentPeer } from './types.js';
+import type { PoolAgent } from './types.js';
 
 /** An attached agent as its subscriptions see it (the router's per-attachment state). */
 export interface Subscriber {
-  readonly peer: AgentPeer;
+  readonly agent: PoolAgent;
   /** The uris it is subscribed to on this connection. */
   readonly uris: Set<string>;
   /** Detached (or the connection ended). */
@@ -55,7 +55,7 @@ export class Subscriptions {
     const server = this.#link.server;
     if (s.ended) {
       throw new PoolError(
-        `server "${server}": ${s.peer.label} is no longer attached (resources/subscribe)`,
+        `server "${server}": ${s.agent.label} is no longer attached (resources/subscribe)`,
       );
     }
     const client = this.#link.live('resources/subscribe');

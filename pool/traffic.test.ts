@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { until } from '../testing/until.js';
 import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard, type TrafficLimits } from './traffic.js';
-import { eventually } from './testing/fixtures.js';
 
 const T = { timeout: 10_000 };
 
@@ -29,7 +29,9 @@ test(
       assert.equal(g.report()?.note, 'flooding (just started): notifications over 1/s dropped');
       assert.equal(changes, 1, 'once when it starts, not per message');
       // It stops: one whole interval without going over clears the report.
-      assert.ok(await eventually(() => g.report() === undefined, 2000));
+      await until('the report to clear when calm', () => g.report() === undefined, {
+        timeoutMs: 2000,
+      });
       assert.deepEqual(notes, [
         'flooding (just started): notifications over 1/s dropped',
         // Renewed after an interval with the numbers so far, then cleared when calm.

@@ -81,7 +81,7 @@ export interface McpMessage {
  * server's requests to its client (sampling, elicitation, roots) and its notifications reach
  * agents through this, so one process shared by several agents answers each the right one.
  */
-export interface AgentPeer {
+export interface PoolAgent {
   /** For logs and errors, e.g. `agent 2 of session s-1 (qwen-code 0.24)`. */
   readonly label: string;
   /**
@@ -114,7 +114,7 @@ export interface AgentPeer {
   ownsTask(taskId: string): boolean;
   /**
    * A notification of the server `key` for this agent: `notifications/message`,
-   * `notifications/resources/updated` (only for URIs this peer subscribed to on that
+   * `notifications/resources/updated` (only for URIs this agent subscribed to on that
    * connection), `notifications/resources/list_changed`, and any other the pool does not
    * handle itself. Progress never comes here (see RequestOptions.onprogress).
    */
@@ -125,25 +125,25 @@ export interface AgentPeer {
  * An agent as the maker of a request (RequestOptions.caller): who it is and how to ask it. One
  * object per agent connection, the same for all its requests (two objects are two agents).
  */
-export type AgentCaller = Pick<AgentPeer, 'label' | 'workspace' | 'canAnswer' | 'request'>;
+export type PoolCaller = Pick<PoolAgent, 'label' | 'workspace' | 'canAnswer' | 'request'>;
 
 /** What an agent's attachment to one pooled connection can do (Pool.attach). */
 export interface Attachment {
-  /** The peer's roots changed: the server hears `notifications/roots/list_changed` if the union did. */
+  /** The agent's roots changed: the server hears `notifications/roots/list_changed` if the union did. */
   rootsChanged(): void;
   /**
-   * Subscribes this peer to `uri` (the server is subscribed once however many peers are).
+   * Subscribes this agent to `uri` (the server is subscribed once however many agents are).
    * Rejects with the server's error, an RpcError (MethodNotFound) when the server declares no
    * `resources.subscribe`, or a PoolError once detached or the connection ended.
    */
   subscribe(uri: string): Promise<void>;
   /**
-   * Drops this peer's subscription; the server is unsubscribed when nobody else has one.
-   * Never rejects: the peer hears no more updates of `uri` whatever the server says.
+   * Drops this agent's subscription; the server is unsubscribed when nobody else has one.
+   * Never rejects: the agent hears no more updates of `uri` whatever the server says.
    */
   unsubscribe(uri: string): Promise<void>;
   /**
-   * The level this peer wants; the server gets the most verbose level any attached peer wants
+   * The level this agent wants; the server gets the most verbose level any attached agent wants
    * (nothing is sent when that does not change, or when the server declares no `logging`).
    * Rejects with the server's error, or a PoolError once detached or the connection ended.
    */
@@ -157,7 +157,7 @@ export interface RequestOptions extends CallOptions {
    * The agent this request is made for: while it is in flight, the server's sampling and
    * elicitation requests on this connection may go to it (the rules: ask-rules.ts).
    */
-  readonly caller?: AgentCaller;
+  readonly caller?: PoolCaller;
   /**
    * The server's progress for this request. The pool sends a progress token of its own (so
    * two agents' tokens never clash on a shared connection) and drops any `progressToken` in
@@ -201,18 +201,18 @@ export interface Pool {
     options?: RequestOptions,
   ): Promise<Record<string, unknown>>;
   /**
-   * Lets `peer` hear the server of `key` and answer its requests, until `detach()` or the
+   * Lets `agent` hear the server of `key` and answer its requests, until `detach()` or the
    * connection ends. Throws a PoolError when `key` is not live (also while still connecting:
    * attach once `acquire` resolved). An attachment holds no ref: the session's lease does.
    */
-  attach(key: string, peer: AgentPeer): Attachment;
+  attach(key: string, agent: PoolAgent): Attachment;
   stats(): PoolEntryStats[];
   /** Closes every connection (process groups gone) and resolves when all are closed. */
   close(): Promise<void>;
 }
 
 /** An opened MCP client plus what the pool needs to supervise it. */
-export interface Connected {
+export interface OpenedClient {
   readonly client: Client;
   readonly transport: Transport;
   readonly pid: number | undefined;
@@ -258,7 +258,7 @@ export type Connector = (
   ticket: AdmissionTicket,
   signal: AbortSignal,
   setup?: ClientSetup,
-) => Promise<Connected>;
+) => Promise<OpenedClient>;
 
 /**
  * What the pool does to a connection's new Client before `connect` (a connector calls it, when

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { McpServerConfig } from '../../api/index.js';
+import { until } from '../../testing/until.js';
 
 export const STDIO_FIXTURE = fileURLToPath(
   new URL('../../e2e/fixtures/stdio-server.js', import.meta.url),
@@ -37,29 +38,16 @@ export function alive(pid: number): boolean {
   }
 }
 
-export async function eventually(condition: () => boolean, timeoutMs = 5000): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return true;
-}
-
 /** Waits for a pid file the fixture writes; throws when it does not appear in time. */
-export async function readPid(file: string, timeoutMs = 5000): Promise<number> {
-  let pid = NaN;
-  await eventually(() => {
-    try {
-      pid = Number(readFileSync(file, 'utf8').trim());
-    } catch {
-      return false;
-    }
-    return Number.isInteger(pid) && pid > 0;
-  }, timeoutMs);
-  if (!Number.isInteger(pid) || pid <= 0)
-    throw new Error(`no pid in ${file} after ${timeoutMs} ms`);
-  return pid;
+export function readPid(file: string, timeoutMs = 5000): Promise<number> {
+  return until(
+    `a pid in ${file}`,
+    () => {
+      const pid = Number(readFileSync(file, 'utf8').trim());
+      return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    },
+    { timeoutMs },
+  );
 }
 
 // The one temp-dir helper of the tests, re-exported for the pool tests that import it here.

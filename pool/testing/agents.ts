@@ -1,36 +1,36 @@
 /**
- * An AgentPeer that records what the pool asked and told it, for tests. Not exported from
+ * A PoolAgent that records what the pool asked and told it, for tests. Not exported from
  * `pool/index.ts`.
  */
 import type { Root } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentPeer, McpMessage } from '../types.js';
+import type { McpMessage, PoolAgent } from '../types.js';
 
-export type PeerCapability = 'sampling' | 'elicitation';
+export type AgentCapability = 'sampling' | 'elicitation';
 
-export type PeerAnswer = (
+export type AgentAnswer = (
   message: McpMessage,
   signal: AbortSignal,
-  peer: RecordingPeer,
+  agent: RecordingPoolAgent,
 ) => Promise<Record<string, unknown>>;
 
-export interface RecordingPeerOptions {
-  readonly can?: readonly PeerCapability[];
+export interface RecordingPoolAgentOptions {
+  readonly can?: readonly AgentCapability[];
   readonly roots?: readonly Root[];
   /** Its session's workspace. Default: process.cwd(), testTicket's default workspace. */
   readonly workspace?: string;
-  /** The tasks it created on the server (ids), see AgentPeer.ownsTask. */
+  /** The tasks it created on the server (ids), see PoolAgent.ownsTask. */
   readonly tasks?: readonly string[];
   /** How it answers a server's request. Default: at once, naming itself (see defaultAnswer). */
-  readonly answer?: PeerAnswer;
+  readonly answer?: AgentAnswer;
 }
 
-export class RecordingPeer implements AgentPeer {
+export class RecordingPoolAgent implements PoolAgent {
   readonly label: string;
   readonly workspace: string;
-  readonly can: Set<PeerCapability>;
+  readonly can: Set<AgentCapability>;
   readonly tasks: Set<string>;
   rootList: readonly Root[];
-  answer: PeerAnswer;
+  answer: AgentAnswer;
   /** Every server request forwarded to it, in order. */
   readonly requests: McpMessage[] = [];
   /** The methods of the forwarded requests whose signal was aborted. */
@@ -38,7 +38,7 @@ export class RecordingPeer implements AgentPeer {
   /** Every notification it heard, with the pool key it came from. */
   readonly notes: Array<{ key: string; message: McpMessage }> = [];
 
-  constructor(label: string, options: RecordingPeerOptions = {}) {
+  constructor(label: string, options: RecordingPoolAgentOptions = {}) {
     this.label = label;
     this.workspace = options.workspace ?? process.cwd();
     this.can = new Set(options.can ?? []);
@@ -79,20 +79,20 @@ export class RecordingPeer implements AgentPeer {
   }
 }
 
-/** Sampling: a message whose model is the peer's label; elicitation: accepted with `who`. */
-export const defaultAnswer: PeerAnswer = (message, _signal, peer) => {
+/** Sampling: a message whose model is the agent's label; elicitation: accepted with `who`. */
+export const defaultAnswer: AgentAnswer = (message, _signal, agent) => {
   if (message.method === 'sampling/createMessage') {
     return Promise.resolve({
       role: 'assistant',
-      content: { type: 'text', text: `answer of ${peer.label}` },
-      model: peer.label,
+      content: { type: 'text', text: `answer of ${agent.label}` },
+      model: agent.label,
     });
   }
-  return Promise.resolve({ action: 'accept', content: { who: peer.label } });
+  return Promise.resolve({ action: 'accept', content: { who: agent.label } });
 };
 
 /** Never answers; rejects when its request is aborted. */
-export const hangingAnswer: PeerAnswer = (_message, signal) =>
+export const hangingAnswer: AgentAnswer = (_message, signal) =>
   new Promise((_resolve, reject) => {
     const fail = (): void => reject(new Error('aborted'));
     if (signal.aborted) fail();

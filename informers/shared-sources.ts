@@ -1,17 +1,18 @@
 /**
- * Sharing file sources between sessions: a small reference-counted registry.
+ * File sources shared between sessions, reference-counted (not "registry": that word is the
+ * session's tool registry, reconcilers/registry.ts).
  *
- * Why a registry (and not pre-made sources handed to each store): the daemon runs many
- * sessions, and the user settings file and trustedFolders.json are the same file for all of
- * them; two sessions on one workspace even share every file. With a registry each session simply
- * acquires what it needs and releases it when it closes, nobody has to know which session
- * created a source, and the last release closes the watcher.
+ * Why shared sources each store acquires (and not pre-made sources handed to each store): the
+ * daemon runs many sessions, and the user settings file and trustedFolders.json are the same
+ * file for all of them; two sessions on one workspace even share every file. This way each
+ * session simply acquires what it needs and releases it when it closes, nobody has to know
+ * which session created a source, and the last release closes the watcher.
  *
  * Guarantees:
  * - One FileSource (one chokidar watcher, one debounce, one parse) per (kind, absolute path).
  * - acquire → lease; lease.release() is idempotent; the source is closed when its last lease is
  *   released, and acquiring it again later creates a fresh one.
- * - The registry's debounce and size cap apply to every source it makes.
+ * - Its debounce and size cap apply to every source it makes.
  * - close() closes every source still open, whatever leases remain.
  */
 import path from 'node:path';
@@ -34,14 +35,14 @@ export interface SourceLease<T> {
   release(): Promise<void>;
 }
 
-export interface SourceRegistryOptions {
+export interface SharedSourcesOptions {
   /** Per-file debounce of every source; 300 ms by default. */
   readonly debounceMs?: number;
   /** Size cap of every source; 4 MiB by default. */
   readonly maxBytes?: number;
 }
 
-export interface SourceRegistry {
+export interface SharedSources {
   settings(file: string): SourceLease<SourceContent>;
   /** A workspace's settings: a gated scope, with the gated scopes' server cap. */
   workspaceSettings(file: string): SourceLease<SourceContent>;
@@ -61,7 +62,7 @@ interface Entry {
   refs: number;
 }
 
-export function createSourceRegistry(options: SourceRegistryOptions = {}): SourceRegistry {
+export function createSharedSources(options: SharedSourcesOptions = {}): SharedSources {
   const entries = new Map<string, Entry>();
 
   function acquire<T>(kind: SourceKind, kindOptions: KindOptions<T>, file: string) {
