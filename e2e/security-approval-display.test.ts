@@ -102,7 +102,7 @@ describe('security: the approval shows what a server sends where (e2e)', () => {
       let localQuestion: string;
       try {
         webQuestion = await until(
-          `the question about web (serve stderr: ${serveStderr()})`,
+          () => `the question about web (serve stderr: ${serveStderr()})`,
           () => questions.find((q) => q.includes('"web"')),
           { timeoutMs: 20_000 },
         );

@@ -75,7 +75,7 @@ describe('approval swap while the question is open (e2e)', () => {
       env.trackPid(transport.pid ?? undefined);
       try {
         await until(
-          `the question about pa (serve stderr: ${serveStderrOf()})`,
+          () => `the question about pa (serve stderr: ${serveStderrOf()})`,
           () => questions.length >= 1,
           { timeoutMs: 20_000 },
         );

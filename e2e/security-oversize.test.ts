@@ -55,7 +55,7 @@ async function agent(
   await client.connect(transport);
   env.trackPid(transport.pid ?? undefined);
   await until(
-    `${name} to see fs__read_text_file (serve: ${stderr})`,
+    () => `${name} to see fs__read_text_file (serve: ${stderr})`,
     async () => (await client.listTools()).tools.some((t) => t.name === 'fs__read_text_file'),
     { timeoutMs: 30_000 },
   );

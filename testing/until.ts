@@ -11,7 +11,9 @@
  * - A check that throws counts as "not yet" (a file not written yet, a socket not listening
  *   yet). To stop early, return a value that says so and test it after the wait.
  * - Past `timeoutMs` (default 15 s) it rejects with an Error naming `what`, the timeout and the
- *   last value or error seen, so a failure says what the state was, not just "timeout".
+ *   last value or error seen, so a failure says what the state was, not just "timeout". A
+ *   `what` that is a function is asked then, so it can show state gathered during the wait
+ *   (a child's stderr).
  * - No timer outlives the wait.
  */
 
@@ -26,7 +28,7 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_INTERVAL_MS = 100;
 
 export async function until<T>(
-  what: string,
+  what: string | (() => string),
   check: () => T | undefined | false | Promise<T | undefined | false>,
   options: UntilOptions = {},
 ): Promise<T> {
@@ -43,7 +45,9 @@ export async function until<T>(
       last = err;
     }
     if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${shown(last)}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${typeof what === 'function' ? what() : what}; last: ${shown(last)}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, pause));
   }
 }
