@@ -283,9 +283,12 @@ export class TestEnv {
 
   /**
    * Starts `mcpctl daemon` (workspace, debounce 50 ms and drain 0 unless `args` say otherwise)
-   * and resolves once it answers on its socket.
+   * with `opts.env` over the test environment, and resolves once it answers on its socket.
    */
-  async startDaemon(args: readonly string[] = []): Promise<DaemonProcess> {
+  async startDaemon(
+    args: readonly string[] = [],
+    opts: { env?: Record<string, string> } = {},
+  ): Promise<DaemonProcess> {
     const all = [
       'daemon',
       '--workspace',
@@ -296,7 +299,7 @@ export class TestEnv {
       '0',
       ...args,
     ];
-    const daemon = this.spawnDaemon(all);
+    const daemon = this.spawnDaemon(all, opts);
     await until(
       'the daemon to answer',
       async () => {

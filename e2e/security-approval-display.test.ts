@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv, condition, isReady, type DaemonProcess } from './harness.js';
+import { TestEnv, condition, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
 
@@ -21,26 +21,6 @@ const AWS = 'aws-REAL-secret-value-9137';
 const GITHUB = 'ghp-REAL-token-value-9242';
 const LITERAL = 'literal-KEY-in-file-7781';
 const SECRETS = { AWS_SECRET_ACCESS_KEY: AWS, GITHUB_TOKEN: GITHUB };
-
-/** `mcpctl daemon` with `extra` in its environment (its own session expands with it). */
-async function startDaemonWith(
-  env: TestEnv,
-  extra: Record<string, string>,
-): Promise<DaemonProcess> {
-  const daemon = env.spawnDaemon(
-    ['daemon', '--workspace', env.workspace, '--debounce-ms', '50', '--drain-delay-ms', '0'],
-    { env: extra },
-  );
-  await until(
-    'the daemon to answer',
-    async () => {
-      if (daemon.child.exitCode !== null) throw new Error(`daemon exited: ${daemon.stderr()}`);
-      return (await env.cli(['get', 'sessions', '-o', 'name'])).code === 0;
-    },
-    { timeoutMs: 20_000 },
-  );
-  return daemon;
-}
 
 function assertNoRealValue(text: string, where: string): void {
   for (const secret of [AWS, GITHUB, LITERAL])
@@ -77,7 +57,7 @@ describe('security: the approval shows what a server sends where (e2e)', () => {
           local: { ...env.fixture('local'), cwd, env: { TOKEN: '${GITHUB_TOKEN}' } },
         },
       });
-      const daemon = await startDaemonWith(env, SECRETS);
+      const daemon = await env.startDaemon([], { env: SECRETS });
       await env.untilServers(
         (m) =>
           condition(m.get('web'), 'Admitted')?.reason === 'PendingApproval' &&

@@ -17,7 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionList } from '../cli/objects.js';
 import { LineReader } from '../cli/rpc-protocol.js';
 import { rawConnect } from '../cli/testing/gateway-client.js';
-import { TestEnv, isAlive, type DaemonProcess } from './harness.js';
+import { TestEnv, isAlive } from './harness.js';
 import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
@@ -57,22 +57,6 @@ const initialize = line({
     clientInfo: { name: 'raw', version: '1' },
   },
 });
-
-async function startDaemon(env: TestEnv, limits: string): Promise<DaemonProcess> {
-  const daemon = env.spawnDaemon(
-    ['daemon', '--workspace', env.workspace, '--debounce-ms', '50', '--drain-delay-ms', '0'],
-    { env: { MCPCTL_RPC_LIMITS: limits } },
-  );
-  await until(
-    'the daemon to answer',
-    async () => {
-      if (daemon.child.exitCode !== null) throw new Error(`daemon exited: ${daemon.stderr()}`);
-      return (await env.cli(['get', 'sessions', '-o', 'name'])).code === 0;
-    },
-    { timeoutMs: 20_000 },
-  );
-  return daemon;
-}
 
 /** The honest agent: `mcpctl serve` for its own folder, with the SDK client. */
 async function honestAgent(env: TestEnv): Promise<{ client: Client; echo(): Promise<string> }> {
@@ -117,7 +101,9 @@ describe('agent connections under attack (e2e)', T, () => {
     'bad first lines: garbage, huge, stalled, a second gateway.open — that connection alone',
     T,
     async () => {
-      const daemon = await startDaemon(env, 'maxLineBytes=65536,idleFrameMs=1500');
+      const daemon = await env.startDaemon([], {
+        env: { MCPCTL_RPC_LIMITS: 'maxLineBytes=65536,idleFrameMs=1500' },
+      });
       const agent = await honestAgent(env);
       try {
         // Garbage first: answered; the connection is a daemon connection, never an agent's.
@@ -191,7 +177,9 @@ describe('agent connections under attack (e2e)', T, () => {
     'MCP floods after gateway.open: requests past the in-flight limit are refused, a non-reader is not read',
     T,
     async () => {
-      const daemon = await startDaemon(env, 'maxRequestsInFlight=50');
+      const daemon = await env.startDaemon([], {
+        env: { MCPCTL_RPC_LIMITS: 'maxRequestsInFlight=50' },
+      });
       const agent = await honestAgent(env);
       try {
         const flooder = await raw(env.socket);

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TestEnv, condition, isReady, type DaemonProcess } from './harness.js';
+import { TestEnv, condition, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 
@@ -52,25 +52,6 @@ async function startHostile(): Promise<Hostile> {
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-async function startDaemonWith(
-  env: TestEnv,
-  extra: Record<string, string>,
-): Promise<DaemonProcess> {
-  const daemon = env.spawnDaemon(
-    ['daemon', '--workspace', env.workspace, '--debounce-ms', '50', '--drain-delay-ms', '0'],
-    { env: extra },
-  );
-  await until(
-    'the daemon to answer',
-    async () => {
-      if (daemon.child.exitCode !== null) throw new Error(`daemon exited: ${daemon.stderr()}`);
-      return (await env.cli(['get', 'sessions', '-o', 'name'])).code === 0;
-    },
-    { timeoutMs: 20_000 },
-  );
-  return daemon;
 }
 
 /**
@@ -138,7 +119,7 @@ describe('security: OAuth endpoints from a repository (e2e)', () => {
           },
         },
       });
-      const daemon = await startDaemonWith(env, { CORP_SECRET: CORP });
+      const daemon = await env.startDaemon([], { env: { CORP_SECRET: CORP } });
       await env.untilServers(
         (m) => condition(m.get('remote'), 'Admitted')?.reason === 'PendingApproval',
         'remote pending',
@@ -209,7 +190,7 @@ describe('security: OAuth endpoints from a repository (e2e)', () => {
           },
         },
       });
-      const daemon = await startDaemonWith(env, { CORP_SECRET: CORP });
+      const daemon = await env.startDaemon([], { env: { CORP_SECRET: CORP } });
       await env.untilServers(
         (m) => condition(m.get('remote'), 'Ready')?.reason === 'Unauthorized',
         'remote Unauthorized',
@@ -243,7 +224,7 @@ describe('security: OAuth endpoints from a repository (e2e)', () => {
         },
       },
     });
-    await startDaemonWith(env, { CORP_SECRET: CORP });
+    await env.startDaemon([], { env: { CORP_SECRET: CORP } });
     const approved = await env.cli(['approve', 'remote']);
     assert.equal(approved.code, 0, approved.stderr);
     assert.doesNotMatch(approved.stdout, /another host/);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { SessionList } from '../cli/objects.js';
 import { LineReader } from '../cli/rpc-protocol.js';
-import { TestEnv, isAlive, isReady, type DaemonProcess } from './harness.js';
+import { TestEnv, isAlive, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
@@ -47,36 +47,6 @@ function rawClient(socketPath: string): Promise<RawClient> {
     });
     socket.once('error', reject);
   });
-}
-
-/** `env.startDaemon()` with extra environment for the daemon (lowered socket limits). */
-async function startDaemonWith(
-  env: TestEnv,
-  extra: Record<string, string>,
-  args: readonly string[] = [],
-): Promise<DaemonProcess> {
-  const daemon = env.spawnDaemon(
-    [
-      'daemon',
-      '--workspace',
-      env.workspace,
-      '--debounce-ms',
-      '50',
-      '--drain-delay-ms',
-      '0',
-      ...args,
-    ],
-    { env: extra },
-  );
-  await until(
-    'the daemon to answer',
-    async () => {
-      if (daemon.child.exitCode !== null) throw new Error(`daemon exited: ${daemon.stderr()}`);
-      return (await env.cli(['get', 'sessions', '-o', 'name'])).code === 0;
-    },
-    { timeoutMs: 20_000 },
-  );
-  return daemon;
 }
 
 type ErrorLine = { id: unknown; error?: { code: number; message: string } };
@@ -178,8 +148,10 @@ describe('the daemon socket under attack (e2e)', T, () => {
     async () => {
       const MiB = 1024 * 1024;
       env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
-      const daemon = await startDaemonWith(env, {
-        MCPCTL_RPC_LIMITS: `maxBufferedBytes=${4 * MiB},maxLineBytes=${2 * MiB},idleFrameMs=3000,maxConnections=20`,
+      const daemon = await env.startDaemon([], {
+        env: {
+          MCPCTL_RPC_LIMITS: `maxBufferedBytes=${4 * MiB},maxLineBytes=${2 * MiB},idleFrameMs=3000,maxConnections=20`,
+        },
       });
       const before = await env.untilServers((m) => isReady(m.get('fx')), 'fx Ready');
 
@@ -310,10 +282,9 @@ describe('the daemon socket under attack (e2e)', T, () => {
       for (let i = 0; i < 400; i++) many[`s${i}`] = { command: `server-${i}` };
       env.write(env.userSettingsPath, { mcpServers: many });
       // Not allowed by the ceiling: listed, never started.
-      await startDaemonWith(env, { MCPCTL_RPC_LIMITS: 'maxResponseBytes=50000' }, [
-        '--allowed-mcp-server-names',
-        'none',
-      ]);
+      await env.startDaemon(['--allowed-mcp-server-names', 'none'], {
+        env: { MCPCTL_RPC_LIMITS: 'maxResponseBytes=50000' },
+      });
       const r = await env.cli(['get', 'servers']);
       assert.equal(r.code, 1, r.stderr);
       assert.match(r.stderr, /larger than the daemon's limit of 50000 bytes; ask for less/);
