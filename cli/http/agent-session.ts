@@ -1,0 +1,142 @@
+/**
+ * One MCP session of an HTTP agent (one `Mcp-Session-Id`): the daemon session it holds, the
+ * gateway `serve` would reach for that session, and the SDK transport between them.
+ *
+ * Guarantees:
+ * - Opening holds the daemon session (opened or joined like `gateway.open` does, in the
+ *   daemon's environment) and opens its gateway with the same options as a `serve` agent's
+ *   (first-list wait, in-band OAuth login, meta tools as asked). A failure leaves nothing held.
+ * - `close()` (the agent's DELETE, idle expiry, the daemon stopping) and the gateway closing
+ *   itself end the same way, once: the transport and its streams are closed, the replay window
+ *   lets go of the session's events, the daemon session is released. `onEnd` then runs once.
+ * - `busy`/`lastActive` say whether a request or stream of the agent is open, for idle expiry.
+ */
+import { randomUUID } from 'node:crypto';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Daemon, SessionHandle, SessionSpec } from '../../controller/daemon.js';
+import type { Session } from '../../controller/session.js';
+import { openGateway, type Gateway, type MetaToolsMode } from '../../gateway/index.js';
+import { errorText } from '../errors.js';
+import { inbandLogin } from '../inband-login.js';
+import { FIRST_LIST_WAIT_MS } from '../methods/gateway.js';
+import { HttpAgentTransport } from './agent-transport.js';
+import type { HttpLimits } from './limits.js';
+import { ReplayStore, type ReplayWindow } from './replay.js';
+
+/** Where an HTTP agent's workspace came from (logged, and said by the README). */
+export type WorkspaceSource = 'url' | 'daemon';
+
+export interface AgentSessionSpec {
+  readonly session: SessionSpec;
+  readonly source: WorkspaceSource;
+  readonly metaTools: MetaToolsMode;
+}
+
+export interface AgentSessionDeps {
+  readonly daemon: Daemon;
+  readonly version: string;
+  readonly limits: HttpLimits;
+  readonly window: ReplayWindow;
+  /** The daemon's log (never the agent's channel). */
+  readonly log: (message: string) => void;
+}
+
+export class HttpAgentSession {
+  /** The `Mcp-Session-Id`. */
+  readonly id: string;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly store: ReplayStore;
+  readonly session: Session;
+  /** Runs once when the session has ended, however. */
+  onEnd: (() => void) | undefined;
+  /** HTTP exchanges of this agent open now (requests being served, streams). */
+  open = 0;
+  lastActive = Date.now();
+
+  readonly #handle: SessionHandle<Session>;
+  readonly #gateway: Gateway;
+  #ending: Promise<void> | undefined;
+
+  private constructor(
+    id: string,
+    handle: SessionHandle<Session>,
+    gateway: Gateway,
+    transport: WebStandardStreamableHTTPServerTransport,
+    store: ReplayStore,
+  ) {
+    this.id = id;
+    this.#handle = handle;
+    this.session = handle.session;
+    this.#gateway = gateway;
+    this.transport = transport;
+    this.store = store;
+  }
+
+  static async open(spec: AgentSessionSpec, deps: AgentSessionDeps): Promise<HttpAgentSession> {
+    const id = randomUUID();
+    const short = id.slice(0, 8);
+    const handle = await deps.daemon.open(spec.session);
+    let gateway: Gateway;
+    const label = `http agent ${short} of session ${handle.session.id}`;
+    const log = (message: string) => deps.log(`gateway of ${label}: ${message}`);
+    try {
+      gateway = await openGateway(handle.session, {
+        version: deps.version,
+        log,
+        firstListWaitMs: FIRST_LIST_WAIT_MS,
+        metaTools: spec.metaTools,
+        label,
+        login: inbandLogin(deps.daemon, handle.session),
+      });
+    } catch (err) {
+      handle.release();
+      throw err;
+    }
+    const store = new ReplayStore(deps.window, {
+      maxStreams: deps.limits.maxStreamsPerSession * 2,
+      onGap: (stream, upTo) =>
+        log(
+          `the agent came back for stream ${stream} after events up to #${upTo} were dropped from the replay window; it gets what is left`,
+        ),
+    });
+    // The transport is made before the session object it reports a DELETE to.
+    const ref: { agent?: HttpAgentSession } = {};
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      eventStore: store,
+      onsessionclosed: () => void ref.agent?.close(),
+    });
+    const self = new HttpAgentSession(id, handle, gateway, transport, store);
+    ref.agent = self;
+    gateway.onclose = () => void self.close();
+    try {
+      await gateway.connect(new HttpAgentTransport(transport, deps.limits.maxRequestsInFlight));
+    } catch (err) {
+      log(`cannot serve the agent: ${errorText(err)}`);
+      await self.close();
+      throw err;
+    }
+    return self;
+  }
+
+  /** Ends the session (idempotent); resolves when everything it held is let go. */
+  close(): Promise<void> {
+    this.#ending ??= (async () => {
+      this.#gateway.onclose = undefined;
+      try {
+        await this.#gateway.close();
+      } finally {
+        // The gateway closed its server, and so the transport (a no-op when already closed).
+        await this.transport.close().catch(() => undefined);
+        this.store.close();
+        this.#handle.release();
+        this.onEnd?.();
+      }
+    })();
+    return this.#ending;
+  }
+
+  get ended(): boolean {
+    return this.#ending !== undefined;
+  }
+}

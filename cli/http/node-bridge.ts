@@ -1,0 +1,132 @@
+/**
+ * Node's `http` on one side, the SDK's web-standard transport (Request → Response) on the other.
+ *
+ * Why not the SDK's Node wrapper: it pipes a stream's events to the socket only as fast as the
+ * client reads, and everything the client does not read piles up, unbounded, in the stream's
+ * queue inside the daemon. Here the queue is emptied as events come, into the socket's buffer,
+ * where it is counted: a stream whose unread bytes pass the limit is dropped (its events stay
+ * in the replay window, so the client can come back for them with Last-Event-ID).
+ *
+ * Guarantees:
+ * - `readBody` never holds more than `maxBytes` of a body: a declared Content-Length over it is
+ *   refused before a byte is read, a longer body as soon as it passes the limit.
+ * - `sendResponse` writes status, headers (at once, so an SSE client sees its stream open) and
+ *   body; unread bytes of the response never pass `maxBufferedBytes` plus one event; when the
+ *   client goes away, the body is cancelled (the transport forgets the stream).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export type BodyRead =
+  | { readonly kind: 'ok'; readonly text: string }
+  | { readonly kind: 'tooLarge'; readonly bytes: number }
+  | { readonly kind: 'aborted' };
+
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes)
+    return Promise.resolve({ kind: 'tooLarge', bytes: declared });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let done = false;
+    const finish = (result: BodyRead) => {
+      if (done) return;
+      done = true;
+      req.off('data', onData);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > maxBytes) {
+        chunks.length = 0;
+        // Nothing more is read; the answer closes the connection.
+        req.pause();
+        finish({ kind: 'tooLarge', bytes });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => finish({ kind: 'ok', text: Buffer.concat(chunks).toString('utf8') }));
+    req.once('aborted', () => finish({ kind: 'aborted' }));
+    req.once('error', () => finish({ kind: 'aborted' }));
+    req.once('close', () => finish({ kind: 'aborted' }));
+  });
+}
+
+/** The web Request the transport reads: method, URL and headers (a body is passed parsed). */
+export function webRequestOf(req: IncomingMessage, url: URL): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headersDistinct))
+    for (const v of value ?? []) headers.append(name, v);
+  return new Request(url, { method: req.method ?? 'GET', headers });
+}
+
+export interface SendOptions {
+  /** Unread bytes past which the response is dropped. */
+  readonly maxBufferedBytes: number;
+  /** Written before the body (an SSE priming event). */
+  readonly prefix?: string;
+  /** The response was dropped for its unread bytes. */
+  readonly onOverflow: () => void;
+}
+
+/** Writes `response` to `res`; resolves when the body ended, was dropped or the client left. */
+export async function sendResponse(
+  res: ServerResponse,
+  response: Response,
+  options: SendOptions,
+): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(response.status, headers);
+  const body = response.body;
+  if (body === null) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = body.getReader();
+  const cancel = () => {
+    reader.cancel().catch(() => undefined);
+  };
+  res.once('close', cancel);
+  try {
+    if (options.prefix) res.write(options.prefix);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      res.write(value);
+      if (res.writableLength > options.maxBufferedBytes) {
+        options.onOverflow();
+        res.destroy();
+        cancel();
+        return;
+      }
+    }
+  } catch {
+    // The body failed or was cancelled: end what was sent.
+  } finally {
+    res.off('close', cancel);
+  }
+  if (!res.destroyed) res.end();
+}
+
+/** A JSON-RPC error answer of the endpoint itself (before the transport sees the request). */
+export function replyError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    ...headers,
+  });
+  res.end(body);
+}
