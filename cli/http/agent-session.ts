@@ -23,6 +23,9 @@ import { HttpAgentTransport } from './agent-transport.js';
 import type { HttpLimits } from './limits.js';
 import { ReplayStore, type ReplayWindow } from './replay.js';
 
+/** The SDK transport's id of the GET stream (not exported by the SDK; its replay uses it). */
+export const STANDALONE_STREAM = '_GET_stream';
+
 /** Where an HTTP agent's workspace came from (logged, and said by the README). */
 export type WorkspaceSource = 'url' | 'daemon';
 
@@ -51,6 +54,11 @@ export class HttpAgentSession {
   onEnd: (() => void) | undefined;
   /** HTTP exchanges of this agent open now (requests being served, streams). */
   open = 0;
+  /**
+   * The mark on the GET stream after which nothing was sent on an open GET stream: the next
+   * GET stream without Last-Event-ID resumes after it (set when a GET stream ends).
+   */
+  standaloneMark: string;
   lastActive = Date.now();
 
   readonly #handle: SessionHandle<Session>;
@@ -70,6 +78,7 @@ export class HttpAgentSession {
     this.#gateway = gateway;
     this.transport = transport;
     this.store = store;
+    this.standaloneMark = store.mark(STANDALONE_STREAM);
   }
 
   static async open(spec: AgentSessionSpec, deps: AgentSessionDeps): Promise<HttpAgentSession> {
@@ -94,6 +103,7 @@ export class HttpAgentSession {
     }
     const store = new ReplayStore(deps.window, {
       maxStreams: deps.limits.maxStreamsPerSession * 2,
+      pinned: [STANDALONE_STREAM],
       onGap: (stream, upTo) =>
         log(
           `the agent came back for stream ${stream} after events up to #${upTo} were dropped from the replay window; it gets what is left`,

@@ -24,8 +24,10 @@
  *   the replay window. A session with no request and no open stream for `idleSessionMs` is
  *   closed.
  * - Streams are resumable: events carry ids, a client coming back with `Last-Event-ID` gets the
- *   kept events it missed, once (replay.ts); a GET stream opens with an id (for clients of
- *   protocol 2025-11-25 and later), so it is resumable from its first event.
+ *   kept events it missed, once (replay.ts). What is sent on the GET stream while none is open
+ *   (a server's request right after initialize, say) is kept and sent on the next GET stream
+ *   the client opens; a GET stream opens with an id (for clients of protocol 2025-11-25 and
+ *   later), so it is resumable from its first event.
  * - The token is never logged or echoed; refusals say what is wrong, never what was sent.
  * - `close()` stops listening, ends every session (their streams end) and every connection.
  */
@@ -38,14 +40,12 @@ import type { MetaToolsMode } from '../../gateway/index.js';
 import { LIMIT_EXCEEDED_CODE, sizeText } from '../../api/limits.js';
 import { errorText } from '../errors.js';
 import { endpointUrl, hostOfHeader, isLoopbackHost, isLoopbackOrigin } from './address.js';
-import { HttpAgentSession, type AgentSessionSpec } from './agent-session.js';
+import { HttpAgentSession, STANDALONE_STREAM, type AgentSessionSpec } from './agent-session.js';
 import type { HttpLimits } from './limits.js';
 import { readBody, replyError, sendResponse, webRequestOf } from './node-bridge.js';
 import { ReplayWindow } from './replay.js';
 import { bearerOf, tokenMatches } from './token.js';
 
-/** The SDK transport's id of the GET stream (not exported by the SDK; its replay uses it). */
-const STANDALONE_STREAM = '_GET_stream';
 /** The first protocol version whose clients take an event without data (a priming event). */
 const PRIMING_SINCE = '2025-11-25';
 const PATH = '/mcp';
@@ -251,23 +251,33 @@ export class HttpEndpoint {
     agent.open += 1;
     agent.lastActive = Date.now();
     try {
-      let prefix: string | undefined;
-      if (
+      const request = webRequestOf(req, url);
+      const given = req.headers['last-event-id'];
+      // The GET stream: what was sent on it while none was open (a server's request right
+      // after initialize, say) is sent when one opens, by resuming after the session's mark.
+      const standalone =
         method === 'GET' &&
-        req.headers['last-event-id'] === undefined &&
-        (req.headers['mcp-protocol-version'] ?? '') >= PRIMING_SINCE
-      ) {
-        // Stored before the stream exists, so every event of the stream comes after it.
-        const id = await agent.store.storeEvent(STANDALONE_STREAM, {} as never);
-        prefix = `id: ${id}\ndata: \n\n`;
+        (typeof given !== 'string' ||
+          (await agent.store.getStreamIdForEventId(given)) === STANDALONE_STREAM);
+      let prefix: string | undefined;
+      if (method === 'GET' && typeof given !== 'string') {
+        request.headers.set('last-event-id', agent.standaloneMark);
+        // The client gets the mark as its first id: coming back with it gets the same replay.
+        if ((req.headers['mcp-protocol-version'] ?? '') >= PRIMING_SINCE)
+          prefix = `id: ${agent.standaloneMark}\ndata: \n\n`;
       }
-      const response = await agent.transport.handleRequest(webRequestOf(req, url), {
+      const response = await agent.transport.handleRequest(request, {
         ...(parsedBody === undefined ? {} : { parsedBody }),
       });
-      const streaming = response.headers.get('content-type') === 'text/event-stream';
+      const streaming =
+        response.status === 200 && response.headers.get('content-type') === 'text/event-stream';
       await sendResponse(res, response, {
         maxBufferedBytes: this.#o.limits.maxStreamBufferedBytes,
-        ...(prefix !== undefined && response.status === 200 && streaming ? { prefix } : {}),
+        ...(prefix !== undefined && streaming ? { prefix } : {}),
+        // Everything sent on the GET stream up to here went to this stream.
+        ...(standalone && streaming
+          ? { onEnd: () => (agent.standaloneMark = agent.store.mark(STANDALONE_STREAM)) }
+          : {}),
         onOverflow: () =>
           this.#o.log.warn(
             { session: agent.session.id },

@@ -69,6 +69,11 @@ export interface SendOptions {
   readonly prefix?: string;
   /** The response was dropped for its unread bytes. */
   readonly onOverflow: () => void;
+  /**
+   * Runs once the body is over — ended, dropped, or cancelled because the client left — right
+   * after the transport was told (synchronously with that, so nothing is sent between).
+   */
+  readonly onEnd?: () => void;
 }
 
 /** Writes `response` to `res`; resolves when the body ended, was dropped or the client left. */
@@ -89,10 +94,15 @@ export async function sendResponse(
   }
   res.flushHeaders();
   const reader: ReadableStreamDefaultReader<Uint8Array> = body.getReader();
-  const cancel = () => {
+  let over = false;
+  const end = () => {
+    if (over) return;
+    over = true;
+    // Cancelling runs the stream's cancel step at once: the transport forgets the stream now.
     reader.cancel().catch(() => undefined);
+    options.onEnd?.();
   };
-  res.once('close', cancel);
+  res.once('close', end);
   try {
     if (options.prefix) res.write(options.prefix);
     for (;;) {
@@ -102,14 +112,14 @@ export async function sendResponse(
       if (res.writableLength > options.maxBufferedBytes) {
         options.onOverflow();
         res.destroy();
-        cancel();
-        return;
+        break;
       }
     }
   } catch {
     // The body failed or was cancelled: end what was sent.
   } finally {
-    res.off('close', cancel);
+    res.off('close', end);
+    end();
   }
   if (!res.destroyed) res.end();
 }

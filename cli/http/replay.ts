@@ -11,7 +11,8 @@
  *   stream is unknown (the transport answers 400), so one agent can never read another's events.
  * - Memory is bounded: the window keeps at most `maxBytes` of messages and `maxEvents` events of
  *   all sessions together, dropping the oldest first; a session remembers at most
- *   `maxStreams` streams (the oldest forgotten first); `close()` lets go of all of a session's.
+ *   `maxStreams` streams (the oldest forgotten first, pinned ones never); `close()` lets go of
+ *   all of a session's.
  *   A client that comes back after its events were dropped gets what is still kept, and the
  *   gap is reported (`onGap`), never papered over.
  */
@@ -96,8 +97,10 @@ export class ReplayWindow {
 const isPriming = (message: JSONRPCMessage): boolean => Object.keys(message).length === 0;
 
 export interface ReplayStoreOptions {
-  /** Streams one session remembers (the oldest forgotten first). */
+  /** Streams one session remembers (the oldest forgotten first; pinned ones never). */
   readonly maxStreams: number;
+  /** Streams never forgotten while the session lasts (the GET stream). */
+  readonly pinned?: readonly StreamId[];
   /** A client came back after events it had not seen were dropped. */
   readonly onGap?: (stream: StreamId, missedUpTo: number) => void;
 }
@@ -117,14 +120,26 @@ export class ReplayStore implements EventStore {
   }
 
   storeEvent(stream: StreamId, message: JSONRPCMessage): Promise<EventId> {
+    return Promise.resolve(this.#store(stream, message));
+  }
+
+  /**
+   * A mark on `stream` now (an empty event, never replayed): replaying after it sends exactly
+   * what is stored from now on. Synchronous, so nothing can be stored between a decision and it.
+   */
+  mark(stream: StreamId): EventId {
+    return this.#store(stream, {} as JSONRPCMessage);
+  }
+
+  #store(stream: StreamId, message: JSONRPCMessage): EventId {
     this.#seq += 1;
     const id = `${stream}:${this.#seq}`;
-    if (this.#closed) return Promise.resolve(id);
+    if (this.#closed) return id;
     const log = this.#logOf(stream);
     // The bytes the transport will write for it, near enough (UTF-16 units of the JSON).
     const bytes = isPriming(message) ? 0 : JSON.stringify(message).length;
     this.#window.add({ seq: this.#seq, id, message, bytes, log });
-    return Promise.resolve(id);
+    return id;
   }
 
   getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
@@ -166,10 +181,12 @@ export class ReplayStore implements EventStore {
     log = { stream, events: [], droppedUpTo: 0 };
     this.#streams.set(stream, log);
     if (this.#streams.size > this.#options.maxStreams) {
-      const [oldest] = this.#streams.values();
-      if (oldest) {
+      const pinned = this.#options.pinned ?? [];
+      for (const oldest of this.#streams.values()) {
+        if (pinned.includes(oldest.stream)) continue;
         this.#streams.delete(oldest.stream);
         this.#forget(oldest);
+        break;
       }
     }
     return log;
