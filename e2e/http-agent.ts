@@ -8,6 +8,7 @@
  * would print it.
  */
 import { readFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
 import {
   StreamableHTTPClientTransport,
@@ -94,4 +95,99 @@ export function httpTransport(
       headers: { Authorization: `Bearer ${http.token}` },
     },
   });
+}
+
+/** What a raw HTTP request got: status, headers, and the body (an SSE body up to its answer). */
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+export interface RawRequest {
+  readonly method?: string;
+  /** Path and query (default `/mcp` of the url). */
+  readonly path?: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string | Buffer;
+  /** Send the body in chunks without a Content-Length. */
+  readonly chunked?: boolean;
+}
+
+/** The first request of a session, as a raw JSON body. */
+export const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'raw-e2e', version: '1.0.0' },
+  },
+});
+
+/** The headers an MCP client sends with a POST (token not included). */
+export const MCP_POST_HEADERS = {
+  'Content-Type': 'application/json',
+  Accept: 'application/json, text/event-stream',
+};
+
+/**
+ * One request over a fresh connection with exactly these headers (a `Host` given wins). An SSE
+ * answer is read until its first JSON-RPC answer; then the connection is closed.
+ */
+export function rawRequest(url: string, r: RawRequest = {}): Promise<RawAnswer> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: target.hostname,
+      port: target.port,
+      method: r.method ?? 'POST',
+      path: r.path ?? target.pathname,
+      headers: {
+        ...(r.body !== undefined && !r.chunked
+          ? { 'Content-Length': String(Buffer.byteLength(r.body)) }
+          : {}),
+        ...r.headers,
+      },
+      agent: false,
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let body = '';
+      const done = () => {
+        res.destroy();
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+      };
+      res.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8');
+        // An SSE answer ends when the first JSON-RPC answer arrived.
+        if (/^data: \{.*"(result|error)"/m.test(body)) done();
+      });
+      res.on('end', done);
+      res.on('error', done);
+    });
+    if (r.body !== undefined && r.chunked) {
+      const all = Buffer.from(r.body);
+      for (let at = 0; at < all.length; at += 16 * 1024)
+        req.write(all.subarray(at, at + 16 * 1024));
+      req.end();
+    } else req.end(r.body);
+  });
+}
+
+/** Opens a session with a raw initialize; resolves with its Mcp-Session-Id. */
+export async function rawInitialize(
+  http: { readonly url: string; readonly token: string },
+  query = '',
+): Promise<string> {
+  const answer = await rawRequest(http.url, {
+    path: `/mcp${query}`,
+    headers: { ...MCP_POST_HEADERS, Authorization: `Bearer ${http.token}` },
+    body: INITIALIZE,
+  });
+  const id = answer.headers['mcp-session-id'];
+  if (answer.status !== 200 || typeof id !== 'string')
+    throw new Error(`initialize answered ${answer.status}: ${answer.body}`);
+  return id;
 }
