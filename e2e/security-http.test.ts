@@ -22,7 +22,7 @@ import {
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { TestEnv, type DaemonProcess } from './harness.js';
+import { TestEnv, condition, type DaemonProcess } from './harness.js';
 import {
   INITIALIZE,
   MCP_POST_HEADERS,
@@ -267,6 +267,33 @@ describe('security: the HTTP endpoint (e2e)', () => {
       assert.ok(!text.includes(half), `the token shows in: ${text.slice(0, 200)}`);
     assert.ok(http.daemon.stderr().includes('http agent session opened'), 'the log was read');
   });
+
+  it(
+    'an entry of the endpoint in a file mcpctl reads offers nothing: no loop through itself',
+    T,
+    async () => {
+      env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+      const http = await startHttpDaemon(env);
+      // What a Qwen user writes into ~/.qwen/settings.json, which mcpctl reads too.
+      env.write(env.userSettingsPath, {
+        mcpServers: {
+          fx: env.fixture('fx'),
+          mcpctl: { httpUrl: http.url, headers: { Authorization: `Bearer ${http.token}` } },
+        },
+      });
+      const servers = await env.untilServers(
+        (s) => ['fx', 'mcpctl'].every((n) => condition(s.get(n), 'Ready')?.status === 'True'),
+        'fx and the self entry to be Ready',
+      );
+      assert.deepEqual(servers.get('mcpctl')?.status.tools, [], 'the self entry offers no tool');
+      const client = new Client({ name: 'e2e', version: '1.0.0' });
+      await client.connect(httpTransport(http));
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      assert.deepEqual(names, ['fx__echo']);
+      assert.match(http.daemon.stderr(), /"inert":"this is mcpctl's own HTTP endpoint/);
+      await client.close();
+    },
+  );
 
   it('a non-loopback address needs --http-allow-remote', T, async () => {
     const daemon = env.spawnDaemon(['daemon', '--workspace', env.workspace, '--http', '0.0.0.0:0']);

@@ -6,6 +6,8 @@
  * - Opening holds the daemon session (opened or joined like `gateway.open` does, in the
  *   daemon's environment) and opens its gateway with the same options as a `serve` agent's
  *   (first-list wait, in-band OAuth login, meta tools as asked). A failure leaves nothing held.
+ *   An inert session holds nothing and offers nothing (the face of a serve started by mcpctl
+ *   itself, cli/serve/inert-port.ts), so mcpctl is never proxied into itself over HTTP.
  * - `close()` (the agent's DELETE, idle expiry, the daemon stopping) and the gateway closing
  *   itself end the same way, once: the transport and its streams are closed, the replay window
  *   lets go of the session's events, the daemon session is released. `onEnd` then runs once.
@@ -15,10 +17,16 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Daemon, SessionHandle, SessionSpec } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
-import { openGateway, type Gateway, type MetaToolsMode } from '../../gateway/index.js';
+import {
+  openGateway,
+  openInertGateway,
+  type Gateway,
+  type MetaToolsMode,
+} from '../../gateway/index.js';
 import { errorText } from '../errors.js';
 import { inbandLogin } from '../inband-login.js';
 import { FIRST_LIST_WAIT_MS } from '../methods/gateway.js';
+import { InertSessionPort } from '../serve/inert-port.js';
 import { HttpAgentTransport } from './agent-transport.js';
 import type { HttpLimits } from './limits.js';
 import { ReplayStore, type ReplayWindow } from './replay.js';
@@ -29,11 +37,18 @@ export const STANDALONE_STREAM = '_GET_stream';
 /** Where an HTTP agent's workspace came from (logged, and said by the README). */
 export type WorkspaceSource = 'url' | 'daemon';
 
-export interface AgentSessionSpec {
-  readonly session: SessionSpec;
-  readonly source: WorkspaceSource;
-  readonly metaTools: MetaToolsMode;
-}
+/**
+ * What an agent's initialize asks for: a daemon session (`serve`'s gateway), or nothing at all
+ * (`inert`: mcpctl's own client, an entry of this endpoint in a file mcpctl watches).
+ */
+export type AgentSessionSpec =
+  | {
+      readonly kind: 'session';
+      readonly session: SessionSpec;
+      readonly source: WorkspaceSource;
+      readonly metaTools: MetaToolsMode;
+    }
+  | { readonly kind: 'inert'; readonly reason: string };
 
 export interface AgentSessionDeps {
   readonly daemon: Daemon;
@@ -49,7 +64,8 @@ export class HttpAgentSession {
   readonly id: string;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly store: ReplayStore;
-  readonly session: Session;
+  /** The daemon session it holds (none for an inert one). */
+  readonly session: Session | undefined;
   /** Runs once when the session has ended, however. */
   onEnd: (() => void) | undefined;
   /** HTTP exchanges of this agent open now (requests being served, streams). */
@@ -61,45 +77,64 @@ export class HttpAgentSession {
   standaloneMark: string;
   lastActive = Date.now();
 
-  readonly #handle: SessionHandle<Session>;
+  readonly #handle: SessionHandle<Session> | undefined;
   readonly #gateway: Gateway;
   #ending: Promise<void> | undefined;
 
   private constructor(
     id: string,
-    handle: SessionHandle<Session>,
+    handle: SessionHandle<Session> | undefined,
     gateway: Gateway,
     transport: WebStandardStreamableHTTPServerTransport,
     store: ReplayStore,
   ) {
     this.id = id;
     this.#handle = handle;
-    this.session = handle.session;
+    this.session = handle?.session;
     this.#gateway = gateway;
     this.transport = transport;
     this.store = store;
     this.standaloneMark = store.mark(STANDALONE_STREAM);
   }
 
+  /** For logs: `session NAME`, or `no session` for an inert one. */
+  get sessionLabel(): string {
+    return this.session ? `session ${this.session.id}` : 'no session (inert)';
+  }
+
   static async open(spec: AgentSessionSpec, deps: AgentSessionDeps): Promise<HttpAgentSession> {
     const id = randomUUID();
     const short = id.slice(0, 8);
-    const handle = await deps.daemon.open(spec.session);
+    let handle: SessionHandle<Session> | undefined;
     let gateway: Gateway;
-    const label = `http agent ${short} of session ${handle.session.id}`;
-    const log = (message: string) => deps.log(`gateway of ${label}: ${message}`);
-    try {
-      gateway = await openGateway(handle.session, {
+    let log: (message: string) => void;
+    if (spec.kind === 'inert') {
+      const label = `http agent ${short} (inert)`;
+      log = (message) => deps.log(`gateway of ${label}: ${message}`);
+      gateway = openInertGateway(new InertSessionPort(spec.reason), {
         version: deps.version,
         log,
-        firstListWaitMs: FIRST_LIST_WAIT_MS,
-        metaTools: spec.metaTools,
+        metaTools: 'off',
         label,
-        login: inbandLogin(deps.daemon, handle.session),
       });
-    } catch (err) {
-      handle.release();
-      throw err;
+    } else {
+      const opened = await deps.daemon.open(spec.session);
+      handle = opened;
+      const label = `http agent ${short} of session ${opened.session.id}`;
+      log = (message) => deps.log(`gateway of ${label}: ${message}`);
+      try {
+        gateway = await openGateway(opened.session, {
+          version: deps.version,
+          log,
+          firstListWaitMs: FIRST_LIST_WAIT_MS,
+          metaTools: spec.metaTools,
+          label,
+          login: inbandLogin(deps.daemon, opened.session),
+        });
+      } catch (err) {
+        opened.release();
+        throw err;
+      }
     }
     const store = new ReplayStore(deps.window, {
       maxStreams: deps.limits.maxStreamsPerSession * 2,
@@ -139,7 +174,7 @@ export class HttpAgentSession {
         // The gateway closed its server, and so the transport (a no-op when already closed).
         await this.transport.close().catch(() => undefined);
         this.store.close();
-        this.#handle.release();
+        this.#handle?.release();
         this.onEnd?.();
       }
     })();

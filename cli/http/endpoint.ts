@@ -16,6 +16,9 @@
  *    opens a session when fewer than `maxSessions` are open (else 503); anything else → 400.
  *
  * Guarantees beyond the checks:
+ * - An initialize from mcpctl's own client (`clientInfo.name` `mcpctl`: this endpoint as a server
+ *   in a file mcpctl reads) gets a session that offers nothing, as a `serve` mcpctl started
+ *   itself does: mcpctl is never proxied into itself.
  * - A session's workspace: `?workspace=/abs/dir` of the initialize request, else the daemon's
  *   own (its default session's workspace and `--mcp-config`); `${VAR}`s expand in the daemon's
  *   environment (`get sessions -o wide` says `daemon`). `?metaTools=add|only` as serve's flag.
@@ -49,6 +52,8 @@ import { bearerOf, tokenMatches } from './token.js';
 /** The first protocol version whose clients take an event without data (a priming event). */
 const PRIMING_SINCE = '2025-11-25';
 const PATH = '/mcp';
+/** The name mcpctl's own MCP client gives in `initialize` (pool/connector.ts). */
+const MCPCTL_CLIENT = 'mcpctl';
 /** JSON-RPC codes of the endpoint's own refusals (the SDK transport uses the same ones). */
 const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
@@ -221,7 +226,7 @@ export class HttpEndpoint {
           'Session not found: it ended (or the daemon restarted); initialize a new one',
         );
     } else if (method === 'POST' && isInitializeRequest(parsedBody)) {
-      agent = await this.#openSession(res, url);
+      agent = await this.#openSession(res, url, parsedBody.params.clientInfo.name);
       if (!agent) return;
     } else
       return replyError(
@@ -280,7 +285,7 @@ export class HttpEndpoint {
           : {}),
         onOverflow: () =>
           this.#o.log.warn(
-            { session: agent.session.id },
+            { session: agent.session?.id ?? null },
             `http agent ${agent.id.slice(0, 8)} left more than ${sizeText(this.#o.limits.maxStreamBufferedBytes)} of a stream unread; the stream is dropped (its events stay for a resume)`,
           ),
       });
@@ -290,7 +295,11 @@ export class HttpEndpoint {
     }
   }
 
-  async #openSession(res: ServerResponse, url: URL): Promise<HttpAgentSession | undefined> {
+  async #openSession(
+    res: ServerResponse,
+    url: URL,
+    client: string,
+  ): Promise<HttpAgentSession | undefined> {
     const { limits, daemon } = this.#o;
     if (this.#sessions.size + this.#opening >= limits.maxSessions) {
       this.#busy(
@@ -299,7 +308,16 @@ export class HttpEndpoint {
       );
       return undefined;
     }
-    const spec = this.#specOf(url);
+    // mcpctl's own client (a pool connection): an entry of this endpoint in a file mcpctl
+    // watches. Served, so the server shows Ready, but with nothing: no loop through itself.
+    const spec: AgentSessionSpec | string =
+      client === MCPCTL_CLIENT
+        ? {
+            kind: 'inert',
+            reason:
+              "this is mcpctl's own HTTP endpoint, reached by mcpctl itself (an entry of it in a config file mcpctl reads); it offers nothing there, so mcpctl never proxies itself",
+          }
+        : this.#specOf(url);
     if (typeof spec === 'string') {
       replyError(res, 400, SERVER_ERROR, spec);
       return undefined;
@@ -341,16 +359,17 @@ export class HttpEndpoint {
     agent.onEnd = () => {
       this.#sessions.delete(agent.id);
       this.#o.log.info(
-        { session: agent.session.id, http: agent.id.slice(0, 8) },
+        { session: agent.session?.id ?? null, http: agent.id.slice(0, 8) },
         'http agent session ended',
       );
     };
     this.#o.log.info(
       {
-        session: agent.session.id,
+        session: agent.session?.id ?? null,
         http: agent.id.slice(0, 8),
-        workspace: agent.session.workspace,
-        workspaceFrom: spec.source,
+        ...(spec.kind === 'session'
+          ? { workspace: agent.session?.workspace, workspaceFrom: spec.source }
+          : { inert: spec.reason }),
       },
       'http agent session opened',
     );
@@ -368,10 +387,11 @@ export class HttpEndpoint {
     if (workspace !== null) {
       if (!path.isAbsolute(workspace))
         return `?workspace= must be an absolute path (got a relative one); the daemon has no working directory of yours`;
-      return { session: { workspace }, source: 'url', metaTools };
+      return { kind: 'session', session: { workspace }, source: 'url', metaTools };
     }
     const own = this.#o.daemon.defaultSession;
     return {
+      kind: 'session',
       session: {
         workspace: own.workspace,
         ...(own.mcpConfigPath ? { mcpConfigPath: own.mcpConfigPath } : {}),
@@ -405,7 +425,7 @@ export class HttpEndpoint {
     for (const agent of this.#sessions.values())
       if (agent.open === 0 && now - agent.lastActive >= idle) {
         this.#o.log.info(
-          { session: agent.session.id, http: agent.id.slice(0, 8) },
+          { session: agent.session?.id ?? null, http: agent.id.slice(0, 8) },
           `http agent session idle for ${Math.round(idle / 1000)} s: closed (the agent gets 404 and initializes again)`,
         );
         void agent.close();
