@@ -694,7 +694,12 @@ describe(
         agents.push(overHttp);
         try {
           const http = await startHttpDaemon(env);
-          await overHttp.connect(httpTransport(http), () => http.daemon.stderr());
+          // The workspace in the URL: a session chosen by roots has no servers' instructions
+          // in its initialize (http-roots.test.ts); this one is compared in full.
+          await overHttp.connect(
+            httpTransport(http, { query: { workspace: realpathSync(env.workspace) } }),
+            () => http.daemon.stderr(),
+          );
           await until(
             `${PREFIX}echo to be listed over HTTP`,
             async () =>

@@ -19,9 +19,12 @@
  * - An initialize from mcpctl's own client (`clientInfo.name` `mcpctl`: this endpoint as a server
  *   in a file mcpctl reads) gets a session that offers nothing, as a `serve` mcpctl started
  *   itself does: mcpctl is never proxied into itself.
- * - A session's workspace: `?workspace=/abs/dir` of the initialize request, else the daemon's
- *   own (its default session's workspace and `--mcp-config`); `${VAR}`s expand in the daemon's
- *   environment (`get sessions -o wide` says `daemon`). `?metaTools=add|only` as serve's flag.
+ * - A session's workspace: `?workspace=/abs/dir` of the initialize request, else the first
+ *   `file://` root that is a directory of an agent that declares roots (asked right after
+ *   `initialize`, see agent-session.ts), else the daemon's own (its default session's
+ *   workspace and `--mcp-config`); `${VAR}`s expand in the daemon's environment (`get
+ *   sessions -o wide` says `daemon`). The log says which (`workspaceFrom`). `?metaTools=add|only`
+ *   as serve's flag.
  * - Bounded: sessions, open exchanges (per session and all together), requests in flight per
  *   session, unread bytes per stream (then the stream is dropped, its events kept for replay),
  *   the replay window. A session with no request and no open stream for `idleSessionMs` is
@@ -36,8 +39,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Daemon } from '../../controller/daemon.js';
+import { isInitializeRequest, type InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Daemon, SessionSpec } from '../../controller/daemon.js';
 import { DaemonStoppingError, WorkspaceNotFoundError } from '../../controller/daemon.js';
 import type { MetaToolsMode } from '../../gateway/index.js';
 import { LIMIT_EXCEEDED_CODE, sizeText } from '../../api/limits.js';
@@ -226,7 +229,7 @@ export class HttpEndpoint {
           'Session not found: it ended (or the daemon restarted); initialize a new one',
         );
     } else if (method === 'POST' && isInitializeRequest(parsedBody)) {
-      agent = await this.#openSession(res, url, parsedBody.params.clientInfo.name);
+      agent = await this.#openSession(res, url, parsedBody.params);
       if (!agent) return;
     } else
       return replyError(
@@ -298,7 +301,7 @@ export class HttpEndpoint {
   async #openSession(
     res: ServerResponse,
     url: URL,
-    client: string,
+    init: InitializeRequest['params'],
   ): Promise<HttpAgentSession | undefined> {
     const { limits, daemon } = this.#o;
     if (this.#sessions.size + this.#opening >= limits.maxSessions) {
@@ -311,13 +314,13 @@ export class HttpEndpoint {
     // mcpctl's own client (a pool connection): an entry of this endpoint in a file mcpctl
     // watches. Served, so the server shows Ready, but with nothing: no loop through itself.
     const spec: AgentSessionSpec | string =
-      client === MCPCTL_CLIENT
+      init.clientInfo.name === MCPCTL_CLIENT
         ? {
             kind: 'inert',
             reason:
               "this is mcpctl's own HTTP endpoint, reached by mcpctl itself (an entry of it in a config file mcpctl reads); it offers nothing there, so mcpctl never proxies itself",
           }
-        : this.#specOf(url);
+        : this.#specOf(url, init.capabilities.roots !== undefined);
     if (typeof spec === 'string') {
       replyError(res, 400, SERVER_ERROR, spec);
       return undefined;
@@ -331,6 +334,17 @@ export class HttpEndpoint {
         limits,
         window: this.#window,
         log: (message) => this.#o.log.warn({}, message),
+        opened: (opened, source) =>
+          this.#o.log.info(
+            {
+              session: opened.session?.id ?? null,
+              http: opened.id.slice(0, 8),
+              ...(spec.kind === 'inert'
+                ? { inert: spec.reason }
+                : { workspace: opened.session?.workspace, workspaceFrom: source }),
+            },
+            'http agent session opened',
+          ),
       });
     } catch (err) {
       if (err instanceof WorkspaceNotFoundError) {
@@ -363,21 +377,11 @@ export class HttpEndpoint {
         'http agent session ended',
       );
     };
-    this.#o.log.info(
-      {
-        session: agent.session?.id ?? null,
-        http: agent.id.slice(0, 8),
-        ...(spec.kind === 'session'
-          ? { workspace: agent.session?.workspace, workspaceFrom: spec.source }
-          : { inert: spec.reason }),
-      },
-      'http agent session opened',
-    );
     return agent;
   }
 
   /** The session an initialize asks for, or why it cannot have one. */
-  #specOf(url: URL): AgentSessionSpec | string {
+  #specOf(url: URL, declaresRoots: boolean): AgentSessionSpec | string {
     const params = url.searchParams;
     const meta = params.get('metaTools') ?? 'off';
     if (meta !== 'off' && meta !== 'add' && meta !== 'only')
@@ -390,12 +394,14 @@ export class HttpEndpoint {
       return { kind: 'session', session: { workspace }, source: 'url', metaTools };
     }
     const own = this.#o.daemon.defaultSession;
+    const daemons: SessionSpec = {
+      workspace: own.workspace,
+      ...(own.mcpConfigPath ? { mcpConfigPath: own.mcpConfigPath } : {}),
+    };
+    if (declaresRoots) return { kind: 'roots', fallback: daemons, metaTools };
     return {
       kind: 'session',
-      session: {
-        workspace: own.workspace,
-        ...(own.mcpConfigPath ? { mcpConfigPath: own.mcpConfigPath } : {}),
-      },
+      session: daemons,
       source: 'daemon',
       metaTools,
     };
