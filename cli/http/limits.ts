@@ -42,8 +42,10 @@ export function defaultHttpLimits(socket: RpcLimits): HttpLimits {
   return Object.freeze({
     maxBodyBytes: socket.maxLineBytes,
     maxSessions: 128,
-    maxStreams: socket.maxConnections * 4,
-    maxStreamsPerSession: 64,
+    // Over HTTP every request in flight is an exchange of its own (a POST and its stream):
+    // one agent may have as many open as the socket lets it have requests in flight.
+    maxStreams: socket.maxConnections * 8,
+    maxStreamsPerSession: socket.maxRequestsInFlight,
     maxStreamBufferedBytes: socket.maxPendingWriteBytes,
     maxRequestsInFlight: socket.maxRequestsInFlight,
     idleSessionMs: 60 * 60_000,

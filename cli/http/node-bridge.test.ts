@@ -15,6 +15,8 @@ class UnreadResponse extends EventEmitter {
     return this;
   }
   flushHeaders(): void {}
+  cork(): void {}
+  uncork(): void {}
   write(chunk: string | Uint8Array): boolean {
     this.writableLength += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
     return false;

@@ -10,8 +10,8 @@
  * Guarantees:
  * - `readBody` never holds more than `maxBytes` of a body: a declared Content-Length over it is
  *   refused before a byte is read, a longer body as soon as it passes the limit.
- * - `sendResponse` writes status, headers (at once, so an SSE client sees its stream open) and
- *   body; unread bytes of the response never pass `maxBufferedBytes` plus one event; when the
+ * - `sendResponse` writes status, headers (within the tick, so an SSE client sees its stream
+ *   open) and body; unread bytes of the response never pass `maxBufferedBytes` plus one event; when the
  *   client goes away, the body is cancelled (the transport forgets the stream).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -54,11 +54,25 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
   });
 }
 
-/** The web Request the transport reads: method, URL and headers (a body is passed parsed). */
+/**
+ * The headers the transport reads. Only these are passed on: the others cost time on every
+ * request, and the bearer token has no business beyond the endpoint's check.
+ */
+const TRANSPORT_HEADERS = [
+  'accept',
+  'content-type',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+] as const;
+
+/** The web Request the transport reads: method, URL and its headers (a body is passed parsed). */
 export function webRequestOf(req: IncomingMessage, url: URL): Request {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headersDistinct))
-    for (const v of value ?? []) headers.append(name, v);
+  for (const name of TRANSPORT_HEADERS) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers.set(name, value);
+  }
   return new Request(url, { method: req.method ?? 'GET', headers });
 }
 
@@ -92,6 +106,19 @@ export async function sendResponse(
     res.end();
     return;
   }
+  // Writes of one tick leave in one packet: the headers with the first event, the last event
+  // with the end of the response (a call's answer is usually both).
+  let corked = false;
+  const soon = () => {
+    if (corked) return;
+    corked = true;
+    res.cork();
+    process.nextTick(() => {
+      corked = false;
+      res.uncork();
+    });
+  };
+  soon();
   res.flushHeaders();
   const reader: ReadableStreamDefaultReader<Uint8Array> = body.getReader();
   let over = false;
@@ -108,6 +135,7 @@ export async function sendResponse(
     for (;;) {
       const { done, value } = await reader.read();
       if (done || res.destroyed) break;
+      soon();
       res.write(value);
       if (res.writableLength > options.maxBufferedBytes) {
         options.onOverflow();
