@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { GapDetail, GapFigures } from './gap.js';
+import { httpLines, type HttpFigure } from './http.js';
 import type { Machine, MachineDetail } from './machine.js';
 import type { PoolFigure, PoolRun } from './pool-sharing.js';
 import type { ProxyDetail, ProxyFigure } from './proxy/figure.js';
@@ -23,6 +24,8 @@ export interface Results {
   readonly pool: PoolFigure;
   /** Issue 14's `proxy` section (bench/proxy/figure.ts). */
   readonly proxy: ProxyFigure;
+  /** Issue 26's `http` section (bench/http.ts). */
+  readonly http: HttpFigure;
 }
 
 export interface Details {
@@ -200,6 +203,7 @@ export function table(results: Results, d: Details): string {
       ratio(d.pool.pooled.serversRssMb, d.pool.unpooled.serversRssMb),
     ]),
     ...proxyLines(results.proxy, d.proxy),
+    ...httpLines(results.http),
     '',
     `${d.seconds} s in all; processes left behind: ${d.leftovers}`,
   );

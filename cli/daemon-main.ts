@@ -33,6 +33,7 @@ import {
   stateFileOf,
 } from './socket-path.js';
 import { VERSION } from './version.js';
+import { startHttp, type HttpServeOptions } from './http/serve-http.js';
 
 /** How often the socket file is checked (a deleted one is made again; see socket-guard.ts). */
 const SOCKET_CHECK_INTERVAL_MS = 1000;
@@ -49,6 +50,8 @@ export interface DaemonCommandOptions {
   readonly defaultSessionEnv?: SessionEnvSpec;
   /** Set in every server's environment over its session's (the daemon's marks). */
   readonly serverEnv?: Readonly<Record<string, string>>;
+  /** `--http`: also serve MCP Streamable HTTP (cli/http/). */
+  readonly http?: HttpServeOptions;
 }
 
 /** Runs the daemon until it is stopped; resolves with the exit code. */
@@ -154,6 +157,18 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
     throw new CliError(`cannot start the daemon: ${errorText(err)}`);
   }
   markReady();
+  let http: { close(): Promise<void> } | undefined;
+  if (o.http) {
+    try {
+      http = await startHttp(o.http, { daemon, limits, version: VERSION, log });
+    } catch (err) {
+      stopGuard();
+      await daemon.stop();
+      await server.close();
+      removeHandlers();
+      throw err;
+    }
+  }
   log.info(
     {
       socket: o.socket,
@@ -168,6 +183,8 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
   stopping = true;
   stopGuard();
   log.info({ reason }, 'shutting down');
+  // Agents over HTTP first: their sessions are let go before the daemon closes them all.
+  await http?.close();
   await daemon.stop();
   await server.close();
   removeHandlers();

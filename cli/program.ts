@@ -18,6 +18,7 @@ import { registerLogin } from './commands/login.js';
 import { registerReload } from './commands/reload.js';
 import { registerServe } from './commands/serve.js';
 import { registerStop } from './commands/stop.js';
+import { registerToken } from './commands/token.js';
 import { registerWait } from './commands/wait.js';
 import { registerWhy } from './commands/why.js';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, errorText } from './errors.js';
@@ -61,6 +62,7 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
   registerReload(program, io);
   registerWait(program, io);
   registerStop(program, io);
+  registerToken(program, io);
   registerServe(program, onDaemonExit);
   return program;
 }

@@ -1,9 +1,11 @@
 /**
  * e2e conformance of the gateway (issue #14, DESIGN §5 "The gateway loses nothing"): ONE
  * scripted MCP client session — every item of MCP an agent uses — is run straight against
- * server-everything (stdio) and then through the built `mcpctl serve` with the same server
- * configured as `everything` in the user settings of a temp HOME (a non-gated source). The two
- * recordings are compared item by item, one test per item, so a failure names the item.
+ * server-everything (stdio), then through the built `mcpctl serve` with the same server
+ * configured as `everything` in the user settings of a temp HOME (a non-gated source), then
+ * over the daemon's Streamable HTTP endpoint (`mcpctl daemon --http`, issue #26). Each
+ * recording through mcpctl is compared with the straight one item by item, one test per item
+ * and way, so a failure names the item and the way.
  *
  * The only differences allowed are the contract's:
  * - tool and prompt names carry the prefix `everything__` through mcpctl (mapped back before
@@ -40,6 +42,7 @@ import {
   stopDaemon,
   textOf,
 } from './gateway-agent.js';
+import { httpTransport, startHttpDaemon } from './http-agent.js';
 
 const SERVER = 'everything';
 const PREFIX = `${SERVER}__`;
@@ -616,11 +619,17 @@ const KEYED_ITEMS: ReadonlySet<Item> = new Set([
 const COMPARED_BY_CHECK_ONLY: ReadonlySet<Item> = new Set(['initialize: instructions']);
 
 describe(
-  'gateway conformance: one client session straight and through mcpctl serve (e2e)',
+  'gateway conformance: one client session straight and through mcpctl serve and over HTTP (e2e)',
   { timeout: 600_000 },
   () => {
     let env: TestEnv | undefined;
-    const recordings: { direct?: Recording; via?: Recording; setupError?: string } = {};
+    const recordings: {
+      direct?: Recording;
+      via?: Recording;
+      setupError?: string;
+      http?: Recording;
+      httpSetupError?: string;
+    } = {};
     const agents: RecordingAgent[] = [];
 
     before(
@@ -661,20 +670,58 @@ describe(
               (await via.client.listTools({}, R)).tools.some((t) => t.name === `${PREFIX}echo`),
             { timeoutMs: 30_000 },
           );
+          recordings.via = await runScript(
+            {
+              agent: via,
+              name: (n) => `${PREFIX}${n}`,
+              bare: (n) => (n.startsWith(PREFIX) ? n.slice(PREFIX.length) : `<not prefixed: ${n}>`),
+            },
+            roots,
+            staticUris,
+          );
         } catch (err) {
           recordings.setupError = `${err instanceof Error ? err.message : String(err)}; serve stderr: ${via.stderr()}`;
+        }
+        await via.close();
+
+        // The third way: the same script over HTTP, to a daemon started with --http.
+        await stopDaemon(env);
+        const overHttp = new RecordingAgent({
+          label: 'over-http',
+          answerAs: 'the agent',
+          roots: roots.initial,
+        });
+        agents.push(overHttp);
+        try {
+          const http = await startHttpDaemon(env);
+          // The workspace in the URL: a session chosen by roots has no servers' instructions
+          // in its initialize (http-roots.test.ts); this one is compared in full.
+          await overHttp.connect(
+            httpTransport(http, { query: { workspace: realpathSync(env.workspace) } }),
+            () => http.daemon.stderr(),
+          );
+          await until(
+            `${PREFIX}echo to be listed over HTTP`,
+            async () =>
+              (await overHttp.client.listTools({}, R)).tools.some(
+                (t) => t.name === `${PREFIX}echo`,
+              ),
+            { timeoutMs: 30_000 },
+          );
+        } catch (err) {
+          recordings.httpSetupError = err instanceof Error ? err.message : String(err);
           return;
         }
-        recordings.via = await runScript(
+        recordings.http = await runScript(
           {
-            agent: via,
+            agent: overHttp,
             name: (n) => `${PREFIX}${n}`,
             bare: (n) => (n.startsWith(PREFIX) ? n.slice(PREFIX.length) : `<not prefixed: ${n}>`),
           },
           roots,
           staticUris,
         );
-        await via.close();
+        await overHttp.close();
       },
       { timeout: 400_000 },
     );
@@ -689,36 +736,49 @@ describe(
       { timeout: 60_000 },
     );
 
-    for (const item of ITEMS)
-      it(item, { timeout: 10_000 }, () => {
-        const d = recordings.direct?.get(item);
-        assert.ok(d, `direct: ${item} was not recorded`);
-        assert.ok(
-          d.ok,
-          `direct: ${item} failed, so the test itself is wrong: ${d.ok ? '' : d.error}`,
-        );
-        assert.ok(
-          !recordings.setupError,
-          `through mcpctl serve: no session (${recordings.setupError})`,
-        );
-        const v = recordings.via?.get(item);
-        assert.ok(v, `through mcpctl serve: ${item} was not recorded`);
-        assert.ok(v.ok, `through mcpctl serve: ${item} failed: ${v.ok ? '' : v.error}`);
-        if (KEYED_ITEMS.has(item)) {
-          const want = Object.keys(d.value as object);
-          const got = Object.keys(v.value as object);
-          assert.deepEqual(
-            {
-              missing: want.filter((k) => !got.includes(k)),
-              extra: got.filter((k) => !want.includes(k)),
-            },
-            { missing: [], extra: [] },
-            `through mcpctl serve: ${item} does not list the same items as direct`,
+    const ways = [
+      {
+        name: 'serve',
+        suffix: '',
+        recording: () => recordings.via,
+        setup: () => recordings.setupError,
+      },
+      {
+        name: 'HTTP',
+        suffix: ' (over HTTP)',
+        recording: () => recordings.http,
+        setup: () => recordings.httpSetupError,
+      },
+    ] as const;
+    for (const way of ways)
+      for (const item of ITEMS)
+        it(`${item}${way.suffix}`, { timeout: 10_000 }, () => {
+          const through = `through mcpctl ${way.name}`;
+          const d = recordings.direct?.get(item);
+          assert.ok(d, `direct: ${item} was not recorded`);
+          assert.ok(
+            d.ok,
+            `direct: ${item} failed, so the test itself is wrong: ${d.ok ? '' : d.error}`,
           );
-        }
-        if (!COMPARED_BY_CHECK_ONLY.has(item))
-          assert.deepEqual(v.value, d.value, `through mcpctl serve: ${item} differs from direct`);
-        CHECKS[item]?.(d, v);
-      });
+          assert.ok(!way.setup(), `${through}: no session (${way.setup()})`);
+          const v = way.recording()?.get(item);
+          assert.ok(v, `${through}: ${item} was not recorded`);
+          assert.ok(v.ok, `${through}: ${item} failed: ${v.ok ? '' : v.error}`);
+          if (KEYED_ITEMS.has(item)) {
+            const want = Object.keys(d.value as object);
+            const got = Object.keys(v.value as object);
+            assert.deepEqual(
+              {
+                missing: want.filter((k) => !got.includes(k)),
+                extra: got.filter((k) => !want.includes(k)),
+              },
+              { missing: [], extra: [] },
+              `${through}: ${item} does not list the same items as direct`,
+            );
+          }
+          if (!COMPARED_BY_CHECK_ONLY.has(item))
+            assert.deepEqual(v.value, d.value, `${through}: ${item} differs from direct`);
+          CHECKS[item]?.(d, v);
+        });
   },
 );

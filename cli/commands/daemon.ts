@@ -1,6 +1,9 @@
 /**
  * `mcpctl daemon [--workspace DIR] [--allowed-mcp-server-names a,b] [--mcp-config FILE]
- * [--socket PATH] [--debounce-ms N]`: runs the daemon in the foreground (DESIGN §7).
+ * [--socket PATH] [--debounce-ms N] [--http [HOST:]PORT [--http-allow-remote]]`: runs the daemon
+ * in the foreground (DESIGN §7). `--http` defaults to `$MCPCTL_HTTP`; a non-loopback address
+ * is refused (exit 2) without `--http-allow-remote`; a token file that may not be trusted stops
+ * the start (exit 1) before anything runs.
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -10,7 +13,13 @@ import { CliError, EXIT_USAGE } from '../errors.js';
 import type { GlobalOptions } from '../command-env.js';
 import { readStarterEnv, StarterEnvError } from '../serve/daemon-env.js';
 import { INSIDE_MCPCTL_ENV } from '../serve/inert-port.js';
-import { resolveSocketPath } from '../socket-path.js';
+import { homeDirectory, resolveSocketPath } from '../socket-path.js';
+import { isLoopbackHost, ListenAddressError, parseListenAddress } from '../http/address.js';
+import { TokenFileError, ensureToken, tokenPath } from '../http/token.js';
+import type { HttpServeOptions } from '../http/serve-http.js';
+
+/** The variable that gives `--http` its default (a daemon `mcpctl serve` starts has it too). */
+export const HTTP_ENV = 'MCPCTL_HTTP';
 
 interface DaemonFlags {
   allowedMcpServerNames?: string[];
@@ -18,6 +27,8 @@ interface DaemonFlags {
   debounceMs: number;
   drainDelayMs?: number;
   envFromStdin?: boolean;
+  http?: string;
+  httpAllowRemote?: boolean;
 }
 
 export function nonNegativeInt(text: string): number {
@@ -66,6 +77,14 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
         'keep a connection nobody uses this long for a re-acquire',
       ).argParser(nonNegativeInt),
     )
+    .option(
+      '--http <[host:]port>',
+      `also serve MCP Streamable HTTP at http://HOST:PORT/mcp (host 127.0.0.1 unless given; port 0 picks a free one; default $${HTTP_ENV})`,
+    )
+    .option(
+      '--http-allow-remote',
+      'let --http bind a non-loopback address and take any Host header (anyone who can reach it and has the token can use your servers)',
+    )
     .addOption(
       // How `mcpctl serve` hands its (the agent's) environment to the daemon it starts, for
       // the default session only: see serve/daemon-env.ts.
@@ -98,6 +117,7 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
           throw err;
         }
       }
+      const http = httpOptions(o);
       // Loaded here: only the daemon needs the controller, pool and SDK, not every CLI call.
       const { runDaemon } = await import('../daemon-main.js');
       const code = await runDaemon({
@@ -109,7 +129,34 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
         ...(o.drainDelayMs === undefined ? {} : { drainDelayMs: o.drainDelayMs }),
         ...(defaultSessionEnv ? { defaultSessionEnv } : {}),
         serverEnv,
+        ...(http ? { http } : {}),
       });
       onExit(code);
     });
+}
+
+/** `--http` (or $MCPCTL_HTTP) checked, with the token made or read; undefined without it. */
+function httpOptions(o: DaemonFlags): HttpServeOptions | undefined {
+  const given = o.http ?? process.env[HTTP_ENV];
+  if (given === undefined || given.trim() === '') return undefined;
+  let address;
+  try {
+    address = parseListenAddress(given);
+  } catch (err) {
+    if (err instanceof ListenAddressError) throw new CliError(err.message, EXIT_USAGE);
+    throw err;
+  }
+  const allowRemote = o.httpAllowRemote === true;
+  if (!isLoopbackHost(address.host) && !allowRemote)
+    throw new CliError(
+      `--http ${given}: ${address.host} is not a loopback address, so other machines could reach your MCP servers; bind 127.0.0.1 (the default), or add --http-allow-remote if you mean it (see the README's Security section)`,
+      EXIT_USAGE,
+    );
+  try {
+    const token = ensureToken(tokenPath(homeDirectory()));
+    return { host: address.host, port: address.port, allowRemote, token };
+  } catch (err) {
+    if (err instanceof TokenFileError) throw new CliError(err.message);
+    throw err;
+  }
 }

@@ -1,0 +1,251 @@
+/**
+ * The http figure (issue #26): agent sessions through `mcpctl serve` against the same number
+ * over the daemon's Streamable HTTP endpoint, on one daemon (`mcpctl daemon --http`) with one
+ * server (the fast stdio fixture's echo), one row after the other:
+ *
+ * - processes: with HTTP_SESSIONS sessions open, the mcpctl processes besides the daemon (one
+ *   `serve` per session, none over HTTP: the goal) and their RSS, and the daemon's RSS;
+ * - per call: the load of the proxy figure (proxy/load.ts: warm-up, sequential p50, parallel
+ *   calls per second) on one of those sessions while all are open, beside a direct connection
+ *   to the fixture. Goal: HTTP's p50 within 1.5× serve's.
+ *
+ * Guarantees: every process the figure starts carries its temporary folder's path in its
+ * command line and is ended before it returns (what is left is killed and said); the folder
+ * is removed; every answer is checked (load.ts).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { machine, type MachineDetail } from './machine.js';
+import { BASE_TOOL, fleet } from './peer/fleet.js';
+import { MCPCTL, mcpctlEnv } from './peer/mcpctl.js';
+import { benchEnv, qualified, sleep } from './peer/system.js';
+import { killAll, processesMentioning, rssMb } from './processes.js';
+import { countsFrom, measureCalls, type CallCounts, type ProxyRow } from './proxy/load.js';
+import { round } from './stats.js';
+import { benchDir, type BenchDir } from './temp.js';
+
+/** Agent sessions open at once in each row (the issue's figure). */
+export const HTTP_SESSIONS = 20;
+export const GOAL_HTTP_P50_OF_SERVE = 1.5;
+
+export interface SessionsRow {
+  /** mcpctl processes besides the daemon while the sessions are open. */
+  readonly extraProcesses: number;
+  readonly extraRssMb: number;
+  readonly daemonRssMb: number;
+  readonly calls: ProxyRow;
+}
+
+/** results.json's `http`. */
+export interface HttpFigure {
+  readonly date: string;
+  readonly machine: MachineDetail;
+  readonly sessions: number;
+  readonly calls: CallCounts;
+  readonly direct: ProxyRow;
+  readonly serve: SessionsRow;
+  readonly http: SessionsRow;
+  readonly ratios: { readonly httpP50OfServe: number; readonly httpParOfServe: number };
+  readonly goal: { readonly met: boolean; readonly misses: readonly string[] };
+}
+
+interface Daemon {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly token: string;
+}
+
+async function startDaemon(dir: BenchDir): Promise<Daemon> {
+  const child = spawn(
+    process.execPath,
+    [MCPCTL, 'daemon', '--workspace', dir.workspace, '--http', '127.0.0.1:0'],
+    { env: mcpctlEnv(dir), stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    const url = /"url":"(http:[^"]+)"/.exec(stderr)?.[1];
+    if (url) {
+      const token = readFileSync(join(dir.home, '.mcpctl', 'http-token'), 'utf8').trim();
+      return { child, url, token };
+    }
+    if (child.exitCode !== null || performance.now() > deadline)
+      throw new Error(`the daemon did not start: ${stderr.slice(-2000)}`);
+    await sleep(50);
+  }
+}
+
+async function stopDaemon(d: Daemon): Promise<void> {
+  if (d.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => d.child.once('exit', resolve));
+  d.child.kill('SIGTERM');
+  await exited;
+}
+
+/** A client whose tool is listed, over `transport`. */
+async function connected(
+  transport: StdioClientTransport | StreamableHTTPClientTransport,
+  name: string,
+): Promise<Client> {
+  const client = new Client({ name: 'mcpctl-http-bench', version: '0.0.0' }, { capabilities: {} });
+  await client.connect(transport);
+  const deadline = performance.now() + 30_000;
+  while (!(await client.listTools()).tools.some((t) => t.name === name)) {
+    if (performance.now() > deadline) throw new Error(`${name} was never listed`);
+    await sleep(50);
+  }
+  return client;
+}
+
+/** mcpctl processes of the run other than the daemon, with their RSS. */
+function extraProcesses(dir: BenchDir, daemon: number): { count: number; rssMb: number } {
+  const pids = processesMentioning(dir.root).filter((pid) => {
+    if (pid === daemon) return false;
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(MCPCTL);
+    } catch {
+      return false;
+    }
+  });
+  return {
+    count: pids.length,
+    rssMb: round(
+      pids.reduce((s, p) => s + rssMb(p), 0),
+      1,
+    ),
+  };
+}
+
+async function sessionsRow(
+  dir: BenchDir,
+  daemon: Daemon,
+  transport: () => StdioClientTransport | StreamableHTTPClientTransport,
+  name: string,
+  counts: CallCounts,
+): Promise<SessionsRow> {
+  const clients: Client[] = [];
+  try {
+    for (let i = 0; i < HTTP_SESSIONS; i++) clients.push(await connected(transport(), name));
+    const pid = daemon.child.pid ?? -1;
+    const extra = extraProcesses(dir, pid);
+    const daemonRssMb = round(rssMb(pid), 1);
+    const first = clients[0];
+    if (!first) throw new Error('no session');
+    const { row } = await measureCalls(first, name, BASE_TOOL, counts);
+    return { extraProcesses: extra.count, extraRssMb: extra.rssMb, daemonRssMb, calls: row };
+  } finally {
+    for (const c of clients) await c.close().catch(() => undefined);
+  }
+}
+
+export async function httpFigure(
+  log: (line: string) => void,
+  counts: CallCounts = countsFrom(process.env.PROXY_CALLS),
+): Promise<HttpFigure> {
+  const date = new Date().toISOString();
+  const dir = benchDir('http');
+  let daemon: Daemon | undefined;
+  try {
+    const f = fleet(1, dir.root);
+    dir.write(dir.userSettings, f.config(0));
+    const entry = f.config(0).mcpServers[f.names[0] ?? ''];
+    if (!entry) throw new Error('the fleet has no server');
+    const name = qualified(f.names[0] ?? '', BASE_TOOL);
+
+    const direct = await connected(
+      new StdioClientTransport({
+        command: entry.command,
+        args: [...entry.args],
+        env: benchEnv(),
+        stderr: 'ignore',
+      }),
+      BASE_TOOL,
+    );
+    let directRow: ProxyRow;
+    try {
+      directRow = (await measureCalls(direct, BASE_TOOL, BASE_TOOL, counts)).row;
+    } finally {
+      await direct.close();
+    }
+    log(`    direct: p50 ${directRow.p50Ms} ms, ${directRow.parPerS}/s parallel`);
+
+    const d = await startDaemon(dir);
+    daemon = d;
+    const serve = await sessionsRow(
+      dir,
+      d,
+      () =>
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [MCPCTL, 'serve', '--workspace', dir.workspace],
+          env: mcpctlEnv(dir),
+          cwd: dir.workspace,
+          stderr: 'ignore',
+        }),
+      name,
+      counts,
+    );
+    log(
+      `    serve: ${serve.extraProcesses} extra processes (${serve.extraRssMb} MiB), p50 ${serve.calls.p50Ms} ms, ${serve.calls.parPerS}/s parallel`,
+    );
+    const http = await sessionsRow(
+      dir,
+      d,
+      () =>
+        new StreamableHTTPClientTransport(new URL(d.url), {
+          requestInit: { headers: { Authorization: `Bearer ${d.token}` } },
+        }),
+      name,
+      counts,
+    );
+    log(
+      `    http: ${http.extraProcesses} extra processes (${http.extraRssMb} MiB), p50 ${http.calls.p50Ms} ms, ${http.calls.parPerS}/s parallel`,
+    );
+    const httpP50OfServe = round(http.calls.p50Ms / serve.calls.p50Ms, 3);
+    const misses: string[] = [];
+    if (http.extraProcesses !== 0) misses.push(`${http.extraProcesses} extra processes over HTTP`);
+    if (!(httpP50OfServe <= GOAL_HTTP_P50_OF_SERVE))
+      misses.push(`p50 ${httpP50OfServe} × serve's (≤ ${GOAL_HTTP_P50_OF_SERVE})`);
+    return {
+      date,
+      machine: machine(),
+      sessions: HTTP_SESSIONS,
+      calls: counts,
+      direct: directRow,
+      serve,
+      http,
+      ratios: {
+        httpP50OfServe,
+        httpParOfServe: round(http.calls.parPerS / serve.calls.parPerS, 3),
+      },
+      goal: { met: misses.length === 0, misses },
+    };
+  } finally {
+    if (daemon) await stopDaemon(daemon);
+    const left = processesMentioning(dir.root);
+    if (left.length > 0) {
+      log(`    processes left behind, killing them: ${left.join(' ')}`);
+      killAll(left);
+    }
+    dir.remove();
+  }
+}
+
+/** The figure for a human (the lines `npm run bench` prints). */
+export function httpLines(h: HttpFigure): string[] {
+  const mark = (ok: boolean) => (ok ? '✓' : '✗');
+  const line = (label: string, r: SessionsRow) =>
+    `    ${label.padEnd(22)}${String(r.extraProcesses).padStart(8)}${r.extraRssMb.toFixed(1).padStart(11)}${r.daemonRssMb.toFixed(1).padStart(11)}${r.calls.p50Ms.toFixed(3).padStart(11)}${String(r.calls.parPerS).padStart(11)}`;
+  return [
+    `7 http: ${h.sessions} agent sessions through serve and over HTTP, one daemon; echo calls as in 6`,
+    `    ${''.padEnd(22)}${'extra'.padStart(8)}${'their MiB'.padStart(11)}${'daemon MiB'.padStart(11)}${'p50 ms'.padStart(11)}${'par/s'.padStart(11)}`,
+    line('mcpctl serve', h.serve),
+    line('HTTP', h.http),
+    `    direct p50 ${h.direct.p50Ms} ms, ${h.direct.parPerS}/s parallel; HTTP ÷ serve: p50 ${h.ratios.httpP50OfServe} (goal ≤ ${GOAL_HTTP_P50_OF_SERVE} ${mark(h.ratios.httpP50OfServe <= GOAL_HTTP_P50_OF_SERVE)}), par/s ${h.ratios.httpParOfServe}; extra processes over HTTP ${h.http.extraProcesses} (goal 0 ${mark(h.http.extraProcesses === 0)}); goal ${h.goal.met ? 'met' : `missed: ${h.goal.misses.join('; ')}`}`,
+  ];
+}

@@ -1,0 +1,440 @@
+/**
+ * The daemon's MCP Streamable HTTP endpoint (`mcpctl daemon --http [HOST:]PORT`): `/mcp`, one
+ * gateway per MCP session, the same gateway a `mcpctl serve` agent reaches.
+ *
+ * Every request passes these checks in this order, and one that fails gets its status and
+ * nothing else (no session is looked up, no body is read, nothing reaches MCP):
+ * 1. `Host` names a loopback host (unless the daemon was told `--http-allow-remote`), and
+ *    `Origin`, when present, is a loopback origin → else 403 (DNS rebinding, web pages).
+ * 2. The path is `/mcp` → else 404.
+ * 3. `Authorization: Bearer <token>` matches `~/.mcpctl/http-token` (constant time) → else 401.
+ * 4. GET, POST or DELETE → else 405. Open exchanges (all sessions) within budget → else 503.
+ * 5. A POST body within the one MCP message limit → else 413 (the connection is closed), and
+ *    JSON → else 400.
+ * 6. An `Mcp-Session-Id` the daemon knows → else 404 (after a daemon restart, or expiry: a
+ *    spec-following client then initializes again); none → only an `initialize` POST, which
+ *    opens a session when fewer than `maxSessions` are open (else 503); anything else → 400.
+ *
+ * Guarantees beyond the checks:
+ * - An initialize from mcpctl's own client (`clientInfo.name` `mcpctl`: this endpoint as a server
+ *   in a file mcpctl reads) gets a session that offers nothing, as a `serve` mcpctl started
+ *   itself does: mcpctl is never proxied into itself.
+ * - A session's workspace: `?workspace=/abs/dir` of the initialize request, else the first
+ *   `file://` root that is a directory of an agent that declares roots (asked right after
+ *   `initialize`, see agent-session.ts), else the daemon's own (its default session's
+ *   workspace and `--mcp-config`); `${VAR}`s expand in the daemon's environment (`get
+ *   sessions -o wide` says `daemon`). The log says which (`workspaceFrom`). `?metaTools=add|only`
+ *   as serve's flag.
+ * - Bounded: sessions, open exchanges (per session and all together), requests in flight per
+ *   session, unread bytes per stream (then the stream is dropped, its events kept for replay),
+ *   the replay window. A session with no request and no open stream for `idleSessionMs` is
+ *   closed.
+ * - Streams are resumable: events carry ids, a client coming back with `Last-Event-ID` gets the
+ *   kept events it missed, once (replay.ts). What is sent on the GET stream while none is open
+ *   (a server's request right after initialize, say) is kept and sent on the next GET stream
+ *   the client opens; a GET stream opens with an id (for clients of protocol 2025-11-25 and
+ *   later), so it is resumable from its first event.
+ * - The token is never logged or echoed; refusals say what is wrong, never what was sent.
+ * - `close()` stops listening, ends every session (their streams end) and every connection.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import path from 'node:path';
+import { isInitializeRequest, type InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Daemon, SessionSpec } from '../../controller/daemon.js';
+import { DaemonStoppingError, WorkspaceNotFoundError } from '../../controller/daemon.js';
+import type { MetaToolsMode } from '../../gateway/index.js';
+import { LIMIT_EXCEEDED_CODE, sizeText } from '../../api/limits.js';
+import { errorText } from '../errors.js';
+import { endpointUrl, hostOfHeader, isLoopbackHost, isLoopbackOrigin } from './address.js';
+import { HttpAgentSession, STANDALONE_STREAM, type AgentSessionSpec } from './agent-session.js';
+import type { HttpLimits } from './limits.js';
+import { readBody, replyError, sendResponse, webRequestOf } from './node-bridge.js';
+import { ReplayWindow } from './replay.js';
+import { bearerOf, tokenMatches } from './token.js';
+
+/** The first protocol version whose clients take an event without data (a priming event). */
+const PRIMING_SINCE = '2025-11-25';
+const PATH = '/mcp';
+/** The name mcpctl's own MCP client gives in `initialize` (pool/connector.ts). */
+const MCPCTL_CLIENT = 'mcpctl';
+/** JSON-RPC codes of the endpoint's own refusals (the SDK transport uses the same ones). */
+const SERVER_ERROR = -32000;
+const SESSION_NOT_FOUND = -32001;
+const PARSE_ERROR = -32700;
+
+export interface HttpEndpointLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface HttpEndpointOptions {
+  readonly host: string;
+  readonly port: number;
+  /** `--http-allow-remote`: any `Host` header is taken (the token still is required). */
+  readonly allowRemote: boolean;
+  readonly token: string;
+  readonly limits: HttpLimits;
+  readonly daemon: Daemon;
+  readonly version: string;
+  readonly log: HttpEndpointLog;
+}
+
+export class HttpEndpoint {
+  readonly #o: HttpEndpointOptions;
+  readonly #server: Server;
+  readonly #sessions = new Map<string, HttpAgentSession>();
+  readonly #window: ReplayWindow;
+  /** Sessions being opened (initialize requests in progress): they count against the limit. */
+  #opening = 0;
+  /** Exchanges open now, all sessions (requests being served and streams). */
+  #open = 0;
+  #sweep: NodeJS.Timeout | undefined;
+  #closing: Promise<void> | undefined;
+  #url = '';
+
+  private constructor(o: HttpEndpointOptions) {
+    this.#o = o;
+    this.#window = new ReplayWindow({
+      maxBytes: o.limits.maxReplayBytes,
+      maxEvents: o.limits.maxReplayEvents,
+    });
+    this.#server = createServer((req, res) => {
+      this.#handle(req, res).catch((err: unknown) => {
+        this.#o.log.warn({ err: errorText(err) }, 'http: a request failed');
+        if (!res.headersSent)
+          replyError(res, 500, SERVER_ERROR, 'internal error; see the daemon log');
+        else res.destroy();
+      });
+    });
+    // Connections without a complete request are bounded in time; open ones in number.
+    this.#server.headersTimeout = 10_000;
+    this.#server.requestTimeout = 120_000;
+    this.#server.maxConnections = o.limits.maxStreams + 64;
+  }
+
+  /** Listens; resolves once bound (the URL then names the port the system picked for 0). */
+  static async listen(o: HttpEndpointOptions): Promise<HttpEndpoint> {
+    const endpoint = new HttpEndpoint(o);
+    await new Promise<void>((resolve, reject) => {
+      endpoint.#server.once('error', reject);
+      endpoint.#server.listen(o.port, o.host, () => {
+        endpoint.#server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = endpoint.#server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : o.port;
+    endpoint.#url = endpointUrl(o.host, port);
+    const every = Math.max(50, Math.min(o.limits.idleSessionMs / 4, 60_000));
+    endpoint.#sweep = setInterval(() => endpoint.#expireIdle(), every);
+    endpoint.#sweep.unref();
+    return endpoint;
+  }
+
+  get url(): string {
+    return this.#url;
+  }
+
+  /** MCP sessions open now. */
+  get sessions(): number {
+    return this.#sessions.size;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      clearInterval(this.#sweep);
+      const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+      await Promise.all([...this.#sessions.values()].map((s) => s.close()));
+      this.#server.closeAllConnections();
+      await closed;
+    })();
+    return this.#closing;
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { limits } = this.#o;
+    // 1. Host and Origin: a web page (DNS rebinding or not) gets nothing.
+    const refusal = this.#foreign(req);
+    if (refusal !== undefined) return replyError(res, 403, SERVER_ERROR, refusal);
+    // 2. The path.
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    } catch {
+      return replyError(res, 400, SERVER_ERROR, 'bad request URL');
+    }
+    if (url.pathname !== PATH)
+      return replyError(res, 404, SERVER_ERROR, `not found: mcpctl serves MCP at ${PATH}`);
+    // 3. The token.
+    const given = bearerOf(req.headers.authorization);
+    if (given === undefined || !tokenMatches(given, this.#o.token))
+      return replyError(
+        res,
+        401,
+        SERVER_ERROR,
+        `${given === undefined ? 'no bearer token' : 'wrong bearer token'}: send 'Authorization: Bearer <token>' with the token 'mcpctl token' prints`,
+        { 'WWW-Authenticate': 'Bearer realm="mcpctl"' },
+      );
+    // 4. The method, and room for one more exchange.
+    const method = req.method ?? '';
+    if (method !== 'GET' && method !== 'POST' && method !== 'DELETE')
+      return replyError(res, 405, SERVER_ERROR, `method ${method} not allowed`, {
+        Allow: 'GET, POST, DELETE',
+      });
+    if (this.#closing) return replyError(res, 503, SERVER_ERROR, 'the daemon is shutting down');
+    if (this.#open >= limits.maxStreams)
+      return this.#busy(
+        res,
+        `${limits.maxStreams} HTTP requests and streams are open, the daemon's limit`,
+      );
+    this.#open += 1;
+    try {
+      await this.#serve(req, res, url, method);
+    } finally {
+      this.#open -= 1;
+    }
+  }
+
+  async #serve(req: IncomingMessage, res: ServerResponse, url: URL, method: string): Promise<void> {
+    const { limits } = this.#o;
+    // 5. The body.
+    let parsedBody: unknown;
+    if (method === 'POST') {
+      const body = await readBody(req, limits.maxBodyBytes);
+      if (body.kind === 'aborted') return void res.destroy();
+      if (body.kind === 'tooLarge')
+        return replyError(
+          res,
+          413,
+          LIMIT_EXCEEDED_CODE,
+          `the request body is ${sizeText(body.bytes)} or more, over the ${sizeText(limits.maxBodyBytes)} message limit`,
+          { Connection: 'close' },
+        );
+      try {
+        parsedBody = JSON.parse(body.text);
+      } catch {
+        return replyError(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON');
+      }
+    }
+    // 6. The session.
+    const sessionId = req.headers['mcp-session-id'];
+    let agent: HttpAgentSession | undefined;
+    if (typeof sessionId === 'string') {
+      agent = this.#sessions.get(sessionId);
+      if (!agent)
+        return replyError(
+          res,
+          404,
+          SESSION_NOT_FOUND,
+          'Session not found: it ended (or the daemon restarted); initialize a new one',
+        );
+    } else if (method === 'POST' && isInitializeRequest(parsedBody)) {
+      agent = await this.#openSession(res, url, parsedBody.params);
+      if (!agent) return;
+    } else
+      return replyError(
+        res,
+        400,
+        SERVER_ERROR,
+        'Bad Request: Mcp-Session-Id header is required (initialize first)',
+      );
+    if (agent.open >= limits.maxStreamsPerSession)
+      return this.#busy(
+        res,
+        `${limits.maxStreamsPerSession} HTTP requests and streams of this session are open, the daemon's limit`,
+      );
+    await this.#exchange(agent, req, res, url, method, parsedBody);
+    // An initialize the transport refused (a bad one) leaves a session nobody can use.
+    if (typeof sessionId !== 'string' && res.statusCode !== 200) await agent.close();
+  }
+
+  async #exchange(
+    agent: HttpAgentSession,
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    method: string,
+    parsedBody: unknown,
+  ): Promise<void> {
+    agent.open += 1;
+    agent.lastActive = Date.now();
+    try {
+      const request = webRequestOf(req, url);
+      const given = req.headers['last-event-id'];
+      // The GET stream: what was sent on it while none was open (a server's request right
+      // after initialize, say) is sent when one opens, by resuming after the session's mark.
+      const standalone =
+        method === 'GET' &&
+        (typeof given !== 'string' ||
+          (await agent.store.getStreamIdForEventId(given)) === STANDALONE_STREAM);
+      let prefix: string | undefined;
+      if (method === 'GET' && typeof given !== 'string') {
+        request.headers.set('last-event-id', agent.standaloneMark);
+        // The client gets the mark as its first id: coming back with it gets the same replay.
+        if ((req.headers['mcp-protocol-version'] ?? '') >= PRIMING_SINCE)
+          prefix = `id: ${agent.standaloneMark}\ndata: \n\n`;
+      }
+      const response = await agent.transport.handleRequest(request, {
+        ...(parsedBody === undefined ? {} : { parsedBody }),
+      });
+      const streaming =
+        response.status === 200 && response.headers.get('content-type') === 'text/event-stream';
+      await sendResponse(res, response, {
+        maxBufferedBytes: this.#o.limits.maxStreamBufferedBytes,
+        ...(prefix !== undefined && streaming ? { prefix } : {}),
+        // Everything sent on the GET stream up to here went to this stream.
+        ...(standalone && streaming
+          ? { onEnd: () => (agent.standaloneMark = agent.store.mark(STANDALONE_STREAM)) }
+          : {}),
+        onOverflow: () =>
+          this.#o.log.warn(
+            { session: agent.session?.id ?? null },
+            `http agent ${agent.id.slice(0, 8)} left more than ${sizeText(this.#o.limits.maxStreamBufferedBytes)} of a stream unread; the stream is dropped (its events stay for a resume)`,
+          ),
+      });
+    } finally {
+      agent.open -= 1;
+      agent.lastActive = Date.now();
+    }
+  }
+
+  async #openSession(
+    res: ServerResponse,
+    url: URL,
+    init: InitializeRequest['params'],
+  ): Promise<HttpAgentSession | undefined> {
+    const { limits, daemon } = this.#o;
+    if (this.#sessions.size + this.#opening >= limits.maxSessions) {
+      this.#busy(
+        res,
+        `${limits.maxSessions} MCP sessions are open, the daemon's limit; close one (DELETE) or wait for an idle one to expire`,
+      );
+      return undefined;
+    }
+    // mcpctl's own client (a pool connection): an entry of this endpoint in a file mcpctl
+    // watches. Served, so the server shows Ready, but with nothing: no loop through itself.
+    const spec: AgentSessionSpec | string =
+      init.clientInfo.name === MCPCTL_CLIENT
+        ? {
+            kind: 'inert',
+            reason:
+              "this is mcpctl's own HTTP endpoint, reached by mcpctl itself (an entry of it in a config file mcpctl reads); it offers nothing there, so mcpctl never proxies itself",
+          }
+        : this.#specOf(url, init.capabilities.roots !== undefined);
+    if (typeof spec === 'string') {
+      replyError(res, 400, SERVER_ERROR, spec);
+      return undefined;
+    }
+    this.#opening += 1;
+    let agent: HttpAgentSession;
+    try {
+      agent = await HttpAgentSession.open(spec, {
+        daemon,
+        version: this.#o.version,
+        limits,
+        window: this.#window,
+        log: (message) => this.#o.log.warn({}, message),
+        opened: (opened, source) =>
+          this.#o.log.info(
+            {
+              session: opened.session?.id ?? null,
+              http: opened.id.slice(0, 8),
+              ...(spec.kind === 'inert'
+                ? { inert: spec.reason }
+                : { workspace: opened.session?.workspace, workspaceFrom: source }),
+            },
+            'http agent session opened',
+          ),
+      });
+    } catch (err) {
+      if (err instanceof WorkspaceNotFoundError) {
+        replyError(
+          res,
+          400,
+          SERVER_ERROR,
+          `${err.message}; pass an existing directory as ?workspace=`,
+        );
+        return undefined;
+      }
+      if (err instanceof DaemonStoppingError) {
+        replyError(res, 503, SERVER_ERROR, err.message);
+        return undefined;
+      }
+      throw err;
+    } finally {
+      this.#opening -= 1;
+    }
+    if (this.#closing) {
+      await agent.close();
+      replyError(res, 503, SERVER_ERROR, 'the daemon is shutting down');
+      return undefined;
+    }
+    this.#sessions.set(agent.id, agent);
+    agent.onEnd = () => {
+      this.#sessions.delete(agent.id);
+      this.#o.log.info(
+        { session: agent.session?.id ?? null, http: agent.id.slice(0, 8) },
+        'http agent session ended',
+      );
+    };
+    return agent;
+  }
+
+  /** The session an initialize asks for, or why it cannot have one. */
+  #specOf(url: URL, declaresRoots: boolean): AgentSessionSpec | string {
+    const params = url.searchParams;
+    const meta = params.get('metaTools') ?? 'off';
+    if (meta !== 'off' && meta !== 'add' && meta !== 'only')
+      return `?metaTools=${meta} is not one of off, add, only`;
+    const metaTools: MetaToolsMode = meta;
+    const workspace = params.get('workspace');
+    if (workspace !== null) {
+      if (!path.isAbsolute(workspace))
+        return `?workspace= must be an absolute path (got a relative one); the daemon has no working directory of yours`;
+      return { kind: 'session', session: { workspace }, source: 'url', metaTools };
+    }
+    const own = this.#o.daemon.defaultSession;
+    const daemons: SessionSpec = {
+      workspace: own.workspace,
+      ...(own.mcpConfigPath ? { mcpConfigPath: own.mcpConfigPath } : {}),
+    };
+    if (declaresRoots) return { kind: 'roots', fallback: daemons, metaTools };
+    return {
+      kind: 'session',
+      session: daemons,
+      source: 'daemon',
+      metaTools,
+    };
+  }
+
+  /** Why `req` must be refused for its Host or Origin, or undefined. */
+  #foreign(req: IncomingMessage): string | undefined {
+    if (!this.#o.allowRemote) {
+      const header = req.headers.host;
+      const host = header === undefined ? undefined : hostOfHeader(header);
+      if (host === undefined || !isLoopbackHost(host))
+        return 'Forbidden: the Host header must name this machine (localhost, 127.0.0.1 or [::1])';
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !isLoopbackOrigin(origin))
+      return 'Forbidden: requests from web pages of other origins are refused';
+    return undefined;
+  }
+
+  #busy(res: ServerResponse, why: string): void {
+    replyError(res, 503, LIMIT_EXCEEDED_CODE, why, { 'Retry-After': '1' });
+  }
+
+  #expireIdle(): void {
+    const now = Date.now();
+    const idle = this.#o.limits.idleSessionMs;
+    for (const agent of this.#sessions.values())
+      if (agent.open === 0 && now - agent.lastActive >= idle) {
+        this.#o.log.info(
+          { session: agent.session?.id ?? null, http: agent.id.slice(0, 8) },
+          `http agent session idle for ${Math.round(idle / 1000)} s: closed (the agent gets 404 and initializes again)`,
+        );
+        void agent.close();
+      }
+  }
+}

@@ -1,0 +1,367 @@
+/**
+ * Attacks on the daemon's HTTP endpoint (issue #26), by raw HTTP clients against the built
+ * daemon started with `--http 127.0.0.1:0` in a temp HOME: a local process without the token,
+ * a web page (DNS rebinding, another origin), an oversized body, a client that never reads,
+ * floods of sessions and streams, and a token file someone tampered with.
+ *
+ * What must hold: nothing reaches MCP (no session opens) without the token and a loopback
+ * Host/Origin; bodies, sessions, streams and unread bytes are bounded; an unknown session is
+ * 404, also after a restart; the token file is trusted only when private and not a link, and
+ * the token shows in no output or log.
+ */
+import assert from 'node:assert/strict';
+import {
+  chmodSync,
+  lstatSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { TestEnv, condition, type DaemonProcess } from './harness.js';
+import {
+  INITIALIZE,
+  MCP_POST_HEADERS,
+  httpTransport,
+  rawInitialize,
+  rawRequest,
+  startHttpDaemon,
+  tokenFile,
+  type HttpDaemon,
+} from './http-agent.js';
+import { until } from '../testing/until.js';
+
+const T = { timeout: 120_000 };
+
+const opened = (daemon: DaemonProcess): number =>
+  daemon
+    .stderr()
+    .split('\n')
+    .filter((l) => l.includes('http agent session opened')).length;
+
+const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** A JSON-RPC request as a raw body. */
+const rpc = (id: number, method: string, params: unknown = {}) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });
+
+/** The headers of a request in an open session. */
+const inSession = (http: HttpDaemon, session: string) => ({
+  ...MCP_POST_HEADERS,
+  ...auth(http.token),
+  'Mcp-Session-Id': session,
+  'Mcp-Protocol-Version': '2025-11-25',
+});
+
+async function stop(daemon: DaemonProcess): Promise<void> {
+  daemon.child.kill('SIGTERM');
+  await daemon.exited;
+}
+
+describe('security: the HTTP endpoint (e2e)', () => {
+  let env: TestEnv;
+  beforeEach(() => {
+    env = new TestEnv();
+  });
+  afterEach(async () => {
+    await env.cleanup();
+  });
+
+  it('no token or a wrong one: 401 and nothing else', T, async () => {
+    const http = await startHttpDaemon(env);
+    const post = (headers: Record<string, string>) =>
+      rawRequest(http.url, { headers: { ...MCP_POST_HEADERS, ...headers }, body: INITIALIZE });
+    const near = `${http.token.slice(0, -1)}${http.token.endsWith('A') ? 'B' : 'A'}`;
+    for (const headers of [
+      {},
+      auth('wrong'),
+      auth(near),
+      auth(`${http.token}x`),
+      { Authorization: `Basic ${http.token}` },
+      { Authorization: http.token },
+    ]) {
+      const answer = await post(headers);
+      assert.equal(answer.status, 401, `${JSON.stringify(Object.keys(headers))}: ${answer.body}`);
+      assert.match(String(answer.headers['www-authenticate']), /^Bearer/);
+      assert.equal(answer.headers['mcp-session-id'], undefined);
+      assert.ok(!answer.body.includes(http.token.slice(0, 8)), 'the token is never echoed');
+    }
+    assert.equal(opened(http.daemon), 0, 'no session opened without the token');
+    const ok = await post(auth(http.token));
+    assert.equal(ok.status, 200, ok.body);
+    assert.equal(typeof ok.headers['mcp-session-id'], 'string');
+    assert.equal(opened(http.daemon), 1);
+  });
+
+  it('a Host or Origin not of this machine: 403 and nothing else', T, async () => {
+    const http = await startHttpDaemon(env);
+    const port = new URL(http.url).port;
+    const post = (headers: Record<string, string>) =>
+      rawRequest(http.url, {
+        headers: { ...MCP_POST_HEADERS, ...auth(http.token), ...headers },
+        body: INITIALIZE,
+      });
+    const foreign: Record<string, string>[] = [
+      { Host: 'evil.example' },
+      { Host: `evil.example:${port}` },
+      { Host: `127.0.0.1.evil.example:${port}` },
+      { Host: `localhost.evil.example:${port}` },
+      { Origin: 'http://evil.example' },
+      { Origin: `http://evil.example:${port}` },
+      { Origin: 'null' },
+    ];
+    for (const headers of foreign) {
+      const answer = await post(headers);
+      assert.equal(answer.status, 403, `${JSON.stringify(headers)}: ${answer.body}`);
+      assert.equal(answer.headers['mcp-session-id'], undefined);
+    }
+    // Refused before the token is even looked at: a page learns nothing by guessing.
+    const noToken = await rawRequest(http.url, {
+      headers: { ...MCP_POST_HEADERS, Host: 'evil.example' },
+      body: INITIALIZE,
+    });
+    assert.equal(noToken.status, 403);
+    assert.equal(opened(http.daemon), 0, 'nothing reached MCP');
+    // This machine's own names and origins are served.
+    for (const headers of [
+      { Host: `localhost:${port}`, Origin: 'http://localhost:3000' },
+      { Host: `127.0.0.1:${port}`, Origin: `http://127.0.0.1:${port}` },
+    ]) {
+      const answer = await post(headers);
+      assert.equal(answer.status, 200, `${JSON.stringify(headers)}: ${answer.body}`);
+    }
+    assert.equal(opened(http.daemon), 2);
+  });
+
+  it(
+    'a body over the message limit: 413, declared or streamed, and nothing reaches MCP',
+    T,
+    async () => {
+      const limit = 64 * 1024;
+      const http = await startHttpDaemon(env, [], { MCPCTL_RPC_LIMITS: `maxLineBytes=${limit}` });
+      const big = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'x'.repeat(limit), version: '1' },
+        },
+      });
+      for (const chunked of [false, true]) {
+        const answer = await rawRequest(http.url, {
+          headers: { ...MCP_POST_HEADERS, ...auth(http.token) },
+          body: big,
+          chunked,
+        });
+        assert.equal(answer.status, 413, `chunked ${chunked}: ${answer.body}`);
+        assert.match(answer.body, /64 KiB message limit/);
+      }
+      assert.equal(opened(http.daemon), 0);
+      // Under the limit the same request is served.
+      assert.equal(typeof (await rawInitialize(http)), 'string');
+    },
+  );
+
+  it('an unknown Mcp-Session-Id gets 404, also the old one after a daemon restart', T, async () => {
+    const first = await startHttpDaemon(env);
+    const session = await rawInitialize(first);
+    const list = await rawRequest(first.url, {
+      headers: inSession(first, session),
+      body: rpc(2, 'tools/list'),
+    });
+    assert.equal(list.status, 200, list.body);
+    const madeUp = await rawRequest(first.url, {
+      headers: inSession(first, '00000000-0000-4000-8000-000000000000'),
+      body: rpc(3, 'tools/list'),
+    });
+    assert.equal(madeUp.status, 404);
+    await stop(first.daemon);
+    const second = await startHttpDaemon(env);
+    const old = await rawRequest(second.url, {
+      headers: inSession(second, session),
+      body: rpc(4, 'tools/list'),
+    });
+    assert.equal(old.status, 404, old.body);
+    assert.match(old.body, /initialize/);
+  });
+
+  it(
+    'the token file: 0600 in 0700; a wrong mode or a link in its place stops the daemon and `mcpctl token`',
+    T,
+    async () => {
+      const http = await startHttpDaemon(env);
+      const file = tokenFile(env);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.equal(statSync(path.dirname(file)).mode & 0o777, 0o700);
+      const printed = await env.cli(['token']);
+      assert.equal(printed.code, 0, printed.stderr);
+      assert.equal(printed.stdout, `${http.token}\n`);
+      await stop(http.daemon);
+
+      const refused = async (what: RegExp) => {
+        const daemon = env.spawnDaemon(['daemon', '--workspace', env.workspace, '--http', '0']);
+        const { code } = await daemon.exited;
+        assert.equal(code, 1, daemon.stderr());
+        assert.match(daemon.stderr(), what);
+        assert.ok(daemon.stderr().includes(file), 'the message names the file');
+        assert.ok(!daemon.stderr().includes(http.token), 'nor shows the token');
+        const token = await env.cli(['token']);
+        assert.equal(token.code, 1);
+        assert.match(token.stderr, what);
+        assert.equal(token.stdout, '');
+      };
+      chmodSync(file, 0o644);
+      await refused(/mode 644/);
+      chmodSync(file, 0o600);
+
+      // A link in its place, to a private file holding a token someone chose.
+      const planted = path.join(env.root, 'planted-token');
+      writeFileSync(planted, `${'p'.repeat(43)}\n`, { mode: 0o600 });
+      renameSync(file, `${file}.real`);
+      symlinkSync(planted, file);
+      await refused(/symbolic link/);
+      assert.ok(lstatSync(file).isSymbolicLink(), 'the link is left alone');
+      assert.equal(readFileSync(planted, 'utf8'), `${'p'.repeat(43)}\n`, 'its target unchanged');
+    },
+  );
+
+  it('the token appears in no output and no log line', T, async () => {
+    env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+    const http = await startHttpDaemon(env);
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(httpTransport(http));
+    await until(
+      'fx__echo to be listed',
+      async () => (await client.listTools()).tools.some((t) => t.name === 'fx__echo'),
+      { timeoutMs: 30_000 },
+    );
+    await client.callTool({ name: 'fx__echo', arguments: { text: 'hello' } });
+    await rawRequest(http.url, {
+      headers: { ...MCP_POST_HEADERS, ...auth(`${http.token}x`) },
+      body: INITIALIZE,
+    });
+    const outputs: string[] = [];
+    for (const args of [
+      ['get', 'sessions', '-o', 'wide'],
+      ['get', 'sessions', '-o', 'json'],
+      ['get', 'servers', '-o', 'yaml', '--show-secrets'],
+      ['get', 'events', '-o', 'json'],
+      ['get', 'connections', '-o', 'json'],
+      ['describe', 'server', 'fx'],
+    ]) {
+      const r = await env.cli(args);
+      assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+      outputs.push(r.stdout, r.stderr);
+    }
+    await client.close();
+    await stop(http.daemon);
+    outputs.push(http.daemon.stderr());
+    const half = http.token.slice(0, 20);
+    for (const text of outputs)
+      assert.ok(!text.includes(half), `the token shows in: ${text.slice(0, 200)}`);
+    assert.ok(http.daemon.stderr().includes('http agent session opened'), 'the log was read');
+  });
+
+  it(
+    'an entry of the endpoint in a file mcpctl reads offers nothing: no loop through itself',
+    T,
+    async () => {
+      env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+      const http = await startHttpDaemon(env);
+      // What a Qwen user writes into ~/.qwen/settings.json, which mcpctl reads too.
+      env.write(env.userSettingsPath, {
+        mcpServers: {
+          fx: env.fixture('fx'),
+          mcpctl: { httpUrl: http.url, headers: { Authorization: `Bearer ${http.token}` } },
+        },
+      });
+      const servers = await env.untilServers(
+        (s) => ['fx', 'mcpctl'].every((n) => condition(s.get(n), 'Ready')?.status === 'True'),
+        'fx and the self entry to be Ready',
+      );
+      assert.deepEqual(servers.get('mcpctl')?.status.tools, [], 'the self entry offers no tool');
+      const client = new Client({ name: 'e2e', version: '1.0.0' });
+      await client.connect(httpTransport(http));
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      assert.deepEqual(names, ['fx__echo']);
+      assert.match(http.daemon.stderr(), /"inert":"this is mcpctl's own HTTP endpoint/);
+      await client.close();
+    },
+  );
+
+  it('a non-loopback address needs --http-allow-remote', T, async () => {
+    const daemon = env.spawnDaemon(['daemon', '--workspace', env.workspace, '--http', '0.0.0.0:0']);
+    const { code } = await daemon.exited;
+    assert.equal(code, 2, daemon.stderr());
+    assert.match(daemon.stderr(), /not a loopback address.*--http-allow-remote/s);
+  });
+
+  it('sessions and open streams are bounded; an idle session expires', T, async () => {
+    env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx', ['--tools=sleep']) } });
+    const http = await startHttpDaemon(env, [], {
+      MCPCTL_HTTP_LIMITS: 'maxSessions=2,maxStreamsPerSession=2,idleSessionMs=1500',
+    });
+    const a = await rawInitialize(http);
+    await rawInitialize(http);
+    const third = await rawRequest(http.url, {
+      headers: { ...MCP_POST_HEADERS, ...auth(http.token) },
+      body: INITIALIZE,
+    });
+    assert.equal(third.status, 503, third.body);
+    assert.match(third.body, /2 MCP sessions are open/);
+
+    // Two calls that stay open fill session a's streams; a third exchange is refused.
+    await rawRequest(http.url, {
+      headers: inSession(http, a),
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    await until(
+      'fx__sleep to be listed',
+      async () =>
+        (
+          await rawRequest(http.url, { headers: inSession(http, a), body: rpc(9, 'tools/list') })
+        ).body.includes('fx__sleep'),
+      { timeoutMs: 30_000 },
+    );
+    const sleep = (id: number) =>
+      rawRequest(http.url, {
+        headers: inSession(http, a),
+        body: rpc(id, 'tools/call', { name: 'fx__sleep', arguments: { ms: 3000 } }),
+      });
+    const calls = [sleep(10), sleep(11)];
+    const refused = await until(
+      'an exchange over the per-session limit to be refused',
+      async () => {
+        const r = await rawRequest(http.url, {
+          headers: inSession(http, a),
+          body: rpc(12, 'ping'),
+        });
+        return r.status === 503 ? r : undefined;
+      },
+      { timeoutMs: 2500, intervalMs: 20 },
+    );
+    assert.match(refused.body, /2 HTTP requests and streams of this session/);
+    for (const call of await Promise.all(calls)) assert.equal(call.status, 200);
+
+    // Left alone, both sessions expire (asking with a's id would keep it alive: the log says
+    // when), then the old id is 404 and a new session fits.
+    await until(
+      'both sessions to expire',
+      () =>
+        http.daemon
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes('idle for 2 s: closed')).length === 2,
+    );
+    const gone = await rawRequest(http.url, { headers: inSession(http, a), body: rpc(13, 'ping') });
+    assert.equal(gone.status, 404);
+    assert.equal(typeof (await rawInitialize(http)), 'string');
+    assert.match(http.daemon.stderr(), /idle for 2 s: closed/);
+  });
+});
