@@ -254,7 +254,7 @@ describe('loss and close', () => {
     process.kill(conn.pid!, 'SIGKILL');
     await until('onLost', () => lost.length > 0);
     assert.equal(lost.length, 1);
-    assert.match(lost[0]!, /language server "fake-normal": the process was killed by SIGKILL/);
+    assert.match(lost[0], /language server "fake-normal": the process was killed by SIGKILL/);
     assert.equal(conn.state, 'lost');
     // Its child (same group) went with it.
     await groupGone(conn.pid);

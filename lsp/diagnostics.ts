@@ -22,7 +22,9 @@
  *    published before is about older content. A publish counts when it arrived after that
  *    answer, and it is the answer once `settleMs` passed without another publish for the file
  *    (servers publish several passes — syntax, then semantics — and the last one is whole).
- *    Before the sync, a burst of publishes still arriving for the file is let settle first.
+ *    Before the sync, a burst of publishes still arriving for the file is let settle first. The
+ *    barrier is made once per version: a later call about the same content takes the latest
+ *    publish since it, so asking twice does not wait for a publish that already came.
  *    Limits, said plainly: a server that, after answering the barrier, still publishes results
  *    it computed for older content could be taken at its word; a pass that ends more than
  *    `settleMs` after the previous one is seen by the next call, not this one.
@@ -64,6 +66,8 @@ export class DiagnosticsStore {
   readonly #withoutVersion = new Map<string, Publish>();
   readonly #lastAt = new Map<string, number>();
   readonly #waiters = new Set<() => void>();
+  /** Per file, the barrier of its current version (rule 3): one per version, shared. */
+  readonly #barriers = new Map<string, { version: number; seq: Promise<number | undefined> }>();
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
@@ -106,6 +110,32 @@ export class DiagnosticsStore {
   /** When the last publish for `file` arrived. */
   lastAt(file: string): number | undefined {
     return this.#lastAt.get(file);
+  }
+
+  /**
+   * The publish count at the barrier of `version` of `file`: made by `make` the first time,
+   * the same for every later call about that version (a publish that came after it still counts
+   * then). A barrier that got no answer is made again next time.
+   */
+  barrier(
+    file: string,
+    version: number,
+    make: () => Promise<number | undefined>,
+  ): Promise<number | undefined> {
+    const known = this.#barriers.get(file);
+    if (known?.version === version) return known.seq;
+    const seq = make();
+    this.#barriers.set(file, { version, seq });
+    void seq.then(
+      (value) => {
+        if (value === undefined && this.#barriers.get(file)?.seq === seq)
+          this.#barriers.delete(file);
+      },
+      () => {
+        if (this.#barriers.get(file)?.seq === seq) this.#barriers.delete(file);
+      },
+    );
+    return seq;
   }
 
   /** Resolves at the next publish, or after `ms`. */
@@ -266,9 +296,18 @@ async function settled(deps: DiagnosticsDeps, file: string, deadline: number): P
 /**
  * The publish count when the server answered a request about `doc` sent after its sync: later
  * publishes were made after it took in the sync. Undefined when it did not answer in time.
- * Without a barrier request (the server offers neither), the count at the sync.
+ * Without a barrier request (the server offers neither), the count at the sync. One barrier per
+ * version: a later call about the same content counts the publishes since the first one.
  */
-async function barrierSeq(
+function barrierSeq(
+  deps: DiagnosticsDeps,
+  doc: DocumentSnapshot,
+  deadline: number,
+): Promise<number | undefined> {
+  return deps.store.barrier(doc.path, doc.version, () => askBarrier(deps, doc, deadline));
+}
+
+async function askBarrier(
   deps: DiagnosticsDeps,
   doc: DocumentSnapshot,
   deadline: number,

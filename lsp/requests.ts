@@ -195,7 +195,7 @@ export async function hover(
   provides(conn, 'hoverProvider', 'hover');
   const at = await prepare(conn, args);
   const result = await ask<Hover | null>(conn, 'textDocument/hover', at.params);
-  return { contents: result ? hoverText(result.contents) : '' };
+  return { contents: result ? hoverText(result.contents).trim() : '' };
 }
 
 export async function documentSymbols(
@@ -247,7 +247,7 @@ export async function workspaceSymbols(
   const symbols: WorkspaceSymbolView[] = [];
   for (const s of result ?? []) {
     const range = 'range' in s.location ? s.location.range : undefined;
-    const at = range ? await texts.position(s.location.uri, range.start) : { line: 1, column: 1 };
+    const at = range ? await texts.nameIn(s.location.uri, range, s.name) : { line: 1, column: 1 };
     symbols.push({
       name: s.name,
       kind: symbolKindName(s.kind),
@@ -462,14 +462,30 @@ class Texts {
     return lines;
   }
 
-  async position(
+  /**
+   * Where `name` first appears in `range` (a symbol's whole declaration, as servers give it):
+   * the spot to ask the next question about. The range's start when it does not appear.
+   */
+  async nameIn(
     uri: string,
-    p: { line: number; character: number },
+    range: LspRange,
+    name: string,
   ): Promise<{ line: number; column: number }> {
     const lines = await this.lines(uri);
-    return lines
-      ? fromLspPosition(lines, p, this.#conn.encoding)
-      : { line: p.line + 1, column: p.character + 1 };
+    if (!lines) return { line: range.start.line + 1, column: range.start.character + 1 };
+    const start = fromLspPosition(lines, range.start, this.#conn.encoding);
+    const end = fromLspPosition(lines, range.end, this.#conn.encoding);
+    for (let line = start.line; line <= end.line; line += 1) {
+      const chars = [...lines.line(line - 1)];
+      const from = line === start.line ? start.column - 1 : 0;
+      const to = line === end.line ? end.column - 1 : chars.length;
+      const found = chars.slice(from, to).join('').indexOf(name);
+      if (found >= 0) {
+        const before = chars.slice(from).join('').slice(0, found);
+        return { line, column: from + [...before].length + 1 };
+      }
+    }
+    return start;
   }
 
   async #read(uri: string): Promise<TextLines | undefined> {

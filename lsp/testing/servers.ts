@@ -20,8 +20,11 @@ export function typescriptServer(
     args: [modules('typescript-language-server', 'lib', 'cli.mjs'), '--stdio'],
     workspaceFolder,
     extensionToLanguage: { '.ts': 'typescript', '.tsx': 'typescriptreact' },
-    // The project's own TypeScript, wherever the workspace is (a temp dir has none).
-    initializationOptions: { tsserver: { path: modules('typescript', 'lib') } },
+    // The project's own TypeScript, wherever the workspace is (a temp dir has none). No
+    // syntax server: while the project loads, it answers a definition with the import line.
+    initializationOptions: {
+      tsserver: { path: modules('typescript', 'lib'), useSyntaxServer: 'never' },
+    },
     startupTimeoutMs: 30_000,
     ...more,
   };

@@ -82,5 +82,5 @@ export function spot(
     if (index < 0) throw new Error(`"${needle}" #${occurrence} is not in the text`);
   }
   const before = text.slice(0, index).split(/\r\n|\r|\n/);
-  return { line: before.length, column: [...before[before.length - 1]!].length + 1 + offset };
+  return { line: before.length, column: [...before[before.length - 1]].length + 1 + offset };
 }
