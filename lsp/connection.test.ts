@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
 import { LspConnection } from './connection.js';
 import { LspError } from './errors.js';
+import { diagnostics } from './requests.js';
 import { groupAlive } from './server-process.js';
 import { APPLY_EDIT_REFUSED } from './server-requests.js';
 import { fakeServer } from './testing/servers.js';
@@ -94,6 +96,29 @@ describe('a well-behaved server', () => {
     assert.deepEqual(pushed[0]?.params, {
       settings: { fake: { nested: { depth: 2 }, flag: true }, other: 1 },
     });
+  });
+
+  test('pull diagnostics, registered late, answer for the content on disk now', T, async () => {
+    // The registration came with the requests at `initialized` (the test above waited for it).
+    writeFileSync(dir.file('a.txt'), 'fine\nERROR here\nfine\n');
+    const first = await diagnostics(conn, { file: 'a.txt' });
+    assert.equal(first.state, 'current');
+    assert.deepEqual(
+      first.state === 'current' ? first.diagnostics.map((d) => [d.line, d.message]) : [],
+      [[2, 'error on line 2']],
+    );
+    writeFileSync(dir.file('a.txt'), 'ERROR\nfine\nfine\nERROR again\n');
+    const second = await diagnostics(conn, { file: 'a.txt' });
+    assert.deepEqual(
+      second.state === 'current' ? second.diagnostics.map((d) => d.line) : second,
+      [1, 4],
+    );
+    assert.ok(second.version > first.version);
+    const sent = (await state()).notifications.map((n) => n.method);
+    assert.deepEqual(
+      sent.filter((m) => m.startsWith('textDocument/')),
+      ['textDocument/didOpen', 'textDocument/didChange'],
+    );
   });
 
   test('workspace/applyEdit is refused: mcpctl writes no files', T, async () => {

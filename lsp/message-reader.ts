@@ -9,8 +9,8 @@
  *
  * Guarantees:
  * - Bytes that are not a frame (a server's stray `console.log`) are skipped up to the next
- *   `Content-Length:`/`Content-Type:` header; a frame whose header or body is malformed is
- *   dropped. Neither ends the connection; each is reported through `onNote` (at most
+ *   `Content-Length:`/`Content-Type:` header, and noted once per run of them; a frame whose
+ *   header or body is malformed is dropped. Neither ends the connection; each is reported through `onNote` (at most
  *   MAX_NOTES times, then once that further ones are not reported).
  * - Memory: a header is looked for in at most MAX_HEADER_BYTES; a body over `maxMessageBytes`
  *   is never held — it is dropped as it streams, and only its first PROBE_BYTES are looked at.
@@ -39,6 +39,9 @@ export const MAX_NOTES = 20;
 const HEADER_NAME = /content-(?:length|type)[ \t]*:/i;
 /** A header name split over two chunks is at most this long. */
 const HEADER_NAME_MAX = 'content-length  :'.length;
+/** How much of the garbage a note shows, and after how many bytes of it a note is made. */
+const SAMPLE_CHARS = 200;
+const GARBAGE_NOTE_BYTES = 64 * 1024;
 
 export interface BoundedReaderOptions {
   /** The server's name, for notes and error answers. */
@@ -107,6 +110,7 @@ export class BoundedMessageReader extends AbstractMessageReader {
   #state: State = { kind: 'header' };
   #callback: DataCallback | undefined;
   #notes = 0;
+  #pending = { bytes: 0, sample: '' };
 
   constructor(readable: Readable, options: BoundedReaderOptions) {
     super();
@@ -185,8 +189,9 @@ export class BoundedMessageReader extends AbstractMessageReader {
     if (start > 0) {
       this.#garbage(head.slice(0, start));
       q.drop(start);
-      return true;
     }
+    this.#flushGarbage();
+    if (start > 0) return true;
     const end = head.indexOf('\r\n\r\n');
     if (end < 0) {
       if (head.length < MAX_HEADER_BYTES) return false;
@@ -208,9 +213,20 @@ export class BoundedMessageReader extends AbstractMessageReader {
     return true;
   }
 
+  /** Garbage is gathered until the next header (or GARBAGE_NOTE_BYTES), then noted once. */
   #garbage(text: string): void {
-    const shown = text.slice(0, 200).replace(/[\x00-\x1f\x7f]/g, ' ');
-    this.#note(`"${this.#options.name}" wrote ${text.length} bytes that are not LSP: ${shown}`);
+    this.#pending.bytes += text.length;
+    if (this.#pending.sample.length < SAMPLE_CHARS)
+      this.#pending.sample += text.slice(0, SAMPLE_CHARS - this.#pending.sample.length);
+    if (this.#pending.bytes >= GARBAGE_NOTE_BYTES) this.#flushGarbage();
+  }
+
+  #flushGarbage(): void {
+    const { bytes, sample } = this.#pending;
+    if (bytes === 0) return;
+    this.#pending = { bytes: 0, sample: '' };
+    const shown = sample.replace(/[\x00-\x1f\x7f]/g, ' ').trim();
+    this.#note(`"${this.#options.name}" wrote ${bytes} bytes that are not LSP: ${shown}`);
   }
 
   #deliver(body: Buffer): void {

@@ -15,7 +15,8 @@
  * Requests (normal): `fake/state` → what was recorded; `fake/hang` → never answered;
  * `fake/huge` `{ bytes }` → a result of that many bytes; `fake/garbage` → writes garbage, then
  * answers `"ok"`; `fake/child` → starts a child process in the server's group, answers its pid;
- * `fake/publish` `{ uri, version? }` → publishes one diagnostic.
+ * `fake/publish` `{ uri, version? }` → publishes one diagnostic; `textDocument/diagnostic`
+ * (pull, registered at `initialized`) → an error for each line of the document with `ERROR`.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -139,6 +140,37 @@ function serve(): void {
     });
     return null;
   });
+  // Pull diagnostics (registered at initialized): one error per line that says ERROR, of the
+  // text as the server has it.
+  const texts = new Map<string, string>();
+  rpc.onNotification(
+    'textDocument/didOpen',
+    (p: { textDocument: { uri: string; text: string } }) => {
+      state.notifications.push({ method: 'textDocument/didOpen', params: p });
+      texts.set(p.textDocument.uri, p.textDocument.text);
+    },
+  );
+  rpc.onNotification(
+    'textDocument/didChange',
+    (p: { textDocument: { uri: string }; contentChanges: Array<{ text: string }> }) => {
+      state.notifications.push({ method: 'textDocument/didChange', params: p });
+      texts.set(p.textDocument.uri, p.contentChanges.at(-1)!.text);
+    },
+  );
+  rpc.onRequest('textDocument/diagnostic', (p: { textDocument: { uri: string } }) => ({
+    kind: 'full',
+    items: (texts.get(p.textDocument.uri) ?? '').split('\n').flatMap((line, n) =>
+      line.includes('ERROR')
+        ? [
+            {
+              range: { start: { line: n, character: 0 }, end: { line: n, character: line.length } },
+              message: `error on line ${n + 1}`,
+              severity: 1,
+            },
+          ]
+        : [],
+    ),
+  }));
   rpc.onRequest('textDocument/hover', () => ({ contents: { kind: 'plaintext', value: 'fake' } }));
   rpc.onRequest('shutdown', () => (mode === 'stubborn' ? new Promise(() => undefined) : null));
   rpc.onNotification('exit', () => {
