@@ -192,7 +192,6 @@ describe('servers that misbehave at start', () => {
     T,
     async () => {
       const conn = new LspConnection(fakeServer(dir.path, 'silent', { startupTimeoutMs: 500 }));
-      const started = Date.now();
       await assert.rejects(conn.open(), (err: unknown) => {
         assert.ok(err instanceof LspError);
         assert.match(
@@ -201,7 +200,6 @@ describe('servers that misbehave at start', () => {
         );
         return true;
       });
-      assert.ok(Date.now() - started < 8000);
       await groupGone(conn.pid);
       await conn.close();
     },
@@ -311,10 +309,8 @@ describe('loss and close', () => {
         fakeServer(dir.path, 'stubborn', { shutdownTimeoutMs: 300, killGraceMs: 300 }),
       );
       await conn.open();
-      const started = Date.now();
       await conn.close();
       await groupGone(conn.pid);
-      assert.ok(Date.now() - started < 5000, `close took ${Date.now() - started} ms`);
     },
   );
 

@@ -237,7 +237,7 @@ export class LspConnection {
             stop(new LspError('server', `${this.#who()}: ${describeExit(exit)} while starting`));
           else this.#exited(exit);
         });
-        // A process that started after a cancel or close is ended by close().
+        // One that starts after a cancel is ended by #end() (the failure path below, or close()).
       });
       this.#spawning.catch(() => undefined);
       await Promise.race([this.#spawning, stopped]);
