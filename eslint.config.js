@@ -6,6 +6,7 @@ const FOLDERS = [
   'informers',
   'approvals',
   'pool',
+  'lsp',
   'auth',
   'reconcilers',
   'controller',
@@ -72,6 +73,8 @@ export default tseslint.config(
     informers: ['api'],
     approvals: ['api'],
     pool: ['api'],
+    // The language-server client (DESIGN §3): pooled by pool/'s lifecycle, it sees only api/.
+    lsp: ['api'],
     // OAuth in one room: discovery, login, refresh, the grant store. pool/: types only.
     auth: ['api', 'pool'],
     reconcilers: ['api', 'approvals', 'pool'],

@@ -1,0 +1,325 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { tempDir, type TempDir } from '../testing/temp-dir.js';
+import { until } from '../testing/until.js';
+import { LspConnection } from './connection.js';
+import { LspError } from './errors.js';
+import { diagnostics } from './requests.js';
+import { groupAlive } from './server-process.js';
+import { APPLY_EDIT_REFUSED } from './server-requests.js';
+import { fakeServer } from './testing/servers.js';
+import { uriOf } from './workspace-files.js';
+
+const T = { timeout: 30_000 };
+
+interface FakeState {
+  initializeParams: {
+    rootUri: string;
+    workspaceFolders: Array<{ uri: string }>;
+    capabilities: { general: { positionEncodings: string[] } };
+  };
+  answers: Record<string, { result?: unknown; error?: { code: number; message: string } }>;
+  notifications: Array<{ method: string; params: unknown }>;
+  configurationAnswers: unknown[];
+}
+
+/** The group of a process we started is gone (every member, zombies included). */
+async function groupGone(pid: number | undefined): Promise<void> {
+  assert.ok(pid !== undefined && pid > 1);
+  await until(`process group ${pid} to be gone`, () => !groupAlive(pid), { timeoutMs: 10_000 });
+}
+
+describe('a well-behaved server', () => {
+  let dir: TempDir;
+  let conn: LspConnection;
+  const lost: string[] = [];
+  const state = (): Promise<FakeState> => conn.request<FakeState>('fake/state', null);
+
+  before(async () => {
+    dir = tempDir('mcpctl-lsp-conn-');
+    conn = new LspConnection(
+      fakeServer(dir.path, 'normal', {
+        settings: { fake: { nested: { depth: 2 }, flag: true }, other: 1 },
+        maxMessageBytes: 64 * 1024,
+      }),
+      { onLost: (reason) => lost.push(reason) },
+    );
+    await conn.open();
+  });
+
+  after(async () => {
+    const pid = conn.pid;
+    await conn.close();
+    await groupGone(pid);
+    dir.remove();
+  });
+
+  test('initialize names the workspace folder and offers the position encodings', T, async () => {
+    const { initializeParams } = await state();
+    assert.equal(initializeParams.rootUri, uriOf(dir.path));
+    assert.deepEqual(
+      initializeParams.workspaceFolders.map((f) => f.uri),
+      [uriOf(dir.path)],
+    );
+    assert.deepEqual(initializeParams.capabilities.general.positionEncodings, [
+      'utf-16',
+      'utf-8',
+      'utf-32',
+    ]);
+    assert.equal(conn.encoding, 'utf-16');
+    assert.equal(conn.stats().server, 'fake-server 1.0');
+  });
+
+  test("the server's requests to its client are answered", T, async () => {
+    const s = await until('the fake server to have all its answers', async () => {
+      const now = await state();
+      return Object.keys(now.answers).length === 7 && now;
+    });
+    assert.deepEqual(s.answers.configuration, {
+      result: [
+        { nested: { depth: 2 }, flag: true },
+        { depth: 2 },
+        null,
+        { fake: { nested: { depth: 2 }, flag: true }, other: 1 },
+      ],
+    });
+    assert.deepEqual(s.answers.registerCapability, { result: null });
+    assert.deepEqual(s.answers.workDoneProgressCreate, { result: null });
+    assert.deepEqual(s.answers.showMessageRequest, { result: null });
+    assert.deepEqual(s.answers.workspaceFolders, {
+      result: [{ uri: uriOf(dir.path), name: dir.path.split('/').pop() }],
+    });
+    assert.equal(s.answers.unknown?.error?.code, -32601, 'an unknown request gets MethodNotFound');
+    // The settings were also pushed once, right after initialized.
+    const pushed = s.notifications.filter((n) => n.method === 'workspace/didChangeConfiguration');
+    assert.deepEqual(pushed[0]?.params, {
+      settings: { fake: { nested: { depth: 2 }, flag: true }, other: 1 },
+    });
+  });
+
+  test('pull diagnostics, registered late, answer for the content on disk now', T, async () => {
+    // The registration came with the requests at `initialized` (the test above waited for it).
+    writeFileSync(dir.file('a.txt'), 'fine\nERROR here\nfine\n');
+    const first = await diagnostics(conn, { file: 'a.txt' });
+    assert.equal(first.state, 'current');
+    assert.deepEqual(
+      first.state === 'current' ? first.diagnostics.map((d) => [d.line, d.message]) : [],
+      [[2, 'error on line 2']],
+    );
+    writeFileSync(dir.file('a.txt'), 'ERROR\nfine\nfine\nERROR again\n');
+    const second = await diagnostics(conn, { file: 'a.txt' });
+    assert.deepEqual(
+      second.state === 'current' ? second.diagnostics.map((d) => d.line) : second,
+      [1, 4],
+    );
+    assert.ok(second.version > first.version);
+    const sent = (await state()).notifications.map((n) => n.method);
+    assert.deepEqual(
+      sent.filter((m) => m.startsWith('textDocument/')),
+      ['textDocument/didOpen', 'textDocument/didChange'],
+    );
+  });
+
+  test('workspace/applyEdit is refused: mcpctl writes no files', T, async () => {
+    const s = await until('the applyEdit answer', async () => (await state()).answers.applyEdit);
+    assert.deepEqual(s, { result: { applied: false, failureReason: APPLY_EDIT_REFUSED } });
+    assert.ok(conn.notes().some((n) => n.includes('refused')));
+  });
+
+  test('new settings are pushed and answered from then on, without a restart', T, async () => {
+    const pid = conn.pid;
+    conn.setSettings({ fake: { flag: false } });
+    const s = await until('the configuration asked again', async () => {
+      const now = await state();
+      return now.configurationAnswers.length >= 2 && now;
+    });
+    assert.deepEqual(s.configurationAnswers.at(-1), [{ flag: false }]);
+    assert.equal(conn.pid, pid);
+  });
+
+  test(
+    'a request the server never answers fails after its bound, naming the method',
+    T,
+    async () => {
+      await assert.rejects(
+        conn.request('fake/hang', null, { timeoutMs: 200 }),
+        (err: unknown) =>
+          err instanceof LspError &&
+          err.kind === 'timeout' &&
+          /fake\/hang within 200 ms/.test(err.message),
+      );
+      assert.equal(await conn.request('fake/garbage', null), 'ok', 'the connection still works');
+    },
+  );
+
+  test('garbage on stdout is skipped and noted; the connection goes on', T, async () => {
+    assert.equal(await conn.request('fake/garbage', null), 'ok');
+    assert.equal(await conn.request('fake/huge', { bytes: 10 }), 'x'.repeat(10));
+    assert.ok(
+      conn.notes().some((n) => /not LSP: oops: a stray log line/.test(n)),
+      conn.notes().join('\n'),
+    );
+    assert.ok(conn.notes().some((n) => /without a valid Content-Length/.test(n)));
+  });
+
+  test(
+    'an answer over the size limit fails exactly its request, the connection stays',
+    T,
+    async () => {
+      await assert.rejects(
+        conn.request('fake/huge', { bytes: 200 * 1024 }),
+        (err: unknown) =>
+          err instanceof LspError &&
+          err.kind === 'response' &&
+          /exceeded the 64 KiB message limit \(it was 200\.0 KiB\)/.test(err.message),
+      );
+      assert.equal(await conn.request('fake/huge', { bytes: 1000 }), 'x'.repeat(1000));
+      assert.deepEqual(lost, []);
+    },
+  );
+});
+
+describe('servers that misbehave at start', () => {
+  let dir: TempDir;
+  before(() => {
+    dir = tempDir('mcpctl-lsp-bad-');
+  });
+  after(() => dir.remove());
+
+  test(
+    'one that never answers initialize: open fails after startupTimeout, nothing left',
+    T,
+    async () => {
+      const conn = new LspConnection(fakeServer(dir.path, 'silent', { startupTimeoutMs: 500 }));
+      await assert.rejects(conn.open(), (err: unknown) => {
+        assert.ok(err instanceof LspError);
+        assert.match(
+          err.message,
+          /fake-silent.*did not answer initialize within 500 ms \(startupTimeout\)/,
+        );
+        return true;
+      });
+      await groupGone(conn.pid);
+      await conn.close();
+    },
+  );
+
+  test('one that exits at once: the error says the exit code and its stderr', T, async () => {
+    const conn = new LspConnection(fakeServer(dir.path, 'crash'));
+    await assert.rejects(conn.open(), (err: unknown) => {
+      assert.ok(err instanceof LspError);
+      assert.match(err.message, /exited with code 3 while starting/);
+      assert.match(err.message, /missing config file fake\.toml/);
+      return true;
+    });
+    await conn.close();
+  });
+
+  test('one whose header never ends: bounded, then the startup timeout', T, async () => {
+    const conn = new LspConnection(
+      fakeServer(dir.path, 'endless-header', { startupTimeoutMs: 1500 }),
+    );
+    await assert.rejects(conn.open(), /did not answer initialize within 1500 ms/);
+    assert.ok(
+      conn.notes().some((n) => /header longer than/.test(n)),
+      conn.notes().join('\n'),
+    );
+    await groupGone(conn.pid);
+  });
+
+  test('a command that does not exist: a clear error, no process', T, async () => {
+    const conn = new LspConnection({
+      ...fakeServer(dir.path, 'normal'),
+      name: 'nope',
+      command: '/no/such/language-server',
+    });
+    await assert.rejects(
+      conn.open(),
+      /language server "nope": could not start \/no\/such\/language-server: not found/,
+    );
+    assert.equal(conn.pid, undefined);
+  });
+
+  test('garbage before the first answer does not stop initialize', T, async () => {
+    const conn = new LspConnection(fakeServer(dir.path, 'garbage'));
+    await conn.open();
+    assert.ok(conn.notes().some((n) => /starting fake server/.test(n)));
+    const pid = conn.pid;
+    await conn.close();
+    await groupGone(pid);
+  });
+
+  test('a cancel while opening ends it: open rejects with the reason', T, async () => {
+    const conn = new LspConnection(fakeServer(dir.path, 'silent', { startupTimeoutMs: 20_000 }));
+    const opening = conn.open();
+    await until('the process to start', () => conn.pid);
+    conn.cancel(new Error('released: no session wants it any more'));
+    await assert.rejects(opening, /no session wants it/);
+    await groupGone(conn.pid);
+  });
+});
+
+describe('loss and close', () => {
+  let dir: TempDir;
+  before(() => {
+    dir = tempDir('mcpctl-lsp-loss-');
+  });
+  after(() => dir.remove());
+
+  test('a SIGKILLed server is reported once through onLost, its group ended', T, async () => {
+    const lost: string[] = [];
+    const conn = new LspConnection(fakeServer(dir.path, 'normal'), {
+      onLost: (reason) => lost.push(reason),
+    });
+    await conn.open();
+    const child = await conn.request<number>('fake/child', null);
+    process.kill(conn.pid!, 'SIGKILL');
+    await until('onLost', () => lost.length > 0);
+    assert.equal(lost.length, 1);
+    assert.match(lost[0], /language server "fake-normal": the process was killed by SIGKILL/);
+    assert.equal(conn.state, 'lost');
+    // Its child (same group) went with it.
+    await groupGone(conn.pid);
+    assert.throws(() => process.kill(child, 0));
+    await assert.rejects(conn.request('fake/state', null), /is not running \(lost\)/);
+    await conn.close();
+    assert.equal(lost.length, 1, 'close after a loss tells nobody');
+  });
+
+  test('close() shuts down politely and leaves no process, children included', T, async () => {
+    const lost: string[] = [];
+    const conn = new LspConnection(fakeServer(dir.path, 'normal'), {
+      onLost: (reason) => lost.push(reason),
+    });
+    await conn.open();
+    const child = await conn.request<number>('fake/child', null);
+    await conn.close();
+    await groupGone(conn.pid);
+    assert.throws(() => process.kill(child, 0));
+    assert.deepEqual(lost, [], 'a close is not a loss');
+    assert.equal(conn.state, 'closed');
+  });
+
+  test(
+    'a server that ignores shutdown, exit and SIGTERM is killed within the bounds',
+    T,
+    async () => {
+      const conn = new LspConnection(
+        fakeServer(dir.path, 'stubborn', { shutdownTimeoutMs: 300, killGraceMs: 300 }),
+      );
+      await conn.open();
+      await conn.close();
+      await groupGone(conn.pid);
+    },
+  );
+
+  test('a pending request fails at once when the server goes away', T, async () => {
+    const conn = new LspConnection(fakeServer(dir.path, 'normal'));
+    await conn.open();
+    const pending = conn.request('fake/hang', null, { timeoutMs: 20_000 });
+    process.kill(conn.pid!, 'SIGKILL');
+    await assert.rejects(pending, /went away before it answered fake\/hang/);
+    await conn.close();
+  });
+});

@@ -1,0 +1,552 @@
+/**
+ * One connection to one language server process: mcpctl is its one client, for every agent
+ * session of its workspace folder.
+ *
+ * It has the shape pool/pool.ts drives (`PooledConnection`: `pid`, `open`, `cancel`, `close`,
+ * `lease`, `stats`), without importing pool/ (DESIGN §3: lsp/ sees api/ only), so the pool's
+ * lifecycle — keys, refcounts, single-flight, drain — serves language servers unchanged; a loss
+ * is told through `onLost`, which the pool's host turns into `lost()`.
+ *
+ * Guarantees:
+ * - `open()`: spawn (own process group, server-process.ts), `initialize` with the workspace
+ *   folder and the client capabilities of capabilities.ts, `initialized`, then the `settings`
+ *   as `workspace/didChangeConfiguration` — all within `startupTimeoutMs`. It fails with an
+ *   LspError naming the server, the phase and the cause (spawn error, exit code or signal,
+ *   timeout, a refused initialize) plus its last stderr lines; the process group is ended
+ *   before it rejects. `cancel()` during open ends it the same way. Called once.
+ * - The server's requests to us are answered (server-requests.ts); its stdout is read within
+ *   bounds (message-reader.ts): garbage, malformed or oversized messages never hang or crash
+ *   the client.
+ * - `request()` is bounded (`requestTimeoutMs` unless given): past it the request is
+ *   cancelled (`$/cancelRequest`) and rejects with a `timeout` LspError naming the method. Error
+ *   answers reject with a `response` LspError carrying the server's code and message.
+ * - Loss: when the process exits, or its stdout ends, without our `close()`, after `open()`
+ *   resolved: pending requests reject, the process group is ended, and then `onLost(reason)` is
+ *   called once (reason: the exit code or signal, with the last stderr lines).
+ * - `close()`: `shutdown` then `exit` within `shutdownTimeoutMs`, then the process group is
+ *   ended (SIGTERM, grace, SIGKILL); it resolves when the group is gone. Idempotent, never
+ *   rejects, never calls `onLost`.
+ * - `setSettings()` sends `workspace/didChangeConfiguration` and answers later
+ *   `workspace/configuration` requests from the new settings: no restart.
+ */
+import {
+  ApplyWorkspaceEditRequest,
+  CancellationTokenSource,
+  ConfigurationRequest,
+  createProtocolConnection,
+  DidChangeConfigurationNotification,
+  ExitNotification,
+  InitializedNotification,
+  InitializeRequest,
+  LogMessageNotification,
+  PublishDiagnosticsNotification,
+  RegistrationRequest,
+  ResponseError,
+  ShowMessageNotification,
+  ShowMessageRequest,
+  ShutdownRequest,
+  StreamMessageWriter,
+  UnregistrationRequest,
+  WorkDoneProgressCreateRequest,
+  WorkspaceFoldersRequest,
+  type InitializeResult,
+  type ProtocolConnection,
+  type ServerCapabilities,
+} from 'vscode-languageserver-protocol/node';
+import { MAX_MESSAGE_BYTES } from '../api/index.js';
+import { initializeParams } from './capabilities.js';
+import {
+  currentDiagnostics,
+  DEFAULT_SETTLE_MS,
+  DiagnosticsStore,
+  type DiagnosticsAnswer,
+} from './diagnostics.js';
+import { DocumentSync, type DocumentOptions, type DocumentSnapshot } from './documents.js';
+import { LspError, messageOf, withStderr } from './errors.js';
+import { BoundedMessageReader } from './message-reader.js';
+import { encodingOf, type PositionEncoding } from './positions.js';
+import { ServerRequests } from './server-requests.js';
+import {
+  describeExit,
+  spawnServer,
+  waitFor,
+  type ExitInfo,
+  type ServerProcess,
+  type SpawnServer,
+} from './server-process.js';
+
+export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 3_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_KILL_GRACE_MS = 1_000;
+/** After its stdout closed, how long to wait for the exit that says why. */
+const EXIT_WAIT_MS = 500;
+/** How many of the server's log and show messages are kept for `notes()`. */
+export const NOTES_KEPT = 50;
+
+/** One language server as the client starts it (built from its `.lsp.json` entry). */
+export interface LspServerOptions {
+  readonly name: string;
+  readonly command: string;
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** The environment the process starts from (the agent's). Default: this process's. */
+  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Absolute realpath: rootUri, the one workspace folder, and the process's cwd. */
+  readonly workspaceFolder: string;
+  /** `{".ts": "typescript"}`: which files it handles and their languageId. */
+  readonly extensionToLanguage: Readonly<Record<string, string>>;
+  readonly initializationOptions?: unknown;
+  /** Answers `workspace/configuration`; sent as `didChangeConfiguration`. */
+  readonly settings?: unknown;
+  readonly startupTimeoutMs?: number;
+  readonly shutdownTimeoutMs?: number;
+  /** Default bound of a request. */
+  readonly requestTimeoutMs?: number;
+  /** After SIGTERM to the group, how long before SIGKILL. */
+  readonly killGraceMs?: number;
+  /** Largest message read from the server. Default MAX_MESSAGE_BYTES (16 MiB). */
+  readonly maxMessageBytes?: number;
+  readonly documents?: DocumentOptions;
+  /** Rule 3 of diagnostics.ts. Default DEFAULT_SETTLE_MS. */
+  readonly diagnosticsSettleMs?: number;
+}
+
+export interface LspConnectionHooks {
+  /** It went down on its own (after open resolved); called once, after the group ended. */
+  readonly onLost?: (reason: string) => void;
+  /** What the server logged or showed, and what was dropped of its output. */
+  readonly onNote?: (note: string) => void;
+  /** Starts the process; default: a process group of our own (server-process.ts). */
+  readonly spawn?: SpawnServer;
+}
+
+export type LspConnectionState = 'new' | 'starting' | 'ready' | 'closing' | 'closed' | 'lost';
+
+export interface RequestOptions {
+  readonly timeoutMs?: number;
+}
+
+/** What a holder of a pooled language server gets (`PooledConnection.lease`). */
+export interface LspLease {
+  readonly connection: LspConnection;
+  readonly startedAt: Date;
+}
+
+export class LspConnection {
+  readonly name: string;
+  readonly workspaceFolder: string;
+  readonly documents: DocumentSync;
+  readonly #options: LspServerOptions;
+  readonly #hooks: LspConnectionHooks;
+  readonly #store = new DiagnosticsStore();
+  readonly #serverRequests: ServerRequests;
+  readonly #abort = new AbortController();
+  #settings: unknown;
+  #state: LspConnectionState = 'new';
+  #process: ServerProcess | undefined;
+  #spawning: Promise<unknown> | undefined;
+  #rpc: ProtocolConnection | undefined;
+  #result: InitializeResult | undefined;
+  #encoding: PositionEncoding = 'utf-16';
+  #closing: Promise<void> | undefined;
+  #losing: Promise<void> | undefined;
+  readonly #notes: string[] = [];
+
+  constructor(options: LspServerOptions, hooks: LspConnectionHooks = {}) {
+    this.name = options.name;
+    this.workspaceFolder = options.workspaceFolder;
+    this.#options = options;
+    this.#hooks = hooks;
+    this.#settings = options.settings;
+    this.#serverRequests = new ServerRequests({
+      workspaceFolder: options.workspaceFolder,
+      settings: () => this.#settings,
+      onNote: (note) => this.#note(note),
+    });
+    this.documents = new DocumentSync(
+      { notify: (method, params) => this.notify(method, params) },
+      options.extensionToLanguage,
+      options.documents,
+    );
+  }
+
+  get pid(): number | undefined {
+    return this.#process?.pid;
+  }
+
+  get state(): LspConnectionState {
+    return this.#state;
+  }
+
+  /** What the server said it can do (after open). */
+  get capabilities(): ServerCapabilities {
+    return this.#result?.capabilities ?? {};
+  }
+
+  /** The position encoding agreed at initialize. */
+  get encoding(): PositionEncoding {
+    return this.#encoding;
+  }
+
+  /** The server's last log and show messages, and notes about its output. */
+  notes(): string[] {
+    return [...this.#notes];
+  }
+
+  stderrTail(): string[] {
+    return this.#process?.stderrTail() ?? [];
+  }
+
+  async open(): Promise<void> {
+    if (this.#state !== 'new') throw new LspError('server', `${this.#who()}: opened twice`);
+    this.#state = 'starting';
+    const o = this.#options;
+    const timeoutMs = o.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
+    let phase = 'start';
+    // One promise that rejects when starting must stop: timeout, cancel, or the process exits.
+    let stop!: (err: Error) => void;
+    const stopped = new Promise<never>((_, reject) => (stop = reject));
+    stopped.catch(() => undefined);
+    const timer = setTimeout(
+      () =>
+        stop(
+          new LspError(
+            'timeout',
+            `${this.#who()}: did not ${phase === 'start' ? 'start' : `answer ${phase}`} within ${timeoutMs} ms (startupTimeout)`,
+          ),
+        ),
+      timeoutMs,
+    );
+    const onAbort = (): void => stop(this.#abort.signal.reason as Error);
+    this.#abort.signal.addEventListener('abort', onAbort);
+    try {
+      if (this.#abort.signal.aborted) onAbort();
+      const spawning = (this.#hooks.spawn ?? spawnServer)({
+        name: o.name,
+        command: o.command,
+        cwd: o.workspaceFolder,
+        ...(o.args ? { args: o.args } : {}),
+        ...(o.env ? { env: o.env } : {}),
+        ...(o.baseEnv ? { baseEnv: o.baseEnv } : {}),
+      });
+      this.#spawning = spawning.then((p) => {
+        this.#process = p;
+        p.onExit((exit) => {
+          if (this.#state === 'starting')
+            stop(new LspError('server', `${this.#who()}: ${describeExit(exit)} while starting`));
+          else this.#exited(exit);
+        });
+        // One that starts after a cancel is ended by #end() (the failure path below, or close()).
+      });
+      this.#spawning.catch(() => undefined);
+      await Promise.race([this.#spawning, stopped]);
+      const rpc = this.#connect(this.#process!);
+      phase = 'initialize';
+      this.#result = await Promise.race([
+        rpc.sendRequest(
+          InitializeRequest.type,
+          initializeParams({
+            workspaceFolder: o.workspaceFolder,
+            initializationOptions: o.initializationOptions,
+          }),
+        ),
+        stopped,
+      ]);
+      this.#encoding = encodingOf(this.#result?.capabilities?.positionEncoding);
+      phase = 'initialized';
+      await Promise.race([rpc.sendNotification(InitializedNotification.type, {}), stopped]);
+      if (this.#settings !== undefined) {
+        await Promise.race([
+          rpc.sendNotification(DidChangeConfigurationNotification.type, {
+            settings: this.#settings,
+          }),
+          stopped,
+        ]);
+      }
+      // A cancel whose rejection lost the race to the last step still wins.
+      if (this.#abort.signal.aborted) throw this.#abort.signal.reason;
+      this.#state = 'ready';
+    } catch (err) {
+      const error = this.#startError(err, phase);
+      this.#state = 'closing';
+      await this.#end();
+      this.#state = 'closed';
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      this.#abort.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Nobody wants it while it opens: open() ends the process and rejects. */
+  cancel(reason: Error): void {
+    if (!this.#abort.signal.aborted) this.#abort.abort(reason);
+  }
+
+  /** Sends a request; bounded (see the guarantees). */
+  request<R>(method: string, params: object | null, options: RequestOptions = {}): Promise<R> {
+    const rpc = this.#state === 'ready' ? this.#rpc : undefined;
+    if (!rpc) return Promise.reject(this.#notRunning(method));
+    const timeoutMs =
+      options.timeoutMs ?? this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const source = new CancellationTokenSource();
+    return new Promise<R>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        source.cancel();
+        reject(
+          new LspError(
+            'timeout',
+            `${this.#who()}: no answer to ${method} within ${timeoutMs} ms; it may still be busy (indexing): ask again`,
+          ),
+        );
+      }, timeoutMs);
+      rpc
+        .sendRequest<R>(method, params, source.token)
+        .then(
+          (result) => resolve(result),
+          (err: unknown) => reject(this.#requestError(method, err)),
+        )
+        .finally(() => {
+          clearTimeout(timer);
+          source.dispose();
+        });
+    });
+  }
+
+  /** Sends a notification; a failed write is the loss of the process, reported as such. */
+  notify(method: string, params: object): void {
+    if (this.#state !== 'ready' || !this.#rpc) return;
+    this.#rpc.sendNotification(method, params).catch((err: unknown) => {
+      this.#note(`could not send ${method}: ${messageOf(err)}`);
+    });
+  }
+
+  /** New settings: sent now, and answered from now on. */
+  setSettings(settings: unknown): void {
+    this.#settings = settings;
+    this.notify(DidChangeConfigurationNotification.method, { settings: settings ?? null });
+  }
+
+  /** Diagnostics of `file` (an absolute path) as it is on disk now (diagnostics.ts). */
+  async diagnostics(file: string, options: RequestOptions = {}): Promise<DiagnosticsAnswer> {
+    if (this.#state !== 'ready') throw this.#notRunning('textDocument/diagnostic');
+    const timeoutMs =
+      options.timeoutMs ?? this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    return currentDiagnostics(
+      {
+        documents: this.documents,
+        store: this.#store,
+        request: (method, params, o) => this.request(method, params, o),
+        pull: () => this.#pull(),
+        barrier: (doc) => this.#barrier(doc),
+        settleMs: this.#options.diagnosticsSettleMs ?? DEFAULT_SETTLE_MS,
+        now: Date.now,
+      },
+      file,
+      timeoutMs,
+    );
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  lease(startedAt: Date): LspLease {
+    return { connection: this, startedAt };
+  }
+
+  stats(): {
+    kind: 'languageServer';
+    state: LspConnectionState;
+    positionEncoding: PositionEncoding;
+    openDocuments: number;
+    server: string | undefined;
+  } {
+    const info = this.#result?.serverInfo;
+    return {
+      kind: 'languageServer',
+      state: this.#state,
+      positionEncoding: this.#encoding,
+      openDocuments: this.documents.openCount,
+      server: info ? `${info.name}${info.version ? ` ${info.version}` : ''}` : undefined,
+    };
+  }
+
+  #who(): string {
+    return `language server "${this.name}"`;
+  }
+
+  #notRunning(method: string): LspError {
+    return new LspError(
+      'server',
+      `${this.#who()} is not running (${this.#state}): ${method} was not sent`,
+    );
+  }
+
+  #connect(proc: ServerProcess): ProtocolConnection {
+    const reader = new BoundedMessageReader(proc.stdout, {
+      name: this.name,
+      maxMessageBytes: this.#options.maxMessageBytes ?? MAX_MESSAGE_BYTES,
+      onNote: (note) => this.#note(note),
+    });
+    const rpc = createProtocolConnection(reader, new StreamMessageWriter(proc.stdin));
+    const requests = this.#serverRequests;
+    rpc.onRequest(ConfigurationRequest.type, (params) => requests.configuration(params.items));
+    rpc.onRequest(RegistrationRequest.type, (params) => requests.register(params.registrations));
+    rpc.onRequest(UnregistrationRequest.type, (params) =>
+      requests.unregister(params.unregisterations.map((u) => u.id)),
+    );
+    rpc.onRequest(WorkDoneProgressCreateRequest.type, () => undefined);
+    rpc.onRequest(ShowMessageRequest.type, (params) => requests.showMessageRequest(params.message));
+    rpc.onRequest(ApplyWorkspaceEditRequest.type, (params) => requests.applyEdit(params.label));
+    rpc.onRequest(WorkspaceFoldersRequest.type, () => requests.workspaceFolders());
+    rpc.onNotification(PublishDiagnosticsNotification.type, (params) =>
+      this.#store.publish(params),
+    );
+    rpc.onNotification(LogMessageNotification.type, (params) => this.#note(params.message));
+    rpc.onNotification(ShowMessageNotification.type, (params) => this.#note(params.message));
+    rpc.onClose(() => {
+      if (this.#state === 'ready') void this.#lose(`${this.#who()}: its stdout closed`);
+    });
+    rpc.listen();
+    this.#rpc = rpc;
+    return rpc;
+  }
+
+  #exited(exit: ExitInfo): void {
+    if (this.#state === 'ready') void this.#lose(`${this.#who()}: ${describeExit(exit)}`);
+  }
+
+  /**
+   * It went down on its own: end what is left of it, then tell. The reason is its exit when it
+   * exited (stdout often closes a moment before the exit is known), else `fallback`.
+   */
+  #lose(fallback: string): Promise<void> {
+    this.#losing ??= (async () => {
+      this.#state = 'lost';
+      this.documents.dispose();
+      this.#rpc?.dispose();
+      const proc = this.#process;
+      if (proc) await waitFor(() => proc.exit !== undefined, EXIT_WAIT_MS);
+      const reason = proc?.exit ? `${this.#who()}: ${describeExit(proc.exit)}` : fallback;
+      await proc?.end(this.#options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+      try {
+        this.#hooks.onLost?.(withStderr(reason, this.stderrTail()));
+      } catch (err) {
+        this.#note(`onLost failed: ${messageOf(err)}`);
+      }
+    })();
+    return this.#losing;
+  }
+
+  async #close(): Promise<void> {
+    const wasReady = this.#state === 'ready';
+    if (this.#state === 'starting')
+      this.cancel(new LspError('server', `${this.#who()}: closed while starting`));
+    if (this.#state !== 'lost') this.#state = 'closing';
+    this.documents.dispose();
+    if (wasReady && this.#rpc && this.#process?.exit === undefined) {
+      const deadline =
+        Date.now() + (this.#options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+      await this.#politely(this.#rpc, this.#process, deadline);
+    }
+    await this.#losing;
+    await this.#end();
+    if (this.#state !== 'lost') this.#state = 'closed';
+  }
+
+  /** `shutdown`, `exit`, and a wait for the process to leave, all before `deadline`. */
+  async #politely(
+    rpc: ProtocolConnection,
+    proc: ServerProcess | undefined,
+    deadline: number,
+  ): Promise<void> {
+    const left = (): number => Math.max(0, deadline - Date.now());
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, left())));
+    try {
+      await Promise.race([rpc.sendRequest(ShutdownRequest.type).catch(() => undefined), late]);
+      await Promise.race([
+        rpc.sendNotification(ExitNotification.type).catch(() => undefined),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (proc) await waitFor(() => proc.exit !== undefined, left());
+  }
+
+  /** Ends the process group (also one that started after a cancel) and the JSON-RPC side. */
+  async #end(): Promise<void> {
+    await this.#spawning?.catch(() => undefined);
+    this.#rpc?.dispose();
+    await this.#process?.end(this.#options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+  }
+
+  #startError(err: unknown, phase: string): LspError {
+    const stderr = this.stderrTail();
+    if (err instanceof LspError) return new LspError(err.kind, withStderr(err.message, stderr));
+    if (err instanceof ResponseError)
+      return new LspError(
+        'server',
+        withStderr(`${this.#who()}: refused ${phase}: ${err.message} (code ${err.code})`, stderr),
+      );
+    const message = messageOf(err);
+    return new LspError(
+      'server',
+      withStderr(
+        message.startsWith('language server')
+          ? message
+          : `${this.#who()}: ${phase} failed: ${message}`,
+        stderr,
+      ),
+    );
+  }
+
+  #requestError(method: string, err: unknown): LspError {
+    if (err instanceof LspError) return err;
+    if (this.#state !== 'ready')
+      return new LspError(
+        'server',
+        `${this.#who()} went away before it answered ${method} (${this.#state})`,
+      );
+    if (err instanceof ResponseError)
+      return new LspError(
+        'response',
+        `${this.#who()} answered ${method} with an error: ${err.message}`,
+        {
+          code: err.code,
+        },
+      );
+    return new LspError('server', `${this.#who()}: ${method} failed: ${messageOf(err)}`);
+  }
+
+  /** Pull diagnostics: offered statically or registered later. */
+  #pull(): { identifier?: string } | undefined {
+    const provider = this.capabilities.diagnosticProvider;
+    if (provider)
+      return provider.identifier !== undefined ? { identifier: provider.identifier } : {};
+    return this.#serverRequests.registered('textDocument/diagnostic') ? {} : undefined;
+  }
+
+  /** A request about `doc` the server must take the sync in before answering. */
+  #barrier(doc: DocumentSnapshot): { method: string; params: object } | undefined {
+    const textDocument = { uri: doc.uri };
+    if (this.capabilities.documentSymbolProvider)
+      return { method: 'textDocument/documentSymbol', params: { textDocument } };
+    if (this.capabilities.hoverProvider)
+      return {
+        method: 'textDocument/hover',
+        params: { textDocument, position: { line: 0, character: 0 } },
+      };
+    return undefined;
+  }
+
+  #note(note: string): void {
+    this.#notes.push(note.length > 2000 ? `${note.slice(0, 2000)}…` : note);
+    if (this.#notes.length > NOTES_KEPT) this.#notes.splice(0, this.#notes.length - NOTES_KEPT);
+    this.#hooks.onNote?.(note);
+  }
+}

@@ -1,0 +1,160 @@
+// The rules of diagnostics.ts against a scripted server (no process): which publish counts.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import type { Diagnostic } from 'vscode-languageserver-protocol/node';
+import { tempDir, type TempDir } from '../testing/temp-dir.js';
+import { until } from '../testing/until.js';
+import { currentDiagnostics, DiagnosticsStore, type DiagnosticsDeps } from './diagnostics.js';
+import { DocumentSync } from './documents.js';
+import { LspError } from './errors.js';
+import { uriOf } from './workspace-files.js';
+
+const T = { timeout: 15_000 };
+
+let dir: TempDir;
+before(() => {
+  dir = tempDir('mcpctl-lsp-diag-');
+});
+after(() => dir.remove());
+
+const diag = (message: string): Diagnostic => ({
+  range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+  message,
+});
+
+type Handler = (method: string, params: object) => Promise<unknown>;
+
+function setup(options: { pull?: boolean; barrier?: boolean; handler?: Handler } = {}) {
+  const store = new DiagnosticsStore();
+  const documents = new DocumentSync({ notify: () => undefined }, { '.ts': 'typescript' });
+  const asked: string[] = [];
+  const deps: DiagnosticsDeps = {
+    documents,
+    store,
+    request: <R>(method: string, params: object) => {
+      asked.push(method);
+      return (options.handler ?? (() => Promise.resolve(null)))(method, params) as Promise<R>;
+    },
+    pull: () => (options.pull ? {} : undefined),
+    barrier: (doc) =>
+      options.barrier === false
+        ? undefined
+        : { method: 'textDocument/documentSymbol', params: { textDocument: { uri: doc.uri } } },
+    settleMs: 100,
+    now: Date.now,
+  };
+  return { store, documents, deps, asked };
+}
+
+const messages = (answer: Awaited<ReturnType<typeof currentDiagnostics>>): string[] | string =>
+  answer.state === 'current'
+    ? answer.diagnostics.map((d) => (typeof d.message === 'string' ? d.message : d.message.value))
+    : answer.state;
+
+test('versioned: only a publish of the synced version counts, never an older one', T, async () => {
+  const { store, documents, deps } = setup();
+  const file = dir.file('v.ts');
+  const uri = uriOf(file);
+  store.publish({ uri: uriOf(dir.file('other.ts')), version: 1, diagnostics: [] }); // versioned server
+  writeFileSync(file, 'one');
+  const first = currentDiagnostics(deps, file, 5000);
+  const v = (await until('the sync', () => documents.get(file))).version;
+  store.publish({ uri, version: v - 1, diagnostics: [diag('older')] });
+  store.publish({ uri, version: v, diagnostics: [diag('current')] });
+  assert.deepEqual(messages(await first), ['current']);
+  // The file changes: the diagnostics of the old version are there, and must not be answered.
+  writeFileSync(file, 'two');
+  const second = await currentDiagnostics(deps, file, 200);
+  assert.equal(second.state, 'analysing');
+  assert.equal(second.document.version, v + 1);
+  documents.dispose();
+});
+
+test(
+  'unversioned: a publish before the barrier answer is older content, one after it counts',
+  T,
+  async () => {
+    let publishDuringBarrier: (() => void) | undefined;
+    const { store, documents, deps, asked } = setup({
+      handler: (method) => {
+        // The server publishes (for what it had before) while it takes in the sync, then answers.
+        if (method === 'textDocument/documentSymbol') publishDuringBarrier?.();
+        return Promise.resolve([]);
+      },
+    });
+    const file = dir.file('u.ts');
+    const uri = uriOf(file);
+    writeFileSync(file, 'content');
+    publishDuringBarrier = () => store.publish({ uri, diagnostics: [diag('stale')] });
+    const none = await currentDiagnostics(deps, file, 300);
+    assert.equal(none.state, 'analysing', 'the stale publish must not count');
+    publishDuringBarrier = undefined;
+    // The next call about the same version reuses its barrier: a publish after it counts.
+    const next = currentDiagnostics(deps, file, 5000);
+    setTimeout(() => store.publish({ uri, diagnostics: [diag('fresh')] }), 20);
+    assert.deepEqual(messages(await next), ['fresh']);
+    assert.deepEqual(asked, ['textDocument/documentSymbol'], 'one barrier per version');
+    documents.dispose();
+  },
+);
+
+test('unversioned: the last publish of a burst is the answer', T, async () => {
+  const { store, documents, deps } = setup();
+  const file = dir.file('burst.ts');
+  const uri = uriOf(file);
+  writeFileSync(file, 'x');
+  const answer = currentDiagnostics(deps, file, 5000);
+  setTimeout(() => store.publish({ uri, diagnostics: [diag('syntax')] }), 20);
+  setTimeout(() => store.publish({ uri, diagnostics: [diag('syntax'), diag('semantic')] }), 60);
+  assert.deepEqual(messages(await answer), ['syntax', 'semantic']);
+  documents.dispose();
+});
+
+test(
+  'unversioned: a changed file is re-opened, never answered with the old publish',
+  T,
+  async () => {
+    const sent: string[] = [];
+    const store = new DiagnosticsStore();
+    const documents = new DocumentSync({ notify: (m) => sent.push(m) }, { '.ts': 'typescript' });
+    const { deps } = setup();
+    const d: DiagnosticsDeps = { ...deps, store, documents };
+    const file = dir.file('r.ts');
+    const uri = uriOf(file);
+    writeFileSync(file, 'a');
+    const first = currentDiagnostics(d, file, 5000);
+    setTimeout(() => store.publish({ uri, diagnostics: [diag('of a')] }), 10);
+    assert.deepEqual(messages(await first), ['of a']);
+    writeFileSync(file, 'b');
+    assert.equal((await currentDiagnostics(d, file, 200)).state, 'analysing');
+    assert.deepEqual(sent, [
+      'textDocument/didOpen',
+      'textDocument/didClose',
+      'textDocument/didOpen',
+    ]);
+    documents.dispose();
+  },
+);
+
+test(
+  'pull: the answer to a request sent after the sync; a server-cancelled one is asked again',
+  T,
+  async () => {
+    let calls = 0;
+    const { documents, deps } = setup({
+      pull: true,
+      handler: (method) => {
+        assert.equal(method, 'textDocument/diagnostic');
+        calls += 1;
+        if (calls === 1) return Promise.reject(new LspError('response', 'busy', { code: -32802 }));
+        return Promise.resolve({ kind: 'full', items: [diag('pulled')] });
+      },
+    });
+    const file = dir.file('p.ts');
+    writeFileSync(file, 'x');
+    assert.deepEqual(messages(await currentDiagnostics(deps, file, 5000)), ['pulled']);
+    assert.equal(calls, 2);
+    documents.dispose();
+  },
+);

@@ -1,0 +1,313 @@
+/**
+ * The documents a language server has open, kept equal to the files on disk.
+ *
+ * An agent edits files with its own tools or a shell command; the server hears nothing of it.
+ * So before every request about a file, its content is read from disk and the server is told:
+ * opened when it is not open, changed (full text, version + 1) when it differs from what the
+ * server has. An answer is then always about the file as it is now.
+ *
+ * Guarantees:
+ * - `sync(path)` reads the file and returns what the server has afterwards: its text is the
+ *   file's content at the time of the read, its version the one the server was told. Syncs of
+ *   one file are serialised (versions only grow, notifications never interleave); versions
+ *   grow across close and re-open too, so a version never names two contents.
+ * - `delivery: 'open'` makes the server get the content by a fresh `didOpen` (a changed file
+ *   is closed and re-opened, an unchanged one whose version came by `didChange` likewise):
+ *   servers publish diagnostics for every open, not always for a change (diagnostics.ts).
+ * - `refreshOthers` re-syncs every other open document whose file changed on disk (size,
+ *   mtime, ctime or inode differ), so cross-file answers (references, diagnostics that depend on
+ *   another file) never see an old content of an open file; a deleted file is closed.
+ * - Bounded: at most `maxOpen` documents are open (the least recently used is closed first)
+ *   and a document unused for `idleMs` is closed, so a server's memory does not grow with every
+ *   file ever asked about. A document being synced is never closed under it.
+ * - Files over `maxFileBytes` and files no `extensionToLanguage` entry covers are refused with
+ *   an error naming the file and the configured extensions.
+ * - `reopen(paths)` opens documents again on a new server process (after a restart).
+ */
+import { open as openFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { MAX_MESSAGE_BYTES, sizeText } from '../api/index.js';
+import { LspError } from './errors.js';
+import { uriOf } from './workspace-files.js';
+
+export const DEFAULT_IDLE_MS = 10 * 60_000;
+export const DEFAULT_MAX_OPEN = 64;
+
+export interface DocumentOptions {
+  /** ms a document stays open unused. Default 10 minutes. */
+  readonly idleMs?: number;
+  /** Most documents open at once. Default 64. */
+  readonly maxOpen?: number;
+  /** Largest file sent to the server. Default MAX_MESSAGE_BYTES (16 MiB). */
+  readonly maxFileBytes?: number;
+}
+
+/** What documents.ts needs of a connection: to notify the server. */
+export interface DocumentChannel {
+  notify(method: string, params: object): void;
+}
+
+/** A document as the server has it. */
+export interface DocumentSnapshot {
+  readonly path: string;
+  readonly uri: string;
+  readonly languageId: string;
+  readonly version: number;
+  readonly text: string;
+  /** How the server got this version: a `didOpen` or a `didChange`. */
+  readonly via: 'open' | 'change';
+}
+
+interface OpenDocument extends DocumentSnapshot {
+  /** The file's stat when it was last read: a cheap "has it changed" for refreshOthers. */
+  readonly signature: string;
+  lastUsed: number;
+}
+
+export interface SyncOptions {
+  /** 'open': the server must have this content by a didOpen (see the guarantees). */
+  readonly delivery?: 'any' | 'open';
+}
+
+export class DocumentSync {
+  readonly #channel: DocumentChannel;
+  #extensionToLanguage: Readonly<Record<string, string>>;
+  readonly #idleMs: number;
+  readonly #maxOpen: number;
+  readonly #maxFileBytes: number;
+  readonly #now: () => number;
+  readonly #docs = new Map<string, OpenDocument>();
+  /** The tail of each file's sync queue. */
+  readonly #queues = new Map<string, Promise<unknown>>();
+  /** One counter for every document: versions only grow, whatever was closed meanwhile. */
+  #version = 0;
+  #sweeper: NodeJS.Timeout | undefined;
+
+  constructor(
+    channel: DocumentChannel,
+    extensionToLanguage: Readonly<Record<string, string>>,
+    options: DocumentOptions = {},
+    now: () => number = Date.now,
+  ) {
+    this.#channel = channel;
+    this.#extensionToLanguage = extensionToLanguage;
+    this.#idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+    this.#maxOpen = Math.max(1, options.maxOpen ?? DEFAULT_MAX_OPEN);
+    this.#maxFileBytes = options.maxFileBytes ?? MAX_MESSAGE_BYTES;
+    this.#now = now;
+    // Unref'd: an idle sweep never keeps the daemon alive.
+    this.#sweeper = setInterval(
+      () => this.closeIdle(),
+      Math.max(10, Math.min(this.#idleMs / 2, 60_000)),
+    );
+    this.#sweeper.unref();
+  }
+
+  /** An `extensionToLanguage` edit changes routing only (no restart). */
+  setExtensionToLanguage(map: Readonly<Record<string, string>>): void {
+    this.#extensionToLanguage = map;
+  }
+
+  /** The languageId for a file: the longest configured extension it ends with. */
+  languageOf(file: string): string | undefined {
+    const name = path.basename(file);
+    let best: string | undefined;
+    for (const ext of Object.keys(this.#extensionToLanguage)) {
+      if (!name.endsWith(ext)) continue;
+      if (best === undefined || ext.length > best.length) best = ext;
+    }
+    return best === undefined ? undefined : this.#extensionToLanguage[best];
+  }
+
+  extensions(): string[] {
+    return Object.keys(this.#extensionToLanguage).sort();
+  }
+
+  /** What the server has of `file` now, when it is open. */
+  get(file: string): DocumentSnapshot | undefined {
+    return this.#docs.get(file);
+  }
+
+  get openCount(): number {
+    return this.#docs.size;
+  }
+
+  openPaths(): string[] {
+    return [...this.#docs.keys()].sort();
+  }
+
+  /** Marks the document used now (a request about it finished). */
+  touch(file: string): void {
+    const doc = this.#docs.get(file);
+    if (doc) doc.lastUsed = this.#now();
+  }
+
+  /** Reads `file` from disk and brings the server to its content (see the guarantees). */
+  sync(file: string, options: SyncOptions = {}): Promise<DocumentSnapshot> {
+    return this.#serial(file, () => this.#sync(file, options.delivery ?? 'any'));
+  }
+
+  /** Re-syncs the other open documents whose files changed on disk (deleted ones close). */
+  async refreshOthers(except?: string): Promise<void> {
+    const stale: string[] = [];
+    await Promise.all(
+      [...this.#docs.values()].map(async (doc) => {
+        if (doc.path === except) return;
+        const now = await signatureOf(doc.path).catch(() => undefined);
+        if (now !== doc.signature) stale.push(doc.path);
+      }),
+    );
+    await Promise.all(stale.map((file) => this.sync(file).catch(() => undefined)));
+  }
+
+  /** Opens `paths` again (a new server process); files that are gone are skipped. */
+  async reopen(paths: readonly string[]): Promise<void> {
+    await Promise.all(paths.map((file) => this.sync(file).catch(() => undefined)));
+  }
+
+  /** Closes documents unused for `idleMs`; the sweeper calls it. */
+  closeIdle(): void {
+    const limit = this.#now() - this.#idleMs;
+    for (const doc of [...this.#docs.values()]) {
+      if (doc.lastUsed <= limit && !this.#queues.has(doc.path)) this.#close(doc.path);
+    }
+  }
+
+  /** Stops the sweeper; the server is going away, so nothing is sent. */
+  dispose(): void {
+    if (this.#sweeper) clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+  }
+
+  async #sync(file: string, delivery: 'any' | 'open'): Promise<DocumentSnapshot> {
+    const languageId = this.languageOf(file);
+    if (languageId === undefined) {
+      throw new LspError(
+        'badRequest',
+        `no language server handles ${path.basename(file)}: the configured extensions are ${this.extensions().join(', ') || '(none)'}`,
+      );
+    }
+    let read: { text: string; signature: string };
+    try {
+      read = await readText(file, this.#maxFileBytes);
+    } catch (err) {
+      if (this.#docs.has(file)) this.#close(file);
+      if (err instanceof LspError) throw err;
+      const gone = (err as NodeJS.ErrnoException).code === 'ENOENT';
+      throw new LspError(
+        'badRequest',
+        gone ? `no such file: ${file}` : `cannot read ${file}: ${(err as Error).message}`,
+      );
+    }
+    const doc = this.#docs.get(file);
+    const now = this.#now();
+    if (doc && doc.text === read.text && (delivery === 'any' || doc.via === 'open')) {
+      const same: OpenDocument = { ...doc, signature: read.signature, lastUsed: now };
+      this.#docs.set(file, same);
+      return same;
+    }
+    if (doc && delivery === 'any') {
+      const changed: OpenDocument = {
+        ...doc,
+        version: ++this.#version,
+        text: read.text,
+        via: 'change',
+        signature: read.signature,
+        lastUsed: now,
+      };
+      this.#docs.set(file, changed);
+      this.#channel.notify('textDocument/didChange', {
+        textDocument: { uri: changed.uri, version: changed.version },
+        contentChanges: [{ text: changed.text }],
+      });
+      return changed;
+    }
+    if (doc) this.#close(file);
+    else this.#evictFor(file);
+    const opened: OpenDocument = {
+      path: file,
+      uri: uriOf(file),
+      languageId,
+      version: ++this.#version,
+      text: read.text,
+      via: 'open',
+      signature: read.signature,
+      lastUsed: now,
+    };
+    this.#docs.set(file, opened);
+    this.#channel.notify('textDocument/didOpen', {
+      textDocument: {
+        uri: opened.uri,
+        languageId,
+        version: opened.version,
+        text: opened.text,
+      },
+    });
+    return opened;
+  }
+
+  /** Makes room for one more document: closes the least recently used idle ones. */
+  #evictFor(file: string): void {
+    const others = [...this.#docs.values()]
+      .filter((d) => d.path !== file && !this.#queues.has(d.path))
+      .sort((a, b) => a.lastUsed - b.lastUsed);
+    while (this.#docs.size >= this.#maxOpen && others.length > 0) this.#close(others.shift()!.path);
+  }
+
+  #close(file: string): void {
+    const doc = this.#docs.get(file);
+    if (!doc) return;
+    this.#docs.delete(file);
+    this.#channel.notify('textDocument/didClose', { textDocument: { uri: doc.uri } });
+  }
+
+  /** Runs `work` after every earlier sync of `file`. */
+  #serial<T>(file: string, work: () => Promise<T>): Promise<T> {
+    const before = this.#queues.get(file) ?? Promise.resolve();
+    const run = before.then(work, work);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#queues.set(file, tail);
+    void tail.then(() => {
+      if (this.#queues.get(file) === tail) this.#queues.delete(file);
+    });
+    return run;
+  }
+}
+
+/** A file's identity and last change, from one stat: equal signatures, same content (in practice). */
+function signatureFrom(info: {
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  ino: bigint;
+}): string {
+  return `${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.ino}`;
+}
+
+async function signatureOf(file: string): Promise<string> {
+  return signatureFrom(await stat(file, { bigint: true }));
+}
+
+/** The file's text and its signature, both from one open file handle. */
+async function readText(
+  file: string,
+  maxBytes: number,
+): Promise<{ text: string; signature: string }> {
+  const handle = await openFile(file, 'r');
+  try {
+    const info = await handle.stat({ bigint: true });
+    if (!info.isFile()) throw new LspError('badRequest', `${file} is not a regular file`);
+    if (info.size > BigInt(maxBytes)) {
+      throw new LspError(
+        'badRequest',
+        `${file} is too large to send to a language server (${sizeText(Number(info.size))}, the limit is ${sizeText(maxBytes)})`,
+      );
+    }
+    return { text: await handle.readFile('utf8'), signature: signatureFrom(info) };
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,502 @@
+/**
+ * The questions the gateway's `lsp_*` tools ask, as plain objects in and out: files relative
+ * to the workspace, lines and columns 1-based in code points (positions.ts), no LSP types.
+ *
+ * Guarantees:
+ * - `file` is relative to the workspace or absolute inside it; anything else is refused
+ *   (workspace-files.ts). Before the question, the file is synced from disk and so is every
+ *   other open document whose file changed (documents.ts): the answer is about the files as
+ *   they are now.
+ * - A line past the end of the file is refused, naming the file's line count; a column past
+ *   its line's end means the line's end.
+ * - Positions in answers are converted with the text the server had (the synced document, or
+ *   for a file it did not have open, the file as read now); paths are relative to the
+ *   workspace, absolute outside it, a non-file URI as it is. `text` is the location's line,
+ *   trimmed, at most TEXT_CHARS characters.
+ * - A question the server offers no provider for is refused with a clear error, as is one it
+ *   answers with an error. A request the server cancels because the document changed under it
+ *   (ContentModified, ServerCancelled, RequestCancelled) is asked once more.
+ * - `rename` previews: it returns the edits, mcpctl writes nothing.
+ */
+import { readFile } from 'node:fs/promises';
+import type {
+  Diagnostic,
+  DocumentSymbol,
+  Hover,
+  Location,
+  LocationLink,
+  MarkedString,
+  MarkupContent,
+  SymbolInformation,
+  TextEdit,
+  WorkspaceEdit,
+  WorkspaceSymbol,
+} from 'vscode-languageserver-protocol/node';
+import type { LspConnection } from './connection.js';
+import { LspError } from './errors.js';
+import {
+  fromLspPosition,
+  fromLspRange,
+  TextLines,
+  toLspPosition,
+  type LspRange,
+} from './positions.js';
+import { displayUri, pathOf, resolveInWorkspace } from './workspace-files.js';
+
+export const TEXT_CHARS = 200;
+
+/** Requests cancelled by a change of the document: asked again once. */
+const RETRIED_CODES = new Set([-32800, -32801, -32802]);
+
+export interface FileArgs {
+  readonly file: string;
+}
+
+export interface PositionArgs extends FileArgs {
+  readonly line: number;
+  readonly column: number;
+}
+
+export interface LocationView {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly endLine: number;
+  readonly endColumn: number;
+  readonly text: string;
+}
+
+export interface SymbolView {
+  readonly name: string;
+  readonly kind: string;
+  readonly line: number;
+  readonly column: number;
+  readonly detail?: string;
+  readonly children?: SymbolView[];
+}
+
+export interface WorkspaceSymbolView {
+  readonly name: string;
+  readonly kind: string;
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly containerName?: string;
+}
+
+export interface EditView {
+  readonly line: number;
+  readonly column: number;
+  readonly endLine: number;
+  readonly endColumn: number;
+  readonly newText: string;
+}
+
+export interface FileEditsView {
+  readonly file: string;
+  readonly edits: EditView[];
+}
+
+export type Severity = 'error' | 'warning' | 'information' | 'hint';
+
+export interface DiagnosticView {
+  readonly severity: Severity;
+  readonly line: number;
+  readonly column: number;
+  readonly endLine: number;
+  readonly endColumn: number;
+  readonly message: string;
+  readonly source?: string;
+  readonly code?: string | number;
+}
+
+export type DiagnosticsView =
+  | {
+      readonly file: string;
+      readonly state: 'current';
+      /** The document version the diagnostics are of. */
+      readonly version: number;
+      readonly diagnostics: DiagnosticView[];
+    }
+  | {
+      readonly file: string;
+      readonly state: 'analysing';
+      readonly version: number;
+      readonly message: string;
+    };
+
+/** LSP SymbolKind 1..26 by name. */
+const SYMBOL_KINDS = [
+  'File',
+  'Module',
+  'Namespace',
+  'Package',
+  'Class',
+  'Method',
+  'Property',
+  'Field',
+  'Constructor',
+  'Enum',
+  'Interface',
+  'Function',
+  'Variable',
+  'Constant',
+  'String',
+  'Number',
+  'Boolean',
+  'Array',
+  'Object',
+  'Key',
+  'Null',
+  'EnumMember',
+  'Struct',
+  'Event',
+  'Operator',
+  'TypeParameter',
+];
+
+export function symbolKindName(kind: number): string {
+  return SYMBOL_KINDS[kind - 1] ?? `Kind${kind}`;
+}
+
+const SEVERITIES: readonly Severity[] = ['error', 'warning', 'information', 'hint'];
+
+export async function definition(
+  conn: LspConnection,
+  args: PositionArgs,
+): Promise<{ locations: LocationView[] }> {
+  provides(conn, 'definitionProvider', 'definitions');
+  const at = await prepare(conn, args);
+  const result = await ask<Location | Location[] | LocationLink[] | null>(
+    conn,
+    'textDocument/definition',
+    at.params,
+  );
+  return { locations: await locationViews(conn, asLocations(result)) };
+}
+
+export async function references(
+  conn: LspConnection,
+  args: PositionArgs & { readonly includeDeclaration?: boolean },
+): Promise<{ locations: LocationView[] }> {
+  provides(conn, 'referencesProvider', 'references');
+  const at = await prepare(conn, args);
+  const result = await ask<Location[] | null>(conn, 'textDocument/references', {
+    ...at.params,
+    context: { includeDeclaration: args.includeDeclaration ?? true },
+  });
+  return { locations: await locationViews(conn, result ?? []) };
+}
+
+export async function hover(
+  conn: LspConnection,
+  args: PositionArgs,
+): Promise<{ contents: string }> {
+  provides(conn, 'hoverProvider', 'hover');
+  const at = await prepare(conn, args);
+  const result = await ask<Hover | null>(conn, 'textDocument/hover', at.params);
+  return { contents: result ? hoverText(result.contents).trim() : '' };
+}
+
+export async function documentSymbols(
+  conn: LspConnection,
+  args: FileArgs,
+): Promise<{ symbols: SymbolView[] }> {
+  provides(conn, 'documentSymbolProvider', 'document symbols');
+  const file = await resolveInWorkspace(conn.workspaceFolder, args.file);
+  await conn.documents.refreshOthers(file);
+  const doc = await conn.documents.sync(file);
+  const lines = new TextLines(doc.text);
+  const result = await ask<DocumentSymbol[] | SymbolInformation[] | null>(
+    conn,
+    'textDocument/documentSymbol',
+    { textDocument: { uri: doc.uri } },
+  );
+  conn.documents.touch(file);
+  const view = (s: DocumentSymbol): SymbolView => {
+    const at = fromLspPosition(lines, s.selectionRange.start, conn.encoding);
+    return {
+      name: s.name,
+      kind: symbolKindName(s.kind),
+      line: at.line,
+      column: at.column,
+      ...(s.detail ? { detail: s.detail } : {}),
+      ...(s.children && s.children.length > 0 ? { children: s.children.map(view) } : {}),
+    };
+  };
+  const symbols = (result ?? []).map((s): SymbolView => {
+    if ('selectionRange' in s) return view(s);
+    const at = fromLspPosition(lines, s.location.range.start, conn.encoding);
+    return { name: s.name, kind: symbolKindName(s.kind), line: at.line, column: at.column };
+  });
+  return { symbols };
+}
+
+export async function workspaceSymbols(
+  conn: LspConnection,
+  args: { readonly query: string },
+): Promise<{ symbols: WorkspaceSymbolView[] }> {
+  provides(conn, 'workspaceSymbolProvider', 'workspace symbols');
+  await conn.documents.refreshOthers();
+  const result = await ask<SymbolInformation[] | WorkspaceSymbol[] | null>(
+    conn,
+    'workspace/symbol',
+    { query: args.query },
+  );
+  const texts = new Texts(conn);
+  const symbols: WorkspaceSymbolView[] = [];
+  for (const s of result ?? []) {
+    const range = 'range' in s.location ? s.location.range : undefined;
+    const at = range ? await texts.nameIn(s.location.uri, range, s.name) : { line: 1, column: 1 };
+    symbols.push({
+      name: s.name,
+      kind: symbolKindName(s.kind),
+      file: displayUri(conn.workspaceFolder, s.location.uri),
+      line: at.line,
+      column: at.column,
+      ...(s.containerName ? { containerName: s.containerName } : {}),
+    });
+  }
+  return { symbols };
+}
+
+export async function rename(
+  conn: LspConnection,
+  args: PositionArgs & { readonly newName: string },
+): Promise<{ changes: FileEditsView[] }> {
+  provides(conn, 'renameProvider', 'rename');
+  if (typeof args.newName !== 'string' || args.newName === '')
+    throw new LspError('badRequest', 'newName must be a non-empty string');
+  const at = await prepare(conn, args);
+  const edit = await ask<WorkspaceEdit | null>(conn, 'textDocument/rename', {
+    ...at.params,
+    newName: args.newName,
+  });
+  const byUri = new Map<string, TextEdit[]>();
+  for (const [uri, edits] of Object.entries(edit?.changes ?? {})) byUri.set(uri, [...edits]);
+  for (const change of edit?.documentChanges ?? []) {
+    if (!('textDocument' in change)) {
+      // Asked for without resource operations; a server that sends one anyway is told no.
+      throw new LspError(
+        'response',
+        `language server "${conn.name}" answered rename with a ${change.kind} of a file, which mcpctl does not preview`,
+      );
+    }
+    const edits = byUri.get(change.textDocument.uri) ?? [];
+    for (const e of change.edits)
+      edits.push('newText' in e ? e : { range: e.range, newText: e.snippet.value });
+    byUri.set(change.textDocument.uri, edits);
+  }
+  const texts = new Texts(conn);
+  const changes: FileEditsView[] = [];
+  for (const [uri, edits] of byUri) {
+    const lines = await texts.lines(uri);
+    const views = edits
+      .map((e) => ({ ...range(lines, e.range, conn), newText: e.newText }))
+      .sort((a, b) => a.line - b.line || a.column - b.column);
+    changes.push({ file: displayUri(conn.workspaceFolder, uri), edits: views });
+  }
+  changes.sort((a, b) => a.file.localeCompare(b.file));
+  return { changes };
+}
+
+/** Diagnostics of the file as it is on disk now (diagnostics.ts says how "now" is kept). */
+export async function diagnostics(
+  conn: LspConnection,
+  args: FileArgs,
+  options: { readonly timeoutMs?: number } = {},
+): Promise<DiagnosticsView> {
+  const file = await resolveInWorkspace(conn.workspaceFolder, args.file);
+  await conn.documents.refreshOthers(file);
+  const answer = await conn.diagnostics(file, options);
+  conn.documents.touch(file);
+  const shown = displayUri(conn.workspaceFolder, answer.document.uri);
+  if (answer.state === 'analysing') {
+    return {
+      file: shown,
+      state: 'analysing',
+      version: answer.document.version,
+      message: `language server "${conn.name}" is still analysing ${shown}: ask again in a moment`,
+    };
+  }
+  const lines = new TextLines(answer.document.text);
+  return {
+    file: shown,
+    state: 'current',
+    version: answer.document.version,
+    diagnostics: answer.diagnostics.map((d) => diagnosticView(lines, d, conn)),
+  };
+}
+
+function diagnosticView(lines: TextLines, d: Diagnostic, conn: LspConnection): DiagnosticView {
+  return {
+    severity: SEVERITIES[(d.severity ?? 1) - 1] ?? 'error',
+    ...range(lines, d.range, conn),
+    message: typeof d.message === 'string' ? d.message : d.message.value,
+    ...(d.source !== undefined ? { source: d.source } : {}),
+    ...(d.code !== undefined ? { code: d.code } : {}),
+  };
+}
+
+function range(
+  lines: TextLines | undefined,
+  r: LspRange,
+  conn: LspConnection,
+): { line: number; column: number; endLine: number; endColumn: number } {
+  if (lines) return fromLspRange(lines, r, conn.encoding);
+  // The text is not readable: show the server's numbers, 1-based.
+  return {
+    line: r.start.line + 1,
+    column: r.start.character + 1,
+    endLine: r.end.line + 1,
+    endColumn: r.end.character + 1,
+  };
+}
+
+/** Refuses a question the server has no provider for. */
+function provides(
+  conn: LspConnection,
+  capability:
+    | 'definitionProvider'
+    | 'referencesProvider'
+    | 'hoverProvider'
+    | 'documentSymbolProvider'
+    | 'workspaceSymbolProvider'
+    | 'renameProvider',
+  what: string,
+): void {
+  if (!conn.capabilities[capability])
+    throw new LspError('badRequest', `language server "${conn.name}" does not offer ${what}`);
+}
+
+/** Resolves, syncs and converts a position question's file and position. */
+async function prepare(
+  conn: LspConnection,
+  args: PositionArgs,
+): Promise<{ file: string; params: { textDocument: { uri: string }; position: object } }> {
+  if (
+    !Number.isInteger(args.line) ||
+    args.line < 1 ||
+    !Number.isInteger(args.column) ||
+    args.column < 1
+  )
+    throw new LspError(
+      'badRequest',
+      'line and column must be whole numbers from 1 (as an editor shows them)',
+    );
+  const file = await resolveInWorkspace(conn.workspaceFolder, args.file);
+  await conn.documents.refreshOthers(file);
+  const doc = await conn.documents.sync(file);
+  const lines = new TextLines(doc.text);
+  if (args.line > lines.lineCount)
+    throw new LspError(
+      'badRequest',
+      `line ${args.line} is past the end of ${args.file} (${lines.lineCount} lines)`,
+    );
+  const position = toLspPosition(lines, args, conn.encoding);
+  return { file, params: { textDocument: { uri: doc.uri }, position } };
+}
+
+/** A request, asked once more when the server cancelled it for a change of the document. */
+async function ask<R>(conn: LspConnection, method: string, params: object): Promise<R> {
+  try {
+    return await conn.request<R>(method, params);
+  } catch (err) {
+    if (err instanceof LspError && err.code !== undefined && RETRIED_CODES.has(err.code))
+      return conn.request<R>(method, params);
+    throw err;
+  }
+}
+
+function asLocations(result: Location | Location[] | LocationLink[] | null): Location[] {
+  if (!result) return [];
+  const list = Array.isArray(result) ? result : [result];
+  return list.map((l) =>
+    'targetUri' in l ? { uri: l.targetUri, range: l.targetSelectionRange ?? l.targetRange } : l,
+  );
+}
+
+async function locationViews(conn: LspConnection, locations: Location[]): Promise<LocationView[]> {
+  const texts = new Texts(conn);
+  const views: LocationView[] = [];
+  for (const l of locations) {
+    const lines = await texts.lines(l.uri);
+    const r = range(lines, l.range, conn);
+    const text = lines
+      ? lines
+          .line(r.line - 1)
+          .trim()
+          .slice(0, TEXT_CHARS)
+      : '';
+    views.push({ file: displayUri(conn.workspaceFolder, l.uri), ...r, text });
+  }
+  return views;
+}
+
+export function hoverText(contents: MarkupContent | MarkedString | MarkedString[]): string {
+  const one = (c: MarkedString | MarkupContent): string => {
+    if (typeof c === 'string') return c;
+    if ('kind' in c) return c.value;
+    return `\`\`\`${c.language}\n${c.value}\n\`\`\``;
+  };
+  return (Array.isArray(contents) ? contents.map(one) : [one(contents)])
+    .filter((s) => s.trim() !== '')
+    .join('\n\n');
+}
+
+/** The texts answers are converted with, read once per answer. */
+class Texts {
+  readonly #conn: LspConnection;
+  readonly #cache = new Map<string, Promise<TextLines | undefined>>();
+
+  constructor(conn: LspConnection) {
+    this.#conn = conn;
+  }
+
+  lines(uri: string): Promise<TextLines | undefined> {
+    let lines = this.#cache.get(uri);
+    if (!lines) {
+      lines = this.#read(uri);
+      this.#cache.set(uri, lines);
+    }
+    return lines;
+  }
+
+  /**
+   * Where `name` first appears in `range` (a symbol's whole declaration, as servers give it):
+   * the spot to ask the next question about. The range's start when it does not appear.
+   */
+  async nameIn(
+    uri: string,
+    range: LspRange,
+    name: string,
+  ): Promise<{ line: number; column: number }> {
+    const lines = await this.lines(uri);
+    if (!lines) return { line: range.start.line + 1, column: range.start.character + 1 };
+    const start = fromLspPosition(lines, range.start, this.#conn.encoding);
+    const end = fromLspPosition(lines, range.end, this.#conn.encoding);
+    for (let line = start.line; line <= end.line; line += 1) {
+      const chars = [...lines.line(line - 1)];
+      const from = line === start.line ? start.column - 1 : 0;
+      const to = line === end.line ? end.column - 1 : chars.length;
+      const found = chars.slice(from, to).join('').indexOf(name);
+      if (found >= 0) {
+        const before = chars.slice(from).join('').slice(0, found);
+        return { line, column: from + [...before].length + 1 };
+      }
+    }
+    return start;
+  }
+
+  async #read(uri: string): Promise<TextLines | undefined> {
+    const file = pathOf(uri);
+    if (file === undefined) return undefined;
+    const open = this.#conn.documents.get(file);
+    if (open) return new TextLines(open.text);
+    try {
+      return new TextLines(await readFile(file, 'utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The answers to a language server's requests to its client. mcpctl is that client for every
+ * agent session at once, and it is no editor: it has settings to give, no UI to show and no
+ * files to write.
+ *
+ * Guarantees:
+ * - `workspace/configuration`: one answer per item, from the server's `settings` (see
+ *   `settingAt`); `null` for a section that is not there. The current settings are used: an
+ *   edit reaches every later request.
+ * - `client/registerCapability` and `client/unregisterCapability` are accepted and remembered
+ *   (`registered(method)`), so a capability a server registers late (pull diagnostics) is seen.
+ * - `window/workDoneProgress/create` is accepted; `window/showMessageRequest` is answered `null`
+ *   (no action chosen: nobody is there to choose), its message kept as a note.
+ * - `workspace/applyEdit` is refused, `{ applied: false, failureReason }`: mcpctl writes no files.
+ * - `workspace/workspaceFolders` is the one workspace folder.
+ * - Every other request gets MethodNotFound, at once (a server never waits on us).
+ */
+import path from 'node:path';
+import type {
+  ApplyWorkspaceEditResult,
+  ConfigurationItem,
+  Registration,
+  WorkspaceFolder,
+} from 'vscode-languageserver-protocol/node';
+import { uriOf } from './workspace-files.js';
+
+export const APPLY_EDIT_REFUSED =
+  'mcpctl does not write files: rename and code actions are previews; apply the edits yourself';
+
+/**
+ * The value of `section` in `settings`: nested (`{"python": {"analysis": …}}` for
+ * "python.analysis"), else a flat dotted key as VS Code settings files write it
+ * (`"python.analysis": …`), else the flat keys under it gathered into one object
+ * (`"python.analysis.strict": true` → `{ strict: true }`); `null` when none is there. No
+ * section means all the settings.
+ */
+export function settingAt(settings: unknown, section: string | undefined): unknown {
+  if (section === undefined || section === '') return settings ?? null;
+  if (!isObject(settings)) return null;
+  let value: unknown = settings;
+  for (const part of section.split('.')) {
+    value = isObject(value) && Object.hasOwn(value, part) ? value[part] : undefined;
+    if (value === undefined) break;
+  }
+  if (value !== undefined) return value;
+  if (Object.hasOwn(settings, section)) return settings[section];
+  const prefix = `${section}.`;
+  const gathered: Record<string, unknown> = {};
+  let found = false;
+  for (const [key, v] of Object.entries(settings)) {
+    if (!key.startsWith(prefix)) continue;
+    found = true;
+    let target = gathered;
+    const parts = key.slice(prefix.length).split('.');
+    for (const part of parts.slice(0, -1)) {
+      const next = target[part];
+      target = target[part] = isObject(next) ? next : {};
+    }
+    target[parts[parts.length - 1]] = v;
+  }
+  return found ? gathered : null;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export interface ServerRequestsOptions {
+  readonly workspaceFolder: string;
+  /** The server's settings now (they may change while it runs). */
+  readonly settings: () => unknown;
+  /** Messages the server wanted someone to see. */
+  readonly onNote: (note: string) => void;
+}
+
+/** The client side of a server's requests: what one connection answers. */
+export class ServerRequests {
+  readonly #options: ServerRequestsOptions;
+  /** Dynamic registrations by id. */
+  readonly #registrations = new Map<string, Registration>();
+
+  constructor(options: ServerRequestsOptions) {
+    this.#options = options;
+  }
+
+  configuration(items: readonly ConfigurationItem[]): unknown[] {
+    const settings = this.#options.settings();
+    return items.map((item) => settingAt(settings, item.section));
+  }
+
+  register(registrations: readonly Registration[]): void {
+    for (const r of registrations) this.#registrations.set(r.id, r);
+  }
+
+  unregister(ids: readonly string[]): void {
+    for (const id of ids) this.#registrations.delete(id);
+  }
+
+  /** Whether the server registered `method` dynamically (and has not unregistered it). */
+  registered(method: string): boolean {
+    return [...this.#registrations.values()].some((r) => r.method === method);
+  }
+
+  showMessageRequest(message: string): null {
+    this.#options.onNote(`the server asked: ${message} (no answer: mcpctl has no one to ask)`);
+    return null;
+  }
+
+  applyEdit(label: string | undefined): ApplyWorkspaceEditResult {
+    this.#options.onNote(
+      `the server asked to apply an edit${label ? ` (${label})` : ''}: refused, ${APPLY_EDIT_REFUSED}`,
+    );
+    return { applied: false, failureReason: APPLY_EDIT_REFUSED };
+  }
+
+  workspaceFolders(): WorkspaceFolder[] {
+    const folder = this.#options.workspaceFolder;
+    return [{ uri: uriOf(folder), name: path.basename(folder) || folder }];
+  }
+}
