@@ -9,17 +9,23 @@
  *   lists are equal before and after; a resource subscription still delivers
  *   `resources/updated`; one daemon runs afterwards;
  * - five serves whose daemon is killed: one daemon starts, all five recover;
+ * - an approval question open when the daemon dies is asked again by the new one, and the
+ *   late answer to the old question decides nothing;
  * - `mcpctl stop` under agents: their calls in flight fail, no daemon comes back by itself,
  *   and the next request starts one and goes through;
  * - `mcpctl restart`: a new daemon takes over at once, the agents' sessions go on;
  * - a daemon of another gateway protocol: serve says to run `mcpctl stop`, which ends it.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { connectClient } from '../cli/rpc-client.js';
 import { until } from '../testing/until.js';
 import { RecordingAgent, connectThroughServe, textOf } from './gateway-agent.js';
@@ -209,6 +215,40 @@ describe("the agent's session outlives the daemon (e2e)", () => {
       [1, 1, 1, 1, 1],
     );
   });
+
+  it(
+    'an approval question open when the daemon dies is asked again by the new one',
+    T,
+    async () => {
+      env.write(env.mcpJsonPath, { mcpServers: { pa: env.fixture('pa', ['--tools=yes']) } });
+      const a = new Agent('agent-a');
+      agents.push(a);
+      const questions: string[] = [];
+      const answers: ((result: ElicitResult) => void)[] = [];
+      a.client.setRequestHandler(ElicitRequestSchema, (request) => {
+        questions.push(request.params.message);
+        return new Promise<ElicitResult>((resolve) => answers.push(resolve));
+      });
+      await connectThroughServe(env, a);
+      await until('the approval question', () => questions.length === 1);
+      assert.match(questions[0], /MCP server "pa"/);
+      const [old] = daemonPids(env);
+      process.kill(old, 'SIGKILL');
+      await until('the question asked again', () => questions.length === 2, { timeoutMs: 30_000 });
+      assert.match(questions[1], /MCP server "pa"/);
+      // The old question is answered late: its daemon is gone, so the answer decides nothing
+      // (it would otherwise be taken for the new question's, whose id may be the same).
+      answers[0]({ action: 'accept', content: { decision: 'reject' } });
+      answers[1]({ action: 'accept', content: { decision: 'approve' } });
+      await until('the approved server', async () => (await a.toolNames()).includes('pa__yes'));
+      const decisions = JSON.parse(readFileSync(env.approvalsPath, 'utf8')) as Record<
+        string,
+        Record<string, { status: string }>
+      >;
+      assert.equal(decisions[realpathSync(env.workspace)]?.pa?.status, 'approved');
+      assert.equal(a.initializes(), 1);
+    },
+  );
 
   it(
     'mcpctl stop under agents: calls in flight fail, and the next request brings a daemon back',
