@@ -39,6 +39,8 @@ class Gateway {
 
 interface World {
   keeper: SessionKeeper;
+  /** The agent's side of serve's stdin. */
+  stdin: PassThrough;
   exited: Promise<number>;
   gateways: Gateway[];
   /** What the agent got, parsed. */
@@ -90,6 +92,7 @@ describe('SessionKeeper', () => {
     const reader = new LineReader(1 << 24);
     const w: World = {
       keeper: undefined as unknown as SessionKeeper,
+      stdin,
       exited: Promise.resolve(0),
       gateways: [],
       agentGot: [],
@@ -372,6 +375,34 @@ describe('SessionKeeper', () => {
     second.send({ id: init.id, result: {} });
     await second.expect('the ping', (m) => m.id === 5);
   });
+
+  it(
+    'a gateway that does not read: the agent is not read either, until that gateway is gone',
+    T,
+    async () => {
+      const w = await start();
+      await handshake(w);
+      const { stdin } = w;
+      w.gateways[0].socket.pause(); // The daemon takes nothing more.
+      const big = 'x'.repeat(1 << 20);
+      let id = 100;
+      await until('serve to stop reading the agent', () => {
+        w.agent({
+          id: (id += 1),
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { big } },
+        });
+        return stdin.isPaused();
+      });
+      w.gateways[0].socket.destroy();
+      await until('serve to read the agent again', () => !stdin.isPaused());
+      const second = await until('a new gateway', () => w.gateways[1]);
+      const init = await second.expect('the replayed initialize', (m) => m.method === 'initialize');
+      second.send({ id: init.id, result: {} });
+      w.agent({ id: 1000, method: 'ping' });
+      await second.expect('the ping', (m) => m.id === 1000);
+    },
+  );
 
   it('the same daemon ends the connection: serve exits 1', T, async () => {
     const w = await start();

@@ -138,6 +138,8 @@ export class SessionKeeper {
   #queueTimer: NodeJS.Timeout | undefined;
   #attempting = false;
   #socketBlocked = false;
+  /** The agent does not read: the gateway is not read either until it does. */
+  #stdoutBlocked = false;
   #stdinEnded = false;
   #endTimer: NodeJS.Timeout | undefined;
   #resolve: (code: number) => void = () => undefined;
@@ -307,7 +309,7 @@ export class SessionKeeper {
     });
     socket.once('close', () => this.#onClose(current));
     if (link.opened.rest.length > 0) framer.push(link.opened.rest);
-    socket.resume();
+    if (!this.#stdoutBlocked) socket.resume();
   }
 
   #fromGateway(current: Current, line: Buffer, whole: boolean): void {
@@ -365,11 +367,12 @@ export class SessionKeeper {
 
   /** A line for the agent; while stdout is full, nothing more is read from the daemon. */
   #out(current: Current, line: Buffer): void {
-    if (this.#toAgent(line)) return;
-    const { socket } = current.link;
-    socket.pause();
+    if (this.#toAgent(line) || this.#stdoutBlocked) return;
+    this.#stdoutBlocked = true;
+    current.link.socket.pause();
     this.#o.stdout.once('drain', () => {
-      if (this.#current === current) socket.resume();
+      this.#stdoutBlocked = false;
+      if (this.#current) this.#current.link.socket.resume();
     });
   }
 
@@ -379,6 +382,9 @@ export class SessionKeeper {
     current.framer.reset();
     if (this.#stdinEnded || this.#phase === 'ended') return this.#finish(0);
     this.#phase = 'down';
+    // Writes waiting for that socket to drain are gone with it: read the agent again.
+    this.#socketBlocked = false;
+    this.#flowStdin();
     this.#ownIds.clear();
     this.#restoreInitId = undefined;
     this.#record.loseTasks();
