@@ -11,8 +11,10 @@
  * - The socket file is checked every second: deleted, it is made again (connections, sessions
  *   and servers untouched); replaced by anything else (another daemon's socket), the daemon
  *   shuts down gracefully, since clients now reach that (socket-guard.ts).
- * - SIGTERM, SIGINT and `mcpctl stop` shut down gracefully: stop watching, drain the queues,
- *   close every connection (process groups gone), remove the socket, exit 0. A second signal
+ * - SIGTERM, SIGINT, `mcpctl stop` and `mcpctl restart` shut down gracefully: tell every
+ *   agent's serve whether to come back at once (restart, socket lost, fatal error) or at its
+ *   agent's next request (stop, signals), stop watching, drain the queues, close every
+ *   connection (process groups gone), remove the socket, exit 0. A second signal
  *   during that exits at once (1); the next start reaps what is left.
  * - Logs are structured JSON lines on stderr (pino), written synchronously so the last lines
  *   survive a crash.
@@ -32,6 +34,8 @@ import {
   probeSocket,
   stateFileOf,
 } from './socket-path.js';
+import type { ReconnectMode } from './rpc-protocol.js';
+import { StopNotices, type StopNotice } from './stop-notices.js';
 import { VERSION } from './version.js';
 import { startHttp, type HttpServeOptions } from './http/serve-http.js';
 
@@ -73,8 +77,12 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
   });
   ready.catch(() => undefined); // Calls waiting on it get the error; nobody else needs it.
 
-  let requestStop: (reason: string) => void = () => undefined;
-  const stopRequested = new Promise<string>((resolve) => (requestStop = resolve));
+  let requestStop: (reason: string, reconnect?: ReconnectMode) => void = () => undefined;
+  const stopRequested = new Promise<StopNotice>(
+    (resolve) =>
+      (requestStop = (reason, reconnect = 'on-demand') => resolve({ reason, reconnect })),
+  );
+  const stopNotices = new StopNotices();
   const ctx: MethodContext = {
     get daemon(): Daemon {
       // Methods run only after `ready`, so the daemon exists by then.
@@ -83,7 +91,8 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
     },
     socketPath: o.socket,
     version: VERSION,
-    requestStop: (reason) => requestStop(reason),
+    requestStop: (reason, reconnect) => requestStop(reason, reconnect),
+    stopNotices,
     log: (message) => log.warn({}, message),
   };
   const server = new RpcServer({
@@ -111,7 +120,8 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
     log,
     onLost: (reason) => {
       log.warn({ socket: o.socket }, `${reason}; shutting down`);
-      requestStop('socket path lost');
+      // Another daemon answers there now: the agents reconnect to it at once.
+      requestStop('socket path lost', 'now');
     },
   });
 
@@ -131,7 +141,7 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
   const onFatal = (err: unknown) => {
     log.fatal({ err: errorText(err) }, 'unexpected error; shutting down');
     process.exitCode = 1;
-    requestStop('fatal error');
+    requestStop('fatal error', 'now');
   };
   process.on('uncaughtException', onFatal);
   process.on('unhandledRejection', onFatal);
@@ -179,11 +189,13 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
     'listening',
   );
 
-  const reason = await stopRequested;
+  const notice = await stopRequested;
   stopping = true;
   stopGuard();
-  log.info({ reason }, 'shutting down');
-  // Agents over HTTP first: their sessions are let go before the daemon closes them all.
+  log.info({ reason: notice.reason, reconnect: notice.reconnect }, 'shutting down');
+  // Before anything closes: each agent's serve learns whether to come back at once.
+  await stopNotices.announce(notice);
+  // Agents over HTTP next: their sessions are let go before the daemon closes them all.
   await http?.close();
   await daemon.stop();
   await server.close();

@@ -22,7 +22,9 @@
  *   below the socket's high-water mark. Unread output past `maxPendingWriteBytes` (answers
  *   that were already on their way) ends the connection, logged.
  * - `onclose` fires exactly once, however the connection ends (either side, or `close()`);
- *   after it `send` rejects. `close()` flushes what was sent, then ends the connection (cut
+ *   after it `send` rejects.
+ * - `notifyStopping` writes the daemon's stop notice (DAEMON_STOPPING, for serve, not MCP)
+ *   beside the gateway's messages, whole lines only, once. `close()` flushes what was sent, then ends the connection (cut
  *   off after a second if the peer does not hang up).
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -30,7 +32,8 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.
 import { checkAgentLine } from '../gateway/agent-message.js';
 import type { HandedOver } from './rpc-methods.js';
 import { sizeText } from '../api/limits.js';
-import { GATEWAY_OPEN, JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
+import { DAEMON_STOPPING, GATEWAY_OPEN, JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
+import type { StopNotice } from './stop-notices.js';
 
 export { GATEWAY_OPEN };
 
@@ -55,6 +58,7 @@ export class GatewaySocketTransport implements Transport {
   readonly #waiting: Array<() => void> = [];
   #started = false;
   #closed = false;
+  #stopNoticeSent = false;
   #cutOff: NodeJS.Timeout | undefined;
 
   constructor(connection: HandedOver, options: GatewaySocketOptions) {
@@ -103,6 +107,16 @@ export class GatewaySocketTransport implements Transport {
       return Promise.reject(new Error(`${what} of ${over}: not sent`));
     }
     return this.#write(`${text}\n`);
+  }
+
+  /** Tells serve that the daemon stops, and when to come back (its last line to serve). */
+  notifyStopping(notice: StopNotice): Promise<void> {
+    if (this.#closed || this.#stopNoticeSent) return Promise.resolve();
+    this.#stopNoticeSent = true;
+    const params = { reconnect: notice.reconnect, reason: notice.reason };
+    return this.#write(
+      `${JSON.stringify({ jsonrpc: JSONRPC, method: DAEMON_STOPPING, params })}\n`,
+    );
   }
 
   close(): Promise<void> {

@@ -18,6 +18,26 @@ export const JSONRPC = '2.0';
 /** The handover method that opens an agent's connection; valid only as its first line. */
 export const GATEWAY_OPEN = 'gateway.open';
 
+/**
+ * The version of what an agent connection carries besides MCP: `gateway.open`'s params and
+ * answer, and the daemon's stop notice. `mcpctl serve` sends its own (`params.protocol`); the
+ * daemon answers the one both speak (`result.protocol`), or refuses with ProtocolMismatch.
+ * 1: before it had a number (no `protocol` either way, no stop notice); 2: the answer names
+ * the daemon (`pid`, `version`), and a daemon that stops sends DAEMON_STOPPING first.
+ */
+export const GATEWAY_PROTOCOL = 2;
+/** The oldest protocol this mcpctl still speaks, as serve and as daemon. */
+export const MIN_GATEWAY_PROTOCOL = 1;
+
+/**
+ * The daemon's last line on an agent connection of protocol 2 or later, when it stops:
+ * `{ reconnect: "now" | "on-demand", reason }`. Serve takes it (the agent never sees it).
+ */
+export const DAEMON_STOPPING = 'mcpctl/daemonStopping';
+
+/** How serves should come back after a stop: at once (a restart), or at their next request. */
+export type ReconnectMode = 'now' | 'on-demand';
+
 export type RpcId = number | string;
 
 export interface RpcRequest {
@@ -60,6 +80,8 @@ export const RpcCodes = {
   Failed: -32004,
   /** The request or its answer passes one of the daemon's limits (PROTOCOL.md, Limits). */
   LimitExceeded: LIMIT_EXCEEDED_CODE,
+  /** `gateway.open` from a serve whose protocol this daemon does not speak. */
+  ProtocolMismatch: -32006,
 } as const;
 
 /** An error a method handler throws on purpose; its code and message reach the client. */

@@ -23,15 +23,21 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Daemon, SessionHandle, SessionSpec } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
-import { RpcCodes, RpcError } from '../rpc-protocol.js';
+import { RpcCodes, RpcError, type ReconnectMode } from '../rpc-protocol.js';
+import type { StopNotices } from '../stop-notices.js';
 import type { CallContext, RpcConnection } from '../rpc-methods.js';
 
 export interface MethodContext {
   readonly daemon: Daemon;
   readonly socketPath: string;
   readonly version: string;
-  /** Starts the daemon's graceful shutdown (call it after the reply is written). */
-  requestStop(reason: string): void;
+  /**
+   * Starts the daemon's graceful shutdown (call it after the reply is written); `reconnect`
+   * is what the agents' serves are told to do (default: at their next request).
+   */
+  requestStop(reason: string, reconnect?: ReconnectMode): void;
+  /** The agent connections told about a stop before it closes them. */
+  readonly stopNotices: StopNotices;
   /** The daemon's log, for problems no caller hears about (an agent's gateway). */
   log(message: string): void;
 }

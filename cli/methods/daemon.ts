@@ -33,11 +33,18 @@ export function daemonMethods(
       }),
     ),
     'daemon.stop': method(
-      z.object({}),
-      '{ pid }: starts a graceful shutdown; the daemon closes this connection when it is done',
-      (_p, call) => {
-        call.afterReply(() => ctx.requestStop('mcpctl stop'));
-        return { pid: process.pid };
+      z.object({ restart: z.boolean().optional() }),
+      "{ pid, agents }: starts a graceful shutdown; the daemon closes this connection when it is done. With restart, the agents' serves start a daemon at once and restore their sessions there",
+      (p, call) => {
+        const restart = p.restart === true;
+        call.afterReply(() =>
+          ctx.requestStop(
+            restart ? 'mcpctl restart' : 'mcpctl stop',
+            restart ? 'now' : 'on-demand',
+          ),
+        );
+        // The agents that are told what to do (serves of gateway protocol 2 or later).
+        return { pid: process.pid, agents: ctx.stopNotices.size };
       },
     ),
     'rpc.methods': method(z.object({}), '{ name: summary } of every method', () =>

@@ -24,6 +24,7 @@ import { connectClient } from '../rpc-client.js';
 import type { RpcLimits } from '../rpc-limits.js';
 import { LineReader, RpcCodes } from '../rpc-protocol.js';
 import { RpcServer } from '../rpc-server.js';
+import { StopNotices } from '../stop-notices.js';
 import { openGatewayClient, rawConnect, readLine } from '../testing/gateway-client.js';
 import { until } from '../../testing/until.js';
 import { handoverTable, mapDomainError, methodTable } from './index.js';
@@ -74,6 +75,7 @@ interface World {
   rpc: RpcServer;
   socket: string;
   logged: string[];
+  stopNotices: StopNotices;
   writeUser(content: unknown): void;
 }
 
@@ -95,11 +97,13 @@ async function world(limits: Partial<RpcLimits> = {}): Promise<World> {
   });
   const socket = path.join(root, 'd.sock');
   const logged: string[] = [];
+  const stopNotices = new StopNotices();
   const ctx = {
     daemon,
     socketPath: socket,
     version: '0.0.0-test',
     requestStop: () => undefined,
+    stopNotices,
     log: (message: string) => logged.push(message),
   };
   const rpc = new RpcServer({
@@ -117,6 +121,7 @@ async function world(limits: Partial<RpcLimits> = {}): Promise<World> {
     rpc,
     socket,
     logged,
+    stopNotices,
     writeUser(content) {
       writeFileSync(path.join(home, '.qwen', 'settings.json'), JSON.stringify(content));
     },
@@ -312,6 +317,45 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
       socket.destroy();
     }
   });
+
+  it(
+    'the gateway protocol: the answer says which both speak; a stop is announced to 2',
+    T,
+    async () => {
+      const open = async (params: Record<string, unknown>) => {
+        const socket = await rawConnect(w.socket);
+        const answer = readLine(socket);
+        const request = { jsonrpc: '2.0', id: 1, method: 'gateway.open', params };
+        socket.write(`${JSON.stringify(request)}\n`);
+        const { line } = await answer;
+        const lines: string[] = [];
+        const reader = new LineReader(1 << 20);
+        socket.on('data', (chunk: Buffer) => lines.push(...reader.push(chunk)));
+        socket.resume();
+        return { socket, result: (JSON.parse(line ?? '{}') as { result?: unknown }).result, lines };
+      };
+      const daemon = { pid: process.pid, version: '0.0.0-test' };
+      const v2 = await open({ workspace: w.ws, protocol: 2 });
+      const future = await open({ workspace: w.ws, protocol: 7 });
+      const v1 = await open({ workspace: w.ws });
+      try {
+        assert.deepEqual(v2.result, { sessionId: 'default', protocol: 2, ...daemon });
+        assert.deepEqual(future.result, { sessionId: 'default', protocol: 2, ...daemon });
+        assert.deepEqual(v1.result, { sessionId: 'default' }, 'protocol 1 gets what it knows');
+        await w.stopNotices.announce({ reconnect: 'now', reason: 'mcpctl restart' });
+        const notice = {
+          jsonrpc: '2.0',
+          method: 'mcpctl/daemonStopping',
+          params: { reconnect: 'now', reason: 'mcpctl restart' },
+        };
+        for (const c of [v2, future])
+          assert.deepEqual(JSON.parse(await until('the notice', () => c.lines[0])), notice);
+        assert.deepEqual(v1.lines, [], 'protocol 1 knows no notice');
+      } finally {
+        for (const c of [v2, future, v1]) c.socket.destroy();
+      }
+    },
+  );
 
   it(
     'a refused gateway.open is answered, then the connection closes, holding nothing',

@@ -6,7 +6,15 @@
  *
  * Guarantees:
  * - Params are checked as `session.open`'s (absolute paths, the agent's environment), plus
- *   `metaTools`; a refusal is an error answer, then the connection closes. Nothing is held then.
+ *   `metaTools` and `protocol`; a refusal is an error answer, then the connection closes.
+ *   Nothing is held then.
+ * - The answer says which gateway protocol both sides speak (the lower of serve's and ours),
+ *   and which daemon this is (`pid`, `version`); a serve without `protocol` speaks 1 and gets
+ *   the answer of protocol 1, `{ sessionId }`. A serve
+ *   whose protocol is older than the oldest we speak is refused with ProtocolMismatch before
+ *   anything opens, the message saying to run `mcpctl stop`.
+ * - A connection of protocol 2 or later is told, as its last line, when the daemon stops and
+ *   whether to come back at once (stop-notices.ts).
  * - The session is held by the connection until it closes; closing the connection closes the
  *   gateway (the agent's calls are aborted, its subscriptions dropped), and a gateway that
  *   closes itself closes the connection. A connection that hangs up while the gateway opens
@@ -15,6 +23,7 @@
 import { z } from 'zod';
 import { openGateway } from '../../gateway/index.js';
 import { GATEWAY_OPEN, GatewaySocketTransport } from '../gateway-socket.js';
+import { GATEWAY_PROTOCOL, MIN_GATEWAY_PROTOCOL, RpcCodes, RpcError } from '../rpc-protocol.js';
 import { handover, type HandoverTable } from '../rpc-methods.js';
 import { errorText } from '../errors.js';
 import { inbandLogin } from '../inband-login.js';
@@ -30,9 +39,19 @@ export const FIRST_LIST_WAIT_MS = 5000;
 export function gatewayHandovers(ctx: MethodContext): HandoverTable {
   return {
     [GATEWAY_OPEN]: handover(
-      z.object({ ...openShape, metaTools: z.enum(['off', 'add', 'only']).optional() }),
-      "{ sessionId }: opens (or joins) a workspace's session like session.open, then the connection carries MCP to that session's gateway (first line only)",
+      z.object({
+        ...openShape,
+        metaTools: z.enum(['off', 'add', 'only']).optional(),
+        protocol: z.number().int().positive().optional(),
+      }),
+      "{ sessionId, protocol, pid, version }: opens (or joins) a workspace's session like session.open, then the connection carries MCP to that session's gateway (first line only)",
       async (p, call) => {
+        const protocol = Math.min(p.protocol ?? 1, GATEWAY_PROTOCOL);
+        if (protocol < MIN_GATEWAY_PROTOCOL)
+          throw new RpcError(
+            RpcCodes.ProtocolMismatch,
+            `this mcpctl daemon (${ctx.version}, pid ${process.pid}) speaks gateway protocol ${MIN_GATEWAY_PROTOCOL} to ${GATEWAY_PROTOCOL}, the mcpctl serve ${p.protocol ?? 1}: run \`mcpctl stop\`; the next mcpctl serve then starts a daemon of its own version`,
+          );
         const session = await openHeld(ctx, call.conn, openSpec(p));
         const label = `agent${p.pid ? ` (serve pid ${p.pid})` : ''} of session ${session.id}`;
         const log = (message: string) => ctx.log(`gateway of ${label}: ${message}`);
@@ -51,9 +70,17 @@ export function gatewayHandovers(ctx: MethodContext): HandoverTable {
           return gateway.close();
         });
         return {
-          result: { sessionId: session.id },
+          // Protocol 1 (a serve that sent none) gets the answer it knows.
+          result:
+            protocol === 1
+              ? { sessionId: session.id }
+              : { sessionId: session.id, protocol, pid: process.pid, version: ctx.version },
           start(connection) {
             const transport = new GatewaySocketTransport(connection, { log });
+            if (protocol >= 2) {
+              const forget = ctx.stopNotices.add((notice) => transport.notifyStopping(notice));
+              call.conn.onClose(forget);
+            }
             gateway.onclose = () => {
               void transport.close();
             };

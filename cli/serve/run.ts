@@ -13,10 +13,12 @@
  *   tools, not even the meta tools its `--meta-tools` asks for) and contacts no daemon; see
  *   inert-port.ts. The controllers serve runs (in-process, or a daemon
  *   it starts) mark the environment of their servers for that.
- * - It ends when stdin ends or closes (the client went away), on SIGINT/SIGTERM, or when the
- *   daemon connection is lost; it then closes the gateway (and, without a daemon, the session
- *   and pool with every server process) and resolves with the exit code: 0, or 1 when the
- *   daemon went away under it.
+ * - With a daemon, the agent's session outlives it: when the daemon goes away (crashed,
+ *   killed, stopped, restarted) serve brings one back and restores the session (keeper.ts).
+ * - It ends when stdin ends or closes (the client went away) or on SIGINT/SIGTERM; it then
+ *   closes the gateway (and, without a daemon, the session and pool with every server
+ *   process) and resolves with the exit code: 0, or 1 when the daemon ended this connection
+ *   on purpose while it runs on.
  */
 import type { MetaToolsMode } from '../../gateway/index.js';
 import { VERSION } from '../version.js';
@@ -84,7 +86,7 @@ export async function runServe(o: ServeOptions): Promise<number> {
       gatewayOptions(),
     );
   }
-  const socket = await connectOrStartDaemon({
+  const link = {
     socket: o.socket,
     workspace: o.workspace,
     ...(o.ceiling ? { ceiling: o.ceiling } : {}),
@@ -92,7 +94,8 @@ export async function runServe(o: ServeOptions): Promise<number> {
     ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
     answerTimeoutMs: o.answerTimeoutMs,
     log,
-  });
+  };
+  const socket = await connectOrStartDaemon(link);
   return runPipe(socket, {
     socketPath: o.socket,
     answerTimeoutMs: o.answerTimeoutMs,
@@ -107,6 +110,9 @@ export async function runServe(o: ServeOptions): Promise<number> {
       pid: process.pid,
       metaTools: o.metaTools,
     },
+    // The same daemon again, or a new one after it went away (the first serve to find none
+    // starts it, with this serve's workspace, ceiling and --mcp-config).
+    connect: () => connectOrStartDaemon(link),
     stdin: process.stdin,
     stdout: process.stdout,
     log,

@@ -1,0 +1,659 @@
+/**
+ * The agent's MCP session in `mcpctl serve`, kept across daemons: a pipe between the agent's
+ * stdio and its gateway in the daemon that, when the daemon's socket closes under it, keeps
+ * the agent's side open, brings a daemon back and restores the session there (issue 25;
+ * README "When the daemon restarts", cli/PROTOCOL.md "When the daemon goes away").
+ *
+ * Guarantees:
+ * - While a gateway is connected every line passes on as it came (a view of the bytes read,
+ *   never re-encoded), after a look at its top-level keys (mcp-peek.ts); only the lines below
+ *   are rewritten, answered here or dropped. At most one MCP message of each direction is held
+ *   (line-framer.ts), and lines waiting for a daemon are bounded (MAX_QUEUED_BYTES: past it
+ *   the agent's input is not read until they are sent or answered).
+ * - The agent's requests in flight when the socket closes are answered at once with an MCP
+ *   error (-32000) saying the daemon went away and the call may or may not have run: never a
+ *   hang, never a made-up success. (A daemon that said it stops may still answer some; its
+ *   errors then are replaced by that one.) (The agent's `initialize` is the exception while it has no
+ *   answer yet: it is sent again, and answered by the new gateway.)
+ * - Then, unless the daemon said to wait for the agent's next request (a `mcpctl stop`) or
+ *   only this connection ended (the same daemon answers: serve exits 1, as before), a daemon is
+ *   brought back (`reopen`: started when none answers; serves racing end up on one) and the
+ *   session restored: the agent's `initialize` replayed with the same params (its answer is
+ *   taken here, never shown to the agent), `notifications/initialized`, the logging level and
+ *   the resource subscriptions (agent-record.ts); then the agent is sent `tools/`, `prompts/`
+ *   and `resources/list_changed`. The agent never sees a second `initialize`.
+ * - A request that comes while no gateway is connected waits for one at most `waitMs`, then is
+ *   answered with an error naming the daemon's log; a failed return answers every waiting
+ *   request so at once, and the next request tries again.
+ * - Requests the gateway sent the agent (sampling, elicitation, roots/list) belong to that
+ *   gateway: once it is gone, the agent's answers to them are dropped, never handed to the
+ *   next gateway, which never asked. From the second gateway on, their ids are renamed
+ *   (`"mcpctl-<n>-<k>"`) on the way to the agent and back, so no id of a gone gateway can be
+ *   taken for one of the new gateway's.
+ * - A task the agent created on a gateway that went away is answered here (`tasks/get`,
+ *   `tasks/result`, `tasks/cancel`: -32602, saying its state was lost in the restart).
+ * - It ends with 0 when stdin ends (the daemon's close awaited for at most STDIN_END_GRACE_MS)
+ *   or on SIGINT/SIGTERM; with 1 when the daemon ended this connection while it runs on.
+ */
+import type { Socket } from 'node:net';
+import type { Readable, Writable } from 'node:stream';
+import { MAX_MESSAGE_BYTES } from '../../api/limits.js';
+import { errorText } from '../errors.js';
+import { DAEMON_STOPPING, RpcCodes, isObject, type ReconnectMode } from '../rpc-protocol.js';
+import { AgentRecord } from './agent-record.js';
+import type { OpenedGateway } from './gateway-open.js';
+import { LineFramer } from './line-framer.js';
+import { idText, peekMessage } from './mcp-peek.js';
+
+/** How long serve waits for the daemon to close after stdin ended. */
+const STDIN_END_GRACE_MS = 1000;
+/** Lines of the agent's held while no gateway is connected, at most (then it is not read). */
+const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+/** Ids of the gateways' requests to the agent remembered, at most (oldest forgotten). */
+const MAX_GATEWAY_ASKS = 10_000;
+/** MCP's SDK code for a closed connection: what a call cut off by a lost daemon gets. */
+export const DAEMON_GONE_CODE = -32000;
+
+/** A connection to a daemon whose gateway is open for this agent. */
+export interface Link {
+  readonly socket: Socket;
+  readonly opened: OpenedGateway;
+}
+
+export interface KeeperOptions {
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  readonly log: (message: string) => void;
+  readonly socketPath: string;
+  /** The daemon's log file, named in every message about the daemon. */
+  readonly logFile: string;
+  /** Connects to the daemon (starting one when none answers) and opens the gateway again. */
+  readonly reopen: () => Promise<Link>;
+  /** The pid of the daemon answering at the socket now, if any does. */
+  readonly daemonPid: () => Promise<number | undefined>;
+  /** How long a request waits for a daemon to come back (default 15 s). */
+  readonly waitMs?: number;
+  /** Whether SIGINT/SIGTERM end serve (default true; tests leave the process's handlers). */
+  readonly handleSignals?: boolean;
+}
+
+type Phase =
+  /** A gateway is connected and restored: lines flow. */
+  | 'open'
+  /** A gateway is connected; its replayed `initialize` has not been answered yet. */
+  | 'restoring'
+  /** No gateway: one is being brought back (or the last one's end is being looked into). */
+  | 'down'
+  /** No gateway, and none is being brought back: the agent's next request does. */
+  | 'idle'
+  | 'ended';
+
+/** A request of the agent's that the current gateway has not answered. */
+interface AgentCall {
+  readonly method: string;
+  /** A task-augmented tools/call: its answer may name a task. */
+  readonly task: boolean;
+  /** Kept for `initialize` only: sent again when its gateway went away before answering. */
+  readonly line?: Buffer;
+}
+
+/** A line of the agent's waiting for a gateway. */
+interface Queued {
+  readonly line: Buffer;
+  /** A request: its id, method and the time it stops waiting. */
+  readonly request?: { readonly id: string; readonly call: AgentCall; readonly until: number };
+}
+
+/** A request a gateway sent the agent, by the id the agent sees. */
+interface GatewayAsk {
+  readonly gen: number;
+  /** The gateway's own id (the same text in the first generation). */
+  readonly id: string;
+}
+
+interface Current {
+  readonly link: Link;
+  readonly gen: number;
+  readonly framer: LineFramer;
+  /** What the daemon said before it closed, if it said anything (DAEMON_STOPPING). */
+  notice?: { reconnect: ReconnectMode; reason: string };
+}
+
+export class SessionKeeper {
+  readonly #o: KeeperOptions;
+  readonly #waitMs: number;
+  readonly #record = new AgentRecord();
+  readonly #agentFramer: LineFramer;
+  #phase: Phase = 'down';
+  #current: Current | undefined;
+  #gen = 0;
+  readonly #inFlight = new Map<string, AgentCall>();
+  readonly #asks = new Map<string, GatewayAsk>();
+  #askCount = 0;
+  /** Ids of serve's own requests on the current gateway (the restore): their answers stay here. */
+  readonly #ownIds = new Set<string>();
+  #restoreInitId: string | undefined;
+  #queue: Queued[] = [];
+  #queuedBytes = 0;
+  #queueTimer: NodeJS.Timeout | undefined;
+  #attempting = false;
+  #socketBlocked = false;
+  /** The agent does not read: the gateway is not read either until it does. */
+  #stdoutBlocked = false;
+  #stdinEnded = false;
+  #endTimer: NodeJS.Timeout | undefined;
+  #resolve: (code: number) => void = () => undefined;
+
+  constructor(o: KeeperOptions) {
+    this.#o = o;
+    this.#waitMs = o.waitMs ?? 15_000;
+    this.#agentFramer = new LineFramer(MAX_MESSAGE_BYTES + 1, (line, whole) =>
+      this.#fromAgent(line, whole),
+    );
+  }
+
+  /** Pipes over `first` (its gateway just opened) until the agent or a signal ends it. */
+  run(first: Link): Promise<number> {
+    return new Promise<number>((resolve) => {
+      this.#resolve = resolve;
+      if (this.#o.handleSignals ?? true) {
+        process.once('SIGINT', this.#onSignal);
+        process.once('SIGTERM', this.#onSignal);
+      }
+      this.#o.stdin.on('data', this.#onStdinData);
+      this.#o.stdin.once('end', this.#onStdinEnd);
+      this.#o.stdin.once('close', this.#onStdinEnd);
+      this.#phase = 'open';
+      this.#connect(first);
+    });
+  }
+
+  // ---- the agent's side -------------------------------------------------------------------
+
+  readonly #onStdinData = (chunk: Buffer | string) => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const socket = this.#current?.link.socket;
+    socket?.cork();
+    this.#agentFramer.push(bytes);
+    socket?.uncork();
+  };
+
+  readonly #onStdinEnd = () => {
+    if (this.#stdinEnded) return;
+    this.#stdinEnded = true;
+    const current = this.#current;
+    if (!current || this.#phase === 'ended') return this.#finish(0);
+    current.link.socket.end(); // The agent went away: so does its gateway.
+    this.#endTimer = setTimeout(() => this.#finish(0), STDIN_END_GRACE_MS);
+  };
+
+  readonly #onSignal = () => this.#finish(0);
+
+  #fromAgent(line: Buffer, whole: boolean): void {
+    if (!whole) {
+      // Past the message limit: passed on untouched (the daemon refuses it), never held.
+      if (this.#phase === 'open') this.#toGateway(line);
+      return;
+    }
+    const peek = peekMessage(line, 0, line.length - 1);
+    if (peek?.response) return this.#agentAnswer(peek.id, line);
+    if (peek?.method !== undefined) {
+      if (peek.id !== undefined) return this.#agentRequest(peek.method, peek.id, line);
+      return this.#agentNotification(peek.method, line);
+    }
+    // Not a message serve can read: the gateway answers it as it answers any such line.
+    if (this.#phase === 'open') this.#toGateway(line);
+    else this.#enqueue({ line });
+  }
+
+  #agentRequest(method: string, id: string, line: Buffer): void {
+    const { lostTask } = this.#record.noteRequest(method, line);
+    if (lostTask !== undefined) {
+      this.#answerAgent(
+        id,
+        RpcCodes.InvalidParams,
+        `task ${JSON.stringify(lostTask)} was lost: the mcpctl daemon restarted after it was created, and its state is gone (a new daemon reaps the old one's server processes); call the tool again`,
+      );
+      return;
+    }
+    const call: AgentCall = {
+      method,
+      task: method === 'tools/call' && line.includes('"task"'),
+      ...(method === 'initialize' ? { line } : {}),
+    };
+    if (this.#phase === 'open') {
+      this.#inFlight.set(id, call);
+      this.#toGateway(line);
+      return;
+    }
+    this.#enqueue({ line, request: { id, call, until: Date.now() + this.#waitMs } });
+    this.#bringBack();
+  }
+
+  #agentNotification(method: string, line: Buffer): void {
+    if (method === 'notifications/initialized') {
+      this.#record.noteInitialized();
+      if (this.#phase === 'open') this.#toGateway(line);
+      // Before its initialize was answered, it follows that initialize; after, the replay says it.
+      else if (!this.#record.initializeResult) this.#enqueue({ line });
+      return;
+    }
+    if (method === 'notifications/cancelled') {
+      const cancelled = requestIdOf(line);
+      if (cancelled !== undefined) {
+        // The gateway does not answer a request the agent cancelled.
+        this.#inFlight.delete(cancelled);
+        if (this.#phase !== 'open') this.#unqueue(cancelled);
+      }
+    }
+    // Any other notification concerns the gateway that is gone (progress of its requests,
+    // roots that the next one asks for itself): dropped while none is connected.
+    if (this.#phase === 'open') this.#toGateway(line);
+  }
+
+  #agentAnswer(id: string | undefined, line: Buffer): void {
+    const ask = id === undefined ? undefined : this.#asks.get(id);
+    if (ask && id !== undefined) {
+      this.#asks.delete(id);
+      // Only the gateway that asked may have the answer, under its own id.
+      if (ask.gen !== this.#gen || this.#phase !== 'open') return;
+      this.#toGateway(ask.id === id ? line : withId(line, ask.id, 'id'));
+      return;
+    }
+    // An answer serve knows nothing of: the gateway's business, as straight behind it.
+    if (this.#phase === 'open') this.#toGateway(line);
+  }
+
+  #toGateway(line: Buffer): void {
+    const socket = this.#current?.link.socket;
+    if (!socket || socket.destroyed) return;
+    if (!socket.write(line) && !this.#socketBlocked) {
+      this.#socketBlocked = true;
+      this.#flowStdin();
+      socket.once('drain', () => {
+        this.#socketBlocked = false;
+        this.#flowStdin();
+      });
+    }
+  }
+
+  /** An error answer of serve's own to the agent's request `id` (the id's JSON text). */
+  #answerAgent(id: string, code: number, message: string): void {
+    this.#toAgent(
+      Buffer.from(`{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify({ code, message })}}\n`),
+    );
+  }
+
+  #toAgent(line: Buffer): boolean {
+    return this.#o.stdout.write(line);
+  }
+
+  // ---- the gateway's side -----------------------------------------------------------------
+
+  #connect(link: Link): void {
+    this.#gen += 1;
+    const gen = this.#gen;
+    const framer = new LineFramer(MAX_MESSAGE_BYTES + 1, (line, whole) =>
+      this.#fromGateway(current, line, whole),
+    );
+    const current: Current = { link, gen, framer };
+    this.#current = current;
+    this.#socketBlocked = false;
+    const { socket } = link;
+    socket.on('error', () => undefined); // 'close' follows and says what happened.
+    socket.on('data', (chunk: Buffer) => {
+      if (this.#current !== current) return;
+      this.#o.stdout.cork();
+      framer.push(chunk);
+      this.#o.stdout.uncork();
+    });
+    socket.once('close', () => this.#onClose(current));
+    if (link.opened.rest.length > 0) framer.push(link.opened.rest);
+    if (!this.#stdoutBlocked) socket.resume();
+  }
+
+  #fromGateway(current: Current, line: Buffer, whole: boolean): void {
+    if (this.#current !== current) return;
+    if (!whole) return this.#out(current, line);
+    const peek = peekMessage(line, 0, line.length - 1);
+    if (peek?.response) {
+      const id = peek.id;
+      if (id !== undefined && this.#ownIds.delete(id)) return this.#ownAnswer(id, line);
+      const call = id === undefined ? undefined : this.#inFlight.get(id);
+      if (call && id !== undefined) {
+        // A stopping daemon fails the calls it cuts off with errors of its servers' closing;
+        // serve's own answer at the close says what happened.
+        if (current.notice && errorOf(line) !== undefined) return;
+        this.#inFlight.delete(id);
+        if (call.method === 'initialize') this.#record.noteInitializeAnswer(line);
+        else if (call.task && line.includes('"taskId"')) this.#record.noteTaskAnswer(line);
+      }
+      return this.#out(current, line);
+    }
+    if (peek?.method !== undefined) {
+      if (peek.id !== undefined) return this.#gatewayAsks(current, peek.id, line);
+      if (peek.method === DAEMON_STOPPING) {
+        current.notice = stopNoticeOf(line);
+        return;
+      }
+      if (peek.method === 'notifications/cancelled') {
+        // The gateway gave up on one of its requests: under the id the agent knows it by.
+        const cancelled = requestIdOf(line);
+        for (const [visible, ask] of this.#asks)
+          if (ask.gen === current.gen && ask.id === cancelled) {
+            this.#asks.delete(visible);
+            return this.#out(
+              current,
+              visible === ask.id ? line : withId(line, visible, 'requestId'),
+            );
+          }
+      }
+    }
+    this.#out(current, line);
+  }
+
+  /** A request of the gateway's to the agent (sampling, elicitation, roots/list, ping). */
+  #gatewayAsks(current: Current, id: string, line: Buffer): void {
+    // The first gateway's ids pass as they are; a later one's could be a gone gateway's.
+    const visible =
+      current.gen === 1 ? id : JSON.stringify(`mcpctl-${current.gen}-${(this.#askCount += 1)}`);
+    this.#asks.set(visible, { gen: current.gen, id });
+    if (this.#asks.size > MAX_GATEWAY_ASKS) {
+      const oldest = this.#asks.keys().next();
+      if (!oldest.done) this.#asks.delete(oldest.value);
+    }
+    this.#out(current, visible === id ? line : withId(line, visible, 'id'));
+  }
+
+  /** A line for the agent; while stdout is full, nothing more is read from the daemon. */
+  #out(current: Current, line: Buffer): void {
+    if (this.#toAgent(line) || this.#stdoutBlocked) return;
+    this.#stdoutBlocked = true;
+    current.link.socket.pause();
+    this.#o.stdout.once('drain', () => {
+      this.#stdoutBlocked = false;
+      if (this.#current) this.#current.link.socket.resume();
+    });
+  }
+
+  #onClose(current: Current): void {
+    if (this.#current !== current) return;
+    this.#current = undefined;
+    current.framer.reset();
+    if (this.#stdinEnded || this.#phase === 'ended') return this.#finish(0);
+    this.#phase = 'down';
+    // Writes waiting for that socket to drain are gone with it: read the agent again.
+    this.#socketBlocked = false;
+    this.#flowStdin();
+    this.#ownIds.clear();
+    this.#restoreInitId = undefined;
+    this.#record.loseTasks();
+    this.#failInFlight();
+    const notice = current.notice;
+    if (notice) {
+      if (notice.reconnect === 'now') {
+        this.#o.log(
+          `the mcpctl daemon at ${this.#o.socketPath} stopped (${notice.reason}); bringing one back and restoring this agent's session`,
+        );
+        return this.#bringBack();
+      }
+      this.#o.log(
+        `the mcpctl daemon at ${this.#o.socketPath} stopped (${notice.reason}); this agent's session waits: its next request starts a daemon and restores the session there`,
+      );
+      this.#phase = 'idle';
+      if (this.#queue.length > 0) this.#bringBack();
+      return;
+    }
+    void this.#o.daemonPid().then((pid) => {
+      if (this.#phase === 'ended') return;
+      // The daemon we were on still answers: it ended this connection on purpose.
+      if (pid !== undefined && pid === current.link.opened.pid && !this.#current) {
+        this.#o.log(
+          `the mcpctl daemon at ${this.#o.socketPath} ended this connection (see ${this.#o.logFile}); restart this MCP server to reconnect`,
+        );
+        return this.#finish(1);
+      }
+      this.#o.log(
+        `the mcpctl daemon at ${this.#o.socketPath} went away (see ${this.#o.logFile}); bringing one back and restoring this agent's session`,
+      );
+      this.#bringBack();
+    });
+  }
+
+  /** Every call the gone gateway did not answer gets its error now (initialize: sent again). */
+  #failInFlight(): void {
+    const again: Queued[] = [];
+    for (const [id, call] of this.#inFlight) {
+      if (call.method === 'initialize' && call.line && !this.#record.initializeResult) {
+        again.push({ line: call.line, request: { id, call, until: Date.now() + this.#waitMs } });
+        continue;
+      }
+      this.#answerAgent(
+        id,
+        DAEMON_GONE_CODE,
+        `the mcpctl daemon went away while this ${call.method} request was in flight (it crashed, was killed, stopped or restarted): it may or may not have run on its server, so check before repeating anything that changes state. mcpctl restores this session on a new daemon; see ${this.#o.logFile}`,
+      );
+    }
+    this.#inFlight.clear();
+    if (again.length > 0) {
+      this.#queue = [...again, ...this.#queue];
+      for (const q of again) this.#queuedBytes += q.line.length;
+      this.#armQueueTimer();
+    }
+  }
+
+  // ---- bringing a daemon back -------------------------------------------------------------
+
+  #bringBack(): void {
+    if (this.#attempting || this.#current || this.#phase === 'ended') return;
+    this.#attempting = true;
+    this.#phase = 'down';
+    this.#o.reopen().then(
+      (link) => {
+        this.#attempting = false;
+        if (this.#phase === 'ended' || this.#stdinEnded) {
+          link.socket.destroy();
+          if (this.#stdinEnded) this.#finish(0);
+          return;
+        }
+        this.#connect(link);
+        this.#restore();
+      },
+      (err: unknown) => {
+        this.#attempting = false;
+        if (this.#phase === 'ended') return;
+        const why = errorText(err);
+        this.#o.log(`${why}; this agent's session waits: its next request tries again`);
+        this.#phase = 'idle';
+        this.#failQueued(
+          `mcpctl serve could not bring its daemon back: ${why}. This session stays open; the next request tries again`,
+        );
+      },
+    );
+  }
+
+  /** Replays the agent's session on the gateway just connected. */
+  #restore(): void {
+    const params = this.#record.initializeParams;
+    if (!this.#record.initializeResult || !params) return this.#restored(false);
+    this.#phase = 'restoring';
+    const id = JSON.stringify(`mcpctl-restore-${this.#gen}-initialize`);
+    this.#restoreInitId = id;
+    this.#sendOwn(id, 'initialize', params);
+  }
+
+  #sendOwn(id: string, method: string, params: Record<string, unknown>): void {
+    this.#ownIds.add(id);
+    this.#toGateway(
+      Buffer.from(`{"jsonrpc":"2.0","id":${id},${methodAndParams(method, params)}}\n`),
+    );
+  }
+
+  #ownAnswer(id: string, line: Buffer): void {
+    const error = errorOf(line);
+    if (id !== this.#restoreInitId) {
+      if (error) this.#o.log(`restoring this agent's session: ${error}`);
+      return;
+    }
+    this.#restoreInitId = undefined;
+    if (error)
+      this.#o.log(`the new gateway refused this agent's initialize: ${error}; going on without it`);
+    this.#restored(true);
+  }
+
+  /** The gateway knows the agent again: the rest of its state, then the waiting lines. */
+  #restored(replayed: boolean): void {
+    const gen = this.#gen;
+    if (replayed) {
+      if (this.#record.initialized)
+        this.#toGateway(Buffer.from('{"jsonrpc":"2.0","method":"notifications/initialized"}\n'));
+      let n = 0;
+      for (const { method, params } of this.#record.restoreRequests())
+        this.#sendOwn(JSON.stringify(`mcpctl-restore-${gen}-${(n += 1)}`), method, params);
+    }
+    this.#phase = 'open';
+    const queued = this.#queue;
+    this.#queue = [];
+    this.#queuedBytes = 0;
+    clearTimeout(this.#queueTimer);
+    this.#current?.link.socket.cork();
+    for (const q of queued) {
+      if (q.request) this.#inFlight.set(q.request.id, q.request.call);
+      this.#toGateway(q.line);
+    }
+    this.#current?.link.socket.uncork();
+    this.#flowStdin();
+    if (replayed)
+      for (const what of ['tools', 'prompts', 'resources'])
+        this.#toAgent(
+          Buffer.from(`{"jsonrpc":"2.0","method":"notifications/${what}/list_changed"}\n`),
+        );
+  }
+
+  // ---- lines waiting for a gateway ----------------------------------------------------------
+
+  #enqueue(q: Queued): void {
+    this.#queue.push(q);
+    this.#queuedBytes += q.line.length;
+    this.#flowStdin();
+    if (q.request) this.#armQueueTimer();
+  }
+
+  #unqueue(id: string): void {
+    this.#queue = this.#queue.filter((q) => {
+      if (q.request?.id !== id) return true;
+      this.#queuedBytes -= q.line.length;
+      return false;
+    });
+    this.#flowStdin();
+  }
+
+  #armQueueTimer(): void {
+    clearTimeout(this.#queueTimer);
+    const first = this.#queue.find((q) => q.request)?.request;
+    if (!first) return;
+    this.#queueTimer = setTimeout(() => this.#expire(), Math.max(0, first.until - Date.now()));
+  }
+
+  /** Requests that waited their time are answered; the others wait on. */
+  #expire(): void {
+    const now = Date.now();
+    const expired = this.#queue.filter((q) => q.request && q.request.until <= now);
+    this.#queue = this.#queue.filter((q) => !expired.includes(q));
+    for (const q of expired) {
+      this.#queuedBytes -= q.line.length;
+      if (q.request)
+        this.#answerAgent(
+          q.request.id,
+          DAEMON_GONE_CODE,
+          `the mcpctl daemon did not come back within ${this.#waitMs / 1000} s (it is being started; see its log ${this.#o.logFile}); try again in a moment`,
+        );
+    }
+    this.#flowStdin();
+    this.#armQueueTimer();
+  }
+
+  #failQueued(message: string): void {
+    clearTimeout(this.#queueTimer);
+    const queued = this.#queue;
+    this.#queue = [];
+    this.#queuedBytes = 0;
+    for (const q of queued)
+      if (q.request) this.#answerAgent(q.request.id, DAEMON_GONE_CODE, message);
+    this.#flowStdin();
+  }
+
+  /** Reads stdin unless the daemon is not taking it, or too much of it waits for one. */
+  #flowStdin(): void {
+    if (this.#phase === 'ended') return;
+    if (this.#socketBlocked || this.#queuedBytes > MAX_QUEUED_BYTES) this.#o.stdin.pause();
+    else this.#o.stdin.resume();
+  }
+
+  #finish(code: number): void {
+    if (this.#phase === 'ended') return;
+    this.#phase = 'ended';
+    clearTimeout(this.#endTimer);
+    clearTimeout(this.#queueTimer);
+    process.off('SIGINT', this.#onSignal);
+    process.off('SIGTERM', this.#onSignal);
+    this.#o.stdin.off('data', this.#onStdinData);
+    this.#o.stdin.off('end', this.#onStdinEnd);
+    this.#o.stdin.off('close', this.#onStdinEnd);
+    this.#o.stdin.pause();
+    const current = this.#current;
+    this.#current = undefined;
+    current?.link.socket.destroy();
+    this.#resolve(code);
+  }
+}
+
+/** `"method":…,"params":…` of a request serve sends itself. */
+function methodAndParams(method: string, params: Record<string, unknown>): string {
+  return `"method":${JSON.stringify(method)},"params":${JSON.stringify(params)}`;
+}
+
+/** The line with its top-level `key` (or `params.requestId`) set to the id text `id`. */
+function withId(line: Buffer, id: string, key: 'id' | 'requestId'): Buffer {
+  const message = JSON.parse(line.toString('utf8')) as Record<string, unknown>;
+  const value: unknown = JSON.parse(id);
+  if (key === 'id') message.id = value;
+  else if (isObject(message.params)) message.params = { ...message.params, requestId: value };
+  return Buffer.from(`${JSON.stringify(message)}\n`);
+}
+
+/** `params.requestId` of a notifications/cancelled line, as id text. */
+function requestIdOf(line: Buffer): string | undefined {
+  try {
+    const message: unknown = JSON.parse(line.toString('utf8'));
+    const id = isObject(message) && isObject(message.params) ? message.params.requestId : undefined;
+    return typeof id === 'string' || typeof id === 'number'
+      ? idText(JSON.stringify(id))
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function errorOf(line: Buffer): string | undefined {
+  try {
+    const message: unknown = JSON.parse(line.toString('utf8'));
+    if (!isObject(message) || !isObject(message.error)) return undefined;
+    return typeof message.error.message === 'string' ? message.error.message : 'an error';
+  } catch {
+    return 'an answer that is not JSON';
+  }
+}
+
+function stopNoticeOf(line: Buffer): { reconnect: ReconnectMode; reason: string } {
+  try {
+    const message: unknown = JSON.parse(line.toString('utf8'));
+    const params = isObject(message) && isObject(message.params) ? message.params : {};
+    return {
+      reconnect: params.reconnect === 'now' ? 'now' : 'on-demand',
+      reason: typeof params.reason === 'string' ? params.reason : 'stopped',
+    };
+  } catch {
+    return { reconnect: 'on-demand', reason: 'stopped' };
+  }
+}
