@@ -7,7 +7,8 @@
  *   running at <socket>"); a stale socket file (nobody answers) is replaced; anything else at
  *   that path is left alone and refused.
  * - The socket is claimed before anything else happens (two daemons racing: one wins, the
- *   other exits 1); calls arriving during start-up wait until the default session is open.
+ *   other exits 1, also when both found a stale socket file: they take turns, claim-lock.ts);
+ *   calls arriving during start-up wait until the default session is open.
  * - The socket file is checked every second: deleted, it is made again (connections, sessions
  *   and servers untouched); replaced by anything else (another daemon's socket), the daemon
  *   shuts down gracefully, since clients now reach that (socket-guard.ts).
@@ -22,6 +23,7 @@
 import { unlinkSync } from 'node:fs';
 import pino from 'pino';
 import { Daemon, type SessionEnvSpec } from '../controller/daemon.js';
+import { claimLock } from './claim-lock.js';
 import { CliError, EXIT_USAGE, errorText } from './errors.js';
 import { handoverTable, mapDomainError, methodTable, type MethodContext } from './methods/index.js';
 import { RpcLimitsError, limitsFromEnv, type RpcLimits } from './rpc-limits.js';
@@ -66,7 +68,8 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
     { name: 'mcpctl', level: o.logLevel ?? process.env.MCPCTL_LOG_LEVEL ?? 'info' },
     pino.destination({ dest: 2, sync: true }),
   );
-  await claimSocketPath(o.socket, log);
+  // From the probe to listening, one daemon at a time (claim-lock.ts).
+  const releaseClaim = await claimSocketPath(o.socket, log);
 
   let daemon: Daemon | undefined;
   let markReady: () => void = () => undefined;
@@ -111,6 +114,8 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
         `a daemon is already running at ${o.socket}; stop it with 'mcpctl stop' or pass another --socket`,
       );
     throw new CliError(`cannot listen on ${o.socket}: ${errorText(err)}`);
+  } finally {
+    releaseClaim();
   }
 
   // A deleted socket file is made again; a path taken by someone else stops this daemon.
@@ -221,14 +226,28 @@ function socketLimits(): RpcLimits {
   }
 }
 
-/** Makes the socket path ours to listen on, or says why it cannot be. */
-async function claimSocketPath(socket: string, log: pino.Logger): Promise<void> {
+/**
+ * Makes the socket path ours to listen on, or says why it cannot be. Resolves with the function
+ * that gives the claim lock back (call it once listening, or on failure to listen).
+ */
+async function claimSocketPath(socket: string, log: pino.Logger): Promise<() => void> {
   try {
     prepareSocketDir(socket);
   } catch (err) {
     if (err instanceof SocketDirError) throw new CliError(err.message);
     throw err;
   }
+  const release = await claimLock(socket);
+  try {
+    await removeStaleSocket(socket, log);
+  } catch (err) {
+    release();
+    throw err;
+  }
+  return release;
+}
+
+async function removeStaleSocket(socket: string, log: pino.Logger): Promise<void> {
   switch (await probeSocket(socket)) {
     case 'missing':
       return;

@@ -54,6 +54,20 @@ async function daemonPid(env: TestEnv): Promise<number> {
   }
 }
 
+/** Waits until exactly one daemon runs; a failure says which ran and what the log says. */
+async function oneDaemon(env: TestEnv, agents: readonly Agent[]): Promise<number> {
+  return until('one daemon', () => {
+    const pids = daemonPids(env);
+    return pids.length === 1 ? pids[0] : undefined;
+  }).catch(() => {
+    const log = path.join(path.dirname(env.socket), 'mcpctl-daemon.log');
+    const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n') : [];
+    assert.fail(
+      `daemons: ${daemonPids(env).join(', ')}\nlog:\n${lines.filter((l) => !l.includes('"level":20')).join('\n')}\nserves:\n${agents.map((a) => a.stderr()).join('\n')}`,
+    );
+  });
+}
+
 /** An agent that counts the tools/list_changed it gets. */
 class Agent extends RecordingAgent {
   toolsChanged = 0;
@@ -172,10 +186,7 @@ describe("the agent's session outlives the daemon (e2e)", () => {
       a.updated.length = 0;
       assert.match(textOf(await a.callTool('fx__touch')), /"subscribed":true/);
       await until('resources/updated after the restart', () => a.updated.includes(URI));
-      await until('one daemon', () => daemonPids(env).length === 1 || undefined).catch(() =>
-        assert.fail(`daemons: ${daemonPids(env).join(', ')}`),
-      );
-      assert.deepEqual(daemonPids(env), [now]);
+      assert.equal(await oneDaemon(env, [a, b]), now);
       assert.deepEqual([...a.errors, ...b.errors], []);
       assert.match(
         a.stderr(),
@@ -199,15 +210,13 @@ describe("the agent's session outlives the daemon (e2e)", () => {
       results.map((r) => r.args.value),
       [0, 1, 2, 3, 4],
     );
-    await until('one daemon', () => daemonPids(env).length === 1 || undefined).catch(() =>
-      assert.fail(`daemons: ${daemonPids(env).join(', ')}`),
-    );
+    const running = await oneDaemon(env, five);
     const started = five.flatMap((agent) => [
       ...agent.stderr().matchAll(/started an mcpctl daemon \(pid (\d+)\)/g),
     ]);
     assert.deepEqual(
       started.map((m) => Number(m[1])).filter((pid) => pid !== old),
-      daemonPids(env),
+      [running],
       'one serve says it started the daemon that runs',
     );
     assert.deepEqual(
@@ -258,6 +267,7 @@ describe("the agent's session outlives the daemon (e2e)", () => {
       const a = await connect('agent-a');
       await until('the tools', async () => (await a.toolNames()).includes('fx__sleep'));
       const call = await slowCall(env, a, 'a');
+      const old = await daemonPid(env);
       const stop = await env.cli(['stop'], { timeoutMs: 60_000 });
       assert.equal(stop.code, 0, stop.stderr);
       assert.match(
@@ -270,6 +280,8 @@ describe("the agent's session outlives the daemon (e2e)", () => {
           a.stderr(),
         ),
       );
+      // The stopped daemon has closed every connection; its process is on its way out.
+      await until('the stopped daemon to exit', () => !isAlive(old));
       assert.deepEqual(daemonPids(env), [], 'nothing brings a daemon back by itself');
       assert.equal((await echo(a, 7)).args.value, 7);
       assert.equal(daemonPids(env).length, 1);
