@@ -10,6 +10,7 @@ import type { PoolFigure, PoolRun } from './pool-sharing.js';
 import type { ProxyDetail, ProxyFigure } from './proxy/figure.js';
 import { proxyLines } from './proxy/report.js';
 import type { ReloadDetail, ReloadFigure } from './reload.js';
+import { restartLines, type RestartDetail, type RestartFigure } from './restart/figure.js';
 import type { ScaleResult } from './scale-figure.js';
 import type { ScaleRow } from './scale.js';
 import { round } from './stats.js';
@@ -23,6 +24,8 @@ export interface Results {
   readonly pool: PoolFigure;
   /** Issue 14's `proxy` section (bench/proxy/figure.ts). */
   readonly proxy: ProxyFigure;
+  /** Issue 25's `restart` section (bench/restart/figure.ts). */
+  readonly restart: RestartFigure;
 }
 
 export interface Details {
@@ -32,6 +35,7 @@ export interface Details {
   readonly gap: GapDetail;
   readonly pool: { pooled: PoolRun; unpooled: PoolRun };
   readonly proxy: ProxyDetail;
+  readonly restart: RestartDetail;
   readonly seconds: number;
   readonly leftovers: number;
 }
@@ -200,6 +204,7 @@ export function table(results: Results, d: Details): string {
       ratio(d.pool.pooled.serversRssMb, d.pool.unpooled.serversRssMb),
     ]),
     ...proxyLines(results.proxy, d.proxy),
+    ...restartLines(results.restart, d.restart),
     '',
     `${d.seconds} s in all; processes left behind: ${d.leftovers}`,
   );
