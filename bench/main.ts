@@ -1,8 +1,10 @@
 /**
  * `npm run bench` (issue 8): the five figures, each beside its baseline from the same run,
- * the http figure (issue 26: agent sessions through serve and over HTTP), and the proxy figure (issue 14: a tool call direct, through mcpctl serve and through
- * mcp-hub; `npm run bench:proxy` runs only that one), printed as a table with the machine,
- * and written to $BENCH_OUT or bench/results.json.
+ * the proxy figure (issue 14: a tool call direct, through mcpctl serve and through
+ * mcp-hub; `npm run bench:proxy` runs only that one), the http figure (issue 26: agent
+ * sessions through serve and over HTTP) and the restart figure (issue 25: the daemon killed
+ * under an agent; `npm run bench:restart`), printed as a table with the machine, and written
+ * to $BENCH_OUT or bench/results.json.
  *
  * Every process a figure starts is ended by that figure; at the end, anything still running
  * with a bench folder in its command line is reported and killed, and the run fails.
@@ -16,6 +18,7 @@ import { poolFigure } from './pool-sharing.js';
 import { proxyFigure } from './proxy/figure.js';
 import { killAll, processesMentioning } from './processes.js';
 import { reloadFigure } from './reload.js';
+import { restartFigure } from './restart/figure.js';
 import { table, writeResults, type Results } from './report.js';
 import { scaleFigure } from './scale-figure.js';
 
@@ -31,26 +34,28 @@ async function main(): Promise<number> {
   const m = machine();
   log(`bench on ${m.cpus} cpus, node ${m.node}, load ${m.loadAverage}`);
 
-  log('1/7 reload latency (stdio fixture, real watcher and debounce)…');
+  log('1/8 reload latency (stdio fixture, real watcher and debounce)…');
   const reload = await reloadFigure();
   log(`    ${reload.figure.reloadMs} ms vs raw connect ${reload.figure.rawConnectMs} ms`);
 
-  log('2/7 scale (in-memory servers, one child process per N)…');
+  log('2/8 scale (in-memory servers, one child process per N)…');
   const scale = await scaleFigure((r) =>
     log(`    N=${r.row.servers}: ${r.row.cpuMs} ms cpu, ${r.row.connects}/${r.row.disconnects}`),
   );
 
-  log('3-4/7 tool gaps (20 servers × 50 edits: RollingUpdate, Recreate, restart-all)…');
+  log('3-4/8 tool gaps (20 servers × 50 edits: RollingUpdate, Recreate, restart-all)…');
   const gap = await gapFigures();
 
-  log('5/7 pool sharing (10 sessions × 5 stdio servers, pooled and a pool per session)…');
+  log('5/8 pool sharing (10 sessions × 5 stdio servers, pooled and a pool per session)…');
   const pool = await poolFigure();
 
-  log('6/7 proxy (echo calls direct, through mcpctl serve, through mcp-hub)…');
+  log('6/8 proxy (echo calls direct, through mcpctl serve, through mcp-hub)…');
   const proxy = await proxyFigure(log);
 
-  log('7/7 http (20 agent sessions through serve and over HTTP: processes, echo calls)…');
+  log('7/8 http (20 agent sessions through serve and over HTTP: processes, echo calls)…');
   const http = await httpFigure(log);
+  log('8/8 restart (the daemon SIGKILLed under an agent with 10 servers)…');
+  const restart = await restartFigure(log);
 
   const leftovers = processesMentioning('mcpctl-bench-');
   if (leftovers.length > 0) {
@@ -67,6 +72,7 @@ async function main(): Promise<number> {
     pool: pool.figure,
     proxy: proxy.figure,
     http,
+    restart: restart.figure,
   };
   const out = process.env.BENCH_OUT || DEFAULT_OUT;
   writeResults(results, out);
@@ -79,6 +85,7 @@ async function main(): Promise<number> {
       gap: gap.detail,
       pool: pool.detail,
       proxy: proxy.detail,
+      restart: restart.detail,
       seconds,
       leftovers: leftovers.length,
     })}\n\nwritten to ${out}\n`,

@@ -11,6 +11,7 @@ import type { PoolFigure, PoolRun } from './pool-sharing.js';
 import type { ProxyDetail, ProxyFigure } from './proxy/figure.js';
 import { proxyLines } from './proxy/report.js';
 import type { ReloadDetail, ReloadFigure } from './reload.js';
+import { restartLines, type RestartDetail, type RestartFigure } from './restart/figure.js';
 import type { ScaleResult } from './scale-figure.js';
 import type { ScaleRow } from './scale.js';
 import { round } from './stats.js';
@@ -26,6 +27,8 @@ export interface Results {
   readonly proxy: ProxyFigure;
   /** Issue 26's `http` section (bench/http.ts). */
   readonly http: HttpFigure;
+  /** Issue 25's `restart` section (bench/restart/figure.ts). */
+  readonly restart: RestartFigure;
 }
 
 export interface Details {
@@ -35,6 +38,7 @@ export interface Details {
   readonly gap: GapDetail;
   readonly pool: { pooled: PoolRun; unpooled: PoolRun };
   readonly proxy: ProxyDetail;
+  readonly restart: RestartDetail;
   readonly seconds: number;
   readonly leftovers: number;
 }
@@ -204,6 +208,7 @@ export function table(results: Results, d: Details): string {
     ]),
     ...proxyLines(results.proxy, d.proxy),
     ...httpLines(results.http),
+    ...restartLines(results.restart, d.restart),
     '',
     `${d.seconds} s in all; processes left behind: ${d.leftovers}`,
   );
