@@ -1,5 +1,6 @@
 /** The API of mcpctl: config schema, identities, equality, merging, gating, McpServer. */
 export * from './server-config.js';
+export * from './lsp-config.js';
 export * from './schema.js';
 export * from './transport.js';
 export * from './identity.js';

@@ -6,6 +6,7 @@
  * package is ever loaded (a test checks the emitted JavaScript).
  */
 import type { V1Condition, V1ObjectMeta } from '@kubernetes/client-node';
+import type { LanguageServerConfig } from './lsp-config.js';
 import type { McpServerConfig } from './server-config.js';
 
 export const API_VERSION = 'mcpctl.dev/v1alpha1';
@@ -77,6 +78,35 @@ export interface McpServerList {
   apiVersion: typeof API_VERSION;
   kind: 'McpServerList';
   items: McpServer[];
+}
+
+export interface LanguageServerStatus {
+  observedGeneration?: number;
+  connectionId?: string;
+  approvalHash?: string;
+  pid?: number;
+  connectedAt?: string;
+  restarts: number;
+  /** The resolved workspace folder (absolute) the server was started on. */
+  workspaceFolder?: string;
+  /** The extensions it answers for, from `extensionToLanguage` (`.ts`, `.tsx`). */
+  extensions: string[];
+  conditions: Condition[];
+}
+
+/** A language server of `.lsp.json` / `--lsp-config`: the second kind (DESIGN §1). */
+export interface LanguageServer {
+  apiVersion: typeof API_VERSION;
+  kind: 'LanguageServer';
+  metadata: ObjectMeta;
+  spec: LanguageServerConfig;
+  status: LanguageServerStatus;
+}
+
+export interface LanguageServerList {
+  apiVersion: typeof API_VERSION;
+  kind: 'LanguageServerList';
+  items: LanguageServer[];
 }
 
 export interface SetConditionResult {
