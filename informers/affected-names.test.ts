@@ -24,6 +24,8 @@ function state(
     mcp: undefined,
     trusted,
     sources: [],
+    languageServers: {},
+    lspGating: { excluded: [], pending: [] },
   };
 }
 

@@ -121,5 +121,13 @@ export function assembleDesiredState(input: AssembleInput): DesiredState {
   sources.push(status(s.project, 'project'));
   if (s.cli) sources.push(status(s.cli, 'cli'));
   sources.push(status(s.trustedFolders, 'trust'));
-  return { servers, gating, mcp, trusted, sources };
+  return {
+    servers,
+    gating,
+    mcp,
+    trusted,
+    sources,
+    languageServers: Object.create(null) as DesiredState['languageServers'],
+    lspGating: { excluded: [], pending: [] },
+  };
 }

@@ -102,6 +102,8 @@ function emptyState(): DesiredState {
   return {
     servers: Object.create(null) as DesiredState['servers'],
     gating: { excluded: [], pending: [] },
+    languageServers: Object.create(null) as DesiredState['languageServers'],
+    lspGating: { excluded: [], pending: [] },
     mcp: undefined,
     trusted: false,
     sources: [],

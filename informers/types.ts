@@ -2,7 +2,13 @@
  * What the informer layer offers the controller: the desired state of one session, assembled
  * from watched files, and a stream of "these server names are affected".
  */
-import type { ComputedGating, DesiredServers, McpSettings, Scope } from '../api/index.js';
+import type {
+  ComputedGating,
+  DesiredLanguageServers,
+  DesiredServers,
+  McpSettings,
+  Scope,
+} from '../api/index.js';
 
 /** A problem with one source file, located for humans. */
 export interface SourceError {
@@ -35,6 +41,13 @@ export interface DesiredState {
   readonly mcp: McpSettings | undefined;
   readonly trusted: boolean;
   readonly sources: readonly SourceStatus[];
+  /** Language servers of `<ws>/.lsp.json` (project, gated) and `--lsp-config` (cli). */
+  readonly languageServers: DesiredLanguageServers;
+  /**
+   * Their gating: `allowed` = the `--allowed-lsp-server-names` ceiling (absent = all, `[]` =
+   * none), `excluded` empty, `pending` = project servers not approved for their config.
+   */
+  readonly lspGating: ComputedGating;
 }
 
 export interface StoreChange {
