@@ -78,10 +78,12 @@ export default tseslint.config(
     // OAuth in one room: discovery, login, refresh, the grant store. pool/: types only.
     auth: ['api', 'pool'],
     reconcilers: ['api', 'approvals', 'pool'],
-    controller: ['api', 'informers', 'approvals', 'pool', 'auth', 'reconcilers'],
+    // lsp/: the language-server pool is built here (ConnectionPool<…, LspConnection>).
+    controller: ['api', 'informers', 'approvals', 'pool', 'auth', 'reconcilers', 'lsp'],
     // The MCP face of a session; pool types (its routing hooks) and pool/inbound.ts (the one
     // way to put a step in front of the SDK on a transport), never a pool of its own.
-    gateway: ['api', 'controller', 'pool'],
+    // lsp/: the `lsp_*` tools answer through its request helpers on a session's live connection.
+    gateway: ['api', 'controller', 'pool', 'lsp'],
     // auth/: the loopback listener of `mcpctl login` and the in-band login.
     cli: ['api', 'controller', 'gateway', 'auth'],
   }).map(([folder, allowed]) => ({
