@@ -20,10 +20,11 @@ export function typescriptServer(
     args: [modules('typescript-language-server', 'lib', 'cli.mjs'), '--stdio'],
     workspaceFolder,
     extensionToLanguage: { '.ts': 'typescript', '.tsx': 'typescriptreact' },
-    // The project's own TypeScript, wherever the workspace is (a temp dir has none). No
+    // TypeScript 6.0 (`typescript-6`, a dev dependency; the build's compiler stays 5.9), wherever
+    // the workspace is (a temp dir has none). No
     // syntax server: while the project loads, it answers a definition with the import line.
     initializationOptions: {
-      tsserver: { path: modules('typescript', 'lib'), useSyntaxServer: 'never' },
+      tsserver: { path: modules('typescript-6', 'lib'), useSyntaxServer: 'never' },
     },
     startupTimeoutMs: 30_000,
     ...more,
