@@ -21,8 +21,8 @@ export function typescriptServer(
     workspaceFolder,
     extensionToLanguage: { '.ts': 'typescript', '.tsx': 'typescriptreact' },
     // TypeScript 6.0 (`typescript-6`, a dev dependency; the build's compiler stays 5.9), wherever
-    // the workspace is (a temp dir has none). No
-    // syntax server: while the project loads, it answers a definition with the import line.
+    // the workspace is (a temp dir has none). No syntax server: while the project loads, it
+    // answers a definition with the import line.
     initializationOptions: {
       tsserver: { path: modules('typescript-6', 'lib'), useSyntaxServer: 'never' },
     },
