@@ -458,6 +458,8 @@ export class LspConnection {
     if (wasReady && this.#rpc && this.#process?.exit === undefined) {
       const deadline =
         Date.now() + (this.#options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+      // Before `exit` ends it: a child that left its group is found only from a live server.
+      await this.#process?.findDescendants();
       await this.#politely(this.#rpc, this.#process, deadline);
     }
     await this.#losing;

@@ -10,6 +10,7 @@
  * - Environment = `baseEnv` (default: this process's) + `env`; cwd = `cwd`; `shell: false`.
  * - `spawnServer` resolves once the process runs, or rejects with an error naming the server
  *   and the command (ENOENT, EACCES) when it never started.
+ * - `findDescendants()` before the polite `exit`: escapees are found from the live server.
  * - `end(graceMs)` ends stdin, sends SIGTERM to the group at once (the polite `shutdown` and
  *   `exit` came before, from the connection), waits `graceMs`, then SIGKILL and up to
  *   REAP_WAIT_MS more; then the escaped descendants the same way. It resolves when all of
@@ -56,6 +57,11 @@ export interface ServerProcess {
   onExit(listener: (exit: ExitInfo) => void): void;
   /** The last lines of its stderr. */
   stderrTail(): string[];
+  /**
+   * Looks for its descendants now, so the ones outside its group are ended with it: call it
+   * while it still runs, before asking it to exit (once it exited they hang from PID 1).
+   */
+  findDescendants(): Promise<void>;
   /** Ends the process group and its escaped descendants (see the guarantees); idempotent. */
   end(graceMs: number): Promise<void>;
 }
@@ -138,6 +144,10 @@ class LanguageServerProcess implements ServerProcess {
 
   stderrTail(): string[] {
     return this.#stderr.lines();
+  }
+
+  findDescendants(): Promise<void> {
+    return this.#proc.scanTree();
   }
 
   end(graceMs: number): Promise<void> {

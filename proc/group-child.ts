@@ -16,8 +16,11 @@
  *   `child.pid` is set as soon as spawn returns, so an `end()` racing `started` still finds
  *   the process.
  * - `onSpawn(pid)` is called once it runs, before the caller can write to it. Descendants
- *   outside its group are remembered while it lives (where /proc exists), each told once to
+ *   outside its group are remembered while it lives (where /proc exists: at spawn, every
+ *   DEFAULT_TREE_SCAN_MS, on `scanTree()` and when `end()` starts), each told once to
  *   `onDescendant`; `onGone` hears of each of them, and of the pid, once `end()` ended them.
+ *   One that escaped and was never seen before the server exited cannot be told from any
+ *   other child of PID 1 and is not touched.
  * - `end(timings)` ends stdin, waits `stdinGraceMs` for the group to leave by itself, sends
  *   SIGTERM to the group, waits `graceMs`, then SIGKILL and up to `reapWaitMs` more (members
  *   that only PID 1 can reap); then the remembered descendants outside the group get the same
@@ -173,8 +176,12 @@ export class GroupChild {
     return this.#options.treeScanner ?? sharedTreeScanner;
   }
 
-  /** A fresh look at the tree (the server's children may be newer than the last scan). */
-  async #rescanTree(): Promise<void> {
+  /**
+   * A fresh look at its tree (its children may be newer than the last scan). end() does it
+   * first; call it yourself before asking the process to exit on its own, since a descendant
+   * is found only from a live ancestor.
+   */
+  async scanTree(): Promise<void> {
     if (this.#tree) await this.#scanner().scan();
   }
 
@@ -182,7 +189,7 @@ export class GroupChild {
     const pid = this.child.pid;
     if (pid === undefined) return;
     // While the server still runs, its descendants still hang from it: look once more.
-    await this.#rescanTree();
+    await this.scanTree();
     try {
       this.child.stdin?.end();
     } catch {
@@ -200,7 +207,7 @@ export class GroupChild {
     // Descendants that left the group: found again from the ones remembered (a child they
     // started since), then ended the same way, each only while it is still itself.
     if (this.#tree) {
-      await this.#rescanTree();
+      await this.scanTree();
       this.#untrack?.();
       await endProcesses(this.#tree.descendants(), timings.graceMs, timings.reapWaitMs);
       for (const d of this.#escaped) this.#options.onGone?.(d.pid);
