@@ -3,7 +3,7 @@
  * session of its workspace folder.
  *
  * It has the shape pool/pool.ts drives (`PooledConnection`: `pid`, `open`, `cancel`, `close`,
- * `lease`, `stats`), without importing pool/ (DESIGN §3: lsp/ sees api/ only), so the pool's
+ * `lease`, `stats`), without importing pool/ (DESIGN §3: lsp/ sees api/ and proc/ only), so the pool's
  * lifecycle — keys, refcounts, single-flight, drain — serves language servers unchanged; a loss
  * is told through `onLost`, which the pool's host turns into `lost()`.
  *
