@@ -36,7 +36,12 @@ import {
   type OAuthManager,
 } from '../auth/index.js';
 import { createPool } from '../pool/index.js';
-import { ProcessRecorder, reapOrphans, type ProcessRecord } from '../proc/index.js';
+import {
+  ProcessRecorder,
+  reapOrphans,
+  type ProcessRecord,
+  type ServerKind,
+} from '../proc/index.js';
 import type { Pool } from '../pool/types.js';
 import { redactUrl } from '../api/index.js';
 import { watchApprovals, type ApprovalsWatch } from './approvals-watch.js';
@@ -121,9 +126,13 @@ export interface ReapSummary {
   readonly errors: readonly string[];
 }
 
-/** "a language server", "a server" (an MCP server: records before #24 have no kind). */
+/** The kind a record says (records written before language servers have none: MCP). */
+function kindOf(record: ProcessRecord): ServerKind {
+  return record.kind === 'LanguageServer' ? 'LanguageServer' : 'McpServer';
+}
+
 function whatWasReaped(record: ProcessRecord): string {
-  return record.kind === 'LanguageServer' ? 'a language server' : 'a server';
+  return kindOf(record) === 'LanguageServer' ? 'a language server' : 'a server';
 }
 
 const silentLog: DaemonLog = {
@@ -194,7 +203,7 @@ export class Daemon {
       };
       for (const r of report.killed)
         log.warn(
-          { serverPid: r.pid, kind: r.kind ?? 'McpServer', connectionId: r.connectionId },
+          { serverPid: r.pid, kind: kindOf(r), connectionId: r.connectionId },
           `reaped ${whatWasReaped(r)} left by a previous daemon`,
         );
       for (const e of report.errors) log.warn({ file: options.stateFile }, e);
