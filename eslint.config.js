@@ -5,6 +5,7 @@ const FOLDERS = [
   'api',
   'informers',
   'approvals',
+  'proc',
   'pool',
   'lsp',
   'auth',
@@ -18,9 +19,9 @@ const FOLDERS = [
 ];
 
 // Folders a row allows for their types only (`import type`): auth/ implements the pool's
-// AuthPort, it never drives a pool.
+// AuthPort, it never drives a pool; proc/ names the server kinds of api/ in its records.
 /** @type {Record<string, string[]>} */
-const TYPES_ONLY = { auth: ['pool'] };
+const TYPES_ONLY = { auth: ['pool'], proc: ['api'] };
 
 /**
  * The patterns that let `folder` import only types from its TYPES_ONLY folders.
@@ -72,14 +73,19 @@ export default tseslint.config(
     api: [],
     informers: ['api'],
     approvals: ['api'],
-    pool: ['api'],
-    // The language-server client (DESIGN §3): pooled by pool/'s lifecycle, it sees only api/.
-    lsp: ['api'],
+    // Server processes, whatever they speak: own process group, setsid escapees, tree kill,
+    // the orphan record. A leaf under pool/ and lsp/ (api/: types only).
+    proc: ['api'],
+    pool: ['api', 'proc'],
+    // The language-server client (DESIGN §3): pooled by pool/'s lifecycle, it sees only api/
+    // and its processes' machinery (proc/, shared with MCP servers).
+    lsp: ['api', 'proc'],
     // OAuth in one room: discovery, login, refresh, the grant store. pool/: types only.
     auth: ['api', 'pool'],
     reconcilers: ['api', 'approvals', 'pool'],
     // lsp/: the language-server pool is built here (ConnectionPool<…, LspConnection>).
-    controller: ['api', 'informers', 'approvals', 'pool', 'auth', 'reconcilers', 'lsp'],
+    // proc/: the daemon's one orphan record, fed by both pools.
+    controller: ['api', 'informers', 'approvals', 'proc', 'pool', 'auth', 'reconcilers', 'lsp'],
     // The MCP face of a session; pool types (its routing hooks) and pool/inbound.ts (the one
     // way to put a step in front of the SDK on a transport), never a pool of its own.
     // lsp/: the `lsp_*` tools answer through its request helpers on a session's live connection.

@@ -3,7 +3,8 @@
  *
  * Guarantees:
  * - At start, the children a previous daemon left behind (killed hard) are reaped from the
- *   state file before the new pool writes to it; then the default session (the `--workspace`
+ *   state file before anything writes to it; then ONE recorder of that file (`processes`)
+ *   serves every pool — MCP servers and language servers alike — and the default session (the `--workspace`
  *   of the daemon, with its ceiling, --mcp-config and `defaultSessionEnv`) is opened and
  *   pinned: openers never close it, only `stop()` does.
  * - Every session of the daemon shares the pool (equal configs share one process), the
@@ -34,7 +35,13 @@ import {
   type LoginStart,
   type OAuthManager,
 } from '../auth/index.js';
-import { createPool, reapOrphans } from '../pool/index.js';
+import { createPool } from '../pool/index.js';
+import {
+  ProcessRecorder,
+  reapOrphans,
+  type ProcessRecord,
+  type ServerKind,
+} from '../proc/index.js';
 import type { Pool } from '../pool/types.js';
 import { redactUrl } from '../api/index.js';
 import { watchApprovals, type ApprovalsWatch } from './approvals-watch.js';
@@ -119,6 +126,15 @@ export interface ReapSummary {
   readonly errors: readonly string[];
 }
 
+/** The kind a record says (records written before language servers have none: MCP). */
+function kindOf(record: ProcessRecord): ServerKind {
+  return record.kind === 'LanguageServer' ? 'LanguageServer' : 'McpServer';
+}
+
+function whatWasReaped(record: ProcessRecord): string {
+  return kindOf(record) === 'LanguageServer' ? 'a language server' : 'a server';
+}
+
 const silentLog: DaemonLog = {
   debug: () => undefined,
   info: () => undefined,
@@ -133,6 +149,12 @@ export class Daemon {
   readonly approvals: ApprovalStoreLike;
   readonly startedAt = new Date();
   readonly reaped: ReapSummary;
+  /**
+   * The one record of the server processes this daemon runs (the state file), reaped at the
+   * next start after a hard kill; undefined without a state file. Every pool writes to it:
+   * the language-server pool through `recordingHooks(processes, { kind: 'LanguageServer', … })`.
+   */
+  readonly processes: ProcessRecorder | undefined;
   readonly options: DaemonOptions;
   readonly #log: DaemonLog;
   readonly #sources: SharedSources;
@@ -147,7 +169,9 @@ export class Daemon {
     approvals: ApprovalStoreLike,
     reaped: ReapSummary,
     oauth: OAuthManager,
+    processes: ProcessRecorder | undefined,
   ) {
+    this.processes = processes;
     this.options = options;
     this.oauth = oauth;
     this.#log = options.log ?? silentLog;
@@ -179,8 +203,8 @@ export class Daemon {
       };
       for (const r of report.killed)
         log.warn(
-          { serverPid: r.pid, connectionId: r.connectionId },
-          'reaped a server left by a previous daemon',
+          { serverPid: r.pid, kind: kindOf(r), connectionId: r.connectionId },
+          `reaped ${whatWasReaped(r)} left by a previous daemon`,
         );
       for (const e of report.errors) log.warn({ file: options.stateFile }, e);
     }
@@ -188,11 +212,16 @@ export class Daemon {
       store: new FileGrantStore(options.tokensPath ?? defaultTokensPath(options.home)),
       onWarning: (message) => log.warn({}, message),
     });
+    // One recorder for every pool: a second one on the same file would erase the first's.
+    const processes =
+      options.pool === undefined && options.stateFile !== undefined
+        ? new ProcessRecorder(options.stateFile, (message) => log.warn({}, message))
+        : undefined;
     const pool =
       options.pool ??
       createPool({
         auth: oauth,
-        ...(options.stateFile === undefined ? {} : { stateFile: options.stateFile }),
+        ...(processes === undefined ? {} : { recorder: processes }),
         ...(options.drainDelayMs === undefined ? {} : { drainDelayMs: options.drainDelayMs }),
         ...(options.serverEnv ? { serverEnv: options.serverEnv } : {}),
         onWarning: (message) => log.warn({}, message),
@@ -214,7 +243,7 @@ export class Daemon {
       });
       approvals = approvalStoreAdapter(store);
     }
-    const daemon = new Daemon(options, pool, approvals, reaped, oauth);
+    const daemon = new Daemon(options, pool, approvals, reaped, oauth, processes);
     try {
       if (store !== undefined) {
         const own = store;

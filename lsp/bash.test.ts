@@ -7,7 +7,7 @@ import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
 import { LspConnection } from './connection.js';
 import { diagnostics, documentSymbols, type DiagnosticsView } from './requests.js';
-import { groupAlive } from './server-process.js';
+import { groupAlive } from '../proc/index.js';
 import { bashServer } from './testing/servers.js';
 
 const T = { timeout: 60_000 };

@@ -6,7 +6,7 @@ import { until } from '../testing/until.js';
 import { LspConnection } from './connection.js';
 import { LspError } from './errors.js';
 import { diagnostics } from './requests.js';
-import { groupAlive } from './server-process.js';
+import { groupAlive } from '../proc/index.js';
 import { APPLY_EDIT_REFUSED } from './server-requests.js';
 import { fakeServer } from './testing/servers.js';
 import { uriOf } from './workspace-files.js';

@@ -3,12 +3,13 @@
  * session of its workspace folder.
  *
  * It has the shape pool/pool.ts drives (`PooledConnection`: `pid`, `open`, `cancel`, `close`,
- * `lease`, `stats`), without importing pool/ (DESIGN §3: lsp/ sees api/ only), so the pool's
+ * `lease`, `stats`), without importing pool/ (DESIGN §3: lsp/ sees api/ and proc/ only), so the pool's
  * lifecycle — keys, refcounts, single-flight, drain — serves language servers unchanged; a loss
  * is told through `onLost`, which the pool's host turns into `lost()`.
  *
  * Guarantees:
- * - `open()`: spawn (own process group, server-process.ts), `initialize` with the workspace
+ * - `open()`: spawn (own process group, server-process.ts; its processes told to
+ *   `hooks.processes`, the orphan record), `initialize` with the workspace
  *   folder and the client capabilities of capabilities.ts, `initialized`, then the `settings`
  *   as `workspace/didChangeConfiguration` — all within `startupTimeoutMs`. It fails with an
  *   LspError naming the server, the phase and the cause (spawn error, exit code or signal,
@@ -66,10 +67,10 @@ import { LspError, messageOf, withStderr } from './errors.js';
 import { BoundedMessageReader } from './message-reader.js';
 import { encodingOf, type PositionEncoding } from './positions.js';
 import { ServerRequests } from './server-requests.js';
+import { waitFor, type ProcessHooks } from '../proc/index.js';
 import {
   describeExit,
   spawnServer,
-  waitFor,
   type ExitInfo,
   type ServerProcess,
   type SpawnServer,
@@ -119,6 +120,12 @@ export interface LspConnectionHooks {
   readonly onNote?: (note: string) => void;
   /** Starts the process; default: a process group of our own (server-process.ts). */
   readonly spawn?: SpawnServer;
+  /**
+   * What to tell of the server's processes: its pid and each descendant that left its group,
+   * and when they are gone. The daemon's orphan record: `recordingHooks(recorder, { kind:
+   * 'LanguageServer', connectionId, command })` (proc/orphans.ts).
+   */
+  readonly processes?: ProcessHooks;
 }
 
 export type LspConnectionState = 'new' | 'starting' | 'ready' | 'closing' | 'closed' | 'lost';
@@ -229,6 +236,7 @@ export class LspConnection {
         ...(o.args ? { args: o.args } : {}),
         ...(o.env ? { env: o.env } : {}),
         ...(o.baseEnv ? { baseEnv: o.baseEnv } : {}),
+        ...(this.#hooks.processes ? { processes: this.#hooks.processes } : {}),
       });
       this.#spawning = spawning.then((p) => {
         this.#process = p;
@@ -450,6 +458,8 @@ export class LspConnection {
     if (wasReady && this.#rpc && this.#process?.exit === undefined) {
       const deadline =
         Date.now() + (this.#options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+      // Before `exit` ends it: a child that left its group is found only from a live server.
+      await this.#process?.findDescendants();
       await this.#politely(this.#rpc, this.#process, deadline);
     }
     await this.#losing;

@@ -6,7 +6,7 @@ import { ConnectionPool, type PoolHolder, type PoolTicket } from '../pool/pool.j
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
 import { LspConnection, type LspServerOptions } from './connection.js';
-import { groupAlive } from './server-process.js';
+import { groupAlive } from '../proc/index.js';
 import { fakeServer } from './testing/servers.js';
 
 const T = { timeout: 30_000 };

@@ -15,7 +15,7 @@ import {
   workspaceSymbols,
   type LocationView,
 } from './requests.js';
-import { groupAlive } from './server-process.js';
+import { groupAlive } from '../proc/index.js';
 import { typescriptServer } from './testing/servers.js';
 import { FILES, spot, writeProject } from './testing/typescript-project.js';
 

@@ -55,7 +55,7 @@ import {
   scrubUrl,
 } from './errors.js';
 import { pipeInbound, type InboundStep } from './inbound.js';
-import type { ProcessRecorder } from './orphans.js';
+import type { ProcessRecorder } from '../proc/index.js';
 import type { ConnectionHost, LostCause, PooledConnection } from './pool.js';
 import { ProgressRoutes, withProgressToken } from './progress.js';
 import { ServerLists } from './server-lists.js';
@@ -176,6 +176,7 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
       this.#opened = opened;
       if (opened.pid !== undefined) {
         this.#deps.recorder?.add(opened.pid, {
+          kind: 'McpServer',
           connectionId: this.connectionId,
           command: this.#config.command,
         });

@@ -35,6 +35,7 @@ import {
   type McpServerConfig,
   type Transport as TransportKind,
 } from '../api/index.js';
+import type { ProcessHooks } from '../proc/index.js';
 import { abortable } from './abort.js';
 import type { AuthPort } from './auth-port.js';
 import {
@@ -75,12 +76,8 @@ export interface ConnectorOptions {
   readonly reapWaitMs?: number;
   /** How we introduce ourselves in `initialize`. */
   readonly clientInfo?: Implementation;
-  /** A stdio server's process started (for the orphan record). */
-  readonly onSpawn?: (pid: number, ticket: AdmissionTicket) => void;
-  /** A stdio server's process group is gone (or a descendant reported by onDescendant). */
-  readonly onGone?: (pid: number) => void;
-  /** A descendant of a stdio server left its process group (it is ended on close too). */
-  readonly onDescendant?: (pid: number, ticket: AdmissionTicket) => void;
+  /** What to tell of a stdio server's processes (the orphan record: proc/orphans.ts). */
+  readonly processes?: (ticket: AdmissionTicket) => ProcessHooks;
   /** Budgets of each stdio connection (default: DEFAULT_TRAFFIC_LIMITS). */
   readonly traffic?: () => TrafficGuard;
   /** OAuth grants for remote servers (auth/ implements it); absent: a 401 is a plain failure. */
@@ -153,9 +150,7 @@ async function connectStdio(
     cwd,
     graceMs: options.graceMs,
     reapWaitMs: options.reapWaitMs,
-    onSpawn: (pid) => options.onSpawn?.(pid, ticket),
-    onGone: (pid) => options.onGone?.(pid),
-    onDescendant: (pid) => options.onDescendant?.(pid, ticket),
+    ...options.processes?.(ticket),
     traffic: options.traffic?.() ?? new TrafficGuard(),
   });
   let client: Client;

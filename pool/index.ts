@@ -42,6 +42,7 @@ export {
   type ExitInfo,
   type GroupStdioTransportOptions,
 } from './stdio-transport.js';
+// The orphan record lives in proc/ (shared with language servers); still reachable from here.
 export {
   reapOrphans,
   processStartTime,
@@ -49,7 +50,7 @@ export {
   type ProcessRecord,
   type ReapOptions,
   type ReapReport,
-} from './orphans.js';
+} from '../proc/index.js';
 export {
   ConnectError,
   DiscoveryDeadline,

@@ -17,7 +17,7 @@ import { createConnector } from './connector.js';
 import { McpConnection } from './connection.js';
 import { messageOf, PoolError } from './errors.js';
 import type { AuthPort } from './auth-port.js';
-import { ProcessRecorder } from './orphans.js';
+import { ProcessRecorder, recordingHooks } from '../proc/index.js';
 import { ConnectionPool } from './pool.js';
 import type { AdmissionTicket } from './ticket.js';
 import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard, type TrafficLimits } from './traffic.js';
@@ -29,8 +29,13 @@ export interface PoolOptions {
   /** ms an entry with no refs stays open for a re-acquire. Default 30 000. */
   readonly drainDelayMs?: number;
   /**
-   * Where to record server processes for reapOrphans(). Default: no record. Reap the file of
-   * the previous run (`reapOrphans(stateFile)`) before creating the pool: the pool's first
+   * Where server processes are recorded for reapOrphans() (proc/orphans.ts): the daemon's one
+   * recorder, shared with the language-server pool. Default: no record.
+   */
+  readonly recorder?: ProcessRecorder;
+  /**
+   * A file for a recorder of this pool's own (ignored when `recorder` is given). Reap the file
+   * of the previous run (`reapOrphans(stateFile)`) before creating the pool: the pool's first
    * write replaces it.
    */
   readonly stateFile?: string;
@@ -52,20 +57,21 @@ export function createPool(options: PoolOptions = {}): Pool {
   const warn = options.onWarning ?? (() => undefined);
   const trafficLimits = options.trafficLimits ?? DEFAULT_TRAFFIC_LIMITS;
   const recorder =
-    options.stateFile !== undefined ? new ProcessRecorder(options.stateFile, warn) : undefined;
+    options.recorder ??
+    (options.stateFile !== undefined ? new ProcessRecorder(options.stateFile, warn) : undefined);
   const connector =
     options.connector ??
     createConnector({
       graceMs: options.graceMs,
-      onSpawn: (pid, ticket) =>
-        recorder?.add(pid, { connectionId: ticket.connectionId, command: ticket.config.command }),
-      // A descendant that left the server's group is reaped after a hard kill too.
-      onDescendant: (pid, ticket) =>
-        recorder?.add(pid, {
-          connectionId: ticket.connectionId,
-          command: `a descendant of ${ticket.config.command ?? 'the server'}`,
-        }),
-      onGone: (pid) => recorder?.remove(pid),
+      // The server and each descendant that left its group are reaped after a hard kill too.
+      ...(recorder && {
+        processes: (ticket: AdmissionTicket) =>
+          recordingHooks(recorder, {
+            kind: 'McpServer',
+            connectionId: ticket.connectionId,
+            ...(ticket.config.command !== undefined ? { command: ticket.config.command } : {}),
+          }),
+      }),
       traffic: () => new TrafficGuard(trafficLimits),
       ...(options.auth ? { auth: options.auth } : {}),
       ...(options.serverEnv ? { serverEnv: options.serverEnv } : {}),

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { until } from '../testing/until.js';
 import { createConnector } from './connector.js';
 import { ConnectError, DiscoveryTimeoutError, PoolError } from './errors.js';
-import { processStartTime } from './orphans.js';
+import { processStartTime } from '../proc/index.js';
 import { createPool } from './mcp-pool.js';
 import { callTool, getPrompt } from './testing/calls.js';
 import { alive, fixtureConfig, readPid, tempDir } from './testing/fixtures.js';

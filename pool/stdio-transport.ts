@@ -8,13 +8,9 @@
  * (stdout-reader.ts: line budget, size limit), and starts and ends the process group itself.
  *
  * Guarantees:
- * - The child is spawned with `detached: true`, so its pid is its process group id and every
- *   descendant that does not leave the group on purpose is reached by a group signal.
- * - Where /proc shows the tree (Linux), descendants that leave the group (`setsid`, node's
- *   `detached`) are remembered while the server lives (process-tree.ts) and ended on close
- *   too, PID-reuse safe; `onDescendant` hears of each one outside the group, `onGone` of it
- *   once it is gone.
- * - Environment = `baseEnv` (default: this process's own) + `env`; cwd = `cwd` as given.
+ * - The process is a GroupChild (proc/group-child.ts): its own process group, descendants
+ *   that leave the group (`setsid`) remembered and ended with it, PID-reuse safe;
+ *   `onSpawn`, `onDescendant` and `onGone` are its hooks (the orphan record's feed).
  * - `close()` ends stdin, waits `graceMs` for the group to leave by itself, sends SIGTERM to
  *   the group, waits `graceMs` again, then sends SIGKILL to the group. It resolves only when
  *   the child has exited and the group is gone (`kill(-pgid, 0)` fails), or, for members
@@ -29,29 +25,28 @@
  *   is not JSON-RPC or is over the message limit (`maxMessageBytes`, default 16 MiB) never
  *   ends the connection (see there).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_MESSAGE_BYTES } from '../api/index.js';
-import { LineTail } from './line-tail.js';
-import { messageOf } from './errors.js';
-import { groupAlive, signalGroup, waitFor } from './process-group.js';
 import {
-  endProcesses,
-  ProcessTree,
-  readStat,
-  sharedTreeScanner,
-  type ProcessIdentity,
+  describeExit,
+  GroupChild,
+  LineTail,
+  type ExitInfo,
+  type ProcessHooks,
   type TreeScanner,
-} from './process-tree.js';
+} from '../proc/index.js';
+import { messageOf } from './errors.js';
 import { StdoutReader } from './stdout-reader.js';
 import { TrafficGuard } from './traffic.js';
 
-const POSIX = process.platform !== 'win32';
+// The process machinery is proc/'s; these stay importable from here.
+export { describeExit, type ExitInfo };
 
-export interface GroupStdioTransportOptions {
+export interface GroupStdioTransportOptions extends ProcessHooks {
   /** The server's name, for the errors and notes about its messages (default: the command's). */
   readonly name?: string;
   readonly command: string;
@@ -67,28 +62,12 @@ export interface GroupStdioTransportOptions {
   readonly reapWaitMs?: number;
   /** Lines of stderr to keep. Default 200. */
   readonly stderrLines?: number;
-  /** Called once the child is running (pid known), before any message is sent. */
-  readonly onSpawn?: (pid: number) => void;
-  /** Called when close() finished with this pid (the group is gone; or the descendant). */
-  readonly onGone?: (pid: number) => void;
-  /** A descendant outside the server's group was seen (it is ended on close). */
-  readonly onDescendant?: (pid: number) => void;
   /** Where the process tree is watched from. Default: the process-wide shared scanner. */
   readonly treeScanner?: TreeScanner;
   /** The connection's budgets (default: a guard with the default limits). Closed on close. */
   readonly traffic?: TrafficGuard;
   /** Largest stdout line taken as a message. Default MAX_MESSAGE_BYTES (tests use less). */
   readonly maxMessageBytes?: number;
-}
-
-export interface ExitInfo {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-}
-
-export function describeExit(exit: ExitInfo): string {
-  if (exit.signal) return `process was killed by ${exit.signal}`;
-  return `process exited with code ${exit.code ?? 'unknown'}`;
 }
 
 export class GroupStdioTransport implements Transport {
@@ -100,16 +79,11 @@ export class GroupStdioTransport implements Transport {
   readonly #traffic: TrafficGuard;
   readonly #stdout: StdoutReader;
   readonly #stderr: LineTail;
-  #child: ChildProcess | undefined;
+  #process: GroupChild | undefined;
   #pid: number | undefined;
-  #exit: ExitInfo | undefined;
   #spawnError: Error | undefined;
   #closing: Promise<void> | undefined;
   #closeFired = false;
-  #tree: ProcessTree | undefined;
-  #untrack: (() => void) | undefined;
-  /** Descendants outside the group that were reported through onDescendant. */
-  readonly #escaped: ProcessIdentity[] = [];
 
   constructor(options: GroupStdioTransportOptions) {
     this.#options = options;
@@ -136,7 +110,7 @@ export class GroupStdioTransport implements Transport {
 
   /** How the child ended, once it has. */
   get exit(): ExitInfo | undefined {
-    return this.#exit;
+    return this.#process?.exit;
   }
 
   /** The spawn error (ENOENT, EACCES…) when the child never started. */
@@ -149,71 +123,62 @@ export class GroupStdioTransport implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.#child || this.#closing) {
+    if (this.#process || this.#closing) {
       return Promise.reject(new Error('GroupStdioTransport already started'));
     }
     const o = this.#options;
-    return new Promise<void>((resolve, reject) => {
-      let child: ChildProcess;
-      try {
-        child = spawn(o.command, [...(o.args ?? [])], {
-          cwd: o.cwd,
-          env: { ...(o.baseEnv ?? process.env), ...o.env },
-          stdio: ['pipe', 'pipe', 'pipe'],
-          detached: POSIX,
-          shell: false,
-          windowsHide: true,
-        });
-      } catch (err) {
-        this.#spawnError = err instanceof Error ? err : new Error(messageOf(err));
-        reject(this.#spawnError);
-        return;
+    let proc: GroupChild;
+    try {
+      proc = GroupChild.spawn({
+        command: o.command,
+        ...(o.args ? { args: o.args } : {}),
+        ...(o.baseEnv ? { baseEnv: o.baseEnv } : {}),
+        ...(o.env ? { env: o.env } : {}),
+        ...(o.cwd !== undefined ? { cwd: o.cwd } : {}),
+        ...(o.treeScanner ? { treeScanner: o.treeScanner } : {}),
+        ...(o.onSpawn ? { onSpawn: o.onSpawn } : {}),
+        ...(o.onDescendant ? { onDescendant: o.onDescendant } : {}),
+        ...(o.onGone ? { onGone: o.onGone } : {}),
+        onSignalError: (err) => this.onerror?.(err),
+      });
+    } catch (err) {
+      this.#spawnError = err instanceof Error ? err : new Error(messageOf(err));
+      return Promise.reject(this.#spawnError);
+    }
+    this.#process = proc;
+    const child = proc.child;
+    proc.onExit((exit) => {
+      if (this.#closing === undefined) {
+        // Nobody asked it to stop: the connection is dead. Say why, then close.
+        this.onerror?.(new Error(describeExit(exit)));
+        this.#fireClose();
       }
-      this.#child = child;
-      let spawned = false;
-
-      child.once('spawn', () => {
-        spawned = true;
-        this.#pid = child.pid;
-        if (child.pid !== undefined) {
-          o.onSpawn?.(child.pid);
-          this.#watchTree(child.pid);
-        }
-        resolve();
-      });
-      child.on('error', (err) => {
-        if (!spawned) {
-          this.#spawnError = err;
-          reject(err);
-          return;
-        }
-        // After spawn, 'error' means a signal could not be delivered: worth reporting.
-        this.onerror?.(err);
-      });
-      child.once('exit', (code, signal) => {
-        this.#exit = { code, signal };
-        if (this.#closing === undefined) {
-          // Nobody asked it to stop: the connection is dead. Say why, then close.
-          this.onerror?.(new Error(describeExit(this.#exit)));
-          this.#fireClose();
-        }
-      });
-
-      if (child.stdout) this.#stdout.read(child.stdout);
-      child.stdout?.on('error', (err) => this.#onStreamError(err));
-      child.stdin?.on('error', (err) => this.#onStreamError(err));
-      child.stderr?.setEncoding('utf8');
-      child.stderr?.on('data', (text: string) => this.#stderr.push(text));
-      child.stderr?.on('end', () => this.#stderr.flush());
-      child.stderr?.on('error', () => {
-        // Losing stderr loses diagnostics only, never the connection.
-      });
     });
+    if (child.stdout) this.#stdout.read(child.stdout);
+    child.stdout?.on('error', (err) => this.#onStreamError(err));
+    child.stdin?.on('error', (err) => this.#onStreamError(err));
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (text: string) => this.#stderr.push(text));
+    child.stderr?.on('end', () => this.#stderr.flush());
+    child.stderr?.on('error', () => {
+      // Losing stderr loses diagnostics only, never the connection.
+    });
+    return proc.started.then(
+      (pid) => {
+        this.#pid = pid;
+        // After spawn, 'error' means a signal could not be delivered: worth reporting.
+        child.on('error', (err) => this.onerror?.(err));
+      },
+      (err: unknown) => {
+        this.#spawnError = err instanceof Error ? err : new Error(messageOf(err));
+        throw this.#spawnError;
+      },
+    );
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.#child?.stdin;
-    if (!stdin || !stdin.writable || this.#exit !== undefined || this.#closing !== undefined) {
+    const stdin = this.#process?.child.stdin;
+    if (!stdin || !stdin.writable || this.exit !== undefined || this.#closing !== undefined) {
       return Promise.reject(new Error('Not connected'));
     }
     return new Promise<void>((resolve, reject) => {
@@ -227,78 +192,28 @@ export class GroupStdioTransport implements Transport {
     return this.#closing;
   }
 
-  /** Remembers the server's descendants while it lives (Linux; nothing where no /proc). */
-  #watchTree(pid: number): void {
-    const root = readStat(pid);
-    if (!POSIX || root === undefined) return;
-    const scanner = this.#options.treeScanner ?? sharedTreeScanner;
-    this.#tree = new ProcessTree({ pid, startTime: root.startTime }, (found) => {
-      // Group members go with the group signal; only the ones that left need a record.
-      if (found.pgrp === pid) return;
-      this.#escaped.push(found);
-      this.#options.onDescendant?.(found.pid);
-    });
-    this.#untrack = scanner.track(this.#tree);
-  }
-
-  /** A fresh look at the tree (the server's children may be newer than the last scan). */
-  async #rescanTree(): Promise<void> {
-    if (this.#tree) await (this.#options.treeScanner ?? sharedTreeScanner).scan();
-  }
-
   async #shutdown(): Promise<void> {
-    const child = this.#child;
+    const proc = this.#process;
     // Read what is left without parsing it: a paused stream would never reach its end.
     this.#stdout.discard();
     // child.pid is set synchronously by a successful spawn, so a close() racing start() still
     // finds the process to end.
-    const pid = this.#pid ?? child?.pid;
-    if (child && pid !== undefined) {
-      // While the server still runs, its descendants still hang from it: look once more.
-      await this.#rescanTree();
-      try {
-        child.stdin?.end();
-      } catch {
-        // Already closed: nothing to end.
-      }
-      const exited = (): boolean => this.#exit !== undefined;
-      const gone = POSIX ? () => exited() && !groupAlive(pid) : exited;
-      const kill = (signal: NodeJS.Signals): void => {
-        try {
-          if (POSIX) signalGroup(pid, signal);
-          else child.kill(signal);
-        } catch (err) {
-          this.onerror?.(
-            new Error(`could not send ${signal} to process group ${pid}: ${messageOf(err)}`),
-          );
-        }
-      };
+    if (proc && proc.pid !== undefined) {
       const grace = this.#options.graceMs ?? 1000;
-      if (!(await waitFor(gone, grace))) {
-        kill('SIGTERM');
-        if (!(await waitFor(gone, grace))) {
-          kill('SIGKILL');
-          await waitFor(gone, this.#options.reapWaitMs ?? 3000);
-        }
-      }
-      // Descendants that left the group: found again from the ones remembered (a child they
-      // started since), then ended the same way, each only while it is still itself.
-      if (this.#tree) {
-        await this.#rescanTree();
-        this.#untrack?.();
-        await endProcesses(this.#tree.descendants(), grace, this.#options.reapWaitMs ?? 3000);
-        for (const d of this.#escaped) this.#options.onGone?.(d.pid);
-      }
+      await proc.end({
+        stdinGraceMs: grace,
+        graceMs: grace,
+        reapWaitMs: this.#options.reapWaitMs ?? 3000,
+      });
       // The group is gone, so every writer of stderr is gone: its end comes at once. Bounded
       // anyway, in case a process left the group but kept the pipe.
+      const child = proc.child;
       await waitForEnd(child, 250);
       child.stdout?.removeAllListeners('data');
       child.stdout?.destroy();
       child.stderr?.destroy();
       this.#stderr.flush();
-      this.#options.onGone?.(pid);
     }
-    this.#untrack?.();
     this.#stdout.clear();
     this.#traffic.close();
     this.#fireClose();
@@ -306,7 +221,7 @@ export class GroupStdioTransport implements Transport {
 
   #onStreamError(err: Error): void {
     // EPIPE and friends after the child exited or while closing are the normal end of a pipe.
-    if (this.#exit !== undefined || this.#closing !== undefined) return;
+    if (this.exit !== undefined || this.#closing !== undefined) return;
     this.onerror?.(err);
   }
 

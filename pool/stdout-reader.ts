@@ -30,7 +30,7 @@ import { LIMIT_EXCEEDED_CODE, sizeText } from '../api/index.js';
 import { messageOf } from './errors.js';
 import { asJsonRpcMessage } from './jsonrpc-shape.js';
 import { LineFramer, type DroppedLine } from './line-framer.js';
-import type { LineTail } from './line-tail.js';
+import type { LineTail } from '../proc/index.js';
 import type { TrafficGuard } from './traffic.js';
 
 export interface StdoutReaderOptions {

@@ -10,11 +10,13 @@
  * - `silent`: reads everything, answers nothing (initialize never returns).
  * - `crash`: writes a line to stderr and exits with code 3 at once.
  * - `endless-header`: writes a header that never ends, then nothing.
- * - `stubborn`: like normal, but ignores `shutdown`, `exit` and SIGTERM.
+ * - `stubborn`: like normal, but ignores `shutdown`, `exit`, SIGTERM and the end of its stdin.
  *
  * Requests (normal): `fake/state` → what was recorded; `fake/hang` → never answered;
  * `fake/huge` `{ bytes }` → a result of that many bytes; `fake/garbage` → writes garbage, then
  * answers `"ok"`; `fake/child` → starts a child process in the server's group, answers its pid;
+ * `fake/escapee` → starts a child that leaves the group with `setsid` (node's `detached`) and
+ * that the server does not wait for, answers its pid;
  * `fake/publish` `{ uri, version? }` → publishes one diagnostic; `textDocument/diagnostic`
  * (pull, registered at `initialized`) → an error for each line of the document with `ERROR`.
  */
@@ -51,7 +53,11 @@ if (mode === 'endless-header') {
 }
 
 function serve(): void {
-  if (mode === 'stubborn') process.on('SIGTERM', () => undefined);
+  if (mode === 'stubborn') {
+    process.on('SIGTERM', () => undefined);
+    // A server that outlives its client: only a signal it cannot ignore ends it.
+    setInterval(() => undefined, 60_000);
+  }
   if (mode === 'garbage') process.stdout.write('starting fake server...\nDebug: {not json}\n');
   const rpc = createMessageConnection(
     new StreamMessageReader(process.stdin),
@@ -125,6 +131,14 @@ function serve(): void {
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
       stdio: 'ignore',
     });
+    return child.pid ?? null;
+  });
+  rpc.onRequest('fake/escapee', () => {
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      stdio: 'ignore',
+      detached: true,
+    });
+    child.unref();
     return child.pid ?? null;
   });
   rpc.onRequest('fake/publish', (params: { uri: string; version?: number }) => {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { until } from '../testing/until.js';
 import { processStartTime, ProcessRecorder, reapOrphans } from './orphans.js';
-import { alive, readPid, STDIO_FIXTURE, tempDir } from './testing/fixtures.js';
+import { alive, readPid, STDIO_FIXTURE, tempDir } from '../pool/testing/fixtures.js';
 
 const T = { timeout: 30_000 };
 

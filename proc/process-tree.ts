@@ -1,7 +1,7 @@
 /**
  * A server's whole process tree, for processes that leave its process group.
  *
- * The group signal of stdio-transport.ts reaches every descendant that stays in the server's
+ * The group signal of group-child.ts reaches every descendant that stays in the server's
  * group; one that calls `setsid()` (node's `detached: true`, `setsid`, daemonising helpers)
  * escapes it and would outlive the server. On Linux the parent links in /proc/<pid>/stat show
  * the tree: while a server lives, its descendants are remembered with their start times, and
@@ -246,5 +246,5 @@ export class TreeScanner {
 /** How often the daemon's trees are refreshed: rarely, since a full /proc scan costs CPU. */
 export const DEFAULT_TREE_SCAN_MS = 5000;
 
-/** The one scanner of this process (stdio transports use it unless given another). */
+/** The one scanner of this process (every GroupChild uses it unless given another). */
 export const sharedTreeScanner = new TreeScanner(DEFAULT_TREE_SCAN_MS);

@@ -14,7 +14,7 @@ import {
   type ProcStat,
   type ProcessTable,
 } from './process-tree.js';
-import { alive } from './testing/fixtures.js';
+import { alive } from '../pool/testing/fixtures.js';
 
 const T = { timeout: 30_000 };
 

@@ -1,6 +1,7 @@
 /**
- * No orphans after a hard kill (DESIGN §5): the pool records every server process it starts
- * in a state file, and the next daemon reaps what is left of them.
+ * No orphans after a hard kill (DESIGN §5): the daemon records every server process it starts
+ * (MCP servers and language servers, in one file) and the next daemon reaps what is left of
+ * them.
  *
  * Guarantees:
  * - `ProcessRecorder` writes the file atomically (temp file + rename, mode 0600) on every
@@ -16,20 +17,36 @@
  *   leader is still running with the recorded start time. It never signals a reused pid, a
  *   record without a start time (systems without /proc), pgid 0/1 or ourselves. It returns
  *   what it killed and what it left and why, and removes the file.
- * - Call `reapOrphans` before `createPool` with the same file: a pool's first write replaces
- *   the file with its own records.
+ * - Each record says which kind of server it serves (`McpServer`, `LanguageServer`).
+ * - One file, one recorder: call `reapOrphans` first, then hand ONE `ProcessRecorder` to every
+ *   pool (a recorder's first write replaces the file with its own records, so two recorders on
+ *   one file would erase each other's). `recordingHooks` is how a spawn (group-child.ts) feeds
+ *   it.
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { messageOf } from './errors.js';
+import type { LanguageServer, McpServer } from '../api/index.js';
+import type { ProcessHooks } from './group-child.js';
 import { groupAlive, signalGroup, waitFor } from './process-group.js';
 import { readStat } from './process-tree.js';
+
+/** The kind of server a recorded process runs (the object kinds of api/object.ts). */
+export type ServerKind = McpServer['kind'] | LanguageServer['kind'];
+
+/** What a record says about the process beyond its identity (for humans and the logs). */
+export interface RecordInfo {
+  readonly kind?: ServerKind;
+  readonly connectionId?: string;
+  readonly command?: string;
+}
 
 export interface ProcessRecord {
   readonly pid: number;
   readonly pgid: number;
   /** Start time in clock ticks after boot (/proc/<pid>/stat field 22); null where unknown. */
   readonly startTime: string | null;
+  /** Absent in files written before language servers (MCP servers only then). */
+  readonly kind?: ServerKind;
   readonly connectionId?: string;
   readonly command?: string;
   /** ISO time the record was made. */
@@ -64,7 +81,7 @@ function writeAtomicSync(file: string, text: string): void {
   renameSync(tmp, file);
 }
 
-/** The live record of the processes one pool started. */
+/** The live record of the server processes of this daemon (every pool shares one). */
 export class ProcessRecorder {
   readonly #file: string;
   readonly #onError: (message: string) => void;
@@ -75,7 +92,7 @@ export class ProcessRecorder {
     this.#onError = onError;
   }
 
-  add(pid: number, info: { connectionId?: string; command?: string } = {}): void {
+  add(pid: number, info: RecordInfo = {}): void {
     if (this.#records.has(pid)) return;
     this.#records.set(pid, {
       pid,
@@ -114,6 +131,22 @@ export class ProcessRecorder {
   }
 }
 
+/**
+ * The hooks that keep `recorder` in step with one server's processes: its group leader and
+ * every descendant that left the group are recorded while they run, and removed once gone.
+ */
+export function recordingHooks(
+  recorder: ProcessRecorder,
+  info: RecordInfo,
+): Required<ProcessHooks> {
+  return {
+    onSpawn: (pid) => recorder.add(pid, info),
+    onDescendant: (pid) =>
+      recorder.add(pid, { ...info, command: `a descendant of ${info.command ?? 'the server'}` }),
+    onGone: (pid) => recorder.remove(pid),
+  };
+}
+
 export interface ReapReport {
   /** Groups that were running with the recorded start time and were ended. */
   readonly killed: ProcessRecord[];
@@ -138,7 +171,7 @@ function isRecord(value: unknown): value is ProcessRecord {
   );
 }
 
-/** Kills what a previous daemon's pool left running (see the module comment), then clears the file. */
+/** Kills what a previous daemon left running (see the module comment), then clears the file. */
 export async function reapOrphans(
   stateFile: string,
   options: ReapOptions = {},
@@ -221,4 +254,8 @@ async function endGroup(record: ProcessRecord, graceMs: number): Promise<void> {
   kill('SIGKILL');
   // Zombies wait for their new parent (PID 1) to reap them; bounded.
   await waitFor(gone, 3000);
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
