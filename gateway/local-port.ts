@@ -13,6 +13,7 @@
  */
 import type { DesiredServer } from '../api/index.js';
 import { approvalHashFor, asApprovalHash, disclosureOf } from '../api/index.js';
+import type { LspTarget } from '../controller/lsp-target.js';
 import type {
   SessionAttachment,
   SessionAgent,
@@ -37,6 +38,14 @@ export function approvalRequestOf(server: DesiredServer): ApprovalRequest {
     disclosure: disclosureOf(server.config, server.scope),
     hash: approvalHashFor(server.config),
   };
+}
+
+/**
+ * A session that runs language servers. Optional until the session offers it, so the port
+ * compiles against a Session with or without it (and a session without gives no targets).
+ */
+interface LspTargetSource {
+  lspTargets?(): readonly LspTarget[];
 }
 
 /** Agents re-list on every list_changed: a few per second at most, whatever the servers do. */
@@ -89,6 +98,11 @@ export class LocalSessionPort implements SessionPort {
       (e) => e.reason === reason && e.involvedObject === object && e.message === message,
     );
     if (known.length === 0) this.session.events.record('Warning', reason, object, message);
+  }
+
+  languageServers(): Promise<LspTarget[]> {
+    const source: Session & LspTargetSource = this.session;
+    return Promise.resolve([...(source.lspTargets?.() ?? [])]);
   }
 
   unavailable(): Promise<(WhyText & { readonly server: string })[]> {
