@@ -3,7 +3,8 @@
  * implementation of the serve methods).
  *
  * Guarantees: list-changed fires at most once per settled burst, and only when some server's
- * registry entry changed during it, and at most once per `LIST_CHANGED_MIN_INTERVAL_MS` (a
+ * registry entry changed during it or the Ready language servers (or their extensions) differ
+ * from the last burst's, and at most once per `LIST_CHANGED_MIN_INTERVAL_MS` (a
  * change inside that window is announced at its end, once, however many servers changed and
  * however often); calls go to the lease that serves the tools now;
  * `pendingApprovals` lists exactly the servers `why` calls PendingApproval (strictly pending,
@@ -46,6 +47,15 @@ export function approvalRequestOf(server: DesiredServer): ApprovalRequest {
  */
 interface LspTargetSource {
   lspTargets?(): readonly LspTarget[];
+}
+
+/** What the `lsp_*` tools' listing depends on: the Ready servers and their extensions. */
+function lspToolsKey(targets: readonly LspTarget[]): string {
+  const ready = targets
+    .filter((t) => t.connection !== undefined)
+    .map((t) => [t.name, Object.keys(t.extensionToLanguage).sort()] as const)
+    .sort(([a], [b]) => a.localeCompare(b));
+  return JSON.stringify(ready);
 }
 
 /** Agents re-list on every list_changed: a few per second at most, whatever the servers do. */
@@ -101,8 +111,12 @@ export class LocalSessionPort implements SessionPort {
   }
 
   languageServers(): Promise<LspTarget[]> {
+    return Promise.resolve([...this.#lspTargets()]);
+  }
+
+  #lspTargets(): readonly LspTarget[] {
     const source: Session & LspTargetSource = this.session;
-    return Promise.resolve([...(source.lspTargets?.() ?? [])]);
+    return source.lspTargets?.() ?? [];
   }
 
   unavailable(): Promise<(WhyText & { readonly server: string })[]> {
@@ -153,6 +167,7 @@ export class LocalSessionPort implements SessionPort {
 
   onListChanged(listener: () => void): void {
     let dirty = false;
+    let offered = lspToolsKey(this.#lspTargets());
     let lastSent = -Infinity;
     let timer: NodeJS.Timeout | undefined;
     const send = () => {
@@ -165,6 +180,13 @@ export class LocalSessionPort implements SessionPort {
         dirty = true;
       }),
       this.session.on('settled', () => {
+        // The lsp_* tools are listed while a language server is Ready, with the files each
+        // handles: a burst that changed which is announced like a registry change.
+        const now = lspToolsKey(this.#lspTargets());
+        if (now !== offered) {
+          offered = now;
+          dirty = true;
+        }
         if (!dirty) return;
         dirty = false;
         // A send already scheduled announces this change too: the agent lists after it.
