@@ -162,7 +162,7 @@ function text(
 }
 
 /** C0 controls (tab and line breaks included), DEL and C1 controls. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+export const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 const SHOWN_CHARS = 60;
 

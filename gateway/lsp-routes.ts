@@ -10,10 +10,13 @@
  * - A file no server covers is `unhandled`, with every configured extension for the message.
  * - Messages name the server, the file as given, and what to do; the `why` text of a server
  *   that is not Ready is its message and its fix, as an MCP tool of such a server answers.
+ *   What a config wrote (names, extensions) is shown `printable`: no control characters,
+ *   bounded.
  */
 import type { LspTarget } from '../controller/lsp-target.js';
 import type { LspConnection } from '../lsp/connection.js';
 import { extensionOf } from '../lsp/documents.js';
+import { CONTROL } from './lsp-arguments.js';
 
 export interface ReadyTarget {
   readonly target: LspTarget;
@@ -59,7 +62,8 @@ export function notRoutedMessage(
 ): string {
   if (route.kind === 'unavailable') return whyText(route.target);
   if (route.extensions.length === 0) return NONE_CONFIGURED;
-  return `no language server handles ${file}: the configured extensions are ${route.extensions.join(', ')}`;
+  const extensions = route.extensions.map((e) => printable(e)).join(', ');
+  return `no language server handles ${file}: the configured extensions are ${extensions}`;
 }
 
 /** A server that is not Ready, as its `why` says: the message and the fix. */
@@ -78,6 +82,15 @@ export function noneReadyMessage(targets: readonly LspTarget[]): string {
 
 const NONE_CONFIGURED =
   'no language server is configured for this workspace: add one to .lsp.json (or pass --lsp-config)';
+
+const PRINTABLE_CHARS = 64;
+const CONTROLS = new RegExp(CONTROL.source, 'g');
+
+/** Text from a config as a message or description shows it: controls replaced, bounded. */
+export function printable(text: string): string {
+  const clean = text.replace(CONTROLS, '?');
+  return clean.length <= PRINTABLE_CHARS ? clean : `${clean.slice(0, PRINTABLE_CHARS)}…`;
+}
 
 function byName(targets: readonly LspTarget[]): LspTarget[] {
   return [...targets].sort((a, b) => a.name.localeCompare(b.name));

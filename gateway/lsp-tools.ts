@@ -49,6 +49,7 @@ import {
 import {
   noneReadyMessage,
   notRoutedMessage,
+  printable,
   readyTargets,
   routeFile,
   type ReadyTarget,
@@ -292,7 +293,7 @@ export function ownLspTools(
     const handled = ready
       .map(
         ({ target }) =>
-          `${target.name} (${Object.keys(target.extensionToLanguage).sort().join(', ')})`,
+          `${printable(target.name)} (${Object.keys(target.extensionToLanguage).sort().map(printable).join(', ')})`,
       )
       .join('; ');
     const tools = LSP_TOOLS.map((t) => ({
