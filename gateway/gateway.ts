@@ -40,6 +40,8 @@
  *   the gateway does not serve is MethodNotFound.
  * - `--meta-tools` adds mcpctl_find_tools / mcpctl_call_tool; `only` lists just those two
  *   (meta-tools.ts).
+ * - While a language server of the session is Ready, the `lsp_*` tools answer code questions
+ *   through it (lsp-tools.ts); with `--meta-tools` they are found and called like the rest.
  * - Gated servers are put to the user through elicitation (approval-prompt.ts); servers waiting
  *   for an OAuth login are offered through URL-mode elicitation (login-prompt.ts).
  */
@@ -60,6 +62,7 @@ import type { GatewayContext, RawHandler } from './context.js';
 import { Forwarder, messageOf, type CallContext, type Extra } from './forward.js';
 import { registerLogging } from './logging.js';
 import { promptLogins, type StartLogin } from './login-prompt.js';
+import { ownLspTools } from './lsp-tools.js';
 import { ownMetaTools } from './meta-tools.js';
 import { Pager } from './paging.js';
 import { registerPrompts } from './prompts.js';
@@ -179,7 +182,11 @@ export function createGatewayServer(
     tasks,
     listForwarded: metaTools !== 'only',
   });
-  if (metaTools !== 'off') tools.serveOwn(ownMetaTools(catalog, port, tools));
+  // The language servers' tools: listed while one is Ready, except with `only` (a listing
+  // that never changes); found and called through the meta tools either way.
+  const lspTools = ownLspTools(port, { listed: metaTools !== 'only', log });
+  if (metaTools !== 'off') tools.serveOwn(ownMetaTools(catalog, port, tools, [lspTools]));
+  tools.serveOwn(lspTools);
   registerPrompts(context, catalog);
   registerCompletion(context, catalog, resources);
   registerLogging(context, agent);

@@ -3,7 +3,8 @@
  * implementation of the serve methods).
  *
  * Guarantees: list-changed fires at most once per settled burst, and only when some server's
- * registry entry changed during it, and at most once per `LIST_CHANGED_MIN_INTERVAL_MS` (a
+ * registry entry changed during it or the Ready language servers (or their extensions) differ
+ * from the last burst's, and at most once per `LIST_CHANGED_MIN_INTERVAL_MS` (a
  * change inside that window is announced at its end, once, however many servers changed and
  * however often); calls go to the lease that serves the tools now;
  * `pendingApprovals` lists exactly the servers `why` calls PendingApproval (strictly pending,
@@ -13,6 +14,7 @@
  */
 import type { DesiredServer } from '../api/index.js';
 import { approvalHashFor, asApprovalHash, disclosureOf } from '../api/index.js';
+import type { LspTarget } from '../controller/lsp-target.js';
 import type {
   SessionAttachment,
   SessionAgent,
@@ -37,6 +39,23 @@ export function approvalRequestOf(server: DesiredServer): ApprovalRequest {
     disclosure: disclosureOf(server.config, server.scope),
     hash: approvalHashFor(server.config),
   };
+}
+
+/**
+ * A session that runs language servers. Optional until the session offers it, so the port
+ * compiles against a Session with or without it (and a session without gives no targets).
+ */
+interface LspTargetSource {
+  lspTargets?(): readonly LspTarget[];
+}
+
+/** What the `lsp_*` tools' listing depends on: the Ready servers and their extensions. */
+function lspToolsKey(targets: readonly LspTarget[]): string {
+  const ready = targets
+    .filter((t) => t.connection !== undefined)
+    .map((t) => [t.name, Object.keys(t.extensionToLanguage).sort()] as const)
+    .sort(([a], [b]) => a.localeCompare(b));
+  return JSON.stringify(ready);
 }
 
 /** Agents re-list on every list_changed: a few per second at most, whatever the servers do. */
@@ -91,6 +110,15 @@ export class LocalSessionPort implements SessionPort {
     if (known.length === 0) this.session.events.record('Warning', reason, object, message);
   }
 
+  languageServers(): Promise<LspTarget[]> {
+    return Promise.resolve([...this.#lspTargets()]);
+  }
+
+  #lspTargets(): readonly LspTarget[] {
+    const source: Session & LspTargetSource = this.session;
+    return source.lspTargets?.() ?? [];
+  }
+
   unavailable(): Promise<(WhyText & { readonly server: string })[]> {
     const ready = this.session.registry.entries();
     return Promise.resolve(
@@ -139,6 +167,7 @@ export class LocalSessionPort implements SessionPort {
 
   onListChanged(listener: () => void): void {
     let dirty = false;
+    let offered = lspToolsKey(this.#lspTargets());
     let lastSent = -Infinity;
     let timer: NodeJS.Timeout | undefined;
     const send = () => {
@@ -151,6 +180,13 @@ export class LocalSessionPort implements SessionPort {
         dirty = true;
       }),
       this.session.on('settled', () => {
+        // The lsp_* tools are listed while a language server is Ready, with the files each
+        // handles: a burst that changed which is announced like a registry change.
+        const now = lspToolsKey(this.#lspTargets());
+        if (now !== offered) {
+          offered = now;
+          dirty = true;
+        }
         if (!dirty) return;
         dirty = false;
         // A send already scheduled announces this change too: the agent lists after it.

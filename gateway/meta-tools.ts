@@ -80,14 +80,21 @@ export function findTools(
   };
 }
 
+/** The gateway's own tools that the search finds too (the `lsp_*` tools, lsp-tools.ts). */
+export interface FoundOwnTools {
+  found(): Promise<{ tools: FoundTool[]; unavailable: UnavailableServer[] }>;
+}
+
 /**
  * The two meta tools as tools the gateway serves itself (tools.ts). `mcpctl_call_tool` calls
- * through `tools`, exactly as a tools/call of the tool it names would.
+ * through `tools`, exactly as a tools/call of the tool it names would. `own` tools are found
+ * first, before the servers' tools.
  */
 export function ownMetaTools(
   catalog: Catalog,
   port: Pick<SessionPort, 'unavailable'>,
   tools: Pick<ToolCalls, 'handleToolCall'>,
+  own: readonly FoundOwnTools[] = [],
 ): OwnTools {
   return {
     tools: META_TOOLS,
@@ -101,7 +108,12 @@ export function ownMetaTools(
           inputSchema: t.inputSchema,
         }));
         const query = typeof args.query === 'string' ? args.query : undefined;
-        return findTools(found, await port.unavailable(), query);
+        const owned = await Promise.all(own.map((o) => o.found()));
+        return findTools(
+          [...owned.flatMap((o) => o.tools), ...found],
+          [...(await port.unavailable()), ...owned.flatMap((o) => o.unavailable)],
+          query,
+        );
       }
       const target = args.name;
       if (typeof target !== 'string' || target === '')

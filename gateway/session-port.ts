@@ -4,12 +4,15 @@
  */
 import type { Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Disclosure, Scope } from '../api/index.js';
+import type { LspTarget } from '../controller/lsp-target.js';
 import type {
   SessionAttachment,
   SessionAgent,
   SessionRequestOptions,
 } from '../controller/session-attachment.js';
 import type { McpMessage } from '../pool/types.js';
+
+export type { LspTarget } from '../controller/lsp-target.js';
 
 /** A Ready server of the session as the agent may see it. */
 export interface ServerTools {
@@ -87,7 +90,15 @@ export interface SessionPort {
    * this agent or another): one wait per spell, however many agents and requests ask.
    */
   settled(timeoutMs: number): Promise<void>;
-  /** Called once per settled burst of reconciles that changed the registry. */
+  /**
+   * The session's configured language servers, each with its live connection while Ready and
+   * its `why` while not (the `lsp_*` tools route by file extension over these).
+   */
+  languageServers(): Promise<LspTarget[]>;
+  /**
+   * Called once per settled burst of reconciles that changed the registry, or the set of
+   * Ready language servers (the `lsp_*` tools are listed only while one is Ready).
+   */
   onListChanged(listener: () => void): void;
   onPendingApproval(listener: (request: ApprovalRequest) => void): void;
   /** The servers waiting for an OAuth login now (`why` says Unauthorized). */

@@ -1,7 +1,7 @@
 /**
  * tools: the session's Ready servers' tools listed under visible names (catalog.ts), calls
  * routed to their server, and the gateway's own tools (`--meta-tools`: meta-tools.ts; the
- * language-server tools will be the next) served beside them.
+ * language servers' `lsp_*`: lsp-tools.ts) served beside them.
  *
  * Guarantees:
  * - tools/call is forwarded raw: arguments, `_meta`, results (structured content, resource
@@ -33,8 +33,13 @@ import type { TaskTable } from './task-table.js';
 
 /** Tools the gateway answers itself instead of forwarding. */
 export interface OwnTools {
-  /** Listed before the servers' tools, in this order. */
+  /** Every tool it serves: a call of one of these names comes here, listed now or not. */
   readonly tools: readonly Tool[];
+  /**
+   * What tools/list shows of them now, listed before the servers' tools in this order.
+   * Absent: all of `tools`, always.
+   */
+  listed?(): Promise<readonly Tool[]>;
   /** Serves one of `tools`, by its name. */
   call(
     name: string,
@@ -71,7 +76,7 @@ export function errorResult(text: string): CallToolResult {
 export function registerTools(context: GatewayContext, options: ToolsOptions): ToolCalls {
   const { server, port, forwarder, pager } = context;
   const { catalog, resourceIndex, tasks, listForwarded } = options;
-  const ownListed: Tool[] = [];
+  const owners: OwnTools[] = [];
   const ownByName = new Map<string, OwnTools>();
 
   async function callTool(
@@ -125,18 +130,26 @@ export function registerTools(context: GatewayContext, options: ToolsOptions): T
   server.setRequestHandler(ListToolsRequestSchema, async (request) =>
     pageResult(
       await pager.page('tools', request.params?.cursor, async () => {
-        if (!listForwarded) return ownListed;
+        const own = await ownListed();
+        if (!listForwarded) return own;
         const { tools } = await catalog.refresh();
-        return ownListed.length === 0 ? tools : [...ownListed, ...tools];
+        return own.length === 0 ? tools : [...own, ...tools];
       }),
       'tools',
     ),
   );
 
+  async function ownListed(): Promise<Tool[]> {
+    const lists = await Promise.all(
+      owners.map((own) => (own.listed ? own.listed() : Promise.resolve(own.tools))),
+    );
+    return lists.flat();
+  }
+
   return {
     handleToolCall,
     serveOwn(own) {
-      ownListed.push(...own.tools);
+      owners.push(own);
       for (const tool of own.tools) ownByName.set(tool.name, own);
     },
   };

@@ -110,12 +110,7 @@ export class DocumentSync {
 
   /** The languageId for a file: the longest configured extension it ends with. */
   languageOf(file: string): string | undefined {
-    const name = path.basename(file);
-    let best: string | undefined;
-    for (const ext of Object.keys(this.#extensionToLanguage)) {
-      if (!name.endsWith(ext)) continue;
-      if (best === undefined || ext.length > best.length) best = ext;
-    }
+    const best = extensionOf(file, Object.keys(this.#extensionToLanguage));
     return best === undefined ? undefined : this.#extensionToLanguage[best];
   }
 
@@ -310,4 +305,19 @@ async function readText(
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Which of `extensions` a file is handled by: the longest one its name ends with (`.d.ts`
+ * over `.ts`), undefined when none. The one rule for a server's documents and for choosing
+ * the server of a file (the gateway's `lsp_*` tools).
+ */
+export function extensionOf(file: string, extensions: Iterable<string>): string | undefined {
+  const name = path.basename(file);
+  let best: string | undefined;
+  for (const ext of extensions) {
+    if (!name.endsWith(ext)) continue;
+    if (best === undefined || ext.length > best.length) best = ext;
+  }
+  return best;
 }

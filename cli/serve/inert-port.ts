@@ -11,6 +11,7 @@ import type { SessionAttachment } from '../../controller/session-attachment.js';
 import type {
   ApprovalRequest,
   DecideOutcome,
+  LspTarget,
   ServerTools,
   SessionPort,
   WhyText,
@@ -42,6 +43,10 @@ export class InertSessionPort implements SessionPort {
 
   warn(): void {
     // Nothing runs here to warn about.
+  }
+
+  languageServers(): Promise<LspTarget[]> {
+    return Promise.resolve([]);
   }
 
   unavailable(): Promise<(WhyText & { readonly server: string })[]> {

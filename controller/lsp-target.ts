@@ -1,0 +1,16 @@
+/**
+ * One configured language server of a session as the gateway's `lsp_*` tools see it: which
+ * files it handles and, while it is Ready, its live connection. Types only, so both the session
+ * (controller/) and the gateway (which may import controller/, never the reverse) name it.
+ */
+import type { LspConnection } from '../lsp/connection.js';
+
+export interface LspTarget {
+  readonly name: string;
+  /** `{".ts": "typescript"}`: the files it answers about (routing only). */
+  readonly extensionToLanguage: Readonly<Record<string, string>>;
+  /** Set while it is Ready, undefined otherwise. */
+  readonly connection: LspConnection | undefined;
+  /** Why it is not Ready and the fix (its `why`), when it is not. */
+  readonly unavailable?: { reason: string; message: string; action: string };
+}
