@@ -26,7 +26,7 @@ import {
   rename,
   workspaceSymbols,
 } from '../lsp/requests.js';
-import { groupAlive } from '../lsp/server-process.js';
+import { groupAlive } from '../proc/index.js';
 import { typescriptServer } from '../lsp/testing/servers.js';
 import { FILES, spot, writeProject } from '../lsp/testing/typescript-project.js';
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
