@@ -72,6 +72,9 @@ export interface LanguageServerValidation {
   readonly warnings: readonly ConfigIssue[];
 }
 
+/** The language servers one file configures, by name: what a `.lsp.json` source holds. */
+export type LanguageServerConfigs = Readonly<Record<string, LanguageServerConfig>>;
+
 export interface LanguageServerDocumentValidation {
   /** The valid entries by name (a null-prototype map: "__proto__" is an ordinary name). */
   readonly servers: Record<string, LanguageServerConfig>;

@@ -409,9 +409,11 @@ export class Session {
   async reload(): Promise<void> {
     // Before start (or after close) there is nothing live to converge: a safe no-op.
     if (!this.#started || this.#closed) return;
-    const names = await this.#store.resync();
+    // Language server names (`languageServers`) are reconciled by their own queue, wired
+    // with the language-server reconciler.
+    const { servers } = await this.#store.resync();
     this.#updateSessionConditions();
-    for (const name of names) this.#queue.add(name);
+    for (const name of servers) this.#queue.add(name);
     await this.settled();
   }
 
