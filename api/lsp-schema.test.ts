@@ -161,6 +161,13 @@ describe('validateLanguageServerDocument', { timeout: 10_000 }, () => {
       ['typescript.shutdownTimeout: expected a positive whole number of milliseconds, got 1.5'],
     ],
     [
+      'a startup timeout no timer can wait',
+      { ...TS, startupTimeout: 1e12 },
+      [
+        'typescript.startupTimeout: 1000000000000 ms is more than a timer can wait (2147483647 ms, about 24 days); use a smaller number of milliseconds',
+      ],
+    ],
+    [
       'negative maxRestarts',
       { ...TS, maxRestarts: -1 },
       ['typescript.maxRestarts: expected a whole number, 0 or more, got -1'],

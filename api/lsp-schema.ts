@@ -13,6 +13,8 @@
  * - A relative `workspaceFolder` never climbs out of the workspace (`../x`); whether an
  *   absolute one is inside needs the workspace: workspaceFolderOf() decides, and refuses what
  *   is outside — never silently the root.
+ * - `startupTimeout` and `shutdownTimeout` are whole milliseconds a timer can wait (at most
+ *   2^31 − 1: Node fires a longer timer at once).
  * - `env` values are never quoted (they may be secrets): a bad one is described by type only.
  * - Unknown fields are kept and reported as warnings, never errors.
  * - A server name that is empty or holds a control character is an error, shown escaped.
@@ -62,6 +64,10 @@ const LSP_WORDS: FieldWords = {
 export const KNOWN_LANGUAGE_SERVER_FIELDS: ReadonlySet<string> = new Set(
   Object.keys(LSP_WORDS.fields),
 );
+
+/** Node's timers fire at once for a longer delay, so a longer timeout would mean none at all. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const TIMEOUT_FIELDS = ['startupTimeout', 'shutdownTimeout'] as const;
 
 /** Fields of a socket or TCP transport, which mcpctl never uses. */
 const SOCKET_FIELDS = ['host', 'port', 'path'] as const;
@@ -166,6 +172,16 @@ function ruleIssues(
           'not used: mcpctl talks to language servers over stdio, so host, port and path mean nothing; remove it',
         ),
       );
+  for (const field of TIMEOUT_FIELDS) {
+    const value = raw[field];
+    if (typeof value === 'number' && Number.isInteger(value) && value > MAX_TIMER_MS)
+      errors.push(
+        issue(
+          [...base, field],
+          `${value} ms is more than a timer can wait (${MAX_TIMER_MS} ms, about 24 days); use a smaller number of milliseconds`,
+        ),
+      );
+  }
   const folder = raw.workspaceFolder;
   if (typeof folder === 'string' && folder !== '') {
     if (folder.includes('\0'))
