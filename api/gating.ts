@@ -8,13 +8,25 @@
  * - `allowed: []` stays `[]` (deny-all); it is never collapsed to absent.
  * - `pending` = gated servers whose approval state is not `approved` (so rejected ones stay
  *   down); `promptableServers` is the strict list of those whose state is exactly `pending`.
+ * - One function for both kinds: language servers pass no settings, so their allowlist is the
+ *   `--allowed-lsp-server-names` ceiling (absent: all) and nothing is excluded.
  */
-import type { DesiredServer, DesiredServers } from './assemble.js';
+import type { DesiredServer } from './assemble.js';
 import type { Gating } from './equality.js';
+import type { DesiredLanguageServer } from './lsp-config.js';
 import type { McpSettings } from './schema.js';
-import { isGatedScope, type ApprovalState } from './scope.js';
+import { isGatedScope, type ApprovalState, type Scope } from './scope.js';
 
-export type ApprovalLookup = (server: DesiredServer) => ApprovalState;
+/** What gating needs of a desired server of either kind (McpServer, LanguageServer). */
+export interface GatedEntry {
+  readonly name: string;
+  readonly scope: Scope;
+}
+
+/** A session's approval state of one desired server of kind `S`. */
+export type ApprovalLookupOf<S extends GatedEntry> = (server: S) => ApprovalState;
+export type ApprovalLookup = ApprovalLookupOf<DesiredServer>;
+export type LanguageServerApprovalLookup = ApprovalLookupOf<DesiredLanguageServer>;
 
 export function effectiveAllowed(
   settingsAllowed: readonly string[] | undefined,
@@ -27,11 +39,12 @@ export function effectiveAllowed(
   return ceiling.filter((name) => inSettings.has(name));
 }
 
-export interface GatingInput {
+/** Gating of one kind's servers; language servers have no settings section (`undefined`). */
+export interface GatingInput<S extends GatedEntry = DesiredServer> {
   readonly settings: McpSettings | undefined;
-  readonly servers: DesiredServers;
+  readonly servers: Readonly<Record<string, S>>;
   readonly ceiling?: readonly string[];
-  readonly approvals: ApprovalLookup;
+  readonly approvals: ApprovalLookupOf<S>;
 }
 
 export interface ComputedGating extends Gating {
@@ -43,7 +56,10 @@ export interface ComputedGating extends Gating {
  * The servers of a map that `keep` selects, by name, sorted. Keys then lookups: Object.values on
  * a map of thousands of servers (a dictionary-mode object) is several times slower.
  */
-function namesWhere(servers: DesiredServers, keep: (s: DesiredServer) => boolean): string[] {
+function namesWhere<S extends GatedEntry>(
+  servers: Readonly<Record<string, S>>,
+  keep: (s: S) => boolean,
+): string[] {
   const out: string[] = [];
   for (const name of Object.keys(servers)) {
     const s = servers[name];
@@ -52,7 +68,7 @@ function namesWhere(servers: DesiredServers, keep: (s: DesiredServer) => boolean
   return out.sort();
 }
 
-export function computeGating(input: GatingInput): ComputedGating {
+export function computeGating<S extends GatedEntry>(input: GatingInput<S>): ComputedGating {
   const pending = namesWhere(
     input.servers,
     (s) => isGatedScope(s.scope) && input.approvals(s) !== 'approved',
@@ -63,7 +79,10 @@ export function computeGating(input: GatingInput): ComputedGating {
 }
 
 /** Strict list: only servers whose state is exactly `pending` may be prompted for. */
-export function promptableServers(servers: DesiredServers, approvals: ApprovalLookup): string[] {
+export function promptableServers<S extends GatedEntry>(
+  servers: Readonly<Record<string, S>>,
+  approvals: ApprovalLookupOf<S>,
+): string[] {
   return namesWhere(servers, (s) => isGatedScope(s.scope) && approvals(s) === 'pending');
 }
 

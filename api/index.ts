@@ -2,6 +2,7 @@
 export * from './server-config.js';
 export * from './lsp-config.js';
 export * from './schema.js';
+export * from './lsp-schema.js';
 export * from './transport.js';
 export * from './identity.js';
 export * from './approval-hash.js';

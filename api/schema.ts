@@ -19,7 +19,7 @@ import type { z } from 'zod';
 import { REDACTED, describeHidden, isSecretField } from './redact.js';
 import { serverConfigSchema, type McpServerConfig } from './server-config.js';
 
-/** Human words for what each known field must be; used in error messages. */
+/** Human words for what each known MCP server field must be; used in error messages. */
 const EXPECTED: Record<string, string> = {
   command: 'a non-empty string',
   args: 'an array of strings',
@@ -44,6 +44,28 @@ const EXPECTED: Record<string, string> = {
 };
 
 export const KNOWN_SERVER_FIELDS: ReadonlySet<string> = new Set(Object.keys(EXPECTED));
+
+/**
+ * What a kind of config entry's fields must be, in human words, for its error messages: the
+ * MCP server entry here, the language server entry in lsp-schema.ts.
+ */
+export interface FieldWords {
+  /** Per known top-level field: "an array of strings". */
+  readonly fields: Readonly<Record<string, string>>;
+  /** Per field holding a list or a map: what one of its items or values must be. */
+  readonly elements: Readonly<Record<string, string>>;
+}
+
+const SERVER_WORDS: FieldWords = {
+  fields: EXPECTED,
+  elements: {
+    env: 'a string',
+    headers: 'a string',
+    args: 'a string',
+    includeTools: 'a string',
+    excludeTools: 'a string',
+  },
+};
 
 export type ConfigPath = ReadonlyArray<string | number>;
 
@@ -104,19 +126,51 @@ function valueAt(root: unknown, path: ConfigPath): unknown {
   return cur;
 }
 
-function expectedFor(relPath: ConfigPath, issue: z.ZodIssue): string {
+function expectedFor(relPath: ConfigPath, issue: z.ZodIssue, words: FieldWords): string {
   const [field, ...rest] = relPath;
-  if (typeof field === 'string' && rest.length === 0 && EXPECTED[field]) return EXPECTED[field];
+  const known = typeof field === 'string' && Object.hasOwn(words.fields, field);
+  if (known && rest.length === 0) return words.fields[field];
+  if (known && rest.length === 1 && Object.hasOwn(words.elements, field))
+    return words.elements[field];
   // zod's own words may quote the value; a secret field is never described with them.
   if (isSecretField(field)) return 'a string';
-  if ((field === 'env' || field === 'headers') && rest.length === 1) return 'a string';
-  if (
-    (field === 'args' || field === 'includeTools' || field === 'excludeTools') &&
-    rest.length === 1
-  )
-    return 'a string';
   if (issue.code === 'invalid_type') return `a value of type ${issue.expected}`;
   return issue.message.toLowerCase();
+}
+
+/**
+ * One message per zod issue of an entry at `basePath`: the field's path, what was expected
+ * (in `words`) and what was found, a secret field's value never quoted.
+ */
+export function fieldIssues(
+  raw: unknown,
+  basePath: ConfigPath,
+  issues: readonly z.ZodIssue[],
+  words: FieldWords,
+): ConfigIssue[] {
+  return issues.map((issue) => {
+    const path = [...basePath, ...issue.path];
+    const value = valueAt(raw, issue.path);
+    const got = isSecretField(issue.path[0]) ? describeHidden(value) : describeValue(value);
+    return {
+      path,
+      message: `${formatPath(path)}: expected ${expectedFor(issue.path, issue, words)}, got ${got}`,
+    };
+  });
+}
+
+/** A warning per field of the entry at `basePath` that is not in `known`: kept, not used. */
+export function unknownFieldWarnings(
+  raw: object,
+  basePath: ConfigPath,
+  known: ReadonlySet<string>,
+): ConfigIssue[] {
+  return Object.keys(raw)
+    .filter((k) => !known.has(k))
+    .map((k) => ({
+      path: [...basePath, k],
+      message: `${formatPath([...basePath, k])}: unknown field, kept but not used by mcpctl`,
+    }));
 }
 
 export interface ServerValidation {
@@ -142,24 +196,10 @@ export function validateServerConfig(raw: unknown, basePath: ConfigPath): Server
       warnings: [],
     };
   }
-  const warnings: ConfigIssue[] = Object.keys(raw)
-    .filter((k) => !KNOWN_SERVER_FIELDS.has(k))
-    .map((k) => ({
-      path: [...basePath, k],
-      message: `${formatPath([...basePath, k])}: unknown field, kept but not used by mcpctl`,
-    }));
+  const warnings = unknownFieldWarnings(raw, basePath, KNOWN_SERVER_FIELDS);
   const parsed = serverConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    const errors = parsed.error.issues.map((issue) => {
-      const path = [...basePath, ...issue.path];
-      const value = valueAt(raw, issue.path);
-      const got = isSecretField(issue.path[0]) ? describeHidden(value) : describeValue(value);
-      return {
-        path,
-        message: `${formatPath(path)}: expected ${expectedFor(issue.path, issue)}, got ${got}`,
-      };
-    });
-    return { errors, warnings };
+    return { errors: fieldIssues(raw, basePath, parsed.error.issues, SERVER_WORDS), warnings };
   }
   const config = parsed.data;
   const hasUrl = config.url !== undefined || config.httpUrl !== undefined;
@@ -254,13 +294,25 @@ export function quoteName(name: string): string {
   );
 }
 
-function badNameIssue(name: string): ConfigIssue | undefined {
+/**
+ * The error for a server name (a key of `section`, [] for the top of the file) that is empty
+ * or holds a character of BAD_NAME_CHAR; undefined for a good name. `noun` names the kind
+ * ("server", "language server").
+ */
+export function serverNameIssue(
+  name: string,
+  section: ConfigPath,
+  noun = 'server',
+): ConfigIssue | undefined {
+  const where = section.length > 0 ? `${formatPath(section)}: ` : '';
+  if (name.trim() === '')
+    return { path: [...section, name], message: `${where}a ${noun} name must not be empty` };
   const bad = BAD_NAME_CHAR.exec(name);
   if (bad === null) return undefined;
   const code = `U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
   return {
-    path: ['mcpServers', name],
-    message: `mcpServers: the server name ${quoteName(name)} contains the control character ${code}; rename the server using letters, digits, "-", "_" or "."`,
+    path: [...section, name],
+    message: `${where}the ${noun} name ${quoteName(name)} contains the control character ${code}; rename the ${noun} using letters, digits, "-", "_" or "."`,
   };
 }
 
@@ -276,14 +328,7 @@ function validatedServerMap(
   const out = Object.create(null) as Record<string, McpServerConfig>;
   const raws = servers as Record<string, unknown>;
   for (const name of Object.keys(raws)) {
-    if (name.trim() === '') {
-      errors.push({
-        path: ['mcpServers', name],
-        message: 'mcpServers: a server name must not be empty',
-      });
-      continue;
-    }
-    const badName = badNameIssue(name);
+    const badName = serverNameIssue(name, ['mcpServers']);
     if (badName !== undefined) {
       errors.push(badName);
       continue;

@@ -49,6 +49,10 @@ export interface DaemonCommandOptions {
   readonly workspace: string;
   readonly ceiling?: readonly string[];
   readonly mcpConfigPath?: string;
+  /** `--allowed-lsp-server-names`. */
+  readonly lspCeiling?: readonly string[];
+  /** `--lsp-config` (absolute). */
+  readonly lspConfigPath?: string;
   readonly debounceMs: number;
   readonly drainDelayMs?: number;
   readonly logLevel?: string;
@@ -157,6 +161,8 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
       home,
       ...(o.ceiling ? { ceiling: o.ceiling } : {}),
       ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
+      ...(o.lspCeiling ? { lspCeiling: o.lspCeiling } : {}),
+      ...(o.lspConfigPath ? { lspConfigPath: o.lspConfigPath } : {}),
       debounceMs: o.debounceMs,
       ...(o.drainDelayMs === undefined ? {} : { drainDelayMs: o.drainDelayMs }),
       ...(o.defaultSessionEnv ? { defaultSessionEnv: o.defaultSessionEnv } : {}),

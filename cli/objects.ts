@@ -25,6 +25,10 @@ export interface SessionObject {
     ceiling: string[] | null;
     /** The `--mcp-config` file, or null without one. */
     mcpConfig: string | null;
+    /** `--allowed-lsp-server-names`, or null without one (`[]`: no language server). */
+    lspCeiling: string[] | null;
+    /** The `--lsp-config` file, or null without one. */
+    lspConfig: string | null;
   };
   status: {
     /** ConfigValid and Trusted. */

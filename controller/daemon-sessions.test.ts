@@ -80,6 +80,29 @@ describe('SessionTable', () => {
     assert.equal(t.byId(c.session.id), c.session);
   });
 
+  it('the LSP ceiling (a set) and --lsp-config select a session too; [] is not absent', async () => {
+    const { t, created } = table();
+    const dir = ws('lsp');
+    const lspFile = path.join(root, 'lsp.json');
+    const plain = await t.open({ workspace: dir });
+    const ceiling = await t.open({ workspace: dir, lspCeiling: ['ts', 'py'] });
+    const same = await t.open({ workspace: dir, lspCeiling: ['py', 'ts', 'ts'] });
+    const none = await t.open({ workspace: dir, lspCeiling: [] });
+    const file = await t.open({ workspace: dir, lspConfigPath: lspFile });
+    assert.equal(same.session, ceiling.session);
+    assert.equal(created.length, 4);
+    assert.equal(
+      new Set([plain, ceiling, none, file].map((h) => h.session)).size,
+      4,
+      'each differs from the others',
+    );
+    const specOf = (h: { session: FakeSession }) =>
+      t.list().find((i) => i.session === h.session)?.spec;
+    assert.deepEqual(specOf(none)?.lspCeiling, []);
+    assert.equal(specOf(file)?.lspConfigPath, lspFile);
+    assert.equal(specOf(plain)?.lspCeiling, undefined);
+  });
+
   it('concurrent opens of a new key create one session', async () => {
     const { t, created } = table({ delayMs: 20 });
     const handles = await Promise.all(

@@ -1,6 +1,7 @@
 /**
  * The daemon's table of open sessions, keyed by what makes two sessions the same: the
- * workspace (realpath), the ceiling (`--allowed-mcp-server-names`) and the `--mcp-config` file.
+ * workspace (realpath), the ceilings (`--allowed-mcp-server-names`,
+ * `--allowed-lsp-server-names`), the `--mcp-config` and `--lsp-config` files, the environment.
  *
  * Guarantees:
  * - `open(spec)` for a key already open returns the same session and counts one more opener;
@@ -41,6 +42,10 @@ export interface SessionSpec {
   readonly workspace: string;
   readonly ceiling?: readonly string[];
   readonly mcpConfigPath?: string;
+  /** `--allowed-lsp-server-names`: absent = every language server, `[]` = none. */
+  readonly lspCeiling?: readonly string[];
+  /** `--lsp-config`. */
+  readonly lspConfigPath?: string;
   readonly env?: SessionEnvSpec;
 }
 
@@ -49,6 +54,8 @@ export interface NormalizedSpec {
   readonly workspace: string;
   readonly ceiling: readonly string[] | undefined;
   readonly mcpConfigPath: string | undefined;
+  readonly lspCeiling: readonly string[] | undefined;
+  readonly lspConfigPath: string | undefined;
   readonly env: SessionEnvSpec | undefined;
 }
 
@@ -282,14 +289,25 @@ export function normalizeSpec(spec: SessionSpec): NormalizedSpec {
     ceiling: spec.ceiling === undefined ? undefined : [...spec.ceiling],
     mcpConfigPath:
       spec.mcpConfigPath === undefined ? undefined : realpathOr(path.resolve(spec.mcpConfigPath)),
+    lspCeiling: spec.lspCeiling === undefined ? undefined : [...spec.lspCeiling],
+    lspConfigPath:
+      spec.lspConfigPath === undefined ? undefined : realpathOr(path.resolve(spec.lspConfigPath)),
     env: spec.env,
   };
 }
 
-/** The ceiling is a set: order and repeats do not make a different session. */
+/** A ceiling is a set: order and repeats do not make a different session. */
 function keyOf(spec: NormalizedSpec): string {
-  const ceiling = spec.ceiling === undefined ? null : [...new Set(spec.ceiling)].sort();
-  return JSON.stringify([spec.workspace, ceiling, spec.mcpConfigPath ?? null, envDigest(spec.env)]);
+  const asSet = (names: readonly string[] | undefined) =>
+    names === undefined ? null : [...new Set(names)].sort();
+  return JSON.stringify([
+    spec.workspace,
+    asSet(spec.ceiling),
+    spec.mcpConfigPath ?? null,
+    envDigest(spec.env),
+    asSet(spec.lspCeiling),
+    spec.lspConfigPath ?? null,
+  ]);
 }
 
 /** A digest of the variables (never the values themselves in the key); null: the daemon's. */

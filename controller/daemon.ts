@@ -88,6 +88,10 @@ export interface DaemonOptions {
   readonly ceiling?: readonly string[];
   /** `--mcp-config` of the default session. */
   readonly mcpConfigPath?: string;
+  /** `--allowed-lsp-server-names`: the LSP ceiling of the default session and of CLI-opened ones. */
+  readonly lspCeiling?: readonly string[];
+  /** `--lsp-config` of the default session. */
+  readonly lspConfigPath?: string;
   /**
    * The default session's environment, when it is not the daemon's own: a daemon started by
    * `mcpctl serve` runs in a minimal environment of its own, and its default session is that
@@ -262,6 +266,8 @@ export class Daemon {
           workspace: options.workspace,
           ...(options.ceiling ? { ceiling: options.ceiling } : {}),
           ...(options.mcpConfigPath ? { mcpConfigPath: options.mcpConfigPath } : {}),
+          ...(options.lspCeiling ? { lspCeiling: options.lspCeiling } : {}),
+          ...(options.lspConfigPath ? { lspConfigPath: options.lspConfigPath } : {}),
           ...(options.defaultSessionEnv ? { env: options.defaultSessionEnv } : {}),
         },
         { pinned: true, id: DEFAULT_SESSION_ID },
@@ -283,14 +289,18 @@ export class Daemon {
   }
 
   /**
-   * Opens (or joins) a session. Omitted ceiling means the daemon's own ceiling: a CLI or
-   * gateway cannot widen what the daemon was started with by leaving the flag out.
+   * Opens (or joins) a session. An omitted ceiling (of either kind) means the daemon's own
+   * ceiling: a CLI or gateway cannot widen what the daemon was started with by leaving the
+   * flag out.
    */
   open(spec: SessionSpec): Promise<SessionHandle<Session>> {
     return this.#table.open({
       ...spec,
       ...(spec.ceiling === undefined && this.options.ceiling
         ? { ceiling: this.options.ceiling }
+        : {}),
+      ...(spec.lspCeiling === undefined && this.options.lspCeiling
+        ? { lspCeiling: this.options.lspCeiling }
         : {}),
     });
   }
@@ -385,6 +395,8 @@ export class Daemon {
       home: o.home,
       ...(spec.ceiling ? { ceiling: spec.ceiling } : {}),
       ...(spec.mcpConfigPath ? { mcpConfigPath: spec.mcpConfigPath } : {}),
+      ...(spec.lspCeiling ? { lspCeiling: spec.lspCeiling } : {}),
+      ...(spec.lspConfigPath ? { lspConfigPath: spec.lspConfigPath } : {}),
       ...(spec.env ? { env: spec.env.vars, envLabel: spec.env.label } : {}),
       ...(o.systemSettingsPath ? { systemSettingsPath: o.systemSettingsPath } : {}),
       ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),

@@ -96,6 +96,10 @@ export interface SessionOptions {
   readonly home: string;
   readonly ceiling?: readonly string[];
   readonly mcpConfigPath?: string;
+  /** `--allowed-lsp-server-names`: absent = every language server, `[]` = none. */
+  readonly lspCeiling?: readonly string[];
+  /** `--lsp-config`: language servers the user trusts (scope `cli`). */
+  readonly lspConfigPath?: string;
   readonly systemSettingsPath?: string;
   readonly pool: Pool;
   readonly approvals: ApprovalStoreLike;
@@ -131,6 +135,8 @@ export class Session {
   readonly events: EventRecorder;
   readonly ceiling: readonly string[] | undefined;
   readonly mcpConfigPath: string | undefined;
+  readonly lspCeiling: readonly string[] | undefined;
+  readonly lspConfigPath: string | undefined;
   readonly envLabel: string;
 
   readonly #opts: SessionOptions;
@@ -159,6 +165,8 @@ export class Session {
     this.workspace = safeRealpath(opts.workspace);
     this.ceiling = opts.ceiling;
     this.mcpConfigPath = opts.mcpConfigPath;
+    this.lspCeiling = opts.lspCeiling;
+    this.lspConfigPath = opts.lspConfigPath;
     this.#env = opts.env ? agentEnvironment(opts.env) : daemonEnvironment(process.env);
     this.envLabel = opts.envLabel ?? 'daemon';
     this.#now = opts.now ?? Date.now;
@@ -193,6 +201,8 @@ export class Session {
         ? { systemSettingsPath: opts.systemSettingsPath }
         : {}),
       ...(opts.ceiling !== undefined ? { ceiling: opts.ceiling } : {}),
+      ...(opts.lspConfigPath !== undefined ? { lspConfigPath: opts.lspConfigPath } : {}),
+      ...(opts.lspCeiling !== undefined ? { lspCeiling: opts.lspCeiling } : {}),
       ...(opts.debounceMs !== undefined ? { debounceMs: opts.debounceMs } : {}),
       approvals: lookup,
     });
@@ -409,9 +419,11 @@ export class Session {
   async reload(): Promise<void> {
     // Before start (or after close) there is nothing live to converge: a safe no-op.
     if (!this.#started || this.#closed) return;
-    const names = await this.#store.resync();
+    // Language server names (`languageServers`) are reconciled by their own queue, wired
+    // with the language-server reconciler.
+    const { servers } = await this.#store.resync();
     this.#updateSessionConditions();
-    for (const name of names) this.#queue.add(name);
+    for (const name of servers) this.#queue.add(name);
     await this.settled();
   }
 

@@ -124,6 +124,8 @@ describe('mcpctl daemon (e2e)', () => {
         workspace: realpathSync(env.workspace),
         ceiling: null,
         mcpConfig: null,
+        lspCeiling: null,
+        lspConfig: null,
       });
       assert.deepEqual(session.status.servers, ['fx', 'memory']);
       assert.equal(session.status.conditions.find((c) => c.type === 'ConfigValid')?.status, 'True');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ComputedGating, DesiredServer, McpServerConfig, Scope } from '../api/index.js';
 import {
+  affectedLanguageServerNames,
   affectedNames,
   gatingMovedNames,
   sourceErrorsChanged,
@@ -95,3 +96,43 @@ test('sourceErrorsChanged follows errors, not warnings or existence', { timeout:
     true,
   );
 });
+
+test(
+  'language servers: their own spec and gating moves, trust flips; never the MCP names',
+  { timeout: 5000 },
+  () => {
+    const ls = (name: string, command: string, scope: 'project' | 'cli' = 'project') => ({
+      kind: 'LanguageServer' as const,
+      name,
+      config: { command, extensionToLanguage: { '.ts': 'typescript' } },
+      scope,
+      source: `/${scope}.lsp.json`,
+    });
+    const withLsp = (
+      base: DesiredState,
+      servers: ReturnType<typeof ls>[],
+      lspGating: Partial<ComputedGating> = {},
+    ): DesiredState => ({
+      ...base,
+      languageServers: Object.fromEntries(servers.map((s) => [s.name, s])),
+      lspGating: { excluded: [], pending: [], ...lspGating },
+    });
+    const mcp = state([server('ts', { command: 'n' })]);
+    const before = withLsp(mcp, [ls('ts', 'a'), ls('keep', 'k'), ls('moved', 'm')]);
+    const after = withLsp(
+      state([server('ts', { command: 'other' })]),
+      [ls('ts', 'b'), ls('keep', 'k'), ls('moved', 'm', 'cli'), ls('new', 'n')],
+      { allowed: ['keep', 'moved', 'new', 'ts'] },
+    );
+    assert.deepEqual(affectedLanguageServerNames(before, after), ['moved', 'new', 'ts']);
+    assert.deepEqual(affectedNames(before, after), ['ts']);
+    const lspOnly = withLsp(mcp, [ls('keep', 'k')]);
+    assert.deepEqual(affectedNames(before, lspOnly), [], 'an .lsp.json edit names no MCP server');
+    const pendingMoved = withLsp(mcp, [ls('ts', 'a'), ls('keep', 'k'), ls('moved', 'm')], {
+      pending: ['keep'],
+    });
+    assert.deepEqual(affectedLanguageServerNames(before, pendingMoved), ['keep']);
+    const distrusted = { ...before, trusted: false };
+    assert.deepEqual(affectedLanguageServerNames(before, distrusted), ['keep', 'moved', 'ts']);
+  },
+);

@@ -1,5 +1,7 @@
 /**
- * Which server names a move from one desired state to the next affects (pure).
+ * Which server names a move from one desired state to the next affects (pure), per kind: MCP
+ * servers (`servers`, `gating`) and language servers (`languageServers`, `lspGating`), by the
+ * same rules; a change of one kind never names a server of the other.
  *
  * Guarantees:
  * - A name is affected when it was added or removed, when its config changed
@@ -13,13 +15,7 @@
  * - sourceErrorsChanged() is true when any source's errors differ (became invalid, was fixed,
  *   or now reports other errors), so the session's ConfigValid condition can follow.
  */
-import {
-  canonicalJson,
-  serverConfigEqual,
-  type ComputedGating,
-  type DesiredServer,
-  type DesiredServers,
-} from '../api/index.js';
+import { canonicalJson, jsonEqual, type ComputedGating, type Scope } from '../api/index.js';
 import type { DesiredState, SourceStatus } from './types.js';
 
 function membership(name: string, gating: ComputedGating): string {
@@ -49,13 +45,22 @@ export function gatingMovedNames(
   return [...universe].filter((n) => membership(n, before) !== membership(n, after)).sort();
 }
 
-function sameSpec(a: DesiredServer, b: DesiredServer): boolean {
+/** What the spec comparison needs of a desired server of either kind. */
+interface DesiredEntry {
+  readonly config: object;
+  readonly scope: Scope;
+  readonly source: string;
+}
+
+type DesiredMap = Readonly<Record<string, DesiredEntry>>;
+
+function sameSpec(a: DesiredEntry, b: DesiredEntry): boolean {
   if (a === b) return true;
-  return serverConfigEqual(a.config, b.config) && a.scope === b.scope && a.source === b.source;
+  return jsonEqual(a.config, b.config) && a.scope === b.scope && a.source === b.source;
 }
 
 /** Names whose desired spec (config, scope or source file) differs. */
-export function specChangedNames(before: DesiredServers, after: DesiredServers): string[] {
+export function specChangedNames(before: DesiredMap, after: DesiredMap): string[] {
   const out: string[] = [];
   for (const name of Object.keys(before)) {
     const b = Object.prototype.hasOwnProperty.call(after, name) ? after[name] : undefined;
@@ -68,8 +73,14 @@ export function specChangedNames(before: DesiredServers, after: DesiredServers):
   return out.sort();
 }
 
-export function affectedNames(before: DesiredState, after: DesiredState): string[] {
-  if (before.trusted !== after.trusted)
+/** One kind's part of a desired state. */
+interface KindState {
+  readonly servers: DesiredMap;
+  readonly gating: ComputedGating;
+}
+
+function affectedOfKind(before: KindState, after: KindState, trustFlipped: boolean): string[] {
+  if (trustFlipped)
     return [...new Set([...Object.keys(before.servers), ...Object.keys(after.servers)])].sort();
   const candidates = function* () {
     yield* Object.keys(before.servers);
@@ -80,6 +91,20 @@ export function affectedNames(before: DesiredState, after: DesiredState): string
     ...gatingMovedNames(before.gating, after.gating, candidates()),
   ]);
   return [...out].sort();
+}
+
+/** The MCP server names the move affects. */
+export function affectedNames(before: DesiredState, after: DesiredState): string[] {
+  return affectedOfKind(before, after, before.trusted !== after.trusted);
+}
+
+/** The language server names the move affects (trust admits them too). */
+export function affectedLanguageServerNames(before: DesiredState, after: DesiredState): string[] {
+  return affectedOfKind(
+    { servers: before.languageServers, gating: before.lspGating },
+    { servers: after.languageServers, gating: after.lspGating },
+    before.trusted !== after.trusted,
+  );
 }
 
 export function sourceErrorsChanged(

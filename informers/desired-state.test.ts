@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ApprovalLookup, SourceContent } from '../api/index.js';
+import type { ApprovalLookup, LanguageServerConfigs, SourceContent } from '../api/index.js';
 import {
   assembleDesiredState,
   folderTrustEnabled,
@@ -23,6 +23,8 @@ function snapshots(parts: {
   workspace?: SourceContent;
   project?: SourceContent;
   cli?: SourceContent;
+  projectLsp?: LanguageServerConfigs;
+  cliLsp?: LanguageServerConfigs;
   trust?: TrustRule[];
 }): SessionSnapshots {
   return {
@@ -31,6 +33,8 @@ function snapshots(parts: {
     workspace: snap(`${WS}/.qwen/settings.json`, parts.workspace ?? {}),
     project: snap(`${WS}/.mcp.json`, parts.project ?? {}),
     ...(parts.cli ? { cli: snap('/tmp/cli.json', parts.cli) } : {}),
+    projectLsp: snap(`${WS}/.lsp.json`, parts.projectLsp ?? {}),
+    ...(parts.cliLsp ? { cliLsp: snap('/tmp/lsp.json', parts.cliLsp) } : {}),
     trustedFolders: snap('/home/u/.qwen/trustedFolders.json', parts.trust ?? []),
   };
 }
@@ -146,6 +150,90 @@ test('gating: ceiling, approvals and the sources list', { timeout: 5000 }, () =>
   assert.deepEqual(s.gating.pending, ['p']);
   assert.deepEqual(
     s.sources.map((x) => x.scope),
-    ['system', 'user', 'workspace', 'project', 'trust'],
+    ['system', 'user', 'workspace', 'project', 'project', 'trust'],
+  );
+  assert.deepEqual(
+    s.sources.map((x) => x.file),
+    [
+      '/etc/qwen-code/settings.json',
+      '/home/u/.qwen/settings.json',
+      `${WS}/.qwen/settings.json`,
+      `${WS}/.mcp.json`,
+      `${WS}/.lsp.json`,
+      '/home/u/.qwen/trustedFolders.json',
+    ],
   );
 });
+
+const lsp = (command: string) => ({ command, extensionToLanguage: { '.ts': 'typescript' } });
+
+test(
+  'language servers: --lsp-config replaces .lsp.json per name, each with kind, scope and file',
+  { timeout: 5000 },
+  () => {
+    const s = assembleDesiredState({
+      workspace: WS,
+      snapshots: snapshots({
+        projectLsp: { ts: lsp('project-ts'), py: lsp('pyright') },
+        cliLsp: { ts: lsp('cli-ts') },
+        project: { mcpServers: { ts: { command: 'an-mcp-server' } } },
+      }),
+      approvals,
+    });
+    assert.deepEqual(s.languageServers.ts, {
+      kind: 'LanguageServer',
+      name: 'ts',
+      config: lsp('cli-ts'),
+      scope: 'cli',
+      source: '/tmp/lsp.json',
+    });
+    assert.equal(s.languageServers.py?.scope, 'project');
+    assert.equal(s.languageServers.py?.source, `${WS}/.lsp.json`);
+    assert.equal(s.servers.ts?.config.command, 'an-mcp-server', 'the kinds never mix');
+    assert.deepEqual(
+      s.sources.map((x) => x.scope),
+      ['system', 'user', 'workspace', 'project', 'project', 'cli', 'trust'],
+    );
+  },
+);
+
+test(
+  'language server gating: pending project servers, the LSP ceiling as allowed',
+  { timeout: 5000 },
+  () => {
+    const parts = {
+      projectLsp: { z: lsp('z'), a: lsp('a'), ok: lsp('ok') },
+      cliLsp: { mine: lsp('mine') },
+    };
+    const open = assembleDesiredState({
+      workspace: WS,
+      snapshots: snapshots(parts),
+      approvals,
+      lspApprovals: (server) => (server.name === 'ok' ? 'approved' : 'pending'),
+    });
+    assert.deepEqual(open.lspGating, { excluded: [], pending: ['a', 'z'] });
+    assert.equal(open.gating.allowed, undefined, 'the MCP gating has no allowlist');
+    const byDefault = assembleDesiredState({
+      workspace: WS,
+      snapshots: snapshots(parts),
+      approvals,
+    });
+    assert.deepEqual(byDefault.lspGating.pending, ['a', 'ok', 'z'], 'nothing approved by default');
+    const capped = assembleDesiredState({
+      workspace: WS,
+      snapshots: snapshots(parts),
+      approvals,
+      ceiling: ['x'],
+      lspCeiling: ['mine', 'a'],
+    });
+    assert.deepEqual(capped.lspGating.allowed, ['mine', 'a']);
+    assert.deepEqual(capped.gating.allowed, ['x'], 'each kind has its own ceiling');
+    const none = assembleDesiredState({
+      workspace: WS,
+      snapshots: snapshots(parts),
+      approvals,
+      lspCeiling: [],
+    });
+    assert.deepEqual(none.lspGating.allowed, [], '[] stays deny-all');
+  },
+);

@@ -12,14 +12,21 @@
  *   else of the user settings; never of the workspace settings (a folder cannot vouch for
  *   itself). Disabled → trusted; enabled → trust.ts decides.
  * - Gating: computeGating() with the session's ceiling and approval lookup.
+ * - Language servers: assembleLanguageServers() over `.lsp.json` (project) < `--lsp-config`
+ *   (cli), replace never merge; their gating is computeGating() with no settings: `allowed` the
+ *   LSP ceiling when given, nothing excluded, `pending` the project ones whose lookup is not
+ *   `approved` (without a lookup: every project one). A deleted `.lsp.json` means none.
  * - Every source is listed in `sources` with its file, scope, existence, errors and warnings;
  *   a source's last good content is what is assembled, whatever its current errors.
  */
 import {
+  assembleLanguageServers,
   assembleMcpServers,
   computeGating,
   normalizeServerConfig,
   type ApprovalLookup,
+  type LanguageServerApprovalLookup,
+  type LanguageServerConfigs,
   type McpServerConfig,
   type McpSettings,
   type SourceContent,
@@ -36,6 +43,10 @@ export interface SessionSnapshots {
   readonly workspace?: FileSnapshot<SourceContent>;
   readonly project: FileSnapshot<SourceContent>;
   readonly cli?: FileSnapshot<SourceContent>;
+  /** `<ws>/.lsp.json`. */
+  readonly projectLsp: FileSnapshot<LanguageServerConfigs>;
+  /** The `--lsp-config` file, when the session has one. */
+  readonly cliLsp?: FileSnapshot<LanguageServerConfigs>;
   readonly trustedFolders: FileSnapshot<readonly TrustRule[]>;
 }
 
@@ -45,7 +56,14 @@ export interface AssembleInput {
   readonly sessionServers?: Readonly<Record<string, McpServerConfig>>;
   readonly ceiling?: readonly string[];
   readonly approvals: ApprovalLookup;
+  /** `--allowed-lsp-server-names`: absent = every language server, `[]` = none. */
+  readonly lspCeiling?: readonly string[];
+  /** Default: nothing approved (every project language server pending). */
+  readonly lspApprovals?: LanguageServerApprovalLookup;
 }
+
+/** The lookup of a session that was given none: no language server of the project approved. */
+export const NO_LSP_APPROVALS: LanguageServerApprovalLookup = () => 'pending';
 
 /** Merges `mcp` sections given highest precedence first; undefined when no layer has one. */
 export function mergeMcpSettings(
@@ -120,14 +138,18 @@ export function assembleDesiredState(input: AssembleInput): DesiredState {
   if (s.workspace) sources.push(status(s.workspace, 'workspace'));
   sources.push(status(s.project, 'project'));
   if (s.cli) sources.push(status(s.cli, 'cli'));
+  sources.push(status(s.projectLsp, 'project'));
+  if (s.cliLsp) sources.push(status(s.cliLsp, 'cli'));
   sources.push(status(s.trustedFolders, 'trust'));
-  return {
-    servers,
-    gating,
-    mcp,
-    trusted,
-    sources,
-    languageServers: Object.create(null) as DesiredState['languageServers'],
-    lspGating: { excluded: [], pending: [] },
-  };
+  const languageServers = assembleLanguageServers([
+    { scope: 'project', file: s.projectLsp.file, servers: s.projectLsp.value },
+    ...(s.cliLsp ? [{ scope: 'cli' as const, file: s.cliLsp.file, servers: s.cliLsp.value }] : []),
+  ]);
+  const lspGating = computeGating({
+    settings: undefined,
+    servers: languageServers,
+    ceiling: input.lspCeiling,
+    approvals: input.lspApprovals ?? NO_LSP_APPROVALS,
+  });
+  return { servers, gating, mcp, trusted, sources, languageServers, lspGating };
 }

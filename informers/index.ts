@@ -44,17 +44,26 @@ export type { TrustLevel, TrustRule, TrustDecision, TrustRulesValidation } from 
 export {
   validateSettingsDocument,
   validateMcpJsonDocument,
+  validateLspJsonDocument,
   SETTINGS_KIND,
   WORKSPACE_SETTINGS_KIND,
   MCP_JSON_KIND,
   PROJECT_MCP_JSON_KIND,
+  LSP_JSON_KIND,
+  PROJECT_LSP_JSON_KIND,
   TRUSTED_FOLDERS_KIND,
   MAX_GATED_SERVERS_PER_FILE,
 } from './source-kinds.js';
 export type { KindOptions } from './source-kinds.js';
-export { assembleDesiredState, mergeMcpSettings, folderTrustEnabled } from './desired-state.js';
+export {
+  assembleDesiredState,
+  mergeMcpSettings,
+  folderTrustEnabled,
+  NO_LSP_APPROVALS,
+} from './desired-state.js';
 export type { AssembleInput, SessionSnapshots } from './desired-state.js';
 export {
+  affectedLanguageServerNames,
   affectedNames,
   gatingMovedNames,
   specChangedNames,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import type { ApprovalState, DesiredServer } from '../api/index.js';
@@ -7,6 +7,7 @@ import type { FileSnapshot } from './file-source.js';
 import { createSessionStore, type SessionStoreOptions } from './session-store.js';
 import { createSharedSources, type SharedSources } from './shared-sources.js';
 import { tempDir } from '../testing/temp-dir.js';
+import { until } from '../testing/until.js';
 import { Recorder, sleep, writeJson } from './testing/support.js';
 import type { SessionStore, StoreChange } from './types.js';
 
@@ -21,6 +22,7 @@ interface Env {
   user: string;
   wsSettings: string;
   project: string;
+  projectLsp: string;
   trust: string;
   sources: SharedSources;
   approvals: Map<string, ApprovalState>;
@@ -46,6 +48,7 @@ async function env(t: TestContext, debounceMs = DEBOUNCE): Promise<Env> {
     user: path.join(home, '.qwen', 'settings.json'),
     wsSettings: path.join(ws, '.qwen', 'settings.json'),
     project: path.join(ws, '.mcp.json'),
+    projectLsp: path.join(ws, '.lsp.json'),
     trust: path.join(home, '.qwen', 'trustedFolders.json'),
     sources,
     approvals: new Map(),
@@ -82,6 +85,7 @@ function settingsReads(t: TestContext, e: Env, file: string): Recorder<boolean> 
 }
 
 const stdio = (arg: string) => ({ command: 'node', args: [arg] });
+const lsp = (command: string, ext = '.ts') => ({ command, extensionToLanguage: { [ext]: 'x' } });
 const names = (store: SessionStore) => Object.keys(store.current().servers).sort();
 
 test(
@@ -94,7 +98,11 @@ test(
     assert.deepEqual(names(store), ['a', 'b']);
     await writeJson(e.user, { mcpServers: { a: stdio('a'), b: stdio('b2'), c: stdio('c') } });
     const change = await changes.nth(1, 'the edit');
-    assert.deepEqual(change, { names: ['b', 'c'], configValidityChanged: false });
+    assert.deepEqual(change, {
+      names: ['b', 'c'],
+      languageServers: [],
+      configValidityChanged: false,
+    });
     assert.equal(store.current().servers.b?.config.args?.[0], 'b2');
     await writeJson(e.user, { mcpServers: { a: stdio('a'), c: stdio('c') } });
     assert.deepEqual((await changes.nth(2, 'the removal')).names, ['b']);
@@ -187,7 +195,7 @@ test(
       '{\n  "mcpServers": {\n    "w": { "command": "node" },\n    "x": { "command": }\n  }\n}\n',
     );
     const invalid = await changes.nth(1, 'the broken save');
-    assert.deepEqual(invalid, { names: [], configValidityChanged: true });
+    assert.deepEqual(invalid, { names: [], languageServers: [], configValidityChanged: true });
     const status = store.current().sources.find((s) => s.scope === 'workspace');
     assert.equal(status?.errors.length, 1);
     assert.equal(status?.errors[0]?.line, 4);
@@ -197,7 +205,7 @@ test(
 
     await writeJson(e.wsSettings, { mcpServers: { w: stdio('w'), x: stdio('x') } });
     const fixed = await changes.nth(2, 'the fix');
-    assert.deepEqual(fixed, { names: ['x'], configValidityChanged: true });
+    assert.deepEqual(fixed, { names: ['x'], languageServers: [], configValidityChanged: true });
     assert.ok(store.current().sources.every((s) => s.errors.length === 0));
   },
 );
@@ -263,13 +271,18 @@ test(
     const { store, changes } = await openStore(t, e);
     await writeJson(e.user, { mcpServers: { a: stdio('a') } });
     await writeJson(e.project, { mcpServers: { p: stdio('p') } });
+    await writeJson(e.projectLsp, { ts: lsp('ts') });
     const all = await store.resync();
-    assert.deepEqual(all, ['a', 'b', 'p']);
+    assert.deepEqual(all, { servers: ['a', 'b', 'p'], languageServers: ['ts'] });
     assert.equal(changes.count, 1);
-    assert.deepEqual(changes.events[0], { names: ['b', 'p'], configValidityChanged: false });
+    assert.deepEqual(changes.events[0], {
+      names: ['b', 'p'],
+      languageServers: ['ts'],
+      configValidityChanged: false,
+    });
     assert.deepEqual(names(store), ['a', 'p']);
     // Nothing changed on disk: still every known name, and no event.
-    assert.deepEqual(await store.resync(), ['a', 'p']);
+    assert.deepEqual(await store.resync(), { servers: ['a', 'p'], languageServers: ['ts'] });
     assert.equal(changes.count, 1);
   },
 );
@@ -295,7 +308,9 @@ test('refreshGating emits the names whose approval moved', { timeout: 10000 }, a
   assert.deepEqual(store.current().gating.pending, ['p', 'q']);
   e.approvals.set('p', 'approved');
   store.refreshGating();
-  assert.deepEqual(changes.events, [{ names: ['p'], configValidityChanged: false }]);
+  assert.deepEqual(changes.events, [
+    { names: ['p'], languageServers: [], configValidityChanged: false },
+  ]);
   assert.deepEqual(store.current().gating.pending, ['q']);
   e.approvals.set('q', 'rejected');
   store.refreshGating();
@@ -330,7 +345,7 @@ test(
     assert.deepEqual(cur.gating.excluded, ['s'], 'system replaces the user list');
     assert.deepEqual(
       cur.sources.map((s) => s.scope),
-      ['system', 'user', 'workspace', 'project', 'cli', 'trust'],
+      ['system', 'user', 'workspace', 'project', 'cli', 'project', 'trust'],
     );
     await writeJson(cliFile, { mcpServers: { a: stdio('from-cli-2') } });
     assert.deepEqual((await changes.nth(1, 'the --mcp-config edit')).names, ['a']);
@@ -347,13 +362,13 @@ test(
     await writeJson(e.user, { mcpServers: { u: stdio('u') } });
     const one = await openStore(t, e);
     const two = await openStore(t, e, { workspace: ws2 });
-    // system, user and trust are shared; each workspace has its settings and .mcp.json.
-    assert.equal(e.sources.size(), 3 + 2 + 2);
+    // system, user and trust are shared; each workspace has its settings, .mcp.json, .lsp.json.
+    assert.equal(e.sources.size(), 3 + 3 + 3);
     await writeJson(e.user, { mcpServers: { u: stdio('u2') } });
     assert.deepEqual((await one.changes.nth(1, 'session one')).names, ['u']);
     assert.deepEqual((await two.changes.nth(1, 'session two')).names, ['u']);
     await one.store.close();
-    assert.equal(e.sources.size(), 5);
+    assert.equal(e.sources.size(), 6);
     await writeJson(e.user, { mcpServers: { u: stdio('u3') } });
     assert.deepEqual((await two.changes.nth(2, 'session two after one closed')).names, ['u']);
     await two.store.close();
@@ -372,7 +387,7 @@ test(
     assert.equal(store.current().servers.u?.scope, 'user', 'not shadowed as a workspace server');
     assert.deepEqual(
       store.current().sources.map((s) => s.scope),
-      ['system', 'user', 'project', 'trust'],
+      ['system', 'user', 'project', 'project', 'trust'],
     );
   },
 );
@@ -402,4 +417,181 @@ test('a store given no SharedSources makes and closes its own', { timeout: 10000
   } finally {
     await store.close();
   }
+});
+
+test(
+  '.lsp.json: read as project language servers, gated; an edit of it names only language servers',
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await writeJson(e.user, { mcpServers: { ts: stdio('an-mcp-server') } });
+    await writeJson(e.projectLsp, { ts: lsp('typescript-language-server') });
+    const { store, changes } = await openStore(t, e);
+    const cur = store.current();
+    assert.deepEqual(cur.languageServers.ts, {
+      kind: 'LanguageServer',
+      name: 'ts',
+      config: lsp('typescript-language-server'),
+      scope: 'project',
+      source: e.projectLsp,
+    });
+    assert.equal(cur.lspGating.allowed, undefined, 'no ceiling: no allowlist');
+    assert.deepEqual(cur.lspGating, { excluded: [], pending: ['ts'] }, 'pending by default');
+    assert.ok(cur.sources.some((s) => s.file === e.projectLsp && s.scope === 'project'));
+
+    await writeJson(e.projectLsp, {
+      ts: lsp('typescript-language-server'),
+      sh: lsp('bash-language-server', '.sh'),
+    });
+    assert.deepEqual(await changes.nth(1, 'the .lsp.json edit'), {
+      names: [],
+      languageServers: ['sh'],
+      configValidityChanged: false,
+    });
+    // And the reverse: an MCP edit names no language server, even one of the same name.
+    await writeJson(e.user, { mcpServers: { ts: stdio('another') } });
+    assert.deepEqual(await changes.nth(2, 'the settings edit'), {
+      names: ['ts'],
+      languageServers: [],
+      configValidityChanged: false,
+    });
+    await sleep(QUIET);
+    assert.equal(changes.count, 2);
+  },
+);
+
+test(
+  '.lsp.json: a broken edit keeps the last good and reports file and line; deletion means none',
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await writeJson(e.projectLsp, { ts: lsp('tsls') });
+    const { store, changes } = await openStore(t, e);
+    await writeFile(e.projectLsp, '{\n  "ts": {\n    "command": \n  }\n}\n');
+    assert.deepEqual(await changes.nth(1, 'the broken save'), {
+      names: [],
+      languageServers: [],
+      configValidityChanged: true,
+    });
+    const status = store.current().sources.find((s) => s.file === e.projectLsp);
+    assert.equal(status?.errors.length, 1);
+    assert.equal(status?.errors[0]?.line, 4);
+    assert.equal(status?.errors[0]?.kind, 'parse');
+    assert.deepEqual(store.current().languageServers.ts?.config, lsp('tsls'), 'last good stays');
+
+    // Parses, but does not validate: named by server and field, the last good still in force.
+    await writeJson(e.projectLsp, { ts: { command: 'tsls', extensionToLanguage: 'ts' } });
+    await changes.nth(2, 'the invalid save');
+    const invalid = store.current().sources.find((s) => s.file === e.projectLsp);
+    assert.match(invalid?.errors[0]?.message ?? '', /^ts\.extensionToLanguage: expected an object/);
+    assert.equal(invalid?.errors[0]?.line, 4, 'the line of the field');
+    assert.deepEqual(store.current().languageServers.ts?.config, lsp('tsls'));
+
+    await rm(e.projectLsp);
+    assert.deepEqual(await changes.nth(3, 'the deletion'), {
+      names: [],
+      languageServers: ['ts'],
+      configValidityChanged: true,
+    });
+    assert.deepEqual(Object.keys(store.current().languageServers), []);
+    assert.deepEqual(store.current().lspGating.pending, []);
+  },
+);
+
+test(
+  '--lsp-config replaces .lsp.json per name; the LSP ceiling is the allowlist',
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    const cliFile = path.join(e.root, 'lsp.json');
+    await writeJson(cliFile, { ts: lsp('mine') });
+    await writeJson(e.projectLsp, { ts: lsp('theirs'), py: lsp('pyright', '.py') });
+    const { store, changes } = await openStore(t, e, {
+      lspConfigPath: cliFile,
+      lspCeiling: ['ts'],
+      ceiling: ['mcp-only'],
+    });
+    const cur = store.current();
+    assert.equal(cur.languageServers.ts?.scope, 'cli');
+    assert.equal(cur.languageServers.ts?.source, cliFile);
+    assert.equal(cur.languageServers.ts?.config.command, 'mine');
+    assert.equal(cur.languageServers.py?.scope, 'project');
+    assert.deepEqual(cur.lspGating, { excluded: [], allowed: ['ts'], pending: ['py'] });
+    assert.deepEqual(cur.gating.allowed, ['mcp-only']);
+    assert.ok(cur.sources.some((s) => s.file === cliFile && s.scope === 'cli'));
+    await writeJson(cliFile, {});
+    assert.deepEqual(await changes.nth(1, 'the --lsp-config edit'), {
+      names: [],
+      languageServers: ['ts'],
+      configValidityChanged: false,
+    });
+    assert.equal(store.current().languageServers.ts?.config.command, 'theirs');
+  },
+);
+
+test('an empty LSP ceiling admits no language server', { timeout: 10000 }, async (t) => {
+  const e = await env(t);
+  await writeJson(e.projectLsp, { ts: lsp('tsls') });
+  const { store } = await openStore(t, e, { lspCeiling: [] });
+  assert.deepEqual(store.current().lspGating.allowed, []);
+});
+
+test(
+  'a hostile .lsp.json: 1001 servers are refused unvalidated, a control character in a name too',
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await writeJson(e.projectLsp, { ok: lsp('ok') });
+    const { store, changes } = await openStore(t, e);
+    const flood: Record<string, unknown> = {};
+    for (let i = 0; i < 1001; i++) flood[`s${i}`] = lsp(`server-${i}`);
+    await writeJson(e.projectLsp, flood);
+    await changes.nth(1, 'the flood');
+    const refused = store.current().sources.find((s) => s.file === e.projectLsp);
+    assert.equal(refused?.errors.length, 1);
+    assert.match(
+      refused?.errors[0]?.message ?? '',
+      /^1001 language servers, more than the 1000 a project \.lsp\.json may hold/,
+    );
+    assert.deepEqual(Object.keys(store.current().languageServers), ['ok'], 'last good stays');
+
+    await writeJson(e.projectLsp, { ok: lsp('ok'), 'evil\u001b[2J': lsp('x') });
+    await until('the control-character error', () =>
+      (store.current().sources.find((s) => s.file === e.projectLsp)?.errors ?? []).some((x) =>
+        x.message.includes('control character'),
+      ),
+    );
+    const named = store.current().sources.find((s) => s.file === e.projectLsp);
+    assert.doesNotMatch(named?.errors[0]?.message ?? '', /\u001b/);
+    assert.deepEqual(Object.keys(store.current().languageServers), ['ok']);
+  },
+);
+
+test('--lsp-config, the user own file, is not capped', { timeout: 10000 }, async (t) => {
+  const e = await env(t);
+  const cliFile = path.join(e.root, 'lsp.json');
+  const many: Record<string, unknown> = {};
+  for (let i = 0; i < 1001; i++) many[`s${i}`] = lsp(`server-${i}`);
+  await writeJson(cliFile, many);
+  const { store } = await openStore(t, e, { lspConfigPath: cliFile });
+  assert.equal(Object.keys(store.current().languageServers).length, 1001);
+  assert.deepEqual(store.current().lspGating.pending, [], 'cli scope is never gated');
+});
+
+test('refreshGating moves language servers by their own lookup', { timeout: 10000 }, async (t) => {
+  const e = await env(t);
+  await writeJson(e.project, { mcpServers: { p: stdio('p') } });
+  await writeJson(e.projectLsp, { p: lsp('p'), q: lsp('q') });
+  const lspApproved = new Set<string>();
+  const { store, changes } = await openStore(t, e, {
+    lspApprovals: (s) => (lspApproved.has(s.name) ? 'approved' : 'pending'),
+  });
+  assert.deepEqual(store.current().lspGating.pending, ['p', 'q']);
+  lspApproved.add('p');
+  store.refreshGating();
+  assert.deepEqual(changes.events, [
+    { names: [], languageServers: ['p'], configValidityChanged: false },
+  ]);
+  assert.deepEqual(store.current().gating.pending, ['p'], 'the MCP server p stays pending');
+  assert.deepEqual(store.current().lspGating.pending, ['q']);
 });

@@ -4,19 +4,21 @@
  * Sources: system settings (`options.systemSettingsPath` ?? `$MCPCTL_SYSTEM_SETTINGS_PATH` ??
  * /etc/qwen-code/settings.json), user `<home>/.qwen/settings.json`, workspace
  * `<ws>/.qwen/settings.json` (skipped when it is the user file, i.e. the workspace is the home,
- * as Qwen Code does), project `<ws>/.mcp.json`, the `--mcp-config` file (scope `cli`) and
- * `<home>/.qwen/trustedFolders.json`. They come from SharedSources, so sessions share them.
+ * as Qwen Code does), project `<ws>/.mcp.json`, the `--mcp-config` file (scope `cli`),
+ * `<home>/.qwen/trustedFolders.json`, and the language servers' project `<ws>/.lsp.json` and
+ * `--lsp-config` file (scope `cli`). They come from SharedSources, so sessions share them.
  *
  * Guarantees:
  * - Every source keeps its last good content; the store assembles from those (desired-state.ts).
- * - On each committed change it computes the affected names (affected-names.ts) and notifies
- *   listeners only when some name is affected or some source's errors changed; an edit that
- *   moves neither servers nor gating (theme, skills, restart-only keys) notifies nobody.
+ * - On each committed change it computes the affected names of each kind (affected-names.ts)
+ *   and notifies listeners only when some name is affected or some source's errors changed; an
+ *   edit that moves neither servers nor gating (theme, skills, restart-only keys) notifies
+ *   nobody. An edit of `.lsp.json` alone names no MCP server, and the reverse.
  * - peek() reads every file now and commits nothing, notifies no one.
  * - resync() re-reads every file, commits once, notifies as usual (one change at most for this
- *   session) and returns every name known before or after.
- * - refreshGating() recomputes gating only (after an approval decision) and notifies the names
- *   whose gating moved.
+ *   session) and returns every name known before or after, per kind.
+ * - refreshGating() recomputes both gatings only (after an approval decision) and notifies the
+ *   names whose gating moved.
  * - close() releases every source (SharedSources closes those nobody else holds) and stops
  *   notifications; it does not close the SharedSources it was given.
  */
@@ -24,15 +26,22 @@ import path from 'node:path';
 import {
   computeGating,
   type ApprovalLookup,
+  type LanguageServerApprovalLookup,
+  type LanguageServerConfigs,
   type McpServerConfig,
   type SourceContent,
 } from '../api/index.js';
-import { assembleDesiredState, type SessionSnapshots } from './desired-state.js';
-import { affectedNames, gatingMovedNames, sourceErrorsChanged } from './affected-names.js';
-import type { FileSnapshot, FileSource } from './file-source.js';
+import { assembleDesiredState, NO_LSP_APPROVALS, type SessionSnapshots } from './desired-state.js';
+import {
+  affectedLanguageServerNames,
+  affectedNames,
+  gatingMovedNames,
+  sourceErrorsChanged,
+} from './affected-names.js';
+import type { FileSnapshot } from './file-source.js';
 import { createSharedSources, type SharedSources, type SourceLease } from './shared-sources.js';
 import type { TrustRule } from './trust.js';
-import type { DesiredState, SessionStore, StoreChange } from './types.js';
+import type { DesiredState, ResyncedNames, SessionStore, StoreChange } from './types.js';
 
 export const DEFAULT_SYSTEM_SETTINGS_PATH = '/etc/qwen-code/settings.json';
 
@@ -47,6 +56,15 @@ export interface SessionStoreOptions {
   readonly systemSettingsPath?: string;
   readonly ceiling?: readonly string[];
   readonly approvals: ApprovalLookup;
+  /** `--lsp-config FILE`: language servers the user trusts (scope `cli`). */
+  readonly lspConfigPath?: string;
+  /** `--allowed-lsp-server-names`: absent = every language server, `[]` = none. */
+  readonly lspCeiling?: readonly string[];
+  /**
+   * The approval state of a project language server for its config. Default: none approved
+   * (every project language server pending, so none is admitted).
+   */
+  readonly lspApprovals?: LanguageServerApprovalLookup;
   /** Per-file debounce; 300 ms unless a test or `--debounce-ms` says otherwise. */
   readonly debounceMs?: number;
   /**
@@ -67,6 +85,10 @@ export interface SessionFiles {
   readonly workspace?: string;
   readonly project: string;
   readonly cli?: string;
+  /** `<ws>/.lsp.json`. */
+  readonly projectLsp: string;
+  /** The `--lsp-config` file. */
+  readonly cliLsp?: string;
   readonly trustedFolders: string;
 }
 
@@ -85,6 +107,8 @@ export function sessionFiles(options: SessionStoreOptions): SessionFiles {
     ...(workspace === user ? {} : { workspace }),
     project: path.join(ws, '.mcp.json'),
     ...(options.mcpConfigPath === undefined ? {} : { cli: path.resolve(options.mcpConfigPath) }),
+    projectLsp: path.join(ws, '.lsp.json'),
+    ...(options.lspConfigPath === undefined ? {} : { cliLsp: path.resolve(options.lspConfigPath) }),
     trustedFolders: path.join(home, '.qwen', 'trustedFolders.json'),
   };
 }
@@ -95,7 +119,36 @@ interface Leases {
   readonly workspace?: SourceLease<SourceContent>;
   readonly project: SourceLease<SourceContent>;
   readonly cli?: SourceLease<SourceContent>;
+  readonly projectLsp: SourceLease<LanguageServerConfigs>;
+  readonly cliLsp?: SourceLease<LanguageServerConfigs>;
   readonly trustedFolders: SourceLease<readonly TrustRule[]>;
+}
+
+/** What the store does with every source alike, whatever its value type. */
+interface AnySource {
+  start(): Promise<void>;
+  refresh(): Promise<unknown>;
+  onChange(listener: () => void): () => void;
+}
+
+interface AnyLease {
+  readonly source: AnySource;
+  release(): Promise<void>;
+}
+
+/** Every lease held, in one list (for start, refresh and release alike). */
+function allLeases(l: Leases): AnyLease[] {
+  const held: (AnyLease | undefined)[] = [
+    l.system,
+    l.user,
+    l.workspace,
+    l.project,
+    l.cli,
+    l.projectLsp,
+    l.cliLsp,
+    l.trustedFolders,
+  ];
+  return held.filter((lease): lease is AnyLease => lease !== undefined);
 }
 
 function emptyState(): DesiredState {
@@ -110,24 +163,8 @@ function emptyState(): DesiredState {
   };
 }
 
-/** What the store does with every source alike, whatever its value type. */
-interface AnySource {
-  start(): Promise<void>;
-  refresh(): Promise<unknown>;
-  onChange(listener: () => void): () => void;
-}
-
 function allSources(leases: Leases): AnySource[] {
-  return [
-    leases.system.source,
-    leases.user.source,
-    leases.workspace?.source,
-    leases.project.source,
-    leases.cli?.source,
-    leases.trustedFolders.source,
-  ].filter(
-    (s): s is FileSource<SourceContent> | FileSource<readonly TrustRule[]> => s !== undefined,
-  );
+  return allLeases(leases).map((lease) => lease.source);
 }
 
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
@@ -149,6 +186,8 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       sessionServers: options.sessionServers,
       ceiling: options.ceiling,
       approvals: options.approvals,
+      lspCeiling: options.lspCeiling,
+      lspApprovals: options.lspApprovals,
     });
   }
 
@@ -159,6 +198,8 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       workspace: l.workspace?.source.snapshot(),
       project: l.project.source.snapshot(),
       cli: l.cli?.source.snapshot(),
+      projectLsp: l.projectLsp.source.snapshot(),
+      cliLsp: l.cliLsp?.source.snapshot(),
       trustedFolders: l.trustedFolders.source.snapshot(),
     };
   }
@@ -178,9 +219,11 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     if (!leases || !ready || closed) return;
     const next = assemble(committedSnapshots(leases));
     const names = affectedNames(state, next);
+    const languageServers = affectedLanguageServerNames(state, next);
     const configValidityChanged = sourceErrorsChanged(state.sources, next.sources);
     state = next;
-    if (names.length > 0 || configValidityChanged) emit({ names, configValidityChanged });
+    if (names.length > 0 || languageServers.length > 0 || configValidityChanged)
+      emit({ names, languageServers, configValidityChanged });
   }
 
   function onSourceChange(): void {
@@ -198,6 +241,8 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         : { workspace: sources.workspaceSettings(files.workspace) }),
       project: sources.projectMcpJson(files.project),
       ...(files.cli === undefined ? {} : { cli: sources.mcpJson(files.cli) }),
+      projectLsp: sources.projectLspJson(files.projectLsp),
+      ...(files.cliLsp === undefined ? {} : { cliLsp: sources.lspJson(files.cliLsp) }),
       trustedFolders: sources.trustedFolders(files.trustedFolders),
     };
     leases = l;
@@ -211,15 +256,18 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   async function peekSnapshots(l: Leases): Promise<SessionSnapshots> {
     const peekOf = <T>(lease: SourceLease<T> | undefined): Promise<FileSnapshot<T> | undefined> =>
       lease ? lease.source.peek() : Promise.resolve(undefined);
-    const [system, user, workspace, project, cli, trustedFolders] = await Promise.all([
-      l.system.source.peek(),
-      l.user.source.peek(),
-      peekOf(l.workspace),
-      l.project.source.peek(),
-      peekOf(l.cli),
-      l.trustedFolders.source.peek(),
-    ]);
-    return { system, user, workspace, project, cli, trustedFolders };
+    const [system, user, workspace, project, cli, projectLsp, cliLsp, trustedFolders] =
+      await Promise.all([
+        l.system.source.peek(),
+        l.user.source.peek(),
+        peekOf(l.workspace),
+        l.project.source.peek(),
+        peekOf(l.cli),
+        l.projectLsp.source.peek(),
+        peekOf(l.cliLsp),
+        l.trustedFolders.source.peek(),
+      ]);
+    return { system, user, workspace, project, cli, projectLsp, cliLsp, trustedFolders };
   }
 
   function requireStarted(what: string): Leases {
@@ -250,7 +298,13 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         batching--;
       }
       commit();
-      return [...new Set([...Object.keys(before.servers), ...Object.keys(state.servers)])].sort();
+      const known = (of: (d: DesiredState) => object) =>
+        [...new Set([...Object.keys(of(before)), ...Object.keys(of(state))])].sort();
+      const names: ResyncedNames = {
+        servers: known((d) => d.servers),
+        languageServers: known((d) => d.languageServers),
+      };
+      return names;
     },
     async peek() {
       await started;
@@ -264,9 +318,21 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         ceiling: options.ceiling,
         approvals: options.approvals,
       });
+      const lspGating = computeGating({
+        settings: undefined,
+        servers: state.languageServers,
+        ceiling: options.lspCeiling,
+        approvals: options.lspApprovals ?? NO_LSP_APPROVALS,
+      });
       const names = gatingMovedNames(state.gating, gating, Object.keys(state.servers));
-      state = { ...state, gating };
-      if (names.length > 0) emit({ names, configValidityChanged: false });
+      const languageServers = gatingMovedNames(
+        state.lspGating,
+        lspGating,
+        Object.keys(state.languageServers),
+      );
+      state = { ...state, gating, lspGating };
+      if (names.length > 0 || languageServers.length > 0)
+        emit({ names, languageServers, configValidityChanged: false });
     },
     async close() {
       if (closed) return;
@@ -277,10 +343,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       await started?.catch(() => undefined);
       const l = leases;
       leases = undefined;
-      if (l) {
-        const held = [l.system, l.user, l.workspace, l.project, l.cli, l.trustedFolders];
-        await Promise.all(held.map((lease) => (lease ? lease.release() : Promise.resolve())));
-      }
+      if (l) await Promise.all(allLeases(l).map((lease) => lease.release()));
       // Sources the store made for itself have nothing left open now; shared ones it was
       // given belong to their owner.
       if (options.sharedSources === undefined) await sources.close();

@@ -16,10 +16,12 @@
  * - close() closes every source still open, whatever leases remain.
  */
 import path from 'node:path';
-import type { SourceContent } from '../api/index.js';
+import type { LanguageServerConfigs, SourceContent } from '../api/index.js';
 import { createFileSource, type FileSource } from './file-source.js';
 import {
+  LSP_JSON_KIND,
   MCP_JSON_KIND,
+  PROJECT_LSP_JSON_KIND,
   PROJECT_MCP_JSON_KIND,
   SETTINGS_KIND,
   TRUSTED_FOLDERS_KIND,
@@ -49,6 +51,10 @@ export interface SharedSources {
   mcpJson(file: string): SourceLease<SourceContent>;
   /** A workspace's `.mcp.json`: a gated scope, with the gated scopes' server cap. */
   projectMcpJson(file: string): SourceLease<SourceContent>;
+  /** A `--lsp-config` file: language servers the user trusts. */
+  lspJson(file: string): SourceLease<LanguageServerConfigs>;
+  /** A workspace's `.lsp.json`: a gated scope, with the gated scopes' server cap. */
+  projectLspJson(file: string): SourceLease<LanguageServerConfigs>;
   trustedFolders(file: string): SourceLease<readonly TrustRule[]>;
   /** Number of open sources (for diagnostics and tests). */
   size(): number;
@@ -102,6 +108,8 @@ export function createSharedSources(options: SharedSourcesOptions = {}): SharedS
     workspaceSettings: (file) => acquire('workspaceSettings', WORKSPACE_SETTINGS_KIND, file),
     mcpJson: (file) => acquire('mcpJson', MCP_JSON_KIND, file),
     projectMcpJson: (file) => acquire('projectMcpJson', PROJECT_MCP_JSON_KIND, file),
+    lspJson: (file) => acquire('lspJson', LSP_JSON_KIND, file),
+    projectLspJson: (file) => acquire('projectLspJson', PROJECT_LSP_JSON_KIND, file),
     trustedFolders: (file) => acquire('trustedFolders', TRUSTED_FOLDERS_KIND, file),
     size: () => entries.size,
     async close() {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  LSP_JSON_KIND,
   MAX_GATED_SERVERS_PER_FILE,
   MCP_JSON_KIND,
+  PROJECT_LSP_JSON_KIND,
   PROJECT_MCP_JSON_KIND,
   SETTINGS_KIND,
   WORKSPACE_SETTINGS_KIND,
@@ -50,5 +52,39 @@ describe('server cap of the gated scopes (issue 13, finding 13)', () => {
         '',
       /mcpServers\.a\.command/,
     );
+  });
+});
+
+describe('.lsp.json kinds', () => {
+  const lspServers = (n: number) => {
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++)
+      out[`s${i}`] = { command: `server-${i}`, extensionToLanguage: { '.ts': 'typescript' } };
+    return out;
+  };
+
+  it('a project .lsp.json past the cap is invalid before any entry is validated', () => {
+    const at = PROJECT_LSP_JSON_KIND.validate(lspServers(MAX_GATED_SERVERS_PER_FILE));
+    assert.deepEqual(at.errors, []);
+    assert.equal(Object.keys(at.value).length, MAX_GATED_SERVERS_PER_FILE);
+    // Entries that would each be an error: only the one cap error is reported.
+    const flood: Record<string, unknown> = {};
+    for (let i = 0; i < 50_000; i++) flood[`s${i}`] = 'not an object';
+    const past = PROJECT_LSP_JSON_KIND.validate(flood);
+    assert.deepEqual(Object.keys(past.value), []);
+    assert.equal(past.errors.length, 1);
+    assert.deepEqual(past.errors[0]?.path, []);
+    assert.match(
+      past.errors[0]?.message ?? '',
+      /^50000 language servers, more than the 1000 a project \.lsp\.json may hold; .* --lsp-config$/,
+    );
+  });
+
+  it('--lsp-config is not capped, and neither kind has a restart gate', () => {
+    const v = LSP_JSON_KIND.validate(lspServers(5000));
+    assert.deepEqual(v.errors, []);
+    assert.equal(Object.keys(v.value).length, 5000);
+    assert.equal(LSP_JSON_KIND.isHotChange, undefined);
+    assert.equal(PROJECT_LSP_JSON_KIND.isHotChange, undefined);
   });
 });

@@ -7,16 +7,26 @@
  * - `mcpJson` (`<ws>/.mcp.json`, `--mcp-config FILE`): only `mcpServers` is read, in the Qwen or
  *   the Claude shape, normalised through api/ so both give the same server; other keys are
  *   ignored, never errors. No restart gate: nothing in it needs a restart.
+ * - `lspJson` (`<ws>/.lsp.json`, `--lsp-config FILE`): a top-level key per language server,
+ *   validated through api/lsp-schema.ts. No restart gate.
  * - `trustedFolders`: the trust rules of trust.ts.
  * - A server entry with any error makes the whole file invalid (keep-last-good keeps the
  *   previous content in force); warnings (unknown fields) never do.
- * - Files of the gated scopes (`<ws>/.mcp.json`, `<ws>/.qwen/settings.json`), which come with
- *   a repository, hold at most MAX_GATED_SERVERS_PER_FILE servers: past it the file is
- *   invalid before any entry is validated, so a hostile repository cannot make the daemon
- *   validate, hash and list tens of thousands of servers. The user's own files, the system
- *   file and `--mcp-config` have no such cap.
+ * - Files of the gated scopes (`<ws>/.mcp.json`, `<ws>/.qwen/settings.json`, `<ws>/.lsp.json`),
+ *   which come with a repository, hold at most MAX_GATED_SERVERS_PER_FILE servers: past it the
+ *   file is invalid before any entry is validated, so a hostile repository cannot make the
+ *   daemon validate, hash and list tens of thousands of servers. The user's own files, the
+ *   system file, `--mcp-config` and `--lsp-config` have no such cap.
  */
-import { normalizeServerConfig, validateSourceDocument, type SourceContent } from '../api/index.js';
+import {
+  formatPath,
+  normalizeServerConfig,
+  validateLanguageServerDocument,
+  validateSourceDocument,
+  type ConfigPath,
+  type LanguageServerConfigs,
+  type SourceContent,
+} from '../api/index.js';
 import type { FileSourceOptions, Validated } from './file-source.js';
 import { isHotChange } from './restart-gate.js';
 import { validateTrustRules, type TrustRule } from './trust.js';
@@ -38,31 +48,63 @@ export function validateMcpJsonDocument(document: unknown): Validated<SourceCont
   return { value, errors: v.errors, warnings: v.warnings };
 }
 
+export function validateLspJsonDocument(document: unknown): Validated<LanguageServerConfigs> {
+  const v = validateLanguageServerDocument(document);
+  return { value: v.servers, errors: v.errors, warnings: v.warnings };
+}
+
 /** Generous for a real project (each of its servers needs the user's approval anyway). */
 export const MAX_GATED_SERVERS_PER_FILE = 1000;
 
+/** Where a kind of file keeps its servers, for the cap's count and message. */
+interface CapShape<T> {
+  /** The servers' map in the document: `mcpServers`, or the whole document for `.lsp.json`. */
+  readonly section: ConfigPath;
+  /** "servers", "language servers". */
+  readonly noun: string;
+  /** Where trusted servers belong instead: "your user settings". */
+  readonly trustedPlace: string;
+  /** The value of a refused file. */
+  readonly empty: T;
+}
+
+const MCP_CAP: CapShape<SourceContent> = {
+  section: ['mcpServers'],
+  noun: 'servers',
+  trustedPlace: 'your user settings',
+  empty: {},
+};
+
+const LSP_CAP: CapShape<LanguageServerConfigs> = {
+  section: [],
+  noun: 'language servers',
+  trustedPlace: 'a file you pass with --lsp-config',
+  empty: Object.freeze(Object.create(null) as LanguageServerConfigs),
+};
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 /** `validate`, refusing first a document with more than `max` servers. */
-function withServerCap(
-  validate: (document: unknown) => Validated<SourceContent>,
+function withServerCap<T>(
+  validate: (document: unknown) => Validated<T>,
   max: number,
   fileKind: string,
-): (document: unknown) => Validated<SourceContent> {
+  shape: CapShape<T>,
+): (document: unknown) => Validated<T> {
   return (document) => {
-    const servers =
-      document !== null && typeof document === 'object' && !Array.isArray(document)
-        ? (document as Record<string, unknown>).mcpServers
-        : undefined;
-    const count =
-      servers !== null && typeof servers === 'object' && !Array.isArray(servers)
-        ? Object.keys(servers).length
-        : 0;
+    let servers: unknown = document;
+    for (const key of shape.section) servers = isObject(servers) ? servers[key] : undefined;
+    const count = isObject(servers) ? Object.keys(servers).length : 0;
     if (count <= max) return validate(document);
+    const where = shape.section.length > 0 ? `${formatPath(shape.section)}: ` : '';
     return {
-      value: {},
+      value: shape.empty,
       errors: [
         {
-          path: ['mcpServers'],
-          message: `mcpServers: ${count} servers, more than the ${max} a ${fileKind} may hold; keep the servers you use (each one from a repository needs your approval), or move those you trust to your user settings`,
+          path: shape.section,
+          message: `${where}${count} ${shape.noun}, more than the ${max} a ${fileKind} may hold; keep the ${shape.noun} you use (each one from a repository needs your approval), or move those you trust to ${shape.trustedPlace}`,
         },
       ],
       warnings: [],
@@ -85,6 +127,7 @@ export const WORKSPACE_SETTINGS_KIND: KindOptions<SourceContent> = {
     validateSettingsDocument,
     MAX_GATED_SERVERS_PER_FILE,
     'workspace settings file',
+    MCP_CAP,
   ),
 };
 
@@ -96,7 +139,29 @@ export const MCP_JSON_KIND: KindOptions<SourceContent> = {
 /** The project's `.mcp.json`: gated, so capped. */
 export const PROJECT_MCP_JSON_KIND: KindOptions<SourceContent> = {
   ...MCP_JSON_KIND,
-  validate: withServerCap(validateMcpJsonDocument, MAX_GATED_SERVERS_PER_FILE, 'project .mcp.json'),
+  validate: withServerCap(
+    validateMcpJsonDocument,
+    MAX_GATED_SERVERS_PER_FILE,
+    'project .mcp.json',
+    MCP_CAP,
+  ),
+};
+
+/** `--lsp-config FILE`: the user's own, so not capped. */
+export const LSP_JSON_KIND: KindOptions<LanguageServerConfigs> = {
+  validate: validateLspJsonDocument,
+  empty: LSP_CAP.empty,
+};
+
+/** The project's `.lsp.json`: gated, so capped. */
+export const PROJECT_LSP_JSON_KIND: KindOptions<LanguageServerConfigs> = {
+  ...LSP_JSON_KIND,
+  validate: withServerCap(
+    validateLspJsonDocument,
+    MAX_GATED_SERVERS_PER_FILE,
+    'project .lsp.json',
+    LSP_CAP,
+  ),
 };
 
 export const TRUSTED_FOLDERS_KIND: KindOptions<readonly TrustRule[]> = {

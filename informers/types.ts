@@ -22,7 +22,13 @@ export interface SourceError {
 }
 
 export type SourceKind =
-  'settings' | 'workspaceSettings' | 'mcpJson' | 'projectMcpJson' | 'trustedFolders';
+  | 'settings'
+  | 'workspaceSettings'
+  | 'mcpJson'
+  | 'projectMcpJson'
+  | 'lspJson'
+  | 'projectLspJson'
+  | 'trustedFolders';
 
 export interface SourceStatus {
   readonly file: string;
@@ -53,8 +59,16 @@ export interface DesiredState {
 export interface StoreChange {
   /** Server names whose desired spec or admission inputs changed. Empty: nothing to do. */
   readonly names: readonly string[];
+  /** The same for language servers (`languageServers`, `lspGating`). Empty: nothing to do. */
+  readonly languageServers: readonly string[];
   /** Set when a source's validity changed (became invalid, or was fixed). */
   readonly configValidityChanged: boolean;
+}
+
+/** Every name known before or after a resync (old ∪ new), sorted, per kind. */
+export interface ResyncedNames {
+  readonly servers: readonly string[];
+  readonly languageServers: readonly string[];
 }
 
 export interface SessionStore {
@@ -63,11 +77,14 @@ export interface SessionStore {
   current(): DesiredState;
   /** Subscribe to changes; returns an unsubscribe function. */
   onChange(listener: (change: StoreChange) => void): () => void;
-  /** Re-read every source from disk, commit, and return every known name (old ∪ new). */
-  resync(): Promise<string[]>;
+  /** Re-read every source from disk, commit, and return every known name of both kinds. */
+  resync(): Promise<ResyncedNames>;
   /** What the files on disk say now, without committing anything (for `diff`). */
   peek(): Promise<DesiredState>;
-  /** Recompute gating after an approval decision; emits a change for names whose gating moved. */
+  /**
+   * Recompute both gatings after an approval decision; emits a change for the names (of each
+   * kind) whose gating moved.
+   */
   refreshGating(): void;
   close(): Promise<void>;
 }

@@ -21,7 +21,7 @@ import type { HttpServeOptions } from '../http/serve-http.js';
 /** The variable that gives `--http` its default (a daemon `mcpctl serve` starts has it too). */
 export const HTTP_ENV = 'MCPCTL_HTTP';
 
-interface DaemonFlags {
+interface DaemonFlags extends LspFlags {
   allowedMcpServerNames?: string[];
   mcpConfig?: string;
   debounceMs: number;
@@ -49,8 +49,42 @@ export function nameList(text: string, previous: string[] | undefined): string[]
   ];
 }
 
+/** The language-server flags `daemon` and `serve` share. */
+export interface LspFlags {
+  allowedLspServerNames?: string[];
+  lspConfig?: string;
+}
+
+/**
+ * `--allowed-lsp-server-names a,b` (the language servers' ceiling; `""` is none) and
+ * `--lsp-config FILE` (language servers of scope cli), for `daemon` and `serve` alike.
+ */
+export function lspOptions(forWhom: string): Option[] {
+  return [
+    new Option(
+      '--allowed-lsp-server-names <names>',
+      'ceiling: only these language servers may ever run (comma-separated; "" for none)',
+    ).argParser(nameList),
+    new Option(
+      '--lsp-config <file>',
+      `an extra file of language servers (a key per server, as in .lsp.json) for ${forWhom} (scope cli)`,
+    ),
+  ];
+}
+
+/** The options a session takes from LspFlags: an absolute `lspConfigPath`, the `lspCeiling`. */
+export function lspSessionOptions(o: LspFlags): {
+  lspCeiling?: readonly string[];
+  lspConfigPath?: string;
+} {
+  return {
+    ...(o.allowedLspServerNames ? { lspCeiling: o.allowedLspServerNames } : {}),
+    ...(o.lspConfig === undefined ? {} : { lspConfigPath: path.resolve(o.lspConfig) }),
+  };
+}
+
 export function registerDaemon(program: Command, onExit: (code: number) => void): void {
-  program
+  const command = program
     .command('daemon')
     .description('run the mcpctl daemon in the foreground (logs JSON lines to stderr)')
     .addOption(
@@ -62,7 +96,9 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
     .option(
       '--mcp-config <file>',
       'an extra file of mcpServers for the default session (scope cli)',
-    )
+    );
+  for (const option of lspOptions('the default session')) command.addOption(option);
+  command
     .addOption(
       new Option(
         '--debounce-ms <ms>',
@@ -125,6 +161,7 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
         workspace,
         ...(o.allowedMcpServerNames ? { ceiling: o.allowedMcpServerNames } : {}),
         ...(mcpConfigPath ? { mcpConfigPath } : {}),
+        ...lspSessionOptions(o),
         debounceMs: o.debounceMs,
         ...(o.drainDelayMs === undefined ? {} : { drainDelayMs: o.drainDelayMs }),
         ...(defaultSessionEnv ? { defaultSessionEnv } : {}),

@@ -1,6 +1,7 @@
 /**
  * `mcpctl serve [--workspace DIR] [--allowed-mcp-server-names a,b] [--mcp-config FILE]
- * [--debounce-ms N] [--no-daemon] [--meta-tools[=only]]`: the stdio MCP server an agent runs
+ * [--allowed-lsp-server-names a,b] [--lsp-config FILE] [--debounce-ms N] [--no-daemon]
+ * [--meta-tools[=only]]`: the stdio MCP server an agent runs
  * (DESIGN §7). It connects to the daemon (starting one when none answers), opens the
  * workspace's session and its gateway there, and pipes the agent's MCP to it; `--no-daemon`
  * runs the controller and the gateway in this process.
@@ -15,9 +16,15 @@ import { answerTimeoutMs } from '../answer-timeout.js';
 import { translateError, type GlobalOptions } from '../command-env.js';
 import { CliError, EXIT_FAILURE } from '../errors.js';
 import { resolveSocketPath } from '../socket-path.js';
-import { nameList, nonNegativeInt } from './daemon.js';
+import {
+  lspOptions,
+  lspSessionOptions,
+  nameList,
+  nonNegativeInt,
+  type LspFlags,
+} from './daemon.js';
 
-interface ServeFlags {
+interface ServeFlags extends LspFlags {
   allowedMcpServerNames?: string[];
   mcpConfig?: string;
   debounceMs?: number;
@@ -37,7 +44,7 @@ function metaToolsMode(value: string): 'only' {
 }
 
 export function registerServe(program: Command, onExit: (code: number) => void): void {
-  program
+  const command = program
     .command('serve')
     .description(
       "stdio MCP server for an agent: serves the workspace's configured servers (tools named server__tool), live",
@@ -48,7 +55,9 @@ export function registerServe(program: Command, onExit: (code: number) => void):
         'ceiling: only these servers may ever run (comma-separated); settings can narrow it, never widen it',
       ).argParser(nameList),
     )
-    .option('--mcp-config <file>', 'an extra file of mcpServers for this session (scope cli)')
+    .option('--mcp-config <file>', 'an extra file of mcpServers for this session (scope cli)');
+  for (const option of lspOptions('this session')) command.addOption(option);
+  command
     .addOption(
       new Option(
         '--debounce-ms <ms>',
@@ -77,6 +86,7 @@ export function registerServe(program: Command, onExit: (code: number) => void):
           workspace,
           ...(o.allowedMcpServerNames ? { ceiling: o.allowedMcpServerNames } : {}),
           ...(mcpConfigPath ? { mcpConfigPath } : {}),
+          ...lspSessionOptions(o),
           ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
           daemon: o.daemon,
           metaTools: o.metaTools === undefined ? 'off' : o.metaTools === true ? 'add' : o.metaTools,

@@ -397,6 +397,7 @@ export class HttpEndpoint {
     const daemons: SessionSpec = {
       workspace: own.workspace,
       ...(own.mcpConfigPath ? { mcpConfigPath: own.mcpConfigPath } : {}),
+      ...(own.lspConfigPath ? { lspConfigPath: own.lspConfigPath } : {}),
     };
     if (declaresRoots) return { kind: 'roots', fallback: daemons, metaTools };
     return {

@@ -41,6 +41,9 @@ export const openShape = {
   workspace: z.string().min(1),
   ceiling: z.array(z.string()).optional(),
   mcpConfig: z.string().min(1).optional(),
+  // `--allowed-lsp-server-names` and `--lsp-config`: the language servers' ceiling and file.
+  lspCeiling: z.array(z.string()).optional(),
+  lspConfig: z.string().min(1).optional(),
   // The opener's environment (`mcpctl serve` sends the agent's): what ${VAR} expands to.
   env: z.record(z.string()).optional(),
   pid: z.number().int().positive().optional(),
@@ -50,15 +53,18 @@ export type OpenParams = z.output<z.ZodObject<typeof openShape>>;
 
 /** The session `p` asks for. @throws RpcError (-32602) for a path that is not absolute. */
 export function openSpec(p: OpenParams): SessionSpec {
-  if (!path.isAbsolute(p.workspace) || (p.mcpConfig !== undefined && !path.isAbsolute(p.mcpConfig)))
+  const relative = (file: string | undefined) => file !== undefined && !path.isAbsolute(file);
+  if (!path.isAbsolute(p.workspace) || relative(p.mcpConfig) || relative(p.lspConfig))
     throw new RpcError(
       RpcCodes.InvalidParams,
-      'invalid params: workspace and mcpConfig must be absolute paths',
+      'invalid params: workspace, mcpConfig and lspConfig must be absolute paths',
     );
   return {
     workspace: p.workspace,
     ...(p.ceiling ? { ceiling: p.ceiling } : {}),
     ...(p.mcpConfig ? { mcpConfigPath: p.mcpConfig } : {}),
+    ...(p.lspCeiling ? { lspCeiling: p.lspCeiling } : {}),
+    ...(p.lspConfig ? { lspConfigPath: p.lspConfig } : {}),
     ...(p.env && !isDaemonEnv(p.env)
       ? { env: { vars: p.env, label: p.pid ? `serve pid ${p.pid}` : 'client' } }
       : {}),
@@ -147,6 +153,8 @@ export function toSessionObject(session: Session): SessionObject {
       workspace: session.workspace,
       ceiling: session.ceiling ? [...session.ceiling] : null,
       mcpConfig: session.mcpConfigPath ?? null,
+      lspCeiling: session.lspCeiling ? [...session.lspCeiling] : null,
+      lspConfig: session.lspConfigPath ?? null,
     },
     status: {
       conditions: session.conditions,

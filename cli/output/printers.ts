@@ -83,7 +83,7 @@ export const sessionPrinter: ObjectPrinter<SessionObject> = {
     'CONFIGVALID',
     'TRUSTED',
     'SERVERS',
-    ...(wide ? ['CEILING', 'MCPCONFIG', 'ENV'] : []),
+    ...(wide ? ['CEILING', 'MCPCONFIG', 'LSPCEILING', 'LSPCONFIG', 'ENV'] : []),
   ],
   row(s, _now, wide, style) {
     const c = s.status.conditions;
@@ -97,6 +97,8 @@ export const sessionPrinter: ObjectPrinter<SessionObject> = {
         ? [
             s.spec.ceiling === null ? '<none>' : s.spec.ceiling.join(','),
             s.spec.mcpConfig ?? '<none>',
+            s.spec.lspCeiling === null ? '<none>' : s.spec.lspCeiling.join(','),
+            s.spec.lspConfig ?? '<none>',
             s.status.env,
           ]
         : []),

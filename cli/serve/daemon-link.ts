@@ -51,6 +51,8 @@ export interface DaemonLinkOptions {
   readonly workspace: string;
   readonly ceiling?: readonly string[];
   readonly mcpConfigPath?: string;
+  readonly lspCeiling?: readonly string[];
+  readonly lspConfigPath?: string;
   readonly debounceMs?: number;
   /** Who starts it, for the failure message. Default `mcpctl serve`. */
   readonly command?: string;
@@ -101,6 +103,8 @@ async function startDaemon(o: DaemonLinkOptions): Promise<Socket> {
   ];
   if (o.ceiling) args.push(`--allowed-mcp-server-names=${o.ceiling.join(',')}`);
   if (o.mcpConfigPath !== undefined) args.push('--mcp-config', o.mcpConfigPath);
+  if (o.lspCeiling) args.push(`--allowed-lsp-server-names=${o.lspCeiling.join(',')}`);
+  if (o.lspConfigPath !== undefined) args.push('--lsp-config', o.lspConfigPath);
   if (o.debounceMs !== undefined) args.push('--debounce-ms', String(o.debounceMs));
   const fd = openSync(logFile, 'a', 0o600);
   // Written by the child's events while we poll (an object, so the reads below see them).

@@ -38,6 +38,8 @@ export interface GatewayOpenParams {
   readonly workspace: string;
   readonly ceiling?: readonly string[];
   readonly mcpConfig?: string;
+  readonly lspCeiling?: readonly string[];
+  readonly lspConfig?: string;
   readonly env: Readonly<Record<string, string>>;
   readonly pid: number;
   readonly metaTools: 'off' | 'add' | 'only';

@@ -18,6 +18,8 @@ export interface PrivateSessionOptions {
   readonly workspace: string;
   readonly ceiling?: readonly string[];
   readonly mcpConfigPath?: string;
+  readonly lspCeiling?: readonly string[];
+  readonly lspConfigPath?: string;
   readonly debounceMs?: number;
   readonly log: (message: string) => void;
 }
@@ -37,6 +39,8 @@ export async function openPrivateSession(o: PrivateSessionOptions): Promise<Priv
     home: homeDirectory(),
     ...(o.ceiling ? { ceiling: o.ceiling } : {}),
     ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
+    ...(o.lspCeiling ? { lspCeiling: o.lspCeiling } : {}),
+    ...(o.lspConfigPath ? { lspConfigPath: o.lspConfigPath } : {}),
     ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
     // The session is this process's own environment, which has the mark already (run.ts);
     // said here too, so no server of this controller can miss it.

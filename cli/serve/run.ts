@@ -34,6 +34,10 @@ export interface ServeOptions {
   readonly ceiling?: readonly string[];
   /** Absolute path. */
   readonly mcpConfigPath?: string;
+  /** `--allowed-lsp-server-names`. */
+  readonly lspCeiling?: readonly string[];
+  /** `--lsp-config`, absolute. */
+  readonly lspConfigPath?: string;
   readonly debounceMs?: number;
   /** False: `--no-daemon`. */
   readonly daemon: boolean;
@@ -80,6 +84,8 @@ export async function runServe(o: ServeOptions): Promise<number> {
         workspace: o.workspace,
         ...(o.ceiling ? { ceiling: o.ceiling } : {}),
         ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
+        ...(o.lspCeiling ? { lspCeiling: o.lspCeiling } : {}),
+        ...(o.lspConfigPath ? { lspConfigPath: o.lspConfigPath } : {}),
         ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
         log,
       },
@@ -91,6 +97,8 @@ export async function runServe(o: ServeOptions): Promise<number> {
     workspace: o.workspace,
     ...(o.ceiling ? { ceiling: o.ceiling } : {}),
     ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
+    ...(o.lspCeiling ? { lspCeiling: o.lspCeiling } : {}),
+    ...(o.lspConfigPath ? { lspConfigPath: o.lspConfigPath } : {}),
     ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
     answerTimeoutMs: o.answerTimeoutMs,
     log,
@@ -104,6 +112,8 @@ export async function runServe(o: ServeOptions): Promise<number> {
       workspace: o.workspace,
       ...(o.ceiling ? { ceiling: o.ceiling } : {}),
       ...(o.mcpConfigPath ? { mcpConfig: o.mcpConfigPath } : {}),
+      ...(o.lspCeiling ? { lspCeiling: o.lspCeiling } : {}),
+      ...(o.lspConfigPath ? { lspConfig: o.lspConfigPath } : {}),
       // The agent's environment: its ${VAR}s are what the config files mean, and what its
       // servers start in (DESIGN §5).
       env: ownEnv(),
@@ -111,7 +121,7 @@ export async function runServe(o: ServeOptions): Promise<number> {
       metaTools: o.metaTools,
     },
     // The same daemon again, or a new one after it went away (the first serve to find none
-    // starts it, with this serve's workspace, ceiling and --mcp-config).
+    // starts it, with this serve's workspace, ceilings and config files).
     connect: () => connectOrStartDaemon(link),
     stdin: process.stdin,
     stdout: process.stdout,
