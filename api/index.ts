@@ -4,6 +4,7 @@ export * from './lsp-config.js';
 export * from './schema.js';
 export * from './transport.js';
 export * from './identity.js';
+export * from './lsp-identity.js';
 export * from './approval-hash.js';
 export * from './equality.js';
 export * from './scope.js';
