@@ -374,6 +374,7 @@ export class Daemon {
 export function approvalStoreAdapter(store: ApprovalStore): ApprovalStoreLike {
   return {
     getState: (root, name, config) => store.getState(root, name, config),
+    stateOf: (root, key) => store.stateOf(root, key),
     approve: (root, name, hash) => store.approve(root, name, hash),
     reject: (root, name, hash) => store.reject(root, name, hash),
     invalidEntries: (root) => store.invalidEntries(root),
