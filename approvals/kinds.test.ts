@@ -50,7 +50,7 @@ describe('approvals by kind', T, () => {
     assert.equal(lspApprovalLookup(store, '/ws')(lsp), 'approved');
     assert.equal(approvalVerdictOf(store, '/ws', undefined, mcp).state, 'rejected');
     // A record under the colliding MCP name `languageserver/x` cannot approve it either.
-    await store.approve('/ws', 'languageserver/x', approvalHashFor(lsp.config as never));
+    await store.approve('/ws', 'languageserver/x', approvalHashFor(lsp.config));
     assert.equal(lspApprovalLookup(store, '/ws')(lsp), 'pending');
   });
 
