@@ -46,6 +46,7 @@ import type { McpMessage, Pool, PoolCaller } from '../pool/types.js';
 import { Registry } from '../reconcilers/registry.js';
 import { toMcpServer, type ServerObjectOptions } from '../reconcilers/server-object.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
+import { mcpKind } from '../reconcilers/server-kind.js';
 import { why, type WhyAnswer } from '../reconcilers/why.js';
 import {
   attachAgent,
@@ -201,8 +202,7 @@ export class Session {
       sessionId: this.id,
       admissionContext: (desired) => this.#admission.context(desired),
       desired: () => this.#store.current(),
-      pool: opts.pool,
-      registry: this.registry,
+      kind: mcpKind(opts.pool, this.registry),
       events: this.events,
       enqueue: (name) => this.#queue.add(name),
       onPendingApproval: (server) => pending.push(server),
