@@ -24,6 +24,8 @@ import path from 'node:path';
 import {
   computeGating,
   type ApprovalLookup,
+  type ApprovalState,
+  type DesiredLanguageServer,
   type McpServerConfig,
   type SourceContent,
 } from '../api/index.js';
@@ -47,6 +49,11 @@ export interface SessionStoreOptions {
   readonly systemSettingsPath?: string;
   readonly ceiling?: readonly string[];
   readonly approvals: ApprovalLookup;
+  /**
+   * The approval state of a language server (its own record and hash, approvals/kinds.ts), for
+   * `lspGating.pending`. Default: every project language server is pending.
+   */
+  readonly lspApprovals?: (server: DesiredLanguageServer) => ApprovalState;
   /** Per-file debounce; 300 ms unless a test or `--debounce-ms` says otherwise. */
   readonly debounceMs?: number;
   /**

@@ -53,6 +53,8 @@ export interface DesiredState {
 export interface StoreChange {
   /** Server names whose desired spec or admission inputs changed. Empty: nothing to do. */
   readonly names: readonly string[];
+  /** Language server names whose desired entry or admission inputs changed. */
+  readonly languageServers?: readonly string[];
   /** Set when a source's validity changed (became invalid, or was fixed). */
   readonly configValidityChanged: boolean;
 }
