@@ -111,7 +111,7 @@ export class SessionLanguageServers {
       events: deps.events,
       enqueue: (name) => this.#queue.add(name),
       onPendingApproval: (server) => pending.push(server),
-      now: deps.now,
+      now: () => deps.now(),
       backoff: (failures) => exponentialDelay(failures, backoff.baseDelayMs, backoff.maxDelayMs),
       stableAfterMs: deps.stableAfterMs,
       crashLoopAfter: 3,
