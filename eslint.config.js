@@ -137,8 +137,10 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
-          selector: "TSAsExpression > TSTypeReference[typeName.name='AdmissionTicket']",
-          message: 'Only reconcilers/admission.ts may create an AdmissionTicket.',
+          selector:
+            'TSAsExpression > TSTypeReference[typeName.name=/^(AdmissionTicket|LanguageServerTicket)$/]',
+          message:
+            'Only reconcilers/admission.ts may create an AdmissionTicket or a LanguageServerTicket.',
         },
       ],
     },

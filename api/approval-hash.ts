@@ -8,6 +8,8 @@
  *   decision always names the exact config the user was shown.
  */
 import { approvalHashOf } from './identity.js';
+import type { LanguageServerConfig } from './lsp-config.js';
+import { lspApprovalHashOf } from './lsp-identity.js';
 import type { McpServerConfig } from './server-config.js';
 
 declare const approvalHashBrand: unique symbol;
@@ -23,4 +25,9 @@ export function approvalHashFor(config: McpServerConfig): ApprovalHash {
 /** `text` as an ApprovalHash when it is one (64 lowercase hex), else undefined. */
 export function asApprovalHash(text: string): ApprovalHash | undefined {
   return HASH.test(text) ? (text as ApprovalHash) : undefined;
+}
+
+/** A language server entry's approval hash (lsp-identity.ts: the kind marker mixed in). */
+export function lspApprovalHashFor(config: LanguageServerConfig): ApprovalHash {
+  return lspApprovalHashOf(config) as ApprovalHash;
 }

@@ -28,9 +28,28 @@ export type ExpansionSyntax = 'settings' | 'claude' | 'none';
 /** The environment a session expands with: a plain name → value map. */
 export type SessionEnv = Readonly<Record<string, string | undefined>>;
 
-export type Expansion =
-  | { readonly ok: true; readonly config: McpServerConfig; readonly substituted: readonly string[] }
+export type Expansion<C = McpServerConfig> =
+  | { readonly ok: true; readonly config: C; readonly substituted: readonly string[] }
   | { readonly ok: false; readonly missing: readonly string[] };
+
+/**
+ * The fields of a config a Claude-syntax file expands, in the order their references are
+ * reported: `text` (one string), `list` (an array of strings), `record` (the values of a
+ * name → string map). Every other field is plain text.
+ */
+export type ClaudeFields = ReadonlyArray<
+  readonly [field: string, shape: 'text' | 'list' | 'record']
+>;
+
+/** An MCP server's expanded fields in `.mcp.json` / `--mcp-config`. */
+export const MCP_CLAUDE_FIELDS: ClaudeFields = [
+  ['command', 'text'],
+  ['args', 'list'],
+  ['env', 'record'],
+  ['url', 'text'],
+  ['httpUrl', 'text'],
+  ['headers', 'record'],
+];
 
 /** Which syntax a server's scope was written in. */
 export function syntaxOfScope(scope: Scope): ExpansionSyntax {
@@ -122,15 +141,21 @@ function expandRecord(
   return out;
 }
 
-function expandClaude(config: McpServerConfig, c: Collector): McpServerConfig {
-  const out: McpServerConfig = { ...config };
-  if (config.command !== undefined) out.command = expandText(config.command, 'claude', c);
-  if (config.args !== undefined) out.args = config.args.map((a) => expandText(a, 'claude', c));
-  if (config.env !== undefined) out.env = expandRecord(config.env, c);
-  if (config.url !== undefined) out.url = expandText(config.url, 'claude', c);
-  if (config.httpUrl !== undefined) out.httpUrl = expandText(config.httpUrl, 'claude', c);
-  if (config.headers !== undefined) out.headers = expandRecord(config.headers, c);
-  return out;
+function expandClaude<C extends object>(config: C, fields: ClaudeFields, c: Collector): C {
+  const src = config as Readonly<Record<string, unknown>>;
+  const out: Record<string, unknown> = { ...src };
+  for (const [field, shape] of fields) {
+    const value = src[field];
+    if (value === undefined) continue;
+    if (shape === 'text' && typeof value === 'string') out[field] = expandText(value, 'claude', c);
+    else if (shape === 'list' && Array.isArray(value))
+      out[field] = value.map((a: unknown) =>
+        typeof a === 'string' ? expandText(a, 'claude', c) : a,
+      );
+    else if (shape === 'record' && value !== null && typeof value === 'object')
+      out[field] = expandRecord(value as Readonly<Record<string, string>>, c);
+  }
+  return out as C;
 }
 
 /** True when some string of the config could hold a reference (cheap pre-check). */
@@ -149,7 +174,26 @@ export function expandServerConfig(
   if (syntax === 'none' || !mentionsDollar(config)) return { ok: true, config, substituted: [] };
   const c: Collector = { env, missing: [], substituted: [] };
   const expanded =
-    syntax === 'settings' ? (expandDeep(config, c) as McpServerConfig) : expandClaude(config, c);
+    syntax === 'settings'
+      ? (expandDeep(config, c) as McpServerConfig)
+      : expandClaude(config, MCP_CLAUDE_FIELDS, c);
+  if (c.missing.length > 0) return { ok: false, missing: c.missing };
+  return { ok: true, config: expanded, substituted: c.substituted };
+}
+
+/**
+ * `config` with the Claude-syntax references (`${VAR}`, `${VAR:-default}`) of `fields` expanded
+ * in `env`: the expander of `.mcp.json`, for any kind of entry written in that syntax (a
+ * language server's `.lsp.json` entry too). Same guarantees as expandServerConfig.
+ */
+export function expandClaudeConfig<C extends object>(
+  config: C,
+  fields: ClaudeFields,
+  env: SessionEnv,
+): Expansion<C> {
+  if (!mentionsDollar(config)) return { ok: true, config, substituted: [] };
+  const c: Collector = { env, missing: [], substituted: [] };
+  const expanded = expandClaude(config, fields, c);
   if (c.missing.length > 0) return { ok: false, missing: c.missing };
   return { ok: true, config: expanded, substituted: c.substituted };
 }
@@ -197,14 +241,7 @@ export function replaceReferences(
 }
 
 /** The fields of a server a `.mcp.json` (Claude syntax) expands; the others are plain text. */
-const CLAUDE_FIELDS: ReadonlySet<string> = new Set([
-  'command',
-  'args',
-  'env',
-  'url',
-  'httpUrl',
-  'headers',
-]);
+const CLAUDE_FIELDS: ReadonlySet<string> = new Set(MCP_CLAUDE_FIELDS.map(([field]) => field));
 
 /** How `field` of a server written in `syntax` is expanded (`none`: taken as written). */
 export function syntaxOfField(syntax: ExpansionSyntax, field: string): ExpansionSyntax {

@@ -5,6 +5,7 @@ export * from './schema.js';
 export * from './lsp-schema.js';
 export * from './transport.js';
 export * from './identity.js';
+export * from './lsp-identity.js';
 export * from './approval-hash.js';
 export * from './equality.js';
 export * from './scope.js';

@@ -44,6 +44,7 @@ export type ReadyReason =
   | 'ConnectFailed'
   | 'CrashLoopBackOff'
   | 'MissingEnv'
+  | 'InvalidConfig'
   | 'Unauthorized';
 
 export type UpToDateReason = 'Current' | 'RollingOut' | 'RolloutFailed';

@@ -10,3 +10,4 @@ export * from './store.js';
 export * from './session-approvals.js';
 export * from './lookup.js';
 export * from './subject.js';
+export * from './kinds.js';

@@ -9,9 +9,12 @@
  * - Names are Map keys, so `__proto__` and friends are ordinary names.
  * - `revoke(name)` drops every session approval of that name; the controller calls it when
  *   the user rejects the server, so a reject is never outvoted by an earlier session approval.
+ * - Language servers are kept under their record name (`languageserver/NAME`, kinds.ts) and
+ *   checked with `isApprovedKey`, so an MCP server's session approval never admits one.
  */
 import type { ApprovalHash, McpServerConfig } from '../api/index.js';
 import { approvalHashOf } from '../api/index.js';
+import type { ApprovalKey } from './kinds.js';
 
 export class SessionApprovals {
   /** name → approval hashes approved for this session. */
@@ -26,6 +29,11 @@ export class SessionApprovals {
 
   isApproved(name: string, config: McpServerConfig): boolean {
     return this.approved.get(name)?.has(approvalHashOf(config)) ?? false;
+  }
+
+  /** Approved for this session under `key.record` for the config hashed `key.hash`. */
+  isApprovedKey(key: ApprovalKey): boolean {
+    return this.approved.get(key.record)?.has(key.hash) ?? false;
   }
 
   /** Forgets every session approval of `name`; true if there was one. */

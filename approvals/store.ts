@@ -34,6 +34,7 @@
 import type { ApprovalHash, ApprovalState, McpServerConfig } from '../api/index.js';
 import { approvalHashOf } from '../api/index.js';
 import { ApprovalStoreError, reasonOf } from './errors.js';
+import type { ApprovalKey } from './kinds.js';
 import {
   emptyContent,
   withDecision,
@@ -116,8 +117,16 @@ export class ApprovalStore {
   }
 
   getState(root: string, name: string, config: McpServerConfig): ApprovalState {
-    const record = this.recordOf(root, name);
-    if (record === undefined || record.hash !== approvalHashOf(config)) return 'pending';
+    return this.stateOf(root, { record: name, hash: approvalHashOf(config) as ApprovalHash });
+  }
+
+  /**
+   * The state of the decision kept under `key.record` for the config hashed `key.hash`, of
+   * either kind (kinds.ts: `approvalKeyOf`).
+   */
+  stateOf(root: string, key: ApprovalKey): ApprovalState {
+    const record = this.recordOf(root, key.record);
+    if (record === undefined || record.hash !== key.hash) return 'pending';
     return record.status;
   }
 

@@ -11,13 +11,18 @@
  * - A hash prefix (`--hash`) matches only when it is at least MIN_HASH_PREFIX hex digits and
  *   a prefix of the current hash; a server has one current config, so a long enough prefix is
  *   never ambiguous. Case is ignored.
+ * - A language server's subject says its kind (`kind: 'LanguageServer'`) and carries its own
+ *   approval hash (kinds.ts); it is shown like a local command: command, args, workspace folder.
  */
 import {
   approvalHashFor,
   disclosureOf,
+  lspApprovalHashFor,
   type ApprovalHash,
   type Disclosure,
+  type DesiredLanguageServer,
   type DesiredServer,
+  type LanguageServerConfig,
   type McpServerConfig,
   type Scope,
 } from '../api/index.js';
@@ -28,6 +33,30 @@ export interface ApprovalSubject {
   readonly source: string;
   readonly hash: ApprovalHash;
   readonly config: McpServerConfig;
+}
+
+/** A language server as a decision names it (ApprovalSubject's counterpart). */
+export interface LanguageServerSubject {
+  readonly kind: 'LanguageServer';
+  readonly name: string;
+  readonly scope: Scope;
+  readonly source: string;
+  readonly hash: ApprovalHash;
+  readonly config: LanguageServerConfig;
+}
+
+/** A subject of either kind. */
+export type AnySubject = ApprovalSubject | LanguageServerSubject;
+
+export function languageServerSubjectOf(server: DesiredLanguageServer): LanguageServerSubject {
+  return {
+    kind: 'LanguageServer',
+    name: server.name,
+    scope: server.scope,
+    source: server.source,
+    hash: lspApprovalHashFor(server.config),
+    config: server.config,
+  };
 }
 
 export function subjectOf(server: DesiredServer): ApprovalSubject {
@@ -46,6 +75,8 @@ export function subjectOf(server: DesiredServer): ApprovalSubject {
  * No secret values.
  */
 export interface SubjectSummary {
+  /** Present for a language server only. */
+  readonly kind?: 'LanguageServer';
   readonly name: string;
   readonly scope: Scope;
   readonly source: string;
@@ -53,7 +84,27 @@ export interface SubjectSummary {
   readonly disclosure: Disclosure;
 }
 
-export function summaryOf(subject: ApprovalSubject): SubjectSummary {
+export function summaryOf(subject: AnySubject): SubjectSummary {
+  if ('kind' in subject && subject.kind === 'LanguageServer') {
+    const c = subject.config;
+    return {
+      kind: 'LanguageServer',
+      name: subject.name,
+      scope: subject.scope,
+      source: subject.source,
+      hash: subject.hash,
+      // Shown as the local command it is; its workspace folder where an MCP server's cwd goes.
+      disclosure: disclosureOf(
+        {
+          ...(c.command !== undefined ? { command: c.command } : {}),
+          ...(c.args !== undefined ? { args: c.args } : {}),
+          ...(c.env !== undefined ? { env: c.env } : {}),
+          ...(c.workspaceFolder !== undefined ? { cwd: c.workspaceFolder } : {}),
+        },
+        subject.scope,
+      ),
+    };
+  }
   return {
     name: subject.name,
     scope: subject.scope,

@@ -13,21 +13,32 @@
  *   reconciled; nothing here connects (DESIGN §2: only a reconcile pass acquires).
  * - Malformed entries of the project are Warning events on their server (or on the session),
  *   once per change of the set, and once a Normal event when none is left.
+ * - One instance per kind (`kind`: MCP servers by default, LSP_DECISIONS for language servers):
+ *   a language server's decision is stored under its own record and hash (approvals/kinds.ts),
+ *   its events name `languageserver/NAME`, so no decision about one kind admits the other.
+ *   Malformed entries are reported by the MCP instance only (one file, one report).
  */
 import {
   isGatedScope,
   type ApprovalHash,
   type ApprovalState,
+  type DesiredLanguageServer,
   type DesiredServer,
-  type DesiredServers,
   type McpServerConfig,
+  type Scope,
 } from '../api/index.js';
 import {
+  approvalRecordOf,
   checkPin,
+  languageServerSubjectOf,
   subjectOf,
   summaryLine,
   summaryOf,
+  type AnySubject,
+  type ApprovalKey,
   type ApprovalSubject,
+  type LanguageServerSubject,
+  type ServerKind,
 } from '../approvals/index.js';
 import type { EventSink } from '../reconcilers/events.js';
 import { NotGatedError, StaleDecisionError, UnknownServerError } from './errors.js';
@@ -35,6 +46,8 @@ import { NotGatedError, StaleDecisionError, UnknownServerError } from './errors.
 /** The persisted approvals, as the session uses them (approvals/ implements it). */
 export interface ApprovalStoreLike {
   getState(root: string, name: string, config: McpServerConfig): ApprovalState;
+  /** Either kind, by record and hash (approvals/kinds.ts); absent: language servers stay pending. */
+  stateOf?(root: string, key: ApprovalKey): ApprovalState;
   /** Decisions name the approval hash of the config shown, never a config read later. */
   approve(root: string, name: string, hash: ApprovalHash): Promise<DecisionNotes | void>;
   reject(root: string, name: string, hash: ApprovalHash): Promise<DecisionNotes | void>;
@@ -58,39 +71,93 @@ export interface InvalidApprovalEntry {
 export interface SessionApprovalsLike {
   approve(name: string, hash: ApprovalHash): void;
   isApproved(name: string, config: McpServerConfig): boolean;
+  /** Either kind, by record and hash (approvals/kinds.ts). */
+  isApprovedKey?(key: ApprovalKey): boolean;
   revoke(name: string): void;
 }
 
-export interface ApprovalDecisionsDeps {
+/** What a server of a kind is to decisions: its subject, its record and its events' object. */
+export interface DecisionKind<S, Sub extends AnySubject> {
+  readonly kind: ServerKind;
+  subjectOf(server: S): Sub;
+}
+
+export const MCP_DECISIONS: DecisionKind<DesiredServer, ApprovalSubject> = {
+  kind: 'McpServer',
+  subjectOf,
+};
+
+export const LSP_DECISIONS: DecisionKind<DesiredLanguageServer, LanguageServerSubject> = {
+  kind: 'LanguageServer',
+  subjectOf: languageServerSubjectOf,
+};
+
+/** What decisions read of a desired server, whatever its kind. */
+interface Decidable {
+  readonly name: string;
+  readonly scope: Scope;
+  readonly source: string;
+}
+
+export interface ApprovalDecisionsDeps<
+  S extends Decidable = DesiredServer,
+  Sub extends AnySubject = ApprovalSubject,
+> {
+  /** The kind decided about. Default: MCP servers. */
+  readonly kind?: DecisionKind<S, Sub>;
   readonly sessionId: string;
   /** The project root decisions are stored under: the session's workspace. */
   readonly workspace: string;
   readonly approvals: ApprovalStoreLike;
   readonly sessionApprovals: SessionApprovalsLike;
   readonly events: EventSink;
-  /** The session's desired servers now. */
-  servers(): DesiredServers;
+  /** The session's desired servers of the kind now. */
+  servers(): Readonly<Record<string, S>>;
   /** Recomputes the gating of the desired state; names whose admission moved are reconciled. */
   refreshGating(): void;
   /** Reconciles `name` (a decision about it was made). */
   enqueue(name: string): void;
 }
 
-export class ApprovalDecisions {
-  readonly #deps: ApprovalDecisionsDeps;
+export class ApprovalDecisions<
+  S extends Decidable = DesiredServer,
+  Sub extends AnySubject = ApprovalSubject,
+> {
+  readonly #deps: ApprovalDecisionsDeps<S, Sub>;
+  readonly #kind: DecisionKind<S, Sub>;
   /** The malformed entries last reported, as one key (see reportInvalid). */
   #lastInvalid = '';
 
-  constructor(deps: ApprovalDecisionsDeps) {
+  constructor(deps: ApprovalDecisionsDeps<S, Sub>) {
     this.#deps = deps;
+    // The default kind is MCP's: its types are S and Sub's defaults.
+    this.#kind = deps.kind ?? (MCP_DECISIONS as unknown as DecisionKind<S, Sub>);
+  }
+
+  get #lsp(): boolean {
+    return this.#kind.kind === 'LanguageServer';
+  }
+
+  /** Where the store keeps the decision about `name`. */
+  #record(name: string): string {
+    return approvalRecordOf(this.#kind.kind, name);
+  }
+
+  /** The events' involvedObject of `name`. */
+  #object(name: string): string {
+    return this.#lsp ? `languageserver/${name}` : `server/${name}`;
+  }
+
+  #noun(): string {
+    return this.#lsp ? 'language server' : 'server';
   }
 
   /**
    * The gated server `name` as a decision names it now: its current config and approval hash.
    * With `pin` (a `--hash` prefix), throws StaleDecisionError unless the pin names that config.
    */
-  subject(name: string, pin?: string): ApprovalSubject {
-    const subject = subjectOf(this.#gatedServer(name));
+  subject(name: string, pin?: string): Sub {
+    const subject = this.#kind.subjectOf(this.#gatedServer(name));
     if (pin === undefined) return subject;
     const check = checkPin(subject.hash, pin);
     if (!check.ok) throw new StaleDecisionError(summaryOf(subject), check.problem);
@@ -107,15 +174,16 @@ export class ApprovalDecisions {
     name: string,
     hash: ApprovalHash,
     options: { sessionOnly?: boolean } = {},
-  ): Promise<ApprovalSubject> {
+  ): Promise<Sub> {
     const d = this.#deps;
     const subject = this.#currentSubject(name, hash);
-    if (options.sessionOnly) d.sessionApprovals.approve(name, hash);
-    else this.#noteDecision(name, await d.approvals.approve(d.workspace, name, hash));
+    const record = this.#record(name);
+    if (options.sessionOnly) d.sessionApprovals.approve(record, hash);
+    else this.#noteDecision(name, await d.approvals.approve(d.workspace, record, hash));
     d.events.record(
       'Normal',
       'Approved',
-      `server/${name}`,
+      this.#object(name),
       `${options.sessionOnly ? 'approved for this session' : 'approved'}: ${summaryLine(summaryOf(subject))}`,
     );
     this.#decided(name);
@@ -123,15 +191,16 @@ export class ApprovalDecisions {
   }
 
   /** Rejects the config of `name` whose approval hash is `hash`; stale → as in `approve`. */
-  async reject(name: string, hash: ApprovalHash): Promise<ApprovalSubject> {
+  async reject(name: string, hash: ApprovalHash): Promise<Sub> {
     const d = this.#deps;
     const subject = this.#currentSubject(name, hash);
-    d.sessionApprovals.revoke(name);
-    this.#noteDecision(name, await d.approvals.reject(d.workspace, name, hash));
+    const record = this.#record(name);
+    d.sessionApprovals.revoke(record);
+    this.#noteDecision(name, await d.approvals.reject(d.workspace, record, hash));
     d.events.record(
       'Normal',
       'Rejected',
-      `server/${name}`,
+      this.#object(name),
       `rejected: ${summaryLine(summaryOf(subject))}`,
     );
     this.#decided(name);
@@ -152,6 +221,7 @@ export class ApprovalDecisions {
    * `describe server`) or on the session; once per change of the set, and once when fixed.
    */
   reportInvalid(): void {
+    if (this.#lsp) return;
     const d = this.#deps;
     const entries = d.approvals.invalidEntries?.(d.workspace) ?? [];
     const key = entries.map((e) => e.message).join('\n');
@@ -181,12 +251,12 @@ export class ApprovalDecisions {
   }
 
   /** The subject of `name` now, when its hash is `hash`; else StaleDecisionError. */
-  #currentSubject(name: string, hash: ApprovalHash): ApprovalSubject {
-    const subject = subjectOf(this.#gatedServer(name));
+  #currentSubject(name: string, hash: ApprovalHash): Sub {
+    const subject = this.#kind.subjectOf(this.#gatedServer(name));
     if (subject.hash !== hash)
       throw new StaleDecisionError(
         summaryOf(subject),
-        `the config of server ${name} changed after it was shown (the decision was for hash ${hash})`,
+        `the config of ${this.#noun()} ${name} changed after it was shown (the decision was for hash ${hash})`,
       );
     return subject;
   }
@@ -194,17 +264,17 @@ export class ApprovalDecisions {
   /** Warnings of a decision's write (a malformed entry it kept aside) become events. */
   #noteDecision(name: string, notes: DecisionNotes | void): void {
     for (const warning of notes?.warnings ?? [])
-      this.#deps.events.record('Warning', 'InvalidApproval', `server/${name}`, warning);
+      this.#deps.events.record('Warning', 'InvalidApproval', this.#object(name), warning);
     this.reportInvalid();
   }
 
-  #gatedServer(name: string): DesiredServer {
+  #gatedServer(name: string): S {
     const servers = this.#deps.servers();
-    const server = servers[name];
-    if (!server) throw new UnknownServerError(name, Object.keys(servers));
+    const server = Object.hasOwn(servers, name) ? servers[name] : undefined;
+    if (!server) throw new UnknownServerError(name, Object.keys(servers), this.#noun());
     if (!isGatedScope(server.scope))
       throw new NotGatedError(
-        `server ${name} comes from ${server.scope} scope (${server.source}), which needs no approval`,
+        `${this.#noun()} ${name} comes from ${server.scope} scope (${server.source}), which needs no approval`,
       );
     return server;
   }

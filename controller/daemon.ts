@@ -17,7 +17,10 @@
  *   drains what nobody uses.
  * - `stop()` is idempotent: it refuses new sessions, stops every session (watchers off,
  *   queued work dropped, running reconciles finished, leases released), closes the watchers
- *   and then every pooled connection (process groups gone), and resolves when all is done.
+ *   and then every pooled connection of both pools, MCP servers and language servers (process
+ *   groups gone), and resolves when all is done.
+ * - One language-server pool (lsp-pool.ts) serves every session: two sessions of one workspace
+ *   folder share one language server process.
  * - Nothing here reads a process-global behind the caller's back: home, paths and seams are
  *   options, so tests run daemons side by side.
  */
@@ -56,6 +59,7 @@ import {
 } from './daemon-sessions.js';
 import type { McpEvent } from './event-recorder.js';
 import type { ApprovalStoreLike } from './approval-decisions.js';
+import { createLspPool, type LspPool } from './lsp-pool.js';
 import { createSession, type Session, type SessionOptions } from './session.js';
 
 export { DaemonStoppingError, WorkspaceNotFoundError } from './daemon-sessions.js';
@@ -120,6 +124,7 @@ export interface DaemonOptions {
   readonly tokensPath?: string;
   /** Seams for tests: a pool, an approval store, a session factory. */
   readonly pool?: Pool;
+  readonly lspPool?: LspPool;
   readonly approvals?: ApprovalStoreLike;
   readonly createSession?: (opts: SessionOptions) => Promise<Session>;
 }
@@ -148,6 +153,8 @@ const silentLog: DaemonLog = {
 
 export class Daemon {
   readonly pool: Pool;
+  /** The language servers of every session (one process per workspace folder and entry). */
+  readonly lspPool: LspPool;
   /** OAuth grants of remote servers: one login per server per machine, shared by sessions. */
   readonly oauth: OAuthManager;
   readonly approvals: ApprovalStoreLike;
@@ -180,6 +187,13 @@ export class Daemon {
     this.oauth = oauth;
     this.#log = options.log ?? silentLog;
     this.pool = pool;
+    this.lspPool =
+      options.lspPool ??
+      createLspPool({
+        ...(options.drainDelayMs === undefined ? {} : { drainDelayMs: options.drainDelayMs }),
+        ...(options.serverEnv ? { serverEnv: options.serverEnv } : {}),
+        onWarning: (message) => this.#log.warn({}, message),
+      });
     this.approvals = approvals;
     this.reaped = reaped;
     this.#sources = createSharedSources(
@@ -383,6 +397,11 @@ export class Daemon {
     await this.#sources.close();
     this.#log.info({ connections: this.pool.stats().length }, 'stopping: closing connections');
     await this.pool.close();
+    this.#log.info(
+      { languageServers: this.lspPool.stats().length },
+      'stopping: closing language servers',
+    );
+    await this.lspPool.close();
     this.#log.info({}, 'stopped');
   }
 
@@ -401,6 +420,7 @@ export class Daemon {
       ...(o.systemSettingsPath ? { systemSettingsPath: o.systemSettingsPath } : {}),
       ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
       pool: this.pool,
+      lspPool: this.lspPool,
       approvals: this.approvals,
       sessionApprovals: new SessionApprovals(),
       // One SharedSources for all sessions: the user settings file is watched once.
@@ -415,6 +435,7 @@ export class Daemon {
 export function approvalStoreAdapter(store: ApprovalStore): ApprovalStoreLike {
   return {
     getState: (root, name, config) => store.getState(root, name, config),
+    stateOf: (root, key) => store.stateOf(root, key),
     approve: (root, name, hash) => store.approve(root, name, hash),
     reject: (root, name, hash) => store.reject(root, name, hash),
     invalidEntries: (root) => store.invalidEntries(root),

@@ -6,10 +6,11 @@ export class UnknownServerError extends Error {
   constructor(
     readonly serverName: string,
     known: readonly string[],
+    noun = 'server',
   ) {
     const near = closest(serverName, known);
     super(
-      `no server named ${serverName} in this session${near.length ? `; did you mean ${near.join(' or ')}?` : ''}`,
+      `no ${noun} named ${serverName} in this session${near.length ? `; did you mean ${near.join(' or ')}?` : ''}`,
     );
     this.name = 'UnknownServerError';
   }

@@ -9,8 +9,13 @@
  * - Approvals are read at the moment of the judgement (the persisted hash-bound state, and
  *   approve-for-session for this exact config), never remembered here.
  */
-import type { Gating, SessionEnvironment } from '../api/index.js';
-import type { ApprovalReader, SessionApprovalReader } from '../approvals/index.js';
+import type { DesiredLanguageServer, Gating, SessionEnvironment } from '../api/index.js';
+import {
+  approvedForSessionOf,
+  storedStateOf,
+  type ApprovalReader,
+  type SessionApprovalReader,
+} from '../approvals/index.js';
 import type { AdmissionContext, ApprovalView } from '../reconcilers/admission.js';
 
 export interface SessionAdmissionDeps {
@@ -30,6 +35,8 @@ export interface AdmissionInputs {
 export class SessionAdmission {
   readonly #deps: SessionAdmissionDeps;
   readonly #approvals: ApprovalView;
+  /** Language servers' approvals: their own records and hashes (approvals/kinds.ts). */
+  readonly #lspApprovals: ApprovalView<DesiredLanguageServer>;
 
   constructor(deps: SessionAdmissionDeps) {
     this.#deps = deps;
@@ -38,6 +45,15 @@ export class SessionAdmission {
       state: (s) => deps.approvals.getState(root, s.name, s.config),
       approvedForSession: (s) => deps.sessionApprovals.isApproved(s.name, s.config),
     };
+    this.#lspApprovals = {
+      state: (s) => storedStateOf(deps.approvals, root, s),
+      approvedForSession: (s) => approvedForSessionOf(deps.sessionApprovals, s),
+    };
+  }
+
+  /** The context to admit a language server of `desired` with (its LSP gating). */
+  languageServerContext(desired: AdmissionInputs): AdmissionContext<DesiredLanguageServer> {
+    return { ...this.context(desired), approvals: this.#lspApprovals };
   }
 
   /** The context to admit a server of `desired` with. */

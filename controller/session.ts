@@ -6,7 +6,8 @@
  * pool's callbacks only mark and enqueue. Nothing but a reconcile pass acquires a connection.
  * Each concept behind it has its own file: decisions about gated servers
  * (approval-decisions.ts), OAuth logins (login-waits.ts), the context of every admission
- * judgement (session-admission.ts), the session's own conditions (session-conditions.ts).
+ * judgement (session-admission.ts), the session's own conditions (session-conditions.ts), its
+ * language servers (session-language-servers.ts: the same reconciler, a queue of their own).
  *
  * Why one file of ~480 lines: what stays is the wiring of those parts and the session's one
  * public face (what the daemon, the CLI methods, the gateway and the tests call); cutting the
@@ -24,6 +25,10 @@
  * - Back-off is configured once (`backoffBaseMs`, `backoffCapMs`): a failed reconcile's retries
  *   (the queue) and a crashed server's reconnects (the reconciler) follow the same schedule.
  * - `close()` stops the watchers, drains the queue and releases every lease of the session.
+ * - Language servers: `settled()` waits for both kinds, `reload()` reconciles both, a change of
+ *   the Ready ones is a `registry` event named `languageserver/NAME` (so the gateway's list
+ *   follows it); their statuses change with `languageServerChange`, their prompts with
+ *   `languageServerPendingApproval`.
  */
 import { EventEmitter } from 'node:events';
 import { realpathSync } from 'node:fs';
@@ -32,20 +37,29 @@ import {
   type OAuthTarget,
   type ApprovalHash,
   type Condition,
+  type DesiredLanguageServer,
   type DesiredServer,
+  type LanguageServer,
   type McpServer,
   type SessionEnv,
   type SessionEnvironment,
   agentEnvironment,
   daemonEnvironment,
 } from '../api/index.js';
-import { approvalLookup, type ApprovalSubject } from '../approvals/index.js';
+import {
+  approvalLookup,
+  lspApprovalLookup,
+  type ApprovalSubject,
+  type LanguageServerSubject,
+  type ServerKind,
+} from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore } from '../informers/types.js';
 import type { McpMessage, Pool, PoolCaller } from '../pool/types.js';
 import { Registry } from '../reconcilers/registry.js';
 import { toMcpServer, type ServerObjectOptions } from '../reconcilers/server-object.js';
 import { ServerReconciler } from '../reconcilers/server-reconciler.js';
+import { mcpKind } from '../reconcilers/server-kind.js';
 import { why, type WhyAnswer } from '../reconcilers/why.js';
 import {
   attachAgent,
@@ -62,6 +76,9 @@ import {
 import { diffReload, type DiffLine } from './reload-preview.js';
 import { LoginWaits } from './login-waits.js';
 import { SessionAdmission } from './session-admission.js';
+import { createLspPool, type LspPool } from './lsp-pool.js';
+import type { LspTarget } from './lsp-target.js';
+import { SessionLanguageServers } from './session-language-servers.js';
 import { SessionConditions } from './session-conditions.js';
 import { SharedSettleWait } from './settle-wait.js';
 import { ServerUnavailableError } from './errors.js';
@@ -102,6 +119,11 @@ export interface SessionOptions {
   readonly lspConfigPath?: string;
   readonly systemSettingsPath?: string;
   readonly pool: Pool;
+  /**
+   * The language-server pool (the daemon's, shared by every session). Absent: the session makes
+   * one of its own and closes it with itself.
+   */
+  readonly lspPool?: LspPool;
   readonly approvals: ApprovalStoreLike;
   readonly sessionApprovals: SessionApprovalsLike;
   readonly debounceMs?: number;
@@ -126,6 +148,15 @@ export interface SessionEvents {
   registry: [name: string];
   /** The queue went idle after a burst of reconcile passes (once per burst). */
   settled: [];
+  /** A language server's status changed (after a pass over it). */
+  languageServerChange: [name: string];
+  /** A project language server became promptable (strictly pending). */
+  languageServerPendingApproval: [server: DesiredLanguageServer];
+}
+
+/** Which kind a decision or a look-up is about; default MCP servers. */
+export interface KindOption {
+  readonly kind?: ServerKind;
 }
 
 export class Session {
@@ -151,6 +182,9 @@ export class Session {
   readonly #logins: LoginWaits;
   readonly #conditions: SessionConditions;
   readonly #env: SessionEnvironment;
+  readonly #lsp: SessionLanguageServers;
+  /** The session's own language-server pool, when none was given. */
+  readonly #ownLspPool: LspPool | undefined;
   #started = false;
   #settleWatch = false;
   #closed = false;
@@ -205,14 +239,14 @@ export class Session {
       ...(opts.lspCeiling !== undefined ? { lspCeiling: opts.lspCeiling } : {}),
       ...(opts.debounceMs !== undefined ? { debounceMs: opts.debounceMs } : {}),
       approvals: lookup,
+      lspApprovals: lspApprovalLookup(opts.approvals, root, opts.sessionApprovals),
     });
     const pending: DesiredServer[] = [];
     this.#reconciler = new ServerReconciler({
       sessionId: this.id,
       admissionContext: (desired) => this.#admission.context(desired),
       desired: () => this.#store.current(),
-      pool: opts.pool,
-      registry: this.registry,
+      kind: mcpKind(opts.pool, this.registry),
       events: this.events,
       enqueue: (name) => this.#queue.add(name),
       onPendingApproval: (server) => pending.push(server),
@@ -264,6 +298,29 @@ export class Session {
         ),
     });
     this.registry.onChange((name) => this.#emitter.emit('registry', name));
+    this.#ownLspPool = opts.lspPool ? undefined : createLspPool({ drainDelayMs: 0 });
+    this.#lsp = new SessionLanguageServers({
+      sessionId: this.id,
+      workspace: root,
+      store: this.#store,
+      pool: opts.lspPool ?? (this.#ownLspPool as LspPool),
+      admission: this.#admission,
+      approvals: opts.approvals,
+      sessionApprovals: opts.sessionApprovals,
+      events: this.events,
+      now: this.#now,
+      backoffBaseMs: opts.backoffBaseMs,
+      backoffCapMs: opts.backoffCapMs,
+      stableAfterMs: opts.stableAfterMs ?? 60_000,
+      concurrency: opts.concurrency ?? 4,
+      ceiling: undefined,
+      afterPass: (name) => {
+        this.#emitter.emit('languageServerChange', name);
+        this.#announceWhenSettled();
+      },
+      onPendingApproval: (server) => this.#emitter.emit('languageServerPendingApproval', server),
+      onReadyChange: (name) => this.#emitter.emit('registry', `languageserver/${name}`),
+    });
   }
 
   async start(): Promise<void> {
@@ -273,11 +330,13 @@ export class Session {
     this.#store.onChange((change) => {
       if (change.configValidityChanged) this.#updateSessionConditions();
       for (const name of change.names) this.#queue.add(name);
+      for (const name of change.languageServers) this.#lsp.enqueue(name);
     });
     this.#updateSessionConditions();
     this.#decisions.reportInvalid();
     this.#workers.start();
     for (const name of Object.keys(this.#store.current().servers)) this.#queue.add(name);
+    this.#lsp.start();
   }
 
   /** The session's own conditions: ConfigValid and Trusted (session-conditions.ts). */
@@ -328,6 +387,33 @@ export class Session {
       ceiling: this.ceiling,
       settingsAllowed: desired.mcp?.allowed,
     });
+  }
+
+  /** The session's language servers as LanguageServer objects (`get languageservers`). */
+  languageServers(options: ServerObjectOptions = {}): LanguageServer[] {
+    return this.#lsp.list(options);
+  }
+
+  getLanguageServer(name: string, options: ServerObjectOptions = {}): LanguageServer | undefined {
+    return this.#lsp.get(name, options);
+  }
+
+  /** Why language server `name` is not Ready, and the fix (reconcilers/why.ts). */
+  whyLanguageServer(name: string): WhyAnswer {
+    return this.#lsp.why(name);
+  }
+
+  /** Last stderr lines of a language server (for `describe` when it is not Ready). */
+  languageServerStderrTail(name: string): readonly string[] {
+    return this.#lsp.stderrTail(name);
+  }
+
+  /**
+   * Every configured language server, with its connection when Ready, else why not: what the
+   * gateway's `lsp_*` tools route by extension with (lsp-target.ts).
+   */
+  lspTargets(): LspTarget[] {
+    return this.#lsp.targets();
   }
 
   /** Where `name` signs in with OAuth (login-waits.ts): admitted and runnable servers only. */
@@ -391,39 +477,80 @@ export class Session {
     return attachAgent(this.#opts.pool, this.registry, agent, this.workspace);
   }
 
-  /** The gated server `name` as a decision names it now (approval-decisions.ts). */
-  approvalSubject(name: string, pin?: string): ApprovalSubject {
+  /**
+   * The gated server `name` as a decision names it now (approval-decisions.ts); with
+   * `{ kind: 'LanguageServer' }`, the language server `name`.
+   */
+  approvalSubject(
+    name: string,
+    pin: string | undefined,
+    options: { kind: 'LanguageServer' },
+  ): LanguageServerSubject;
+  approvalSubject(name: string, pin?: string, options?: KindOption): ApprovalSubject;
+  approvalSubject(
+    name: string,
+    pin?: string,
+    options: KindOption = {},
+  ): ApprovalSubject | LanguageServerSubject {
+    if (options.kind === 'LanguageServer') return this.#lsp.subject(name, pin);
     return this.#decisions.subject(name, pin);
   }
 
-  /** Approves the config of `name` whose approval hash is `hash`, the one the user was shown. */
+  /**
+   * Approves the config of `name` whose approval hash is `hash`, the one the user was shown.
+   * `kind: 'LanguageServer'`: the language server `name` (never the MCP server of that name).
+   */
   approve(
     name: string,
     hash: ApprovalHash,
-    options: { sessionOnly?: boolean } = {},
-  ): Promise<ApprovalSubject> {
-    return this.#decisions.approve(name, hash, options);
+    options: { sessionOnly?: boolean; kind: 'LanguageServer' },
+  ): Promise<LanguageServerSubject>;
+  approve(
+    name: string,
+    hash: ApprovalHash,
+    options?: { sessionOnly?: boolean } & KindOption,
+  ): Promise<ApprovalSubject>;
+  approve(
+    name: string,
+    hash: ApprovalHash,
+    options: { sessionOnly?: boolean } & KindOption = {},
+  ): Promise<ApprovalSubject | LanguageServerSubject> {
+    const { kind, ...rest } = options;
+    if (kind === 'LanguageServer') return this.#lsp.approve(name, hash, rest);
+    return this.#decisions.approve(name, hash, rest);
   }
 
-  /** Rejects the config of `name` whose approval hash is `hash`. */
-  reject(name: string, hash: ApprovalHash): Promise<ApprovalSubject> {
+  /** Rejects the config of `name` whose approval hash is `hash` (of the kind given). */
+  reject(
+    name: string,
+    hash: ApprovalHash,
+    options: { kind: 'LanguageServer' },
+  ): Promise<LanguageServerSubject>;
+  reject(name: string, hash: ApprovalHash, options?: KindOption): Promise<ApprovalSubject>;
+  reject(
+    name: string,
+    hash: ApprovalHash,
+    options: KindOption = {},
+  ): Promise<ApprovalSubject | LanguageServerSubject> {
+    if (options.kind === 'LanguageServer') return this.#lsp.reject(name, hash);
     return this.#decisions.reject(name, hash);
   }
 
   /** The approval store re-read decisions made elsewhere: the gating follows them. */
   approvalsChanged(): void {
     this.#decisions.changed();
+    this.#lsp.approvalsChanged();
   }
 
   /** Re-reads every source, reconciles every known name, resolves when settled. */
   async reload(): Promise<void> {
     // Before start (or after close) there is nothing live to converge: a safe no-op.
     if (!this.#started || this.#closed) return;
-    // Language server names (`languageServers`) are reconciled by their own queue, wired
-    // with the language-server reconciler.
     const { servers } = await this.#store.resync();
     this.#updateSessionConditions();
     for (const name of servers) this.#queue.add(name);
+    // Every language server, as it was and is now, through its own queue.
+    this.#lsp.reload();
     await this.settled();
   }
 
@@ -436,9 +563,12 @@ export class Session {
     });
   }
 
-  /** Resolves when no reconcile is queued or running (delayed retries do not count). */
+  /**
+   * Resolves when no reconcile of either kind is queued or running (delayed retries do not
+   * count).
+   */
   async settled(): Promise<void> {
-    await this.#workers.whenIdle();
+    await Promise.all([this.#workers.whenIdle(), this.#lsp.settled()]);
   }
 
   /**
@@ -454,7 +584,7 @@ export class Session {
   #announceWhenSettled(): void {
     if (this.#settleWatch) return;
     this.#settleWatch = true;
-    void this.#workers.whenIdle().then(() => {
+    void this.settled().then(() => {
       this.#settleWatch = false;
       if (!this.#closed) this.#emitter.emit('settled');
     });
@@ -465,8 +595,10 @@ export class Session {
     this.#closed = true;
     await this.#store.close();
     await this.#workers.stop();
+    await this.#lsp.stop();
     this.#reconciler.close();
     this.#opts.pool.releaseSession(this.id);
+    await this.#ownLspPool?.close();
     this.#emitter.removeAllListeners();
   }
 

@@ -1,42 +1,65 @@
 /**
- * Admission: the one place a server is judged fit to run, and the only producer of
- * AdmissionTicket (DESIGN §5 "One admission path").
+ * Admission: the one place a server of either kind (MCP server, language server) is judged fit
+ * to run, and the only producer of AdmissionTicket and LanguageServerTicket (DESIGN §5 "One
+ * admission path").
  *
- * Order of checks (first match wins): untrusted folder → disabled → excluded → not in the
- * effective allowlist → gated: approved for this session → rejected → not approved (pending).
- * A session approval is checked before a stored rejection because it is the newer, explicit
- * decision of the same user for this exact config.
+ * Order of checks (first match wins), one function for both kinds: untrusted folder → disabled
+ * → excluded → not in the effective allowlist → gated: approved for this session → rejected →
+ * not approved (pending). A session approval is checked before a stored rejection because it is
+ * the newer, explicit decision of the same user for this exact config.
+ *
+ * An admitted server gets a ticket only when it can run as written: every `${VAR}` set, and for
+ * a language server a workspace folder that exists inside the workspace (its realpath too, so a
+ * symlink cannot lead out).
  */
+import { realpathSync } from 'node:fs';
 import {
   connectionIdOf,
+  expandLanguageServerConfig,
   expandServerConfig,
   isExcluded,
   isGatedScope,
   isInAllowlist,
+  isInsideFolder,
+  lspConnectionIdOf,
   oauthSecretsOf,
+  workspaceFolderOf,
   type AdmittedReason,
   type ApprovalState,
+  type DesiredLanguageServer,
   type DesiredServer,
   type Gating,
+  type LanguageServerConfig,
   type McpServerConfig,
+  type Scope,
   type SessionEnvironment,
   syntaxOfScope,
 } from '../api/index.js';
-import type { AdmissionTicket } from '../pool/ticket.js';
+import type { AdmissionTicket, LanguageServerTicket } from '../pool/ticket.js';
 import { resolveCommand } from './command-path.js';
 
-/** What admission needs to know about approvals; the session adapts its stores to this. */
-export interface ApprovalView {
-  /** The persisted, hash-bound state (DESIGN §4 rule 7). */
-  state(server: DesiredServer): ApprovalState;
-  /** Approved for this session only, for this exact config (rule 10). */
-  approvedForSession(server: DesiredServer): boolean;
+/** What admission reads of a server, whatever its kind. */
+export interface AdmissibleServer {
+  readonly name: string;
+  readonly scope: Scope;
+  readonly source: string;
+  readonly config: { readonly disabled?: boolean };
+  /** `LanguageServer` for a language server; MCP servers carry no kind. */
+  readonly kind?: 'LanguageServer';
 }
 
-export interface AdmissionContext {
+/** What admission needs to know about approvals; the session adapts its stores to this. */
+export interface ApprovalView<S extends AdmissibleServer = DesiredServer> {
+  /** The persisted, hash-bound state (DESIGN §4 rule 7). */
+  state(server: S): ApprovalState;
+  /** Approved for this session only, for this exact config (rule 10). */
+  approvedForSession(server: S): boolean;
+}
+
+export interface AdmissionContext<S extends AdmissibleServer = DesiredServer> {
   readonly trusted: boolean;
   readonly gating: Gating;
-  readonly approvals: ApprovalView;
+  readonly approvals: ApprovalView<S>;
   readonly sessionId: string;
   /** The session's workspace: a stdio server runs there, or in its `cwd` resolved against it. */
   readonly workspace: string;
@@ -62,9 +85,17 @@ export type RefusedDecision = {
 
 export type AdmissionDecision = AdmittedDecision | RefusedDecision;
 
-/** The decision alone, without a ticket: what `diff` and `why` use. */
-export function decideAdmission(server: DesiredServer, ctx: AdmissionContext): AdmissionDecision {
-  const { name } = server;
+/** How messages name a server of this kind. */
+export function nounOf(server: { readonly kind?: string }): string {
+  return server.kind === 'LanguageServer' ? 'language server' : 'server';
+}
+
+/** The decision alone, without a ticket: what `diff` and `why` use. Both kinds. */
+export function decideAdmission<S extends AdmissibleServer>(
+  server: S,
+  ctx: AdmissionContext<S>,
+): AdmissionDecision {
+  const name = `${nounOf(server)} ${server.name}`;
   const refuse = (reason: RefusedReason, message: string): RefusedDecision => ({
     admitted: false,
     reason,
@@ -73,20 +104,20 @@ export function decideAdmission(server: DesiredServer, ctx: AdmissionContext): A
   if (!ctx.trusted)
     return refuse('UntrustedFolder', `the workspace ${ctx.workspace} is not trusted`);
   if (server.config.disabled === true)
-    return refuse('Disabled', `server ${name} has "disabled": true in ${server.source}`);
-  if (isExcluded(name, ctx.gating)) return refuse('Excluded', `server ${name} is in mcp.excluded`);
-  if (!isInAllowlist(name, ctx.gating))
-    return refuse('NotAllowed', `server ${name} is not in the effective allowlist`);
+    return refuse('Disabled', `${name} has "disabled": true in ${server.source}`);
+  if (isExcluded(server.name, ctx.gating)) return refuse('Excluded', `${name} is in mcp.excluded`);
+  if (!isInAllowlist(server.name, ctx.gating))
+    return refuse('NotAllowed', `${name} is not in the effective allowlist`);
   if (!isGatedScope(server.scope)) return { admitted: true, reason: 'NotGated' };
   if (ctx.approvals.approvedForSession(server))
     return { admitted: true, reason: 'ApprovedForSession' };
   const state = ctx.approvals.state(server);
   if (state === 'approved') return { admitted: true, reason: 'Approved' };
   if (state === 'rejected')
-    return refuse('Rejected', `server ${name} from ${server.source} was rejected for this config`);
+    return refuse('Rejected', `${name} from ${server.source} was rejected for this config`);
   return refuse(
     'PendingApproval',
-    `server ${name} from ${server.source} needs approval before it may start`,
+    `${name} from ${server.source} needs approval before it may start`,
   );
 }
 
@@ -104,26 +135,27 @@ export type Runtime =
       /** Values that came from the environment, and env/header values: never to be shown. */
       readonly secrets: readonly string[];
     }
-  | {
-      readonly runnable: false;
-      /** Referenced variables that are unset and have no default. */
-      readonly missing: readonly string[];
-      readonly message: string;
-    };
+  | NotRunnable;
+
+/**
+ * Admitted, but it cannot run as written: `MissingEnv` (a referenced variable is unset, with no
+ * default) or `InvalidConfig` (what the entry names cannot be used: a language server's
+ * workspace folder outside the workspace or missing, a transport other than stdio).
+ */
+export interface NotRunnable {
+  readonly runnable: false;
+  readonly problem: 'MissingEnv' | 'InvalidConfig';
+  /** Referenced variables that are unset and have no default. */
+  readonly missing: readonly string[];
+  readonly message: string;
+}
 
 export function runtimeOf(
   server: DesiredServer,
   ctx: Pick<AdmissionContext, 'env' | 'workspace'>,
 ): Runtime {
   const expansion = expandServerConfig(server.config, syntaxOfScope(server.scope), ctx.env.vars);
-  if (!expansion.ok) {
-    const names = expansion.missing.join(', ');
-    return {
-      runnable: false,
-      missing: expansion.missing,
-      message: `${names} ${expansion.missing.length > 1 ? 'are' : 'is'} not set in the session's environment (referenced by server ${server.name} in ${server.source})`,
-    };
-  }
+  if (!expansion.ok) return missingEnv(expansion.missing, `server ${server.name}`, server.source);
   let config = expansion.config;
   const command =
     config.command === undefined ? undefined : resolveCommand(config.command, ctx.env.vars);
@@ -141,24 +173,87 @@ export function runtimeOf(
   };
 }
 
-export type Admission =
+function missingEnv(missing: readonly string[], who: string, source: string): NotRunnable {
+  const names = missing.join(', ');
+  return {
+    runnable: false,
+    problem: 'MissingEnv',
+    missing,
+    message: `${names} ${missing.length > 1 ? 'are' : 'is'} not set in the session's environment (referenced by ${who} in ${source})`,
+  };
+}
+
+/** What an admitted language server would run as in this session (see Runtime). */
+export type LanguageServerRuntime =
+  | {
+      readonly runnable: true;
+      readonly config: LanguageServerConfig;
+      /** The realpath of its workspace folder, inside the workspace. */
+      readonly workspaceFolder: string;
+      readonly connectionId: string;
+      readonly secrets: readonly string[];
+    }
+  | NotRunnable;
+
+export function languageServerRuntimeOf(
+  server: DesiredLanguageServer,
+  ctx: Pick<AdmissionContext<DesiredLanguageServer>, 'env' | 'workspace'>,
+): LanguageServerRuntime {
+  const who = `language server ${server.name}`;
+  const invalid = (message: string): NotRunnable => ({
+    runnable: false,
+    problem: 'InvalidConfig',
+    missing: [],
+    message: `${who} in ${server.source}: ${message}`,
+  });
+  const expansion = expandLanguageServerConfig(server.config, ctx.env.vars);
+  if (!expansion.ok) return missingEnv(expansion.missing, who, server.source);
+  let config = expansion.config;
+  if ((config.transport ?? 'stdio') !== 'stdio')
+    return invalid(
+      `"transport": ${JSON.stringify(config.transport)} is not supported; mcpctl speaks to language servers over stdio only (remove "transport")`,
+    );
+  if (config.command === undefined || config.command === '')
+    return invalid('"command" is required (the program that starts the server)');
+  const folder = workspaceFolderOf(config, ctx.workspace);
+  if (!folder.ok) return invalid(folder.message);
+  let real: string;
+  try {
+    real = realpathSync(folder.folder);
+  } catch {
+    return invalid(
+      `the workspace folder ${folder.folder} ("workspaceFolder") does not exist; create it or fix the entry`,
+    );
+  }
+  if (!isInsideFolder(real, ctx.workspace))
+    return invalid(
+      `the workspace folder ${folder.folder} ("workspaceFolder") leads to ${real}, outside the workspace ${ctx.workspace}`,
+    );
+  const command = resolveCommand(config.command, ctx.env.vars);
+  if (command !== config.command) config = { ...config, command };
+  return {
+    runnable: true,
+    config,
+    workspaceFolder: real,
+    connectionId: lspConnectionIdOf(server.name, config, real, ctx.env),
+    secrets: [...expansion.substituted, ...Object.values(config.env ?? {})],
+  };
+}
+
+export type Admission<T = AdmissionTicket> =
   | (AdmittedDecision & {
       readonly runnable: true;
-      readonly ticket: AdmissionTicket;
+      readonly ticket: T;
       readonly secrets: readonly string[];
     })
-  | (AdmittedDecision & {
-      readonly runnable: false;
-      readonly missing: readonly string[];
-      readonly message: string;
-    })
+  | (AdmittedDecision & Omit<NotRunnable, 'runnable'> & { readonly runnable: false })
   | RefusedDecision;
 
 /**
  * Decides, and mints a ticket only when admitted and runnable: a server whose variables are
  * missing gets no ticket, so nothing can start with a literal `${VAR}` in its config.
  */
-export function admit(server: DesiredServer, ctx: AdmissionContext): Admission {
+export function admit(server: DesiredServer, ctx: AdmissionContext): Admission<AdmissionTicket> {
   const decision = decideAdmission(server, ctx);
   if (!decision.admitted) return decision;
   const runtime = runtimeOf(server, ctx);
@@ -172,5 +267,26 @@ export function admit(server: DesiredServer, ctx: AdmissionContext): Admission {
     cwd: ctx.workspace,
     env: ctx.env,
   } as AdmissionTicket; // The one sanctioned mint: every check above has passed.
+  return { ...decision, runnable: true, ticket, secrets: runtime.secrets };
+}
+
+/** `admit` for a language server: the same decision, then its runtime and its ticket. */
+export function admitLanguageServer(
+  server: DesiredLanguageServer,
+  ctx: AdmissionContext<DesiredLanguageServer>,
+): Admission<LanguageServerTicket> {
+  const decision = decideAdmission(server, ctx);
+  if (!decision.admitted) return decision;
+  const runtime = languageServerRuntimeOf(server, ctx);
+  if (!runtime.runnable) return { ...decision, ...runtime };
+  const ticket = {
+    name: server.name,
+    connectionId: runtime.connectionId,
+    sessionId: ctx.sessionId,
+    config: runtime.config,
+    workspaceFolder: runtime.workspaceFolder,
+    scope: server.scope,
+    env: ctx.env,
+  } as LanguageServerTicket; // The one sanctioned mint: every check above has passed.
   return { ...decision, runnable: true, ticket, secrets: runtime.secrets };
 }

@@ -20,6 +20,10 @@ export type EventReason =
   | 'InvalidApproval'
   | 'ApprovalsValid'
   | 'MissingEnv'
+  /** Admitted, but what its entry names cannot be used (a workspace folder outside the workspace). */
+  | 'InvalidConfig'
+  /** Past its restart policy (`restartOnCrash`, `maxRestarts`): not restarted until an edit or a reload. */
+  | 'GaveUp'
   | 'Flooding'
   /** A server sent a message over the message limit (dropped; its request failed). */
   | 'MessageTooLarge'
@@ -30,6 +34,6 @@ export type EventReason =
   | 'DuplicateResource';
 
 export interface EventSink {
-  /** `object` is `server/NAME` or `session/NAME`. */
+  /** `object` is `server/NAME`, `languageserver/NAME` or `session/NAME`. */
   record(type: EventType, reason: EventReason, object: string, message: string): void;
 }

@@ -1,16 +1,24 @@
-/** Builds the McpServer object (DESIGN §6) of one server from its record and registry entry. */
+/**
+ * Builds the McpServer object (DESIGN §6) of one server from its record and registry entry, and
+ * the LanguageServer object of a language server from its record. Secret values (env values,
+ * headers) are redacted unless `showSecrets`.
+ */
 import {
   ANNOTATION_SCOPE,
   ANNOTATION_SOURCE,
   API_VERSION,
   approvalHashOf,
+  lspApprovalHashOf,
   redact,
   syntaxOfScope,
+  type DesiredLanguageServer,
   type DesiredServer,
+  type LanguageServer,
+  type LanguageServerConfig,
   type McpServer,
 } from '../api/index.js';
 import type { RegistryEntry } from './registry.js';
-import type { ServerRecord } from './server-record.js';
+import type { ServedLease, ServerRecord } from './server-record.js';
 
 export interface ServerObjectOptions {
   /** Print env and header values as they are (`--show-secrets`). */
@@ -43,6 +51,47 @@ export function toMcpServer(
       restarts: record?.restarts ?? 0,
       tools: (entry?.tools ?? []).map((t) => t.name),
       prompts: (entry?.prompts ?? []).map((p) => p.name),
+      conditions: record?.conditions ?? [],
+    },
+  };
+}
+
+/**
+ * The LanguageServer object of `server`; `workspaceFolder` is the folder it runs on (or would:
+ * the entry's, resolved), when known.
+ */
+export function toLanguageServer(
+  server: DesiredLanguageServer,
+  record: ServerRecord<LanguageServerConfig, ServedLease> | undefined,
+  workspaceFolder: string | undefined,
+  options: ServerObjectOptions = {},
+): LanguageServer {
+  const live = record?.live;
+  const config = server.config;
+  // `.lsp.json` and `--lsp-config` write `${VAR}`s in Claude's syntax: those are shown as written.
+  const spec: LanguageServerConfig =
+    options.showSecrets || config.env === undefined
+      ? config
+      : { ...config, env: redact({ env: config.env }, 'claude').env ?? {} };
+  return {
+    apiVersion: API_VERSION,
+    kind: 'LanguageServer',
+    metadata: {
+      name: server.name,
+      generation: record?.generation ?? 1,
+      creationTimestamp: record?.creationTimestamp ?? new Date().toISOString(),
+      annotations: { [ANNOTATION_SCOPE]: server.scope, [ANNOTATION_SOURCE]: server.source },
+    },
+    spec,
+    status: {
+      ...(record ? { observedGeneration: record.condition('Admitted')?.observedGeneration } : {}),
+      ...(live ? { connectionId: live.connectionId } : {}),
+      approvalHash: lspApprovalHashOf(config),
+      ...(live?.lease.pid !== undefined ? { pid: live.lease.pid } : {}),
+      ...(live ? { connectedAt: new Date(live.connectedAt).toISOString() } : {}),
+      restarts: record?.restarts ?? 0,
+      ...(workspaceFolder !== undefined ? { workspaceFolder } : {}),
+      extensions: Object.keys(config.extensionToLanguage ?? {}).sort(),
       conditions: record?.conditions ?? [],
     },
   };

@@ -1,6 +1,8 @@
 /**
  * The per-server reconcile: level-based, for one name, looking only at desired and actual now
- * (DESIGN §2, §4 rules 11–13, §5).
+ * (DESIGN §2, §4 rules 11–13, §5). One class for both kinds of server: what differs (admission's
+ * runtime and ticket, the pool, what the session shows of a lease, update and restart policy)
+ * is the kind adapter's (server-kind.ts); a session runs one instance per kind.
  *
  * Guarantees:
  * - A connection is acquired only with a ticket from admission; a refused server is torn down.
@@ -16,65 +18,69 @@
  * - How each outcome shows (conditions, events, backoff, flooding): server-status.ts.
  * - A message over the size limit from a server (the pool dropped it; its request failed) is a
  *   Warning event `MessageTooLarge` per message, saying what it was; the connection stays Ready.
+ * - A kind with a restart policy (language servers) is given up past it and not tried again
+ *   until its entry is edited or `retryGivenUp()` (a reload) says so.
  */
-import {
-  approvalHashOf,
-  type DesiredServer,
-  type DesiredServers,
-  type Gating,
-  type McpServerConfig,
-  type ReadyReason,
-} from '../api/index.js';
-import type { Lease, LostCause, Pool, ReleaseReason } from '../pool/types.js';
+import type { DesiredServer, Gating, ReadyReason } from '../api/index.js';
+import type { Lease, LostCause, ReleaseReason } from '../pool/types.js';
 import type { OversizedLine } from '../pool/traffic.js';
 import type { AdmissionTicket } from '../pool/ticket.js';
-import { admit, type AdmissionContext, type RefusedDecision } from './admission.js';
+import type { AdmissionContext, RefusedDecision } from './admission.js';
 import type { Reconciler, Result } from './reconcile.js';
-import type { Registry, RegistryEntry } from './registry.js';
-import { ServerRecord, type LiveConnection } from './server-record.js';
+import { ServerRecord, type LiveConnection, type ServedLease } from './server-record.js';
+import type { KindServer, ServerKindAdapter } from './server-kind.js';
 import { connectFailed, lost, markReady, type StatusDeps } from './server-status.js';
-import { toolFilterOf } from './tool-filter.js';
 
-/** The slice of the session's desired state a reconcile reads. */
-export interface DesiredView {
-  readonly servers: DesiredServers;
+/** The slice of the session's desired state a reconcile reads, for one kind. */
+export interface DesiredView<S = DesiredServer> {
+  readonly servers: Readonly<Record<string, S>>;
   readonly gating: Gating;
   readonly trusted: boolean;
 }
 
-export interface ServerReconcilerDeps extends StatusDeps {
+export interface ServerReconcilerDeps<
+  S extends KindServer = DesiredServer,
+  T extends { readonly connectionId: string } = AdmissionTicket,
+  L extends ServedLease = Lease,
+> extends StatusDeps {
   readonly sessionId: string;
   /**
    * The session's admission context with the trust and gating of `desired` (its approvals, its
    * environment: what `${VAR}` in a config expands to, what servers start in). The session
    * builds it, in one place for every judgement it makes.
    */
-  admissionContext(desired: DesiredView): AdmissionContext;
-  desired(): DesiredView;
-  readonly pool: Pool;
-  readonly registry: Registry;
+  admissionContext(desired: DesiredView<S>): AdmissionContext<S>;
+  desired(): DesiredView<S>;
+  /** The kind reconciled: admission, pool, what is shown of a lease (server-kind.ts). */
+  readonly kind: ServerKindAdapter<S, T, L>;
   /** Re-run the reconcile of `name` (pool callbacks use it). */
   enqueue(name: string): void;
   /** A gated server was left strictly pending by a pass (rule 17). */
-  onPendingApproval(server: DesiredServer): void;
+  onPendingApproval(server: S): void;
 }
 
-export class ServerReconciler implements Reconciler {
-  readonly #deps: ServerReconcilerDeps;
-  readonly #records = new Map<string, ServerRecord>();
+export class ServerReconciler<
+  S extends KindServer = DesiredServer,
+  T extends { readonly connectionId: string } = AdmissionTicket,
+  L extends ServedLease = Lease,
+> implements Reconciler {
+  readonly #deps: ServerReconcilerDeps<S, T, L>;
+  readonly #kind: ServerKindAdapter<S, T, L>;
+  readonly #records = new Map<string, ServerRecord<S['config'], L>>();
   /** Names configured earlier in this session and gone now (rule 16 `Removed`). */
   readonly #removed = new Set<string>();
   #closed = false;
 
-  constructor(deps: ServerReconcilerDeps) {
+  constructor(deps: ServerReconcilerDeps<S, T, L>) {
     this.#deps = deps;
+    this.#kind = deps.kind;
   }
 
-  record(name: string): ServerRecord | undefined {
+  record(name: string): ServerRecord<S['config'], L> | undefined {
     return this.#records.get(name);
   }
 
-  records(): ReadonlyMap<string, ServerRecord> {
+  records(): ReadonlyMap<string, ServerRecord<S['config'], L>> {
     return this.#records;
   }
 
@@ -104,6 +110,21 @@ export class ServerReconciler implements Reconciler {
   }
 
   /**
+   * Servers given up past their restart policy try again (a reload): the names to enqueue,
+   * with their failure count reset.
+   */
+  retryGivenUp(): string[] {
+    const names: string[] = [];
+    for (const rec of this.#records.values()) {
+      if (rec.gaveUp === undefined) continue;
+      rec.gaveUp = undefined;
+      rec.failures = 0;
+      names.push(rec.name);
+    }
+    return names;
+  }
+
+  /**
    * One pass for `name`, in phases: gone from the config → removed; admit (a refused or
    * unrunnable server is kept down); take in a lost connection; keep an unchanged one; wait
    * for a login or the end of a backoff; connect (and swap, on a rolling update).
@@ -111,7 +132,7 @@ export class ServerReconciler implements Reconciler {
   async reconcile(name: string): Promise<Result> {
     if (this.#closed) return {};
     const desired = this.#deps.desired();
-    const server = desired.servers[name];
+    const server = Object.hasOwn(desired.servers, name) ? desired.servers[name] : undefined;
     // One clock reading for every decision of the pass; what follows a connect reads it anew.
     const now = this.#deps.now();
     if (!server) {
@@ -122,11 +143,11 @@ export class ServerReconciler implements Reconciler {
     const ticket = this.#admit(rec, server, desired, now);
     if (ticket === undefined) return {};
     const wanted = ticket.connectionId;
-    if (rec.live?.lost !== undefined) this.#handleLost(rec, rec.live, now);
+    if (rec.live?.lost !== undefined) this.#handleLost(rec, rec.live, server, now);
     if (this.#keepCurrent(rec, server.config, wanted, now)) return {};
     const wait = this.#waitBeforeConnect(rec, wanted, now);
     if (wait !== undefined) return wait;
-    return this.#connect(rec, server.config, ticket, now);
+    return this.#connect(rec, server, ticket, now);
   }
 
   /** The server left the config: its connection ends and its record goes (rule 16 `Removed`). */
@@ -139,21 +160,29 @@ export class ServerReconciler implements Reconciler {
     this.#deps.events.record(
       'Normal',
       'Removed',
-      `server/${name}`,
-      `server ${name} was removed from the config`,
+      rec.object,
+      `${this.#noun()} ${name} was removed from the config`,
     );
   }
 
+  #noun(): string {
+    return this.#kind.objectPrefix === 'server' ? 'server' : 'language server';
+  }
+
   /** The server's record, made on first sight, with the generation of its current spec. */
-  #observe(server: DesiredServer, now: number): ServerRecord {
+  #observe(server: S, now: number): ServerRecord<S['config'], L> {
     const { name } = server;
     this.#removed.delete(name);
     let rec = this.#records.get(name);
     if (!rec) {
-      rec = new ServerRecord(name, now);
+      rec = new ServerRecord<S['config'], L>(name, now, this.#kind.objectPrefix);
       this.#records.set(name, rec);
     }
-    rec.observeSpec(server.config);
+    // An edited entry is tried again, with a fresh count, after a give-up.
+    if (rec.observeSpec(server.config) && rec.gaveUp !== undefined) {
+      rec.gaveUp = undefined;
+      rec.failures = 0;
+    }
     return rec;
   }
 
@@ -162,12 +191,12 @@ export class ServerReconciler implements Reconciler {
    * missing, is kept down and said so once. Returns the ticket to connect with, if any.
    */
   #admit(
-    rec: ServerRecord,
-    server: DesiredServer,
-    desired: DesiredView,
+    rec: ServerRecord<S['config'], L>,
+    server: S,
+    desired: DesiredView<S>,
     now: number,
-  ): AdmissionTicket | undefined {
-    const admission = admit(server, this.#deps.admissionContext(desired));
+  ): T | undefined {
+    const admission = this.#kind.admit(server, this.#deps.admissionContext(desired));
     rec.setCondition(
       {
         type: 'Admitted',
@@ -183,7 +212,7 @@ export class ServerReconciler implements Reconciler {
     }
     rec.promptedHash = undefined;
     if (!admission.runnable) {
-      this.#missingEnv(rec, admission.message, now);
+      this.#notRunnable(rec, admission.problem, admission.message, now);
       return undefined;
     }
     rec.missingEnvReported = undefined;
@@ -192,40 +221,59 @@ export class ServerReconciler implements Reconciler {
   }
 
   /** Not admitted: kept down; a pending server prompts once per config. */
-  #refused(rec: ServerRecord, server: DesiredServer, refusal: RefusedDecision, now: number): void {
+  #refused(
+    rec: ServerRecord<S['config'], L>,
+    server: S,
+    refusal: RefusedDecision,
+    now: number,
+  ): void {
     this.#keepDown(rec, 'NotAdmitted', refusal.message, now);
     if (refusal.reason !== 'PendingApproval') {
       rec.promptedHash = undefined;
       return;
     }
     // Prompt once per config: a new server, or one edited after a decision (rule 8).
-    const hash = approvalHashOf(server.config);
+    const hash = this.#kind.approvalHash(server);
     if (rec.promptedHash === hash) return;
     rec.promptedHash = hash;
-    this.#deps.events.record('Normal', 'PendingApproval', `server/${rec.name}`, refusal.message);
+    this.#deps.events.record('Normal', 'PendingApproval', rec.object, refusal.message);
     this.#deps.onPendingApproval(server);
   }
 
   /**
-   * Nothing may start with a literal ${VAR}: the old connection (if any) goes too, since the
-   * config it ran no longer describes anything this session can run. One Warning per cause.
+   * Nothing may start with a literal ${VAR} (MissingEnv), nor with what its entry names but
+   * cannot be used (InvalidConfig: a language server's workspace folder outside the workspace):
+   * the old connection (if any) goes too, since the config it ran no longer describes anything
+   * this session can run. One Warning per cause.
    */
-  #missingEnv(rec: ServerRecord, message: string, now: number): void {
-    this.#keepDown(rec, 'MissingEnv', message, now);
+  #notRunnable(
+    rec: ServerRecord<S['config'], L>,
+    problem: 'MissingEnv' | 'InvalidConfig',
+    message: string,
+    now: number,
+  ): void {
+    this.#keepDown(rec, problem, message, now);
     if (rec.missingEnvReported === message) return;
     rec.missingEnvReported = message;
-    this.#deps.events.record('Warning', 'MissingEnv', `server/${rec.name}`, message);
+    this.#deps.events.record('Warning', problem, rec.object, message);
   }
 
   /**
    * The live connection already runs `wanted`: the same lease stays, only the tool filter and
    * the conditions follow the config. False when there is nothing to keep.
    */
-  #keepCurrent(rec: ServerRecord, config: McpServerConfig, wanted: string, now: number): boolean {
+  #keepCurrent(
+    rec: ServerRecord<S['config'], L>,
+    config: S['config'],
+    wanted: string,
+    now: number,
+  ): boolean {
     const live = rec.live;
     if (!live || live.connectionId !== wanted) return false;
+    const before = live.config;
     live.config = config;
-    this.#deps.registry.set(rec.name, entryOf(live.lease, config));
+    if (before !== config) this.#kind.update?.(live.lease, before, config);
+    this.#kind.publish(rec.name, live.lease, config);
     this.#markReady(rec, live, now);
     return true;
   }
@@ -235,7 +283,17 @@ export class ServerReconciler implements Reconciler {
    * backoff window ends; an edited config tries afresh. The result to return while waiting;
    * `undefined` when the pass may connect now.
    */
-  #waitBeforeConnect(rec: ServerRecord, wanted: string, now: number): Result | undefined {
+  #waitBeforeConnect(
+    rec: ServerRecord<S['config'], L>,
+    wanted: string,
+    now: number,
+  ): Result | undefined {
+    // Given up past the restart policy: nothing until an edit or a reload.
+    if (rec.gaveUp !== undefined) {
+      if (rec.gaveUp === wanted) return {};
+      rec.gaveUp = undefined;
+      rec.failures = 0;
+    }
     if (rec.awaitingLogin !== undefined) {
       if (rec.awaitingLogin === wanted) return {};
       rec.awaitingLogin = undefined;
@@ -253,15 +311,16 @@ export class ServerReconciler implements Reconciler {
    * and swaps on success, and on failure the old one keeps serving.
    */
   async #connect(
-    rec: ServerRecord,
-    config: McpServerConfig,
-    ticket: AdmissionTicket,
+    rec: ServerRecord<S['config'], L>,
+    server: S,
+    ticket: T,
     now: number,
   ): Promise<Result> {
     const d = this.#deps;
     const { name } = rec;
+    const config = server.config;
     const wanted = ticket.connectionId;
-    if (rec.live && (config.updateStrategy ?? 'RollingUpdate') === 'Recreate') {
+    if (rec.live && this.#kind.updateStrategy(config) === 'Recreate') {
       this.#teardown(rec, 'config changed (Recreate)', 'config');
     }
     const rolling = rec.live !== undefined;
@@ -276,9 +335,9 @@ export class ServerReconciler implements Reconciler {
       );
     }
 
-    let lease: Lease;
+    let lease: L;
     try {
-      lease = await d.pool.acquire(ticket, {
+      lease = await this.#kind.pool.acquire(ticket, {
         sessionId: d.sessionId,
         onLost: (reason, cause) => this.#onLost(name, wanted, reason, cause),
         onListChanged: () => d.enqueue(name),
@@ -286,12 +345,19 @@ export class ServerReconciler implements Reconciler {
         onOversized: (line) => this.#onOversized(name, wanted, line),
       });
     } catch (err) {
-      return connectFailed(this.#deps, rec, wanted, err, rolling);
+      return connectFailed(
+        this.#deps,
+        rec,
+        wanted,
+        err,
+        rolling,
+        this.#kind.restartPolicy?.(server),
+      );
     }
 
     if (this.#closed || this.#records.get(name) !== rec) {
       // The session closed or the server went away while we were connecting.
-      d.pool.release(lease.key, d.sessionId, {
+      this.#kind.pool.release(lease.key, d.sessionId, {
         reason: this.#closed ? 'sessionClosed' : 'config',
       });
       return {};
@@ -301,18 +367,23 @@ export class ServerReconciler implements Reconciler {
   }
 
   /** The new lease serves from now on; the old side of a rolling update ends (rule 11). */
-  #swapIn(rec: ServerRecord, lease: Lease, connectionId: string, config: McpServerConfig): void {
+  #swapIn(
+    rec: ServerRecord<S['config'], L>,
+    lease: L,
+    connectionId: string,
+    config: S['config'],
+  ): void {
     const d = this.#deps;
     const previous = rec.live;
-    const next: LiveConnection = {
+    const next: LiveConnection<S['config'], L> = {
       lease,
       connectionId,
       config,
       connectedAt: d.now(),
     };
     rec.live = next;
-    d.registry.set(rec.name, entryOf(lease, config));
-    if (previous) d.pool.release(previous.lease.key, d.sessionId, { reason: 'config' });
+    this.#kind.publish(rec.name, lease, config);
+    if (previous) this.#kind.pool.release(previous.lease.key, d.sessionId, { reason: 'config' });
     if (rec.everConnected) rec.restarts += 1;
     rec.everConnected = true;
     rec.retry = undefined;
@@ -322,15 +393,15 @@ export class ServerReconciler implements Reconciler {
     d.events.record(
       'Normal',
       previous ? 'Restarted' : 'Connected',
-      `server/${rec.name}`,
-      `${previous ? `rolled ${previous.connectionId} to` : 'connected'} ${connectionId} (pid ${lease.pid ?? 'remote'}, ${lease.tools().length} tools)`,
+      rec.object,
+      `${previous ? `rolled ${previous.connectionId} to` : 'connected'} ${connectionId} (pid ${lease.pid ?? 'remote'}, ${this.#kind.connectedNote(lease)})`,
     );
   }
 
   /** The config says this server must not run now: no connection, no retry, and why. */
   #keepDown(
-    rec: ServerRecord,
-    reason: Extract<ReadyReason, 'NotAdmitted' | 'MissingEnv'>,
+    rec: ServerRecord<S['config'], L>,
+    reason: Extract<ReadyReason, 'NotAdmitted' | 'MissingEnv' | 'InvalidConfig'>,
     message: string,
     now: number,
   ): void {
@@ -361,16 +432,24 @@ export class ServerReconciler implements Reconciler {
   }
 
   /** The pool dropped the lease: tools go at once, the record says what comes next. */
-  #handleLost(rec: ServerRecord, live: LiveConnection, now: number): void {
+  #handleLost(
+    rec: ServerRecord<S['config'], L>,
+    live: LiveConnection<S['config'], L>,
+    server: S,
+    now: number,
+  ): void {
     rec.live = undefined;
-    this.#deps.registry.delete(rec.name);
-    lost(this.#deps, rec, live, now);
+    this.#kind.unpublish(rec.name);
+    lost(this.#deps, rec, live, now, this.#kind.restartPolicy?.(server));
   }
 
-  /** Ready, with the number of tools the registry serves for it. */
-  #markReady(rec: ServerRecord, live: LiveConnection, now: number): void {
-    const tools = this.#deps.registry.get(rec.name)?.tools.length ?? 0;
-    markReady(this.#deps, rec, live, tools, now);
+  /** Ready, with what the kind says of it (the number of tools the registry serves for it). */
+  #markReady(
+    rec: ServerRecord<S['config'], L>,
+    live: LiveConnection<S['config'], L>,
+    now: number,
+  ): void {
+    markReady(this.#deps, rec, live, this.#kind.readyMessage(rec.name, live.lease), now);
   }
 
   /**
@@ -378,26 +457,18 @@ export class ServerReconciler implements Reconciler {
    * the config says it must not run (removed, refused, recreated: the process ends now, rule
    * 12), `sessionClosed` when the session ends.
    */
-  #teardown(rec: ServerRecord, why: string, reason: ReleaseReason, record = true): void {
+  #teardown(
+    rec: ServerRecord<S['config'], L>,
+    why: string,
+    reason: ReleaseReason,
+    record = true,
+  ): void {
     const d = this.#deps;
     const live = rec.live;
-    d.registry.delete(rec.name);
+    this.#kind.unpublish(rec.name);
     if (!live) return;
     rec.live = undefined;
-    if (live.lost === undefined) d.pool.release(live.lease.key, d.sessionId, { reason });
-    if (record)
-      d.events.record('Normal', 'Disconnected', `server/${rec.name}`, `disconnected: ${why}`);
+    if (live.lost === undefined) this.#kind.pool.release(live.lease.key, d.sessionId, { reason });
+    if (record) d.events.record('Normal', 'Disconnected', rec.object, `disconnected: ${why}`);
   }
-}
-
-function entryOf(lease: Lease, config: McpServerConfig): RegistryEntry {
-  const keep = toolFilterOf(config);
-  return {
-    key: lease.key,
-    connectionId: lease.connectionId,
-    tools: lease.tools().filter((t) => keep(t.name)),
-    prompts: lease.prompts(),
-    capabilities: lease.serverCapabilities?.(),
-    instructions: lease.instructions?.(),
-  };
 }

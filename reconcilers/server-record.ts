@@ -1,7 +1,7 @@
 /**
- * What the controller knows about one server of one session: its generation, conditions, the
- * lease that serves it and its failure history. Owned by the server reconciler; read by the
- * session to build McpServer objects.
+ * What the controller knows about one server of one session, of either kind: its generation,
+ * conditions, the lease that serves it and its failure history. Owned by the server
+ * reconciler; read by the session to build McpServer and LanguageServer objects.
  */
 import {
   jsonEqual,
@@ -12,12 +12,24 @@ import {
   type McpServerConfig,
 } from '../api/index.js';
 import type { Lease, LostCause } from '../pool/types.js';
-import type { OversizedLine } from '../pool/traffic.js';
+import type { FloodReport, OversizedLine } from '../pool/traffic.js';
 
-export interface LiveConnection {
-  readonly lease: Lease;
+/** What the reconciler reads of a lease, whatever the kind (an MCP `Lease` is one). */
+export interface ServedLease {
+  /** The pool key it was acquired under. */
+  readonly key: string;
   readonly connectionId: string;
-  config: McpServerConfig;
+  readonly pid: number | undefined;
+  /** Last lines the server wrote to stderr. */
+  stderrTail(): readonly string[];
+  /** What the connection does over its limits now; undefined while it behaves. */
+  flooding?(): FloodReport | undefined;
+}
+
+export interface LiveConnection<C = McpServerConfig, L extends ServedLease = Lease> {
+  readonly lease: L;
+  readonly connectionId: string;
+  config: C;
   readonly connectedAt: number;
   /** Set by the pool's onLost: the connection is gone and must be handled by the next pass. */
   lost?: string;
@@ -34,12 +46,14 @@ export interface RetryWindow {
   readonly at: number;
 }
 
-export class ServerRecord {
+export class ServerRecord<C = McpServerConfig, L extends ServedLease = Lease> {
   generation = 0;
-  #spec: McpServerConfig | undefined;
+  #spec: C | undefined;
   readonly creationTimestamp: string;
+  /** Events' involvedObject: `server/NAME`, or `languageserver/NAME` for a language server. */
+  readonly object: string;
   conditions: Condition[] = [];
-  live: LiveConnection | undefined;
+  live: LiveConnection<C, L> | undefined;
   /** Consecutive failures of the current config (connect failures and crashes). */
   failures = 0;
   retry: RetryWindow | undefined;
@@ -64,16 +78,23 @@ export class ServerRecord {
    * says to try again. Waiting, not backing off: a provider is never hammered.
    */
   awaitingLogin: string | undefined;
+  /**
+   * The connectionId whose restarts were given up (its restart policy: `restartOnCrash`,
+   * `maxRestarts`): not tried again until the entry is edited or the session reloads.
+   */
+  gaveUp: string | undefined;
 
   constructor(
     readonly name: string,
     now: number,
+    objectPrefix = 'server',
   ) {
     this.creationTimestamp = new Date(now).toISOString();
+    this.object = `${objectPrefix}/${name}`;
   }
 
   /** Bumps the generation when the spec changed; returns true on a change. */
-  observeSpec(config: McpServerConfig): boolean {
+  observeSpec(config: C): boolean {
     // Unchanged entries keep their object from the informer, so this is mostly a reference check.
     if (this.#spec !== undefined && jsonEqual(this.#spec, config)) return false;
     this.#spec = config;

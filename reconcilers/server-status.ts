@@ -14,12 +14,19 @@
  *   pool renews its report (at most once per report interval; equal messages only count up).
  * - Each message over the size limit the pool dropped is one Warning `MessageTooLarge`.
  * - Every text taken from a server (errors, stderr) is scrubbed of its config's secrets.
+ * - A server with a restart policy (language servers: `restartOnCrash`, `maxRestarts`) is given
+ *   up past it: Ready=False CrashLoopBackOff saying it gave up and how to retry, one Warning
+ *   `GaveUp`, and no retry window (rec.gaveUp) until an edit or a reload.
  */
 import { sizeText } from '../api/index.js';
 import type { OversizedLine } from '../pool/traffic.js';
 import type { EventSink } from './events.js';
 import type { Result } from './reconcile.js';
-import type { LiveConnection, ServerRecord } from './server-record.js';
+import type { LiveConnection, ServedLease, ServerRecord } from './server-record.js';
+
+/** A record of either kind, as this file reads it. */
+type AnyRecord = ServerRecord<unknown, ServedLease>;
+type AnyLive = LiveConnection<unknown, ServedLease>;
 
 export interface StatusDeps {
   readonly events: EventSink;
@@ -32,32 +39,40 @@ export interface StatusDeps {
   readonly crashLoopAfter: number;
 }
 
+/** When to stop restarting a server (language servers); absent: never (MCP servers). */
+export interface RestartPolicy {
+  /** False: a crash is not restarted at all. */
+  readonly restartOnCrash: boolean;
+  /** Consecutive failures (crashes and failed starts, before a stable run) still retried. */
+  readonly maxRestarts: number;
+  /** How the user retries after a give-up (names the entry's file and `mcpctl reload`). */
+  readonly retryHint: string;
+}
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** The connection serves `tools` tools: Ready and UpToDate, or degraded if it floods. */
+/**
+ * The connection serves: Ready and UpToDate with `summary` (`3 tools`), or degraded if it
+ * floods.
+ */
 export function markReady(
   d: StatusDeps,
-  rec: ServerRecord,
-  live: LiveConnection,
-  tools: number,
+  rec: AnyRecord,
+  live: AnyLive,
+  summary: string,
   now: number,
 ): void {
   for (const line of live.oversized?.splice(0) ?? [])
-    d.events.record(
-      'Warning',
-      'MessageTooLarge',
-      `server/${rec.name}`,
-      oversizedMessage(rec.name, line),
-    );
+    d.events.record('Warning', 'MessageTooLarge', rec.object, oversizedMessage(rec.name, line));
   const flood = live.lease.flooding?.();
   if (flood && flood.note !== rec.floodNote) {
     // The message names the kinds, not the numbers: a flood that goes on counts up one event.
     d.events.record(
       'Warning',
       'Flooding',
-      `server/${rec.name}`,
+      rec.object,
       `server ${rec.name} floods mcpctl (${flood.kinds.join(', ')} over its limits): the excess is dropped or read later, other servers are not slowed`,
     );
   }
@@ -67,7 +82,7 @@ export function markReady(
       type: 'Ready',
       status: 'True',
       reason: 'Connected',
-      message: flood ? `${tools} tools; degraded: ${flood.note}` : `${tools} tools`,
+      message: flood ? `${summary}; degraded: ${flood.note}` : summary,
     },
     now,
   );
@@ -78,10 +93,11 @@ export function markReady(
 /** A connect of `connectionId` threw `err`: a login to wait for, or a failure to back off from. */
 export function connectFailed(
   d: StatusDeps,
-  rec: ServerRecord,
+  rec: AnyRecord,
   connectionId: string,
   err: unknown,
   rolling: boolean,
+  policy?: RestartPolicy,
 ): Result {
   // The pool's ConnectError carries the server's last stderr lines (describe shows them).
   const tail = (err as { stderrTail?: unknown }).stderrTail;
@@ -89,19 +105,24 @@ export function connectFailed(
     rec.lastStderr = tail.filter((l): l is string => typeof l === 'string').map(rec.scrub);
   if ((err as { unauthorized?: unknown }).unauthorized === true && !rolling)
     return unauthorized(d, rec, connectionId, rec.scrub(errorText(err)));
-  return failed(d, rec, connectionId, rec.scrub(errorText(err)), rolling);
+  return failed(d, rec, connectionId, rec.scrub(errorText(err)), rolling, policy);
 }
 
 /** A connect failed: a rolling update keeps the old connection serving, else Ready backs off. */
 function failed(
   d: StatusDeps,
-  rec: ServerRecord,
+  rec: AnyRecord,
   connectionId: string,
   message: string,
   rolling: boolean,
+  policy?: RestartPolicy,
 ): Result {
   const now = d.now();
   const delay = countFailure(d, rec, connectionId, message, now);
+  if (!rolling && policy && rec.failures > policy.maxRestarts) {
+    giveUp(d, rec, connectionId, message, policy, now);
+    return {};
+  }
   if (rolling) {
     const retryAt = new Date(now + delay).toISOString();
     rec.setCondition(
@@ -113,14 +134,14 @@ function failed(
       },
       now,
     );
-    d.events.record('Warning', 'RolloutFailed', `server/${rec.name}`, message);
+    d.events.record('Warning', 'RolloutFailed', rec.object, message);
     return { requeueAfter: delay };
   }
   const crashLoop = backingOff(d, rec, message, delay, now);
   d.events.record(
     'Warning',
     crashLoop ? 'BackOff' : 'ConnectFailed',
-    `server/${rec.name}`,
+    rec.object,
     `${message} (failure ${rec.failures}; next retry at ${new Date(now + delay).toISOString()})`,
   );
   return { requeueAfter: delay };
@@ -129,7 +150,7 @@ function failed(
 /** The server needs a login: Ready=False Unauthorized, no retry until one (no backoff spam). */
 export function unauthorized(
   d: StatusDeps,
-  rec: ServerRecord,
+  rec: AnyRecord,
   connectionId: string,
   message: string,
 ): Result {
@@ -140,27 +161,38 @@ export function unauthorized(
   rec.failures = 0;
   rec.lastError = message;
   rec.setCondition({ type: 'Ready', status: 'False', reason: 'Unauthorized', message }, now);
-  if (first) d.events.record('Warning', 'Unauthorized', `server/${rec.name}`, message);
+  if (first) d.events.record('Warning', 'Unauthorized', rec.object, message);
   return {};
 }
 
 /** The pool lost `live` (already taken off the record): wait for a login, or back off. */
-export function lost(d: StatusDeps, rec: ServerRecord, live: LiveConnection, now: number): void {
+export function lost(
+  d: StatusDeps,
+  rec: AnyRecord,
+  live: AnyLive,
+  now: number,
+  policy?: RestartPolicy,
+): void {
   rec.lastStderr = live.lease.stderrTail().map(rec.scrub);
   const message = rec.scrub(`connection lost: ${live.lost ?? 'unknown'}`);
   if (live.lostCause === 'unauthorized') {
-    d.events.record('Warning', 'Disconnected', `server/${rec.name}`, message);
+    d.events.record('Warning', 'Disconnected', rec.object, message);
     unauthorized(d, rec, live.connectionId, rec.scrub(live.lost ?? 'needs an OAuth login'));
     return;
   }
   if (now - live.connectedAt >= d.stableAfterMs) rec.failures = 0;
   const delay = countFailure(d, rec, live.connectionId, message, now);
+  if (policy && (!policy.restartOnCrash || rec.failures > policy.maxRestarts)) {
+    d.events.record('Warning', 'Disconnected', rec.object, message);
+    giveUp(d, rec, live.connectionId, message, policy, now);
+    return;
+  }
   backingOff(d, rec, message, delay, now);
-  d.events.record('Warning', 'Disconnected', `server/${rec.name}`, message);
+  d.events.record('Warning', 'Disconnected', rec.object, message);
   d.events.record(
     'Warning',
     'BackOff',
-    `server/${rec.name}`,
+    rec.object,
     `restarting failed server in ${Math.round(delay / 1000)}s (failure ${rec.failures})`,
   );
 }
@@ -168,7 +200,7 @@ export function lost(d: StatusDeps, rec: ServerRecord, live: LiveConnection, now
 /** One more failure of `connectionId` in a row: no retry of it before the delay returned. */
 function countFailure(
   d: StatusDeps,
-  rec: ServerRecord,
+  rec: AnyRecord,
   connectionId: string,
   message: string,
   now: number,
@@ -183,7 +215,7 @@ function countFailure(
 /** Ready=False until the retry; CrashLoopBackOff (returns true) from `crashLoopAfter` in a row. */
 function backingOff(
   d: StatusDeps,
-  rec: ServerRecord,
+  rec: AnyRecord,
   message: string,
   delay: number,
   now: number,
@@ -200,6 +232,28 @@ function backingOff(
     now,
   );
   return crashLoop;
+}
+
+/** Past the restart policy: no more retries of `connectionId` until an edit or a reload. */
+function giveUp(
+  d: StatusDeps,
+  rec: AnyRecord,
+  connectionId: string,
+  message: string,
+  policy: RestartPolicy,
+  now: number,
+): void {
+  rec.gaveUp = connectionId;
+  rec.retry = undefined;
+  const why = policy.restartOnCrash
+    ? `gave up after ${rec.failures} consecutive failures (maxRestarts ${policy.maxRestarts})`
+    : 'gave up: restartOnCrash is false';
+  const text = `${message}; ${why}; ${policy.retryHint}`;
+  rec.setCondition(
+    { type: 'Ready', status: 'False', reason: 'CrashLoopBackOff', message: text },
+    now,
+  );
+  d.events.record('Warning', 'GaveUp', rec.object, text);
 }
 
 /** What a dropped oversized message was, for its Warning event. */

@@ -7,10 +7,63 @@
  * A suggested command pastes into a shell as shown (shell-quote.ts), and a name to write into a
  * config file is quoted as JSON with control characters escaped, whatever the name holds.
  */
-import { quoteName, type DesiredServer } from '../api/index.js';
-import { decideAdmission, runtimeOf, type AdmissionContext } from './admission.js';
-import type { ServerRecord } from './server-record.js';
+import { quoteName, type DesiredLanguageServer, type DesiredServer } from '../api/index.js';
+import {
+  decideAdmission,
+  languageServerRuntimeOf,
+  runtimeOf,
+  type AdmissibleServer,
+  type AdmissionContext,
+  type NotRunnable,
+} from './admission.js';
+import type { ServedLease, ServerRecord } from './server-record.js';
 import { commandHint } from './shell-quote.js';
+
+/** How `why` speaks of a kind of server: its words, files and CLI names. */
+export interface WhyKind<S extends AdmissibleServer> {
+  readonly noun: string;
+  /** `server/NAME`, `languageserver/NAME`: what `mcpctl wait` takes. */
+  readonly resource: string;
+  /** What `mcpctl approve` / `describe` take for `name`. */
+  ref(name: string): string;
+  /** Where a server of the kind is added (`under mcpServers in a settings file or .mcp.json`). */
+  readonly addWhere: string;
+  /** The project file of the kind (`.mcp.json`). */
+  readonly projectFile: string;
+  readonly ceilingFlag: string;
+  /** What names what it runs: `command or URL`, `command`. */
+  readonly runs: string;
+  /** What the server cannot run with now, when it is admitted; undefined when runnable. */
+  notRunnable(server: S, ctx: AdmissionContext<S>): NotRunnable | undefined;
+}
+
+export const MCP_WHY: WhyKind<DesiredServer> = {
+  noun: 'server',
+  resource: 'server',
+  ref: (name) => name,
+  addWhere: 'under mcpServers in a settings file or .mcp.json',
+  projectFile: '.mcp.json',
+  ceilingFlag: '--allowed-mcp-server-names',
+  runs: 'command or URL',
+  notRunnable: (server, ctx) => {
+    const r = runtimeOf(server, ctx);
+    return r.runnable ? undefined : r;
+  },
+};
+
+export const LSP_WHY: WhyKind<DesiredLanguageServer> = {
+  noun: 'language server',
+  resource: 'languageserver',
+  ref: (name) => `languageserver/${name}`,
+  addWhere: 'to .lsp.json or the --lsp-config file',
+  projectFile: '.lsp.json',
+  ceilingFlag: '--allowed-lsp-server-names',
+  runs: 'command',
+  notRunnable: (server, ctx) => {
+    const r = languageServerRuntimeOf(server, ctx);
+    return r.runnable ? undefined : r;
+  },
+};
 
 export type UnavailableReason =
   | 'NotAllowed'
@@ -22,6 +75,8 @@ export type UnavailableReason =
   | 'UntrustedFolder'
   | 'ConnectFailed'
   | 'MissingEnv'
+  | 'InvalidConfig'
+  | 'CrashLoopBackOff'
   | 'Unauthorized';
 
 export interface WhyAnswer {
@@ -32,9 +87,11 @@ export interface WhyAnswer {
   readonly action: string;
 }
 
-export interface WhyContext extends AdmissionContext {
-  readonly server: DesiredServer | undefined;
-  readonly record: ServerRecord | undefined;
+export interface WhyContext<
+  S extends AdmissibleServer = DesiredServer,
+> extends AdmissionContext<S> {
+  readonly server: S | undefined;
+  readonly record: ServerRecord<unknown, ServedLease> | undefined;
   readonly removed: boolean;
   /** The `--allowed-mcp-server-names` ceiling, if any. */
   readonly ceiling: readonly string[] | undefined;
@@ -42,21 +99,32 @@ export interface WhyContext extends AdmissionContext {
   readonly settingsAllowed: readonly string[] | undefined;
 }
 
-export function why(name: string, ctx: WhyContext): WhyAnswer {
+export function why(name: string, ctx: WhyContext): WhyAnswer;
+export function why<S extends AdmissibleServer>(
+  name: string,
+  ctx: WhyContext<S>,
+  kind: WhyKind<S>,
+): WhyAnswer;
+export function why<S extends AdmissibleServer>(
+  name: string,
+  ctx: WhyContext<S>,
+  kind: WhyKind<S> = MCP_WHY,
+): WhyAnswer {
   const { server } = ctx;
+  const noun = kind.noun;
   if (!server) {
     if (ctx.removed)
       return {
         name,
         reason: 'Removed',
-        message: `server ${name} was removed from the config during this session`,
-        action: `add ${quoteName(name)} back under mcpServers in a settings file or .mcp.json`,
+        message: `${noun} ${name} was removed from the config during this session`,
+        action: `add ${quoteName(name)} back ${kind.addWhere}`,
       };
     return {
       name,
       reason: 'Unknown',
-      message: `no server named ${name} is configured for this session`,
-      action: `add ${quoteName(name)} under mcpServers in a settings file or .mcp.json`,
+      message: `no ${noun} named ${name} is configured for this session`,
+      action: `add ${quoteName(name)} ${kind.addWhere}`,
     };
   }
   const decision = decideAdmission(server, ctx);
@@ -65,53 +133,67 @@ export function why(name: string, ctx: WhyContext): WhyAnswer {
       name,
       reason: decision.reason,
       message: decision.message,
-      action: actionFor(name, server, decision.reason, ctx),
+      action: actionFor(name, server, decision.reason, ctx, kind),
     };
   }
   const ready = ctx.record?.condition('Ready');
   if (ready?.status === 'False' && ready.reason === 'MissingEnv') {
-    const runtime = runtimeOf(server, ctx);
-    const vars = runtime.runnable ? [] : runtime.missing;
+    const runtime = kind.notRunnable(server, ctx);
+    const vars = runtime?.missing ?? [];
     const first = vars[0] ?? 'the variable';
     return {
       name,
       reason: 'MissingEnv',
-      message: `server ${name} did not start: ${ready.message}`,
-      action: `set ${vars.join(' and ') || first} in the environment the agent starts 'mcpctl serve' from (or give a default: \${${first}:-value} in .mcp.json), then restart the agent's mcpctl serve`,
+      message: `${noun} ${name} did not start: ${ready.message}`,
+      action: `set ${vars.join(' and ') || first} in the environment the agent starts 'mcpctl serve' from (or give a default: \${${first}:-value} in ${kind.projectFile}), then restart the agent's mcpctl serve`,
     };
   }
+  if (ready?.status === 'False' && ready.reason === 'InvalidConfig')
+    return {
+      name,
+      reason: 'InvalidConfig',
+      message: `${noun} ${name} did not start: ${ready.message}`,
+      action: `fix its entry in ${server.source} and save`,
+    };
+  if (ready?.status === 'False' && ctx.record?.gaveUp !== undefined)
+    return {
+      name,
+      reason: 'CrashLoopBackOff',
+      message: `${noun} ${name} is not restarted any more: ${ready.message}`,
+      action: `fix or edit its entry in ${server.source} and save, or run ${commandHint(['mcpctl', 'reload'])} (${commandHint(['mcpctl', 'describe', kind.resource, name])} shows its stderr)`,
+    };
   if (ready?.status === 'False' && ready.reason === 'Unauthorized')
     return {
       name,
       reason: 'Unauthorized',
-      message: `server ${name} is waiting for an OAuth login: ${ready.message}`,
+      message: `${noun} ${name} is waiting for an OAuth login: ${ready.message}`,
       action: `run ${commandHint(['mcpctl', 'login', name])}`,
     };
   if (ready?.status === 'True')
     return {
       name,
       reason: 'Available',
-      message: `server ${name} is ready: ${ready.message}`,
+      message: `${noun} ${name} is ready: ${ready.message}`,
       action: 'none',
     };
   if (ready?.status === 'False')
     return {
       name,
       reason: 'ConnectFailed',
-      message: `server ${name} failed to connect: ${ready.message}`,
-      action: `fix the server's command or URL in ${server.source} and save; mcpctl retries with back-off (${commandHint(['mcpctl', 'describe', 'server', name])} shows its stderr)`,
+      message: `${noun} ${name} failed to connect: ${ready.message}`,
+      action: `fix the ${noun}'s ${kind.runs} in ${server.source} and save; mcpctl retries with back-off (${commandHint(['mcpctl', 'describe', kind.resource, name])} shows its stderr)`,
     };
   return {
     name,
     reason: 'Connecting',
-    message: `server ${name} is connecting`,
-    action: `wait: ${commandHint(['mcpctl', 'wait', `server/${name}`, '--for=condition=Ready'])}`,
+    message: `${noun} ${name} is connecting`,
+    action: `wait: ${commandHint(['mcpctl', 'wait', `${kind.resource}/${name}`, '--for=condition=Ready'])}`,
   };
 }
 
-function actionFor(
+function actionFor<S extends AdmissibleServer>(
   name: string,
-  server: DesiredServer,
+  server: S,
   reason: Exclude<
     WhyAnswer['reason'],
     | 'Available'
@@ -120,19 +202,23 @@ function actionFor(
     | 'Removed'
     | 'ConnectFailed'
     | 'MissingEnv'
+    | 'InvalidConfig'
+    | 'CrashLoopBackOff'
     | 'Unauthorized'
   >,
-  ctx: WhyContext,
+  ctx: WhyContext<S>,
+  kind: WhyKind<S>,
 ): string {
+  const ref = kind.ref(name);
   switch (reason) {
     case 'PendingApproval':
-      return `run ${commandHint(['mcpctl', 'approve', name])} (or ${commandHint(['mcpctl', 'approve', name, '--session'])} for this session only)`;
+      return `run ${commandHint(['mcpctl', 'approve', ref])} (or ${commandHint(['mcpctl', 'approve', ref, '--session'])} for this session only)`;
     case 'Rejected':
-      return `edit the server's config in ${server.source} to be asked again, or run ${commandHint(['mcpctl', 'approve', name])}`;
+      return `edit the ${kind.noun}'s config in ${server.source} to be asked again, or run ${commandHint(['mcpctl', 'approve', ref])}`;
     case 'NotAllowed': {
       const inCeiling = ctx.ceiling === undefined || ctx.ceiling.includes(name);
       if (!inCeiling)
-        return `the daemon was started with --allowed-mcp-server-names=${(ctx.ceiling ?? []).join(',')}; restart it with ${name} in that list`;
+        return `the daemon was started with ${kind.ceilingFlag}=${(ctx.ceiling ?? []).join(',')}; restart it with ${name} in that list`;
       return `add ${quoteName(name)} to mcp.allowed in your settings (now ${JSON.stringify(ctx.settingsAllowed ?? [])})`;
     }
     case 'Excluded':

@@ -1,0 +1,135 @@
+/**
+ * The pool of language server connections: pool/pool.ts's lifecycle (keys, refcounts,
+ * single-flight, drain, close) over LspConnections (lsp/connection.ts), as mcp-pool.ts is over
+ * McpConnections. The daemon owns one for every session.
+ *
+ * Guarantees (beyond pool.ts's and connection.ts's):
+ * - It accepts only a LanguageServerTicket (made by admission alone), only for the session it
+ *   was made for, and only when its connectionId is the one of its entry, workspace folder and
+ *   environment: a key always describes what runs under it, so two sessions share a process only
+ *   when they would start the same one (one workspace folder, one agent environment).
+ * - The key is the connectionId: two sessions of one workspace folder get one process, two
+ *   folders two.
+ * - A loss (exit, crash) reaches every holder through `onLost`, after the process group ended.
+ * - `stats()` entries say `kind: 'languageServer'`, beside the MCP pool's.
+ * - `close()` ends every language server process (process groups gone); `mcpctl stop` leaves
+ *   none.
+ */
+import { lspConnectionIdOf } from '../api/index.js';
+import { LspConnection, type LspServerOptions } from '../lsp/connection.js';
+import type { SpawnServer } from '../lsp/server-process.js';
+import { ConnectionPool, type ConnectionStats } from '../pool/pool.js';
+import type { LanguageServerTicket } from '../pool/ticket.js';
+import type { Holder, ReleaseOptions } from '../pool/types.js';
+
+/** A session's hold on one language server process. */
+export interface LanguageServerLease {
+  /** The pool key (the connectionId). */
+  readonly key: string;
+  readonly connectionId: string;
+  readonly pid: number | undefined;
+  readonly startedAt: Date;
+  /** The connection every agent session of its workspace folder shares. */
+  readonly connection: LspConnection;
+  stderrTail(): readonly string[];
+}
+
+export type LspPoolStats = ConnectionStats & ReturnType<LspConnection['stats']>;
+
+export interface LspPool {
+  acquire(ticket: LanguageServerTicket, holder: Holder): Promise<LanguageServerLease>;
+  release(key: string, sessionId: string, options: ReleaseOptions): void;
+  releaseSession(sessionId: string): void;
+  /** The connection of `key` while it is served (ready or draining). */
+  live(key: string): LspConnection | undefined;
+  stats(): LspPoolStats[];
+  close(): Promise<void>;
+}
+
+export interface LspPoolOptions {
+  /** ms an unused server stays for a re-acquire (default 30 000, as MCP servers). */
+  readonly drainDelayMs?: number;
+  readonly now?: () => number;
+  /** Problems that fail nothing (callbacks that throw). */
+  readonly onWarning?: (message: string) => void;
+  /** Set in every language server's environment over its session's (the daemon's marks). */
+  readonly serverEnv?: Readonly<Record<string, string>>;
+  /** Starts a process (tests count spawns); default lsp/'s own process group. */
+  readonly spawn?: SpawnServer;
+  /** After SIGTERM to a group, how long before SIGKILL (lsp/ default 1 s). */
+  readonly killGraceMs?: number;
+}
+
+/** How the client starts the server of `ticket`. */
+export function serverOptionsOf(
+  ticket: LanguageServerTicket,
+  options: Pick<LspPoolOptions, 'serverEnv' | 'killGraceMs'> = {},
+): LspServerOptions {
+  const c = ticket.config;
+  return {
+    name: ticket.name,
+    // Admission mints no ticket without a command.
+    command: c.command ?? '',
+    ...(c.args ? { args: c.args } : {}),
+    ...(c.env ? { env: c.env } : {}),
+    baseEnv: options.serverEnv ? { ...ticket.env.vars, ...options.serverEnv } : ticket.env.vars,
+    workspaceFolder: ticket.workspaceFolder,
+    extensionToLanguage: c.extensionToLanguage ?? {},
+    ...(c.initializationOptions !== undefined
+      ? { initializationOptions: c.initializationOptions }
+      : {}),
+    ...(c.settings !== undefined ? { settings: c.settings } : {}),
+    ...(c.startupTimeout !== undefined ? { startupTimeoutMs: c.startupTimeout } : {}),
+    ...(c.shutdownTimeout !== undefined ? { shutdownTimeoutMs: c.shutdownTimeout } : {}),
+    ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+  };
+}
+
+/** Why the ticket's connectionId does not describe what would run under it; else undefined. */
+function refuse(ticket: LanguageServerTicket): string | undefined {
+  const expected = lspConnectionIdOf(
+    ticket.name,
+    ticket.config,
+    ticket.workspaceFolder,
+    ticket.env,
+  );
+  if (expected === ticket.connectionId) return undefined;
+  return `language server "${ticket.name}": ticket connectionId ${ticket.connectionId} does not match its entry (${expected})`;
+}
+
+export function createLspPool(options: LspPoolOptions = {}): LspPool {
+  const warn = options.onWarning ?? (() => undefined);
+  const connections = new ConnectionPool<LanguageServerTicket, Holder, LspConnection>({
+    keyOf: (ticket) => ticket.connectionId,
+    refuse,
+    make: (ticket, _key, host) =>
+      new LspConnection(serverOptionsOf(ticket, options), {
+        onLost: (reason) => host.lost(reason, 'failed'),
+        ...(options.spawn ? { spawn: options.spawn } : {}),
+      }),
+    ...(options.drainDelayMs !== undefined ? { drainDelayMs: options.drainDelayMs } : {}),
+    now: options.now ?? Date.now,
+    warn,
+  });
+  return {
+    async acquire(ticket, holder) {
+      const { connection, startedAt } = await connections.acquire(ticket, holder);
+      return {
+        key: ticket.connectionId,
+        connectionId: ticket.connectionId,
+        get pid() {
+          return connection.pid;
+        },
+        startedAt,
+        connection,
+        stderrTail: () => connection.stderrTail(),
+      };
+    },
+    release: (key, sessionId, releaseOptions) =>
+      connections.release(key, sessionId, releaseOptions),
+    releaseSession: (sessionId) => connections.releaseSession(sessionId),
+    live: (key) => connections.live(key),
+    stats: () => connections.stats(),
+    close: () => connections.close(),
+  };
+}

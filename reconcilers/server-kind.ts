@@ -1,0 +1,93 @@
+/**
+ * What differs between the kinds of server one ServerReconciler reconciles (MCP servers,
+ * language servers): how a server is admitted, the pool it is acquired from, what the session
+ * shows of a served lease, and its update and restart policy. Everything else — the phases of a
+ * pass, keep/roll/recreate, back-off, conditions, events — is the reconciler's, the same for
+ * both.
+ *
+ * The MCP kind (`mcpKind`) lives here: admitted by `admit`, pooled by the MCP Pool, served
+ * through the session's tool/prompt Registry. The language server kind is built in controller/,
+ * which may see lsp/ (DESIGN §3).
+ */
+import { approvalHashOf, type DesiredServer, type McpServerConfig } from '../api/index.js';
+import type { Holder, Lease, Pool, ReleaseOptions } from '../pool/types.js';
+import type { AdmissionTicket } from '../pool/ticket.js';
+import {
+  admit,
+  type AdmissibleServer,
+  type Admission,
+  type AdmissionContext,
+} from './admission.js';
+import type { Registry, RegistryEntry } from './registry.js';
+import type { ServedLease } from './server-record.js';
+import type { RestartPolicy } from './server-status.js';
+import { toolFilterOf } from './tool-filter.js';
+
+/** The part of a pool the reconciler drives: acquire with a ticket, release by key. */
+export interface KindPool<T, L> {
+  acquire(ticket: T, holder: Holder): Promise<L>;
+  release(key: string, sessionId: string, options: ReleaseOptions): void;
+}
+
+/** A desired server of a kind: what admission reads, and its config. */
+export type KindServer = AdmissibleServer;
+
+export interface ServerKindAdapter<
+  S extends KindServer,
+  T extends { readonly connectionId: string },
+  L extends ServedLease,
+> {
+  /** Events' involvedObject prefix: `server`, `languageserver`. */
+  readonly objectPrefix: string;
+  /** The one admission function, with this kind's runtime and ticket. */
+  admit(server: S, ctx: AdmissionContext<S>): Admission<T>;
+  /** The approval hash of the server's current config (one prompt per config). */
+  approvalHash(server: S): string;
+  readonly pool: KindPool<T, L>;
+  /** `lease` serves `config` from now on (a swap, or a kept lease): the session shows it. */
+  publish(name: string, lease: L, config: S['config']): void;
+  /** Nothing serves `name` any more. */
+  unpublish(name: string): void;
+  /**
+   * A kept lease (same connectionId) whose entry changed from `before` to `after`: apply what
+   * applies without a new process (language servers: settings, routing).
+   */
+  update?(lease: L, before: S['config'], after: S['config']): void;
+  /** Ready's message for the served lease (`3 tools`). */
+  readyMessage(name: string, lease: L): string;
+  /** What a Connected/Restarted event says of a new lease (`3 tools`). */
+  connectedNote(lease: L): string;
+  updateStrategy(config: S['config']): 'RollingUpdate' | 'Recreate';
+  /** When to stop restarting; absent: never (back off forever). */
+  restartPolicy?(server: S): RestartPolicy;
+}
+
+/** The MCP kind: tools and prompts in the session's Registry, filtered by the config. */
+export function mcpKind(
+  pool: Pool,
+  registry: Registry,
+): ServerKindAdapter<DesiredServer, AdmissionTicket, Lease> {
+  return {
+    objectPrefix: 'server',
+    admit,
+    approvalHash: (server) => approvalHashOf(server.config),
+    pool,
+    publish: (name, lease, config) => registry.set(name, entryOf(lease, config)),
+    unpublish: (name) => registry.delete(name),
+    readyMessage: (name) => `${registry.get(name)?.tools.length ?? 0} tools`,
+    connectedNote: (lease) => `${lease.tools().length} tools`,
+    updateStrategy: (config) => config.updateStrategy ?? 'RollingUpdate',
+  };
+}
+
+function entryOf(lease: Lease, config: McpServerConfig): RegistryEntry {
+  const keep = toolFilterOf(config);
+  return {
+    key: lease.key,
+    connectionId: lease.connectionId,
+    tools: lease.tools().filter((t) => keep(t.name)),
+    prompts: lease.prompts(),
+    capabilities: lease.serverCapabilities?.(),
+    instructions: lease.instructions?.(),
+  };
+}
