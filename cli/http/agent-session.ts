@@ -28,6 +28,7 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type {
   JSONRPCMessage,
+  JSONRPCRequest,
   MessageExtraInfo,
   RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -46,6 +47,7 @@ import { inbandLogin } from '../inband-login.js';
 import { FIRST_LIST_WAIT_MS } from '../methods/gateway.js';
 import { InertSessionPort } from '../serve/inert-port.js';
 import { HttpAgentTransport } from './agent-transport.js';
+import type { FastReply } from './fast-path.js';
 import type { HttpLimits } from './limits.js';
 import { Relay } from './relay.js';
 import { ReplayStore, type ReplayWindow } from './replay.js';
@@ -166,6 +168,20 @@ export class HttpAgentSession {
 
   get ended(): boolean {
     return this.#ending !== undefined;
+  }
+
+  /**
+   * Whether a request may take the endpoint's fast path (fast-path.ts): not while the session
+   * has no gateway yet (a `roots` session deciding: its held requests need the transport's
+   * streams), nor after the end.
+   */
+  get servesFast(): boolean {
+    return this.#relay !== undefined && !this.ended;
+  }
+
+  /** Serves a request of the fast path (only when `servesFast`), its answer to `reply`. */
+  serveFast(message: JSONRPCRequest, extra: MessageExtraInfo, reply: FastReply): void {
+    this.#agent.receiveFast(message, extra, reply);
   }
 
   static async open(spec: AgentSessionSpec, deps: AgentSessionDeps): Promise<HttpAgentSession> {
