@@ -41,6 +41,7 @@ import { watchApprovals, type ApprovalsWatch } from './approvals-watch.js';
 import {
   SessionTable,
   type NormalizedSpec,
+  type SessionAgent,
   type SessionHandle,
   type SessionEnvSpec,
   type SessionInfo,
@@ -57,6 +58,8 @@ export type {
   SessionHandle,
   NormalizedSpec,
   SessionEnvSpec,
+  SessionAgent,
+  WorkspaceFrom,
 } from './daemon-sessions.js';
 
 /** Structured logging as the daemon uses it; a pino logger fits. */
@@ -255,15 +258,19 @@ export class Daemon {
 
   /**
    * Opens (or joins) a session. Omitted ceiling means the daemon's own ceiling: a CLI or
-   * gateway cannot widen what the daemon was started with by leaving the flag out.
+   * gateway cannot widen what the daemon was started with by leaving the flag out. `agent`:
+   * the agent this hold is for, listed by `get sessions` while it is held.
    */
-  open(spec: SessionSpec): Promise<SessionHandle<Session>> {
-    return this.#table.open({
-      ...spec,
-      ...(spec.ceiling === undefined && this.options.ceiling
-        ? { ceiling: this.options.ceiling }
-        : {}),
-    });
+  open(spec: SessionSpec, agent?: SessionAgent): Promise<SessionHandle<Session>> {
+    return this.#table.open(
+      {
+        ...spec,
+        ...(spec.ceiling === undefined && this.options.ceiling
+          ? { ceiling: this.options.ceiling }
+          : {}),
+      },
+      agent ? { agent } : {},
+    );
   }
 
   /** The session with this id, if open. */

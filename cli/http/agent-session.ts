@@ -32,7 +32,7 @@ import type {
   MessageExtraInfo,
   RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Daemon, SessionHandle, SessionSpec } from '../../controller/daemon.js';
+import type { Daemon, SessionHandle, SessionSpec, WorkspaceFrom } from '../../controller/daemon.js';
 import { WorkspaceNotFoundError } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
 import {
@@ -63,8 +63,8 @@ const MAX_HELD = 256;
 /** Ids of our own `roots/list` requests (the gateway's are numbers: they never collide). */
 const ROOTS_ID_PREFIX = 'mcpctl-roots-';
 
-/** Where an HTTP agent's workspace came from (logged, and said by the README). */
-export type WorkspaceSource = 'url' | 'roots' | 'daemon';
+/** Where an HTTP agent's workspace came from (logged, and shown by `get sessions -o wide`). */
+export type WorkspaceSource = Exclude<WorkspaceFrom, 'serve'>;
 
 /**
  * What an agent's initialize asks for: the session of a workspace it named (or the daemon's),
@@ -192,7 +192,7 @@ export class HttpAgentSession {
         await self.#serve(self.#inertGateway(spec.reason), undefined);
         deps.opened(self, 'inert');
       } else if (spec.kind === 'session') {
-        await self.#serve(...(await self.#openGateway(spec.session, spec.metaTools)));
+        await self.#serve(...(await self.#openGateway(spec.session, spec.metaTools, spec.source)));
         deps.opened(self, spec.source);
       } else {
         const front = self.#inertGateway(
@@ -259,9 +259,14 @@ export class HttpAgentSession {
   async #openGateway(
     spec: SessionSpec,
     metaTools: MetaToolsMode,
+    source: WorkspaceSource,
   ): Promise<[Gateway, SessionHandle<Session>]> {
     const { daemon } = this.#deps;
-    const handle = await daemon.open(spec);
+    const handle = await daemon.open(spec, {
+      transport: 'http',
+      workspaceFrom: source,
+      name: `http ${this.id.slice(0, 8)}`,
+    });
     const label = `http agent ${this.id.slice(0, 8)} of session ${handle.session.id}`;
     try {
       const gateway = await openGateway(handle.session, {
@@ -413,13 +418,13 @@ export class HttpAgentSession {
     let source: WorkspaceSource = 'daemon';
     if (workspace !== undefined)
       try {
-        opened = await this.#openGateway({ workspace }, d.metaTools);
+        opened = await this.#openGateway({ workspace }, d.metaTools, 'roots');
         source = 'roots';
       } catch (err) {
         if (!(err instanceof WorkspaceNotFoundError)) throw err;
         this.#log(`its root ${workspace} is no workspace (${err.message}); using the daemon's`);
       }
-    opened ??= await this.#openGateway(d.fallback, d.metaTools);
+    opened ??= await this.#openGateway(d.fallback, d.metaTools, 'daemon');
     await this.#serve(opened[0], opened[1], d);
     d.front.onclose = undefined;
     await d.front.close();

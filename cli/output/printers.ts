@@ -83,9 +83,11 @@ export const sessionPrinter: ObjectPrinter<SessionObject> = {
     'CONFIGVALID',
     'TRUSTED',
     'SERVERS',
-    ...(wide ? ['CEILING', 'MCPCONFIG', 'ENV'] : []),
+    ...(wide ? ['CEILING', 'MCPCONFIG', 'ENV', 'AGENTS', 'WORKSPACE-FROM'] : []),
   ],
   row(s, _now, wide, style) {
+    // The ways its agents reached this workspace, each once (agents of one session may differ).
+    const from = [...new Set(s.status.agents.map((a) => a.workspaceFrom))].sort();
     const c = s.status.conditions;
     return [
       s.metadata.name,
@@ -98,6 +100,8 @@ export const sessionPrinter: ObjectPrinter<SessionObject> = {
             s.spec.ceiling === null ? '<none>' : s.spec.ceiling.join(','),
             s.spec.mcpConfig ?? '<none>',
             s.status.env,
+            String(s.status.agents.length),
+            from.length === 0 ? '<none>' : from.join(','),
           ]
         : []),
     ];
