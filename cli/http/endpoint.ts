@@ -55,7 +55,7 @@ import type { HttpLimits } from './limits.js';
 import { FastResponse, fastExtraOf, fastRequestOf } from './fast-path.js';
 import { readBody, replyError, sendResponse, webRequestOf } from './node-bridge.js';
 import { ReplayWindow } from './replay.js';
-import { bearerOf, tokenMatches } from './token.js';
+import { bearerOf, tokenMatcher } from './token.js';
 
 /** The first protocol version whose clients take an event without data (a priming event). */
 const PRIMING_SINCE = '2025-11-25';
@@ -89,6 +89,7 @@ export class HttpEndpoint {
   readonly #server: Server;
   readonly #sessions = new Map<string, HttpAgentSession>();
   readonly #window: ReplayWindow;
+  readonly #tokenMatches: (given: string) => boolean;
   /** Sessions being opened (initialize requests in progress): they count against the limit. */
   #opening = 0;
   /** Exchanges open now, all sessions (requests being served and streams). */
@@ -99,6 +100,7 @@ export class HttpEndpoint {
 
   private constructor(o: HttpEndpointOptions) {
     this.#o = o;
+    this.#tokenMatches = tokenMatcher(o.token);
     this.#window = new ReplayWindow({
       maxBytes: o.limits.maxReplayBytes,
       maxEvents: o.limits.maxReplayEvents,
@@ -172,7 +174,7 @@ export class HttpEndpoint {
       return replyError(res, 404, SERVER_ERROR, `not found: mcpctl serves MCP at ${PATH}`);
     // 3. The token.
     const given = bearerOf(req.headers.authorization);
-    if (given === undefined || !tokenMatches(given, this.#o.token))
+    if (given === undefined || !this.#tokenMatches(given))
       return replyError(
         res,
         401,
