@@ -1,9 +1,12 @@
 /**
  * e2e (issue #26): the endpoint's fast path (cli/http/fast-path.ts), a plain request on a
  * served session answered as one `application/json` response. It must keep every check of the
- * endpoint (token, Host/Origin, session) and answer what the transport's event stream answers.
+ * endpoint (token, Host/Origin, session), answer what the transport's event stream answers, and
+ * end the response of a call that was cancelled.
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { TestEnv } from './harness.js';
 import {
@@ -56,10 +59,12 @@ describe('HTTP fast path (e2e)', () => {
   });
 
   it(
-    'a plain call gets JSON equal to the stream answer; no token 401, a foreign Host or Origin 403, a foreign session 404',
+    'a plain call gets JSON equal to the stream answer; no token 401, a foreign Host or Origin 403, a foreign session 404; a cancelled call ends empty',
     T,
     async () => {
-      env.write(env.userSettingsPath, { mcpServers: { plain: env.fixture('plain') } });
+      env.write(env.userSettingsPath, {
+        mcpServers: { plain: env.fixture('plain', ['--tools=echo,sleep']) },
+      });
       const http = await startHttpDaemon(env);
       const session = await rawInitialize(http);
       const initialized = await post(http, inSession(http, session), {
@@ -109,6 +114,26 @@ describe('HTTP fast path (e2e)', () => {
         assert.equal(answer.status, status, `${JSON.stringify(headers)}: ${answer.body}`);
         assert.doesNotMatch(answer.body, /"result"/, 'no call was served');
       }
+      // A call cancelled while it runs gets no answer: its response ends, empty, at once.
+      const marker = path.join(env.root, 'sleeping');
+      const sleeping = post(http, inSession(http, session), {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'plain__sleep', arguments: { ms: 60_000, marker } },
+      });
+      await until('the call to run', () => existsSync(marker));
+      const cancel = await post(http, inSession(http, session), {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 9, reason: 'e2e' },
+      });
+      assert.equal(cancel.status, 202, cancel.body);
+      const cancelled = await sleeping;
+      assert.equal(cancelled.status, 200);
+      assert.match(String(cancelled.headers['content-type']), /^text\/event-stream/);
+      assert.equal(cancelled.body, '');
+
       const again = await post(http, inSession(http, session), call(3));
       assert.deepEqual(
         JSON.stringify(messageOf(again).result),
