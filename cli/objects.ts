@@ -9,7 +9,7 @@ import {
   type McpServer,
   type McpServerList,
 } from '../api/index.js';
-import type { SessionAgent } from '../controller/daemon.js';
+import type { AgentOpener } from '../controller/daemon.js';
 import type { McpEvent } from '../controller/event-recorder.js';
 import type { SubjectSummary } from '../controller/session.js';
 
@@ -38,7 +38,7 @@ export interface SessionObject {
      * The agents holding the session now (a session is shared by agents that reached the same
      * workspace, possibly different ways), oldest first.
      */
-    agents: SessionAgent[];
+    agents: AgentOpener[];
   };
 }
 

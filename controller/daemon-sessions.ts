@@ -46,8 +46,12 @@ export interface SessionEnvSpec {
  */
 export type WorkspaceFrom = 'serve' | 'url' | 'roots' | 'daemon';
 
-/** An agent holding a session: how it connects, where its workspace came from, which it is. */
-export interface SessionAgent {
+/**
+ * An opener of a session that is an agent connection (not a CLI command, not the daemon): how
+ * it connects, where its workspace came from, which one it is. (The session-attachment
+ * `SessionAgent` is the same connection as the session serves it.)
+ */
+export interface AgentOpener {
   readonly transport: 'serve' | 'http';
   readonly workspaceFrom: WorkspaceFrom;
   /** "serve pid 4242", "http 1a2b3c4d" (never a secret). */
@@ -78,7 +82,7 @@ export interface SessionInfo<S extends TableSession> {
   readonly openers: number;
   readonly pinned: boolean;
   /** The agents holding it now (openers that said which agent they are), oldest first. */
-  readonly agents: readonly SessionAgent[];
+  readonly agents: readonly AgentOpener[];
 }
 
 /** Held by an opener; give it back with `release()` (idempotent). */
@@ -110,7 +114,7 @@ interface Entry<S extends TableSession> {
   session: S | undefined;
   createdAt: Date;
   openers: number;
-  readonly agents: Set<SessionAgent>;
+  readonly agents: Set<AgentOpener>;
   closing: Promise<void> | undefined;
 }
 
@@ -137,7 +141,7 @@ export class SessionTable<S extends TableSession> {
    */
   async open(
     spec: SessionSpec,
-    options: { pinned?: boolean; id?: string; agent?: SessionAgent } = {},
+    options: { pinned?: boolean; id?: string; agent?: AgentOpener } = {},
   ): Promise<SessionHandle<S>> {
     for (;;) {
       if (this.#stopping) throw new DaemonStoppingError();
@@ -250,7 +254,7 @@ export class SessionTable<S extends TableSession> {
     return entry;
   }
 
-  #handle(entry: Entry<S>, session: S, agent: SessionAgent | undefined): SessionHandle<S> {
+  #handle(entry: Entry<S>, session: S, agent: AgentOpener | undefined): SessionHandle<S> {
     let released = false;
     // Its own object per handle: two agents alike are two entries.
     const mine = agent ? { ...agent } : undefined;

@@ -41,7 +41,7 @@ import { watchApprovals, type ApprovalsWatch } from './approvals-watch.js';
 import {
   SessionTable,
   type NormalizedSpec,
-  type SessionAgent,
+  type AgentOpener,
   type SessionHandle,
   type SessionEnvSpec,
   type SessionInfo,
@@ -58,7 +58,7 @@ export type {
   SessionHandle,
   NormalizedSpec,
   SessionEnvSpec,
-  SessionAgent,
+  AgentOpener,
   WorkspaceFrom,
 } from './daemon-sessions.js';
 
@@ -261,7 +261,7 @@ export class Daemon {
    * gateway cannot widen what the daemon was started with by leaving the flag out. `agent`:
    * the agent this hold is for, listed by `get sessions` while it is held.
    */
-  open(spec: SessionSpec, agent?: SessionAgent): Promise<SessionHandle<Session>> {
+  open(spec: SessionSpec, agent?: AgentOpener): Promise<SessionHandle<Session>> {
     return this.#table.open(
       {
         ...spec,

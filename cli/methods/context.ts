@@ -21,7 +21,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import type { Daemon, SessionAgent, SessionHandle, SessionSpec } from '../../controller/daemon.js';
+import type { Daemon, AgentOpener, SessionHandle, SessionSpec } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
 import { RpcCodes, RpcError, type ReconnectMode } from '../rpc-protocol.js';
 import type { StopNotices } from '../stop-notices.js';
@@ -184,7 +184,7 @@ export async function openHeld(
   ctx: MethodContext,
   conn: RpcConnection,
   spec: SessionSpec,
-  agent?: SessionAgent,
+  agent?: AgentOpener,
 ): Promise<Session> {
   const mine = holdsOf(conn); // Bound to the connection before the open starts.
   const handle = await ctx.daemon.open(spec, agent);

@@ -13,7 +13,7 @@ import {
   findCondition,
   type McpServerConfig,
 } from '../../api/index.js';
-import type { SessionAgent, SessionSpec } from '../../controller/daemon.js';
+import type { AgentOpener, SessionSpec } from '../../controller/daemon.js';
 import type { DiffLine } from '../../controller/reload-preview.js';
 import type { Session } from '../../controller/session.js';
 import {
@@ -140,7 +140,7 @@ function isDaemonEnv(vars: Readonly<Record<string, string>>): boolean {
 
 export function toSessionObject(
   session: Session,
-  agents: readonly SessionAgent[] = [],
+  agents: readonly AgentOpener[] = [],
 ): SessionObject {
   return {
     apiVersion: API_VERSION,
