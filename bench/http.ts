@@ -7,7 +7,9 @@
  *   `serve` per session, none over HTTP: the goal) and their RSS, and the daemon's RSS;
  * - per call: the load of the proxy figure (proxy/load.ts: warm-up, sequential p50, parallel
  *   calls per second) on one of those sessions while all are open, beside a direct connection
- *   to the fixture. Goal: HTTP's p50 within 1.5× serve's.
+ *   to the fixture. Goal: HTTP's p50 within 1.5× serve's. Both sides use the SDK client;
+ *   beneath it, HTTP's figure uses a keep-alive `node:http` client (http-fetch.ts), and a
+ *   second session's calls with Node's fetch (the SDK's default) are measured beside it.
  *
  * Guarantees: every process the figure starts carries its temporary folder's path in its
  * command line and is ended before it returns (what is left is killed and said); the folder
@@ -15,10 +17,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { nodeFetch } from './http-fetch.js';
 import { machine, type MachineDetail } from './machine.js';
 import { BASE_TOOL, fleet } from './peer/fleet.js';
 import { MCPCTL, mcpctlEnv } from './peer/mcpctl.js';
@@ -48,6 +52,8 @@ export interface HttpFigure {
   readonly calls: CallCounts;
   readonly direct: ProxyRow;
   readonly serve: SessionsRow;
+  /** Over HTTP with the SDK client's default HTTP client beneath (Node's fetch, undici). */
+  readonly httpFetch: ProxyRow;
   readonly http: SessionsRow;
   readonly ratios: { readonly httpP50OfServe: number; readonly httpParOfServe: number };
   readonly goal: { readonly met: boolean; readonly misses: readonly string[] };
@@ -121,23 +127,33 @@ function extraProcesses(dir: BenchDir, daemon: number): { count: number; rssMb: 
   };
 }
 
+/**
+ * HTTP_SESSIONS sessions (session i over `transport(i)`); the calls measured on the first
+ * `measured` of them, one after the other: the row's on the first, `more` on the others.
+ */
 async function sessionsRow(
   dir: BenchDir,
   daemon: Daemon,
-  transport: () => StdioClientTransport | StreamableHTTPClientTransport,
+  transport: (i: number) => StdioClientTransport | StreamableHTTPClientTransport,
   name: string,
   counts: CallCounts,
-): Promise<SessionsRow> {
+  measured = 1,
+): Promise<{ row: SessionsRow; more: ProxyRow[] }> {
   const clients: Client[] = [];
   try {
-    for (let i = 0; i < HTTP_SESSIONS; i++) clients.push(await connected(transport(), name));
+    for (let i = 0; i < HTTP_SESSIONS; i++) clients.push(await connected(transport(i), name));
     const pid = daemon.child.pid ?? -1;
     const extra = extraProcesses(dir, pid);
     const daemonRssMb = round(rssMb(pid), 1);
-    const first = clients[0];
-    if (!first) throw new Error('no session');
-    const { row } = await measureCalls(first, name, BASE_TOOL, counts);
-    return { extraProcesses: extra.count, extraRssMb: extra.rssMb, daemonRssMb, calls: row };
+    const rows: ProxyRow[] = [];
+    for (const client of clients.slice(0, measured))
+      rows.push((await measureCalls(client, name, BASE_TOOL, counts)).row);
+    const [calls, ...more] = rows;
+    if (!calls) throw new Error('no session');
+    return {
+      row: { extraProcesses: extra.count, extraRssMb: extra.rssMb, daemonRssMb, calls },
+      more,
+    };
   } finally {
     for (const c of clients) await c.close().catch(() => undefined);
   }
@@ -150,6 +166,7 @@ export async function httpFigure(
   const date = new Date().toISOString();
   const dir = benchDir('http');
   let daemon: Daemon | undefined;
+  const agent = new Agent({ keepAlive: true });
   try {
     const f = fleet(1, dir.root);
     dir.write(dir.userSettings, f.config(0));
@@ -176,7 +193,7 @@ export async function httpFigure(
 
     const d = await startDaemon(dir);
     daemon = d;
-    const serve = await sessionsRow(
+    const { row: serve } = await sessionsRow(
       dir,
       d,
       () =>
@@ -193,18 +210,25 @@ export async function httpFigure(
     log(
       `    serve: ${serve.extraProcesses} extra processes (${serve.extraRssMb} MiB), p50 ${serve.calls.p50Ms} ms, ${serve.calls.parPerS}/s parallel`,
     );
-    const http = await sessionsRow(
+    // Session 0 (the figure) over node:http with keep-alive, session 1 over Node's fetch.
+    const {
+      row: http,
+      more: [httpFetch],
+    } = await sessionsRow(
       dir,
       d,
-      () =>
+      (i) =>
         new StreamableHTTPClientTransport(new URL(d.url), {
           requestInit: { headers: { Authorization: `Bearer ${d.token}` } },
+          ...(i === 1 ? {} : { fetch: nodeFetch(agent) }),
         }),
       name,
       counts,
+      2,
     );
+    if (!httpFetch) throw new Error('no fetch session');
     log(
-      `    http: ${http.extraProcesses} extra processes (${http.extraRssMb} MiB), p50 ${http.calls.p50Ms} ms, ${http.calls.parPerS}/s parallel`,
+      `    http: ${http.extraProcesses} extra processes (${http.extraRssMb} MiB), p50 ${http.calls.p50Ms} ms, ${http.calls.parPerS}/s parallel; with Node's fetch p50 ${httpFetch.p50Ms} ms, ${httpFetch.parPerS}/s parallel`,
     );
     const httpP50OfServe = round(http.calls.p50Ms / serve.calls.p50Ms, 3);
     const misses: string[] = [];
@@ -219,6 +243,7 @@ export async function httpFigure(
       direct: directRow,
       serve,
       http,
+      httpFetch,
       ratios: {
         httpP50OfServe,
         httpParOfServe: round(http.calls.parPerS / serve.calls.parPerS, 3),
@@ -226,6 +251,7 @@ export async function httpFigure(
       goal: { met: misses.length === 0, misses },
     };
   } finally {
+    agent.destroy();
     if (daemon) await stopDaemon(daemon);
     const left = processesMentioning(dir.root);
     if (left.length > 0) {
@@ -246,6 +272,7 @@ export function httpLines(h: HttpFigure): string[] {
     `    ${''.padEnd(22)}${'extra'.padStart(8)}${'their MiB'.padStart(11)}${'daemon MiB'.padStart(11)}${'p50 ms'.padStart(11)}${'par/s'.padStart(11)}`,
     line('mcpctl serve', h.serve),
     line('HTTP', h.http),
+    `    ${"HTTP, Node's fetch".padEnd(22)}${''.padStart(30)}${h.httpFetch.p50Ms.toFixed(3).padStart(11)}${String(h.httpFetch.parPerS).padStart(11)}`,
     `    direct p50 ${h.direct.p50Ms} ms, ${h.direct.parPerS}/s parallel; HTTP ÷ serve: p50 ${h.ratios.httpP50OfServe} (goal ≤ ${GOAL_HTTP_P50_OF_SERVE} ${mark(h.ratios.httpP50OfServe <= GOAL_HTTP_P50_OF_SERVE)}), par/s ${h.ratios.httpParOfServe}; extra processes over HTTP ${h.http.extraProcesses} (goal 0 ${mark(h.http.extraProcesses === 0)}); goal ${h.goal.met ? 'met' : `missed: ${h.goal.misses.join('; ')}`}`,
   ];
 }

@@ -9,6 +9,7 @@ import {
   type McpServer,
   type McpServerList,
 } from '../api/index.js';
+import type { AgentOpener } from '../controller/daemon.js';
 import type { McpEvent } from '../controller/event-recorder.js';
 import type { SubjectSummary } from '../controller/session.js';
 
@@ -37,6 +38,11 @@ export interface SessionObject {
     servers: string[];
     /** Whose environment `${VAR}` expands in: "daemon" or "serve pid N" (never the values). */
     env: string;
+    /**
+     * The agents holding the session now (a session is shared by agents that reached the same
+     * workspace, possibly different ways), oldest first.
+     */
+    agents: AgentOpener[];
   };
 }
 

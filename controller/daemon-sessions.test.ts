@@ -61,6 +61,31 @@ describe('SessionTable', () => {
     assert.deepEqual(t.list(), []);
   });
 
+  it('lists the agents holding a session, each while its handle is held', async () => {
+    const { t } = table();
+    const cli = await t.open({ workspace: ws('g') });
+    const url = await t.open(
+      { workspace: ws('g') },
+      { agent: { transport: 'http', workspaceFrom: 'url', name: 'http 1' } },
+    );
+    const alike = { transport: 'http', workspaceFrom: 'daemon', name: 'http 2' } as const;
+    const d1 = await t.open({ workspace: ws('g') }, { agent: alike });
+    const d2 = await t.open({ workspace: ws('g') }, { agent: alike });
+    const from = () => t.list()[0]?.agents.map((a) => a.workspaceFrom);
+    assert.deepEqual(
+      from(),
+      ['url', 'daemon', 'daemon'],
+      'a CLI hold is no agent; alike agents count twice',
+    );
+    d1.release();
+    d1.release(); // idempotent: the other alike agent stays
+    assert.deepEqual(from(), ['url', 'daemon']);
+    url.release();
+    d2.release();
+    assert.deepEqual(from(), []);
+    cli.release();
+  });
+
   it('workspace is compared by realpath; ceiling as a set; mcpConfig makes a different session', async () => {
     const { t, created } = table();
     const real = ws('real');

@@ -13,6 +13,8 @@
  *   error; nothing is counted for them.
  * - After `closeAll()` starts, `open` rejects: a stopping daemon takes no new sessions.
  * - Listeners hear `opened` once a session is ready and `closed` once it has closed.
+ * - An opener that says which agent it is (`options.agent`) is listed in `list()`'s `agents`
+ *   exactly while its handle is held (from the open to its release).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
@@ -35,6 +37,26 @@ export interface SessionEnvSpec {
   readonly vars: Readonly<Record<string, string>>;
   /** Shown instead of the values: "serve pid 4242". */
   readonly label: string;
+}
+
+/**
+ * How an agent reached its session's workspace, for `get sessions` (the daemon's log says it
+ * too): `serve` the agent's serve (its `--workspace` or working directory), `url` the HTTP
+ * URL's `?workspace=`, `roots` the agent's first MCP root, `daemon` the daemon's workspace (an
+ * HTTP agent that named none).
+ */
+export type WorkspaceFrom = 'serve' | 'url' | 'roots' | 'daemon';
+
+/**
+ * An opener of a session that is an agent connection (not a CLI command, not the daemon): how
+ * it connects, where its workspace came from, which one it is. (The session-attachment
+ * `SessionAgent` is the same connection as the session serves it.)
+ */
+export interface AgentOpener {
+  readonly transport: 'serve' | 'http';
+  readonly workspaceFrom: WorkspaceFrom;
+  /** "serve pid 4242", "http 1a2b3c4d" (never a secret). */
+  readonly name: string;
 }
 
 /** What an opener asks for. Paths may be relative to the opener's own cwd: resolve them first. */
@@ -66,6 +88,8 @@ export interface SessionInfo<S extends TableSession> {
   /** How many openers hold it now (the daemon's own hold on its default session included). */
   readonly openers: number;
   readonly pinned: boolean;
+  /** The agents holding it now (openers that said which agent they are), oldest first. */
+  readonly agents: readonly AgentOpener[];
 }
 
 /** Held by an opener; give it back with `release()` (idempotent). */
@@ -97,6 +121,7 @@ interface Entry<S extends TableSession> {
   session: S | undefined;
   createdAt: Date;
   openers: number;
+  readonly agents: Set<AgentOpener>;
   closing: Promise<void> | undefined;
 }
 
@@ -123,7 +148,7 @@ export class SessionTable<S extends TableSession> {
    */
   async open(
     spec: SessionSpec,
-    options: { pinned?: boolean; id?: string } = {},
+    options: { pinned?: boolean; id?: string; agent?: AgentOpener } = {},
   ): Promise<SessionHandle<S>> {
     for (;;) {
       if (this.#stopping) throw new DaemonStoppingError();
@@ -143,7 +168,7 @@ export class SessionTable<S extends TableSession> {
         entry.openers -= 1;
         throw err;
       }
-      return this.#handle(entry, session);
+      return this.#handle(entry, session, options.agent);
     }
   }
 
@@ -179,6 +204,7 @@ export class SessionTable<S extends TableSession> {
         createdAt: e.createdAt,
         openers: e.openers,
         pinned: e.pinned,
+        agents: [...e.agents],
       }));
   }
 
@@ -214,6 +240,7 @@ export class SessionTable<S extends TableSession> {
       session: undefined,
       createdAt: new Date(),
       openers: 0,
+      agents: new Set(),
       closing: undefined,
       ready: this.#opts.create(spec, id).then(
         (session) => {
@@ -234,13 +261,17 @@ export class SessionTable<S extends TableSession> {
     return entry;
   }
 
-  #handle(entry: Entry<S>, session: S): SessionHandle<S> {
+  #handle(entry: Entry<S>, session: S, agent: AgentOpener | undefined): SessionHandle<S> {
     let released = false;
+    // Its own object per handle: two agents alike are two entries.
+    const mine = agent ? { ...agent } : undefined;
+    if (mine) entry.agents.add(mine);
     return {
       session,
       release: () => {
         if (released) return;
         released = true;
+        if (mine) entry.agents.delete(mine);
         entry.openers -= 1;
         if (entry.openers === 0 && !entry.pinned && !entry.closing && !this.#stopping)
           void this.#close(entry);

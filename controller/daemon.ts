@@ -51,6 +51,7 @@ import { watchApprovals, type ApprovalsWatch } from './approvals-watch.js';
 import {
   SessionTable,
   type NormalizedSpec,
+  type AgentOpener,
   type SessionHandle,
   type SessionEnvSpec,
   type SessionInfo,
@@ -68,6 +69,8 @@ export type {
   SessionHandle,
   NormalizedSpec,
   SessionEnvSpec,
+  AgentOpener,
+  WorkspaceFrom,
 } from './daemon-sessions.js';
 
 /** Structured logging as the daemon uses it; a pino logger fits. */
@@ -305,18 +308,21 @@ export class Daemon {
   /**
    * Opens (or joins) a session. An omitted ceiling (of either kind) means the daemon's own
    * ceiling: a CLI or gateway cannot widen what the daemon was started with by leaving the
-   * flag out.
+   * flag out. `agent`: the agent this hold is for, listed by `get sessions` while it is held.
    */
-  open(spec: SessionSpec): Promise<SessionHandle<Session>> {
-    return this.#table.open({
-      ...spec,
-      ...(spec.ceiling === undefined && this.options.ceiling
-        ? { ceiling: this.options.ceiling }
-        : {}),
-      ...(spec.lspCeiling === undefined && this.options.lspCeiling
-        ? { lspCeiling: this.options.lspCeiling }
-        : {}),
-    });
+  open(spec: SessionSpec, agent?: AgentOpener): Promise<SessionHandle<Session>> {
+    return this.#table.open(
+      {
+        ...spec,
+        ...(spec.ceiling === undefined && this.options.ceiling
+          ? { ceiling: this.options.ceiling }
+          : {}),
+        ...(spec.lspCeiling === undefined && this.options.lspCeiling
+          ? { lspCeiling: this.options.lspCeiling }
+          : {}),
+      },
+      agent ? { agent } : {},
+    );
   }
 
   /** The session with this id, if open. */

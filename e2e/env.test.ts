@@ -121,6 +121,8 @@ describe('the agent environment (e2e)', T, () => {
         assert.equal(wide.code, 0, wide.stderr);
         assert.match(wide.stdout, /ENV/);
         assert.match(wide.stdout, new RegExp(`serve pid ${b.pid}`));
+        // b alone holds its session, and its workspace came from its serve.
+        assert.match(wide.stdout, new RegExp(`serve pid ${b.pid} +1 +serve\\n`));
         const outputs = [
           wide.stdout,
           (await env.cli(['get', 'sessions', '-o', 'yaml'])).stdout,

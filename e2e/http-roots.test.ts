@@ -87,6 +87,13 @@ describe('HTTP agents whose workspace comes from their roots (e2e)', () => {
         http.daemon.stderr(),
         new RegExp(`"workspace":"${wsB}","workspaceFrom":"roots"`),
       );
+      assert.deepEqual(
+        sessions.items
+          .find((s) => s.spec.workspace === wsB)
+          ?.status.agents.map((g) => g.workspaceFrom),
+        ['roots'],
+        '`get sessions` says where its workspace came from',
+      );
 
       // Without a GET stream, the question comes on the stream of its first request.
       const noGet = await rootsAgent(http, rootsOf(wsB), { noGetStream: true });
@@ -108,6 +115,9 @@ describe('HTTP agents whose workspace comes from their roots (e2e)', () => {
           .filter((l) => l.includes('"workspaceFrom":"daemon"')).length,
         2,
       );
+      const wide = await env.cli(['get', 'sessions', '-o', 'wide']);
+      assert.match(wide.stdout, new RegExp(`${wsB} .* 2 +roots\\n`));
+      assert.match(wide.stdout, new RegExp(`${wsA} .* 2 +daemon\\n`));
       for (const c of [b, noGet, none, silent]) await c.close();
     },
   );

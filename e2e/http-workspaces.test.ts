@@ -3,7 +3,8 @@
  * gets the daemon's), the other names its own in the URL (`?workspace=`). Each sees its own
  * workspace's project server and not the other's; a user server runs once per workspace (its
  * working directory is the workspace's) and is shared by two agents of the same workspace;
- * `get sessions -o wide` shows the URL's workspace with the daemon's environment.
+ * `get sessions -o wide` shows the URL's workspace with the daemon's environment, and where
+ * each session's agents got their workspace (WORKSPACE-FROM: `url`, `daemon`).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync } from 'node:fs';
@@ -95,8 +96,19 @@ describe('HTTP agents of two workspaces (e2e)', () => {
       const ofB = sessions.items.find((s) => s.spec.workspace === wsB);
       assert.ok(ofB, `a session for ${wsB}: ${JSON.stringify(sessions.items.map((s) => s.spec))}`);
       assert.equal(ofB.status.env, 'daemon', "an HTTP agent's variables are the daemon's");
+      // Where each agent's workspace came from: b's from its URL; wsA's session is shared by
+      // a (no workspace named: the daemon's) and a2 (its URL).
+      const from = (ws: string) =>
+        sessions.items
+          .find((s) => s.spec.workspace === ws)
+          ?.status.agents.map((g) => `${g.transport}:${g.workspaceFrom}`)
+          .sort();
+      assert.deepEqual(from(wsB), ['http:url']);
+      assert.deepEqual(from(wsA), ['http:daemon', 'http:url']);
       const wide = await env.cli(['get', 'sessions', '-o', 'wide']);
-      assert.match(wide.stdout, new RegExp(`${wsB}.*daemon`));
+      assert.match(wide.stdout, /AGENTS +WORKSPACE-FROM/);
+      assert.match(wide.stdout, new RegExp(`${wsB} .*daemon +1 +url\\n`));
+      assert.match(wide.stdout, new RegExp(`${wsA} .* 2 +daemon,url\\n`));
 
       for (const c of [a, b, a2]) await c.close();
     },

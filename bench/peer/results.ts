@@ -100,13 +100,18 @@ export function existingResults(file: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** Puts `peer` into the JSON object in `file`, every other key kept as it is. */
-export function mergeResults(file: string, peer: PeerResults): void {
+/** Puts `value` at `key` of the JSON object in `file`, every other key kept as it is. */
+export function mergeResultKey(file: string, key: string, value: unknown): void {
   const existing = existingResults(file);
   // Renamed into place: a reader (or the main bench) never sees half a file.
-  const tmp = `${file}.peer-${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify({ ...existing, peer }, null, 2)}\n`);
+  const tmp = `${file}.${key}-${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify({ ...existing, [key]: value }, null, 2)}\n`);
   renameSync(tmp, file);
+}
+
+/** Puts `peer` into the JSON object in `file`, every other key kept as it is. */
+export function mergeResults(file: string, peer: PeerResults): void {
+  mergeResultKey(file, 'peer', peer);
 }
 
 const mark = (ok: boolean) => (ok ? '✓' : '✗');

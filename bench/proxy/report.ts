@@ -2,8 +2,7 @@
  * The proxy figure for a human (the lines `npm run bench` and `npm run bench:proxy` print) and
  * its place in results.json (key "proxy", every other key kept as it is).
  */
-import { renameSync, writeFileSync } from 'node:fs';
-import { existingResults } from '../peer/results.js';
+import { mergeResultKey } from '../peer/results.js';
 import { EARLY_CALLS } from './load.js';
 import { round } from '../stats.js';
 import {
@@ -56,9 +55,5 @@ export function proxyLines(p: ProxyFigure, d: ProxyDetail): string[] {
 
 /** Puts `proxy` into the JSON object in `file`, every other key kept as it is. */
 export function mergeProxy(file: string, proxy: ProxyFigure): void {
-  const existing = existingResults(file);
-  // Renamed into place: a reader (or another bench) never sees half a file.
-  const tmp = `${file}.proxy-${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify({ ...existing, proxy }, null, 2)}\n`);
-  renameSync(tmp, file);
+  mergeResultKey(file, 'proxy', proxy);
 }

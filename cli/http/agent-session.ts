@@ -28,10 +28,11 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type {
   JSONRPCMessage,
+  JSONRPCRequest,
   MessageExtraInfo,
   RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Daemon, SessionHandle, SessionSpec } from '../../controller/daemon.js';
+import type { Daemon, SessionHandle, SessionSpec, WorkspaceFrom } from '../../controller/daemon.js';
 import { WorkspaceNotFoundError } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
 import {
@@ -46,6 +47,7 @@ import { inbandLogin } from '../inband-login.js';
 import { FIRST_LIST_WAIT_MS } from '../methods/gateway.js';
 import { InertSessionPort } from '../serve/inert-port.js';
 import { HttpAgentTransport } from './agent-transport.js';
+import type { FastReply } from './fast-path.js';
 import type { HttpLimits } from './limits.js';
 import { Relay } from './relay.js';
 import { ReplayStore, type ReplayWindow } from './replay.js';
@@ -61,8 +63,8 @@ const MAX_HELD = 256;
 /** Ids of our own `roots/list` requests (the gateway's are numbers: they never collide). */
 const ROOTS_ID_PREFIX = 'mcpctl-roots-';
 
-/** Where an HTTP agent's workspace came from (logged, and said by the README). */
-export type WorkspaceSource = 'url' | 'roots' | 'daemon';
+/** Where an HTTP agent's workspace came from (logged, and shown by `get sessions -o wide`). */
+export type WorkspaceSource = Exclude<WorkspaceFrom, 'serve'>;
 
 /**
  * What an agent's initialize asks for: the session of a workspace it named (or the daemon's),
@@ -168,6 +170,20 @@ export class HttpAgentSession {
     return this.#ending !== undefined;
   }
 
+  /**
+   * Whether a request may take the endpoint's fast path (fast-path.ts): not while the session
+   * has no gateway yet (a `roots` session deciding: its held requests need the transport's
+   * streams), nor after the end.
+   */
+  get servesFast(): boolean {
+    return this.#relay !== undefined && !this.ended;
+  }
+
+  /** Serves a request of the fast path (only when `servesFast`), its answer to `reply`. */
+  serveFast(message: JSONRPCRequest, extra: MessageExtraInfo, reply: FastReply): void {
+    this.#agent.receiveFast(message, extra, reply);
+  }
+
   static async open(spec: AgentSessionSpec, deps: AgentSessionDeps): Promise<HttpAgentSession> {
     const self = new HttpAgentSession(randomUUID(), deps);
     await self.#agent.start();
@@ -176,7 +192,7 @@ export class HttpAgentSession {
         await self.#serve(self.#inertGateway(spec.reason), undefined);
         deps.opened(self, 'inert');
       } else if (spec.kind === 'session') {
-        await self.#serve(...(await self.#openGateway(spec.session, spec.metaTools)));
+        await self.#serve(...(await self.#openGateway(spec.session, spec.metaTools, spec.source)));
         deps.opened(self, spec.source);
       } else {
         const front = self.#inertGateway(
@@ -243,9 +259,14 @@ export class HttpAgentSession {
   async #openGateway(
     spec: SessionSpec,
     metaTools: MetaToolsMode,
+    source: WorkspaceSource,
   ): Promise<[Gateway, SessionHandle<Session>]> {
     const { daemon } = this.#deps;
-    const handle = await daemon.open(spec);
+    const handle = await daemon.open(spec, {
+      transport: 'http',
+      workspaceFrom: source,
+      name: `http ${this.id.slice(0, 8)}`,
+    });
     const label = `http agent ${this.id.slice(0, 8)} of session ${handle.session.id}`;
     try {
       const gateway = await openGateway(handle.session, {
@@ -397,13 +418,13 @@ export class HttpAgentSession {
     let source: WorkspaceSource = 'daemon';
     if (workspace !== undefined)
       try {
-        opened = await this.#openGateway({ workspace }, d.metaTools);
+        opened = await this.#openGateway({ workspace }, d.metaTools, 'roots');
         source = 'roots';
       } catch (err) {
         if (!(err instanceof WorkspaceNotFoundError)) throw err;
         this.#log(`its root ${workspace} is no workspace (${err.message}); using the daemon's`);
       }
-    opened ??= await this.#openGateway(d.fallback, d.metaTools);
+    opened ??= await this.#openGateway(d.fallback, d.metaTools, 'daemon');
     await this.#serve(opened[0], opened[1], d);
     d.front.onclose = undefined;
     await d.front.close();

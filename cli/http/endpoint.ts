@@ -34,6 +34,10 @@
  *   (a server's request right after initialize, say) is kept and sent on the next GET stream
  *   the client opens; a GET stream opens with an id (for clients of protocol 2025-11-25 and
  *   later), so it is resumable from its first event.
+ * - A plain request (one JSON-RPC request, no progress token, no task) on a session whose
+ *   workspace is chosen is served on the fast path after every check above: straight to the
+ *   session's gateway and answered as one `application/json` response (fast-path.ts); every
+ *   other one goes through the SDK transport, which answers on an event stream.
  * - The token is never logged or echoed; refusals say what is wrong, never what was sent.
  * - `close()` stops listening, ends every session (their streams end) and every connection.
  */
@@ -48,9 +52,10 @@ import { errorText } from '../errors.js';
 import { endpointUrl, hostOfHeader, isLoopbackHost, isLoopbackOrigin } from './address.js';
 import { HttpAgentSession, STANDALONE_STREAM, type AgentSessionSpec } from './agent-session.js';
 import type { HttpLimits } from './limits.js';
+import { FastResponse, fastExtraOf, fastRequestOf } from './fast-path.js';
 import { readBody, replyError, sendResponse, webRequestOf } from './node-bridge.js';
 import { ReplayWindow } from './replay.js';
-import { bearerOf, tokenMatches } from './token.js';
+import { bearerOf, tokenMatcher } from './token.js';
 
 /** The first protocol version whose clients take an event without data (a priming event). */
 const PRIMING_SINCE = '2025-11-25';
@@ -84,6 +89,7 @@ export class HttpEndpoint {
   readonly #server: Server;
   readonly #sessions = new Map<string, HttpAgentSession>();
   readonly #window: ReplayWindow;
+  readonly #tokenMatches: (given: string) => boolean;
   /** Sessions being opened (initialize requests in progress): they count against the limit. */
   #opening = 0;
   /** Exchanges open now, all sessions (requests being served and streams). */
@@ -94,6 +100,7 @@ export class HttpEndpoint {
 
   private constructor(o: HttpEndpointOptions) {
     this.#o = o;
+    this.#tokenMatches = tokenMatcher(o.token);
     this.#window = new ReplayWindow({
       maxBytes: o.limits.maxReplayBytes,
       maxEvents: o.limits.maxReplayEvents,
@@ -167,7 +174,7 @@ export class HttpEndpoint {
       return replyError(res, 404, SERVER_ERROR, `not found: mcpctl serves MCP at ${PATH}`);
     // 3. The token.
     const given = bearerOf(req.headers.authorization);
-    if (given === undefined || !tokenMatches(given, this.#o.token))
+    if (given === undefined || !this.#tokenMatches(given))
       return replyError(
         res,
         401,
@@ -259,6 +266,17 @@ export class HttpEndpoint {
     agent.open += 1;
     agent.lastActive = Date.now();
     try {
+      // A plain request on a served session: no web objects, a JSON answer (fast-path.ts).
+      const fast =
+        method === 'POST' && agent.servesFast ? fastRequestOf(req, parsedBody) : undefined;
+      if (fast) {
+        const reply = new FastResponse(res, agent.id, {
+          maxBufferedBytes: this.#o.limits.maxStreamBufferedBytes,
+          onOverflow: () => this.#overflow(agent),
+        });
+        agent.serveFast(fast, fastExtraOf(req, url), reply);
+        return await reply.done;
+      }
       const request = webRequestOf(req, url);
       const given = req.headers['last-event-id'];
       // The GET stream: what was sent on it while none was open (a server's request right
@@ -286,11 +304,7 @@ export class HttpEndpoint {
         ...(standalone && streaming
           ? { onEnd: () => (agent.standaloneMark = agent.store.mark(STANDALONE_STREAM)) }
           : {}),
-        onOverflow: () =>
-          this.#o.log.warn(
-            { session: agent.session?.id ?? null },
-            `http agent ${agent.id.slice(0, 8)} left more than ${sizeText(this.#o.limits.maxStreamBufferedBytes)} of a stream unread; the stream is dropped (its events stay for a resume)`,
-          ),
+        onOverflow: () => this.#overflow(agent),
       });
     } finally {
       agent.open -= 1;
@@ -420,6 +434,13 @@ export class HttpEndpoint {
     if (origin !== undefined && !isLoopbackOrigin(origin))
       return 'Forbidden: requests from web pages of other origins are refused';
     return undefined;
+  }
+
+  #overflow(agent: HttpAgentSession): void {
+    this.#o.log.warn(
+      { session: agent.session?.id ?? null },
+      `http agent ${agent.id.slice(0, 8)} left more than ${sizeText(this.#o.limits.maxStreamBufferedBytes)} of a stream unread; the stream is dropped (its events stay for a resume)`,
+    );
   }
 
   #busy(res: ServerResponse, why: string): void {

@@ -21,7 +21,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import type { Daemon, SessionHandle, SessionSpec } from '../../controller/daemon.js';
+import type { Daemon, AgentOpener, SessionHandle, SessionSpec } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
 import { RpcCodes, RpcError, type ReconnectMode } from '../rpc-protocol.js';
 import type { StopNotices } from '../stop-notices.js';
@@ -178,14 +178,16 @@ function holdsOf(conn: RpcConnection): ConnectionHolds {
  * Opens (or joins) a session held by the connection until it closes (or calls
  * `session.close`). A connection that closes while the open is in flight holds nothing: the
  * session is given back as soon as it exists, and the caller gets an error nobody reads.
+ * `agent`: the agent this hold is for (`get sessions` lists it while held).
  */
 export async function openHeld(
   ctx: MethodContext,
   conn: RpcConnection,
   spec: SessionSpec,
+  agent?: AgentOpener,
 ): Promise<Session> {
   const mine = holdsOf(conn); // Bound to the connection before the open starts.
-  const handle = await ctx.daemon.open(spec);
+  const handle = await ctx.daemon.open(spec, agent);
   if (!mine.add(handle))
     throw new RpcError(RpcCodes.Failed, 'the connection closed while its session was opening');
   return handle.session;

@@ -52,7 +52,11 @@ export function gatewayHandovers(ctx: MethodContext): HandoverTable {
             RpcCodes.ProtocolMismatch,
             `this mcpctl daemon (${ctx.version}, pid ${process.pid}) speaks gateway protocol ${MIN_GATEWAY_PROTOCOL} to ${GATEWAY_PROTOCOL}, the mcpctl serve ${p.protocol ?? 1}: run \`mcpctl stop\`; the next mcpctl serve then starts a daemon of its own version`,
           );
-        const session = await openHeld(ctx, call.conn, openSpec(p));
+        const session = await openHeld(ctx, call.conn, openSpec(p), {
+          transport: 'serve',
+          workspaceFrom: 'serve',
+          name: p.pid ? `serve pid ${p.pid}` : 'serve',
+        });
         const label = `agent${p.pid ? ` (serve pid ${p.pid})` : ''} of session ${session.id}`;
         const log = (message: string) => ctx.log(`gateway of ${label}: ${message}`);
         const gateway = await openGateway(session, {

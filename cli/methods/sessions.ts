@@ -13,7 +13,7 @@ import {
   findCondition,
   type McpServerConfig,
 } from '../../api/index.js';
-import type { SessionSpec } from '../../controller/daemon.js';
+import type { AgentOpener, SessionSpec } from '../../controller/daemon.js';
 import type { DiffLine } from '../../controller/reload-preview.js';
 import type { Session } from '../../controller/session.js';
 import {
@@ -100,7 +100,7 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
       },
     ),
     'sessions.list': method(z.object({}), 'SessionList of every open session', (): SessionList =>
-      sessionList(ctx.daemon.sessions().map((i) => toSessionObject(i.session))),
+      sessionList(ctx.daemon.sessions().map((i) => toSessionObject(i.session, i.agents))),
     ),
     'session.reload': method(
       selector,
@@ -144,7 +144,10 @@ function isDaemonEnv(vars: Readonly<Record<string, string>>): boolean {
   return mine.length === theirs.length && theirs.every((k) => process.env[k] === vars[k]);
 }
 
-export function toSessionObject(session: Session): SessionObject {
+export function toSessionObject(
+  session: Session,
+  agents: readonly AgentOpener[] = [],
+): SessionObject {
   return {
     apiVersion: API_VERSION,
     kind: 'Session',
@@ -160,6 +163,7 @@ export function toSessionObject(session: Session): SessionObject {
       conditions: session.conditions,
       servers: Object.keys(session.desired().servers).sort(),
       env: session.envLabel,
+      agents: agents.map((a) => ({ ...a })),
     },
   };
 }

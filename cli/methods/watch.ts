@@ -176,12 +176,15 @@ function watchSessions(
 ): Unsubscribe {
   const filter = new ChangeFilter(send);
   const perSession = new Map<string, Unsubscribe>();
+  // Its agents as they are at each change of the session (agents coming and going are no change).
+  const objectOf = (session: Session) =>
+    toSessionObject(session, ctx.daemon.sessions().find((i) => i.session === session)?.agents);
   const follow = (session: Session) => {
     if (perSession.has(session.id)) return;
-    filter.update(session.id, toSessionObject(session));
+    filter.update(session.id, objectOf(session));
     perSession.set(
       session.id,
-      session.on('change', () => filter.update(session.id, toSessionObject(session))),
+      session.on('change', () => filter.update(session.id, objectOf(session))),
     );
   };
   for (const info of ctx.daemon.sessions()) follow(info.session);

@@ -83,9 +83,13 @@ export const sessionPrinter: ObjectPrinter<SessionObject> = {
     'CONFIGVALID',
     'TRUSTED',
     'SERVERS',
-    ...(wide ? ['CEILING', 'MCPCONFIG', 'LSPCEILING', 'LSPCONFIG', 'ENV'] : []),
+    ...(wide
+      ? ['CEILING', 'MCPCONFIG', 'LSPCEILING', 'LSPCONFIG', 'ENV', 'AGENTS', 'WORKSPACE-FROM']
+      : []),
   ],
   row(s, _now, wide, style) {
+    // The ways its agents reached this workspace, each once (agents of one session may differ).
+    const from = [...new Set(s.status.agents.map((a) => a.workspaceFrom))].sort();
     const c = s.status.conditions;
     return [
       s.metadata.name,
@@ -100,6 +104,8 @@ export const sessionPrinter: ObjectPrinter<SessionObject> = {
             s.spec.lspCeiling === null ? '<none>' : s.spec.lspCeiling.join(','),
             s.spec.lspConfig ?? '<none>',
             s.status.env,
+            String(s.status.agents.length),
+            from.length === 0 ? '<none>' : from.join(','),
           ]
         : []),
     ];

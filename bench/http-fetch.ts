@@ -1,0 +1,93 @@
+/**
+ * The bench's HTTP client under the SDK's StreamableHTTPClientTransport (its `fetch` option):
+ * a `fetch` over `node:http` with a keep-alive agent, instead of Node's built-in fetch
+ * (undici). The SDK client, its transport and every check they make are unchanged; only the
+ * HTTP/1.1 client beneath differs, as it does between the agents that connect (Claude Code,
+ * VS Code and Gemini CLI each bring their own). Connections are kept and reused as undici
+ * does (no limit per host); what this saves is undici's per-request cost on the client side,
+ * about as much as a call's whole round trip through serve.
+ *
+ * Guarantees: a JSON (or any non-stream) body is read whole before the Response is made; an
+ * event stream is handed over as it comes; `signal` aborts the request and its stream, and its
+ * listener is removed when the exchange is over; redirects are never followed.
+ */
+import { request, type Agent, type IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+
+/** Statuses a Response may not carry a body with. */
+const NO_BODY = new Set([101, 103, 204, 205, 304]);
+
+function headersOf(raw: IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+  }
+  return headers;
+}
+
+/** A `fetch` for http: URLs over `agent` (`new Agent({ keepAlive: true })`). */
+export function nodeFetch(agent: Agent): typeof fetch {
+  return (input, init) =>
+    new Promise<Response>((resolve, reject) => {
+      const url = new URL(input instanceof Request ? input.url : input);
+      const headers: Record<string, string> = {};
+      const given = init?.headers;
+      // The SDK passes a plain object (its requestInit's headers merged with its own).
+      if (given instanceof Headers || Array.isArray(given))
+        new Headers(given).forEach((value, name) => (headers[name] = value));
+      else if (given) Object.assign(headers, given);
+      const body = init?.body;
+      if (body !== undefined && body !== null && typeof body !== 'string')
+        throw new Error('nodeFetch sends string bodies only');
+      if (body) headers['content-length'] = String(Buffer.byteLength(body));
+      const signal = init?.signal ?? undefined;
+      if (signal?.aborted) return reject(signal.reason as Error);
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: `${url.pathname}${url.search}`,
+          method: init?.method ?? 'GET',
+          headers,
+          agent,
+        },
+        (res) => {
+          const status = res.statusCode ?? 0;
+          const responseHeaders = headersOf(res.headers);
+          const done = () => signal?.removeEventListener('abort', abort);
+          if (NO_BODY.has(status)) {
+            res.resume();
+            res.once('end', done);
+            return resolve(new Response(null, { status, headers: responseHeaders }));
+          }
+          if (res.headers['content-type']?.startsWith('text/event-stream')) {
+            res.once('close', done);
+            return resolve(
+              new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, {
+                status,
+                headers: responseHeaders,
+              }),
+            );
+          }
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.once('end', () => {
+            done();
+            resolve(new Response(Buffer.concat(chunks), { status, headers: responseHeaders }));
+          });
+          res.once('error', (err) => {
+            done();
+            reject(err);
+          });
+        },
+      );
+      const abort = () => req.destroy(signal?.reason as Error);
+      signal?.addEventListener('abort', abort, { once: true });
+      req.once('error', (err) => {
+        signal?.removeEventListener('abort', abort);
+        reject(err);
+      });
+      req.end(body ?? undefined);
+    });
+}
