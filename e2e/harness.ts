@@ -179,17 +179,19 @@ export class TestEnv {
   }
 
   /**
-   * `mcpctl serve` as an agent runs it (`--workspace`, a 50 ms debounce, this env plus
+   * `mcpctl serve` as an agent runs it (`--workspace`, a 50 ms debounce, `args`, this env plus
    * `extraEnv`): the SDK's stdio client transport, and everything serve writes to stderr.
    */
-  serveTransport(opts: { workspace?: string; extraEnv?: Record<string, string> } = {}): {
+  serveTransport(
+    opts: { workspace?: string; extraEnv?: Record<string, string>; args?: readonly string[] } = {},
+  ): {
     transport: StdioClientTransport;
     stderr: () => string;
   } {
     const workspace = opts.workspace ?? this.workspace;
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [CLI, 'serve', '--workspace', workspace, '--debounce-ms', '50'],
+      args: [CLI, 'serve', '--workspace', workspace, '--debounce-ms', '50', ...(opts.args ?? [])],
       env: this.env(opts.extraEnv) as Record<string, string>,
       cwd: workspace,
       stderr: 'pipe',
