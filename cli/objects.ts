@@ -74,6 +74,8 @@ export interface ConnectionObject {
     creationTimestamp: string;
   };
   spec: {
+    /** Which kind of server runs: an MCP server or a language server (`.lsp.json`). */
+    kind: 'McpServer' | 'LanguageServer';
     /** The server's name in the config. */
     server: string;
     connectionId: string;

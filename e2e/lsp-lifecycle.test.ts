@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { ConnectionList } from '../cli/objects.js';
 import type { DiagnosticsView } from '../lsp/requests.js';
 import { writeProject } from '../lsp/testing/typescript-project.js';
 import { until } from '../testing/until.js';
@@ -237,11 +238,12 @@ describe('language servers through the controller', () => {
         const r = await a.callRaw('lsp_diagnostics', { file });
         assert.notEqual(r.isError, true, textOf(r));
       }
-      const connections = await env.json<{
-        items: { kind?: string; connectionId: string; pid?: number; sessions?: unknown[] }[];
-      }>(['get', 'connections', '-o', 'json']);
-      const lsp = connections.items.filter((c) => c.kind === 'languageServer');
+      const connections = await env.json<ConnectionList>(['get', 'connections', '-o', 'json']);
+      const lsp = connections.items.filter((c) => c.spec.kind === 'LanguageServer');
       assert.equal(lsp.length, 2, 'one process per workspace: two workspaces, two processes');
+      const table = await env.cli(['get', 'connections']);
+      assert.match(table.stdout, /KIND/);
+      assert.match(table.stdout, /LanguageServer/);
       const here = (await languageServers(env)).get('fake')!;
       const there = (await languageServers(env, ['--workspace', other])).get('fake')!;
       assert.notEqual(here.status.pid, there.status.pid);

@@ -5,8 +5,8 @@
  * and PID. REASON is the one that explains the state: the Admitted reason when refused, else
  * the Ready reason when not Ready, else the UpToDate reason when rolling, else the Ready one.
  *
- * Connections (the pool, like `kubectl get pods`): CONNECTION, SERVER, PID, SESSIONS, STATE,
- * AGE; wide adds TOOLS and PROMPTS. A draining one says how long it has left.
+ * Connections (the pool, like `kubectl get pods`): CONNECTION, SERVER, KIND (McpServer or
+ * LanguageServer), PID, SESSIONS, STATE, AGE; wide adds TOOLS and PROMPTS. A draining one says how long it has left.
  */
 import { ANNOTATION_SCOPE, findCondition } from '../../api/index.js';
 import type {
@@ -188,6 +188,7 @@ export const connectionPrinter: ObjectPrinter<ConnectionObject> = {
   headers: (wide) => [
     'CONNECTION',
     'SERVER',
+    'KIND',
     'PID',
     'SESSIONS',
     'STATE',
@@ -199,6 +200,7 @@ export const connectionPrinter: ObjectPrinter<ConnectionObject> = {
     return [
       c.metadata.name,
       c.spec.server,
+      c.spec.kind,
       c.status.pid === null ? '<none>' : String(c.status.pid),
       c.status.sessions.length === 0 ? '<none>' : c.status.sessions.join(','),
       { text: connectionState(c, now), paint: state === 'Ready' ? style.green : style.yellow },
