@@ -3,7 +3,8 @@
  * the proxy figure (issue 14: a tool call direct, through mcpctl serve and through
  * mcp-hub; `npm run bench:proxy` runs only that one), the http figure (issue 26: agent
  * sessions through serve and over HTTP) and the restart figure (issue 25: the daemon killed
- * under an agent; `npm run bench:restart`), printed as a table with the machine, and written
+ * under an agent; `npm run bench:restart`) and the lsp figure (issue 24: one warm language
+ * server per workspace for every agent; `npm run bench:lsp`), printed as a table with the machine, and written
  * to $BENCH_OUT or bench/results.json.
  *
  * Every process a figure starts is ended by that figure; at the end, anything still running
@@ -19,6 +20,7 @@ import { proxyFigure } from './proxy/figure.js';
 import { killAll, processesMentioning } from './processes.js';
 import { reloadFigure } from './reload.js';
 import { restartFigure } from './restart/figure.js';
+import { lspFigure } from './lsp/figure.js';
 import { table, writeResults, type Results } from './report.js';
 import { scaleFigure } from './scale-figure.js';
 
@@ -34,28 +36,30 @@ async function main(): Promise<number> {
   const m = machine();
   log(`bench on ${m.cpus} cpus, node ${m.node}, load ${m.loadAverage}`);
 
-  log('1/8 reload latency (stdio fixture, real watcher and debounce)…');
+  log('1/9 reload latency (stdio fixture, real watcher and debounce)…');
   const reload = await reloadFigure();
   log(`    ${reload.figure.reloadMs} ms vs raw connect ${reload.figure.rawConnectMs} ms`);
 
-  log('2/8 scale (in-memory servers, one child process per N)…');
+  log('2/9 scale (in-memory servers, one child process per N)…');
   const scale = await scaleFigure((r) =>
     log(`    N=${r.row.servers}: ${r.row.cpuMs} ms cpu, ${r.row.connects}/${r.row.disconnects}`),
   );
 
-  log('3-4/8 tool gaps (20 servers × 50 edits: RollingUpdate, Recreate, restart-all)…');
+  log('3-4/9 tool gaps (20 servers × 50 edits: RollingUpdate, Recreate, restart-all)…');
   const gap = await gapFigures();
 
-  log('5/8 pool sharing (10 sessions × 5 stdio servers, pooled and a pool per session)…');
+  log('5/9 pool sharing (10 sessions × 5 stdio servers, pooled and a pool per session)…');
   const pool = await poolFigure();
 
-  log('6/8 proxy (echo calls direct, through mcpctl serve, through mcp-hub)…');
+  log('6/9 proxy (echo calls direct, through mcpctl serve, through mcp-hub)…');
   const proxy = await proxyFigure(log);
 
-  log('7/8 http (20 agent sessions through serve and over HTTP: processes, echo calls)…');
+  log('7/9 http (20 agent sessions through serve and over HTTP: processes, echo calls)…');
   const http = await httpFigure(log);
-  log('8/8 restart (the daemon SIGKILLed under an agent with 10 servers)…');
+  log('8/9 restart (the daemon SIGKILLed under an agent with 10 servers)…');
   const restart = await restartFigure(log);
+  log('9/9 lsp (a TypeScript project of 300 files: cold vs warm, per request, 5 agents, edits)…');
+  const lsp = await lspFigure(log);
 
   const leftovers = processesMentioning('mcpctl-bench-');
   if (leftovers.length > 0) {
@@ -73,6 +77,7 @@ async function main(): Promise<number> {
     proxy: proxy.figure,
     http,
     restart: restart.figure,
+    lsp,
   };
   const out = process.env.BENCH_OUT || DEFAULT_OUT;
   writeResults(results, out);

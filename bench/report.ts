@@ -11,6 +11,7 @@ import type { PoolFigure, PoolRun } from './pool-sharing.js';
 import type { ProxyDetail, ProxyFigure } from './proxy/figure.js';
 import { proxyLines } from './proxy/report.js';
 import type { ReloadDetail, ReloadFigure } from './reload.js';
+import { lspLines, type LspFigure } from './lsp/figure.js';
 import { restartLines, type RestartDetail, type RestartFigure } from './restart/figure.js';
 import type { ScaleResult } from './scale-figure.js';
 import type { ScaleRow } from './scale.js';
@@ -29,6 +30,8 @@ export interface Results {
   readonly http: HttpFigure;
   /** Issue 25's `restart` section (bench/restart/figure.ts). */
   readonly restart: RestartFigure;
+  /** Issue 24's `lsp` section (bench/lsp/figure.ts). */
+  readonly lsp: LspFigure;
 }
 
 export interface Details {
@@ -209,6 +212,8 @@ export function table(results: Results, d: Details): string {
     ...proxyLines(results.proxy, d.proxy),
     ...httpLines(results.http),
     ...restartLines(results.restart, d.restart),
+    '',
+    ...lspLines(results.lsp),
     '',
     `${d.seconds} s in all; processes left behind: ${d.leftovers}`,
   );

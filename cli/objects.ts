@@ -6,6 +6,8 @@ import {
   API_VERSION,
   type Condition,
   type Disclosure,
+  type LanguageServer,
+  type LanguageServerList,
   type McpServer,
   type McpServerList,
 } from '../api/index.js';
@@ -13,7 +15,14 @@ import type { AgentOpener } from '../controller/daemon.js';
 import type { McpEvent } from '../controller/event-recorder.js';
 import type { SubjectSummary } from '../controller/session.js';
 
-export type { McpServer, McpServerList, McpEvent, SubjectSummary };
+export type {
+  LanguageServer,
+  LanguageServerList,
+  McpServer,
+  McpServerList,
+  McpEvent,
+  SubjectSummary,
+};
 
 export interface SessionObject {
   apiVersion: typeof API_VERSION;
@@ -75,6 +84,8 @@ export interface ConnectionObject {
     creationTimestamp: string;
   };
   spec: {
+    /** Which kind of server runs: an MCP server or a language server (`.lsp.json`). */
+    kind: 'McpServer' | 'LanguageServer';
     /** The server's name in the config. */
     server: string;
     connectionId: string;
@@ -114,17 +125,37 @@ export interface ServerDescription {
   events: McpEvent[];
 }
 
+/** What `describe languageserver` needs in one round trip. */
+export interface LanguageServerDescription {
+  server: LanguageServer;
+  /** What its config runs and sends, as the file writes it (the approval's disclosure). */
+  disclosure: Disclosure;
+  /** Last stderr lines; filled only when the server is not Ready. */
+  stderr: string[];
+  /** Events about `languageserver/NAME`, oldest first. */
+  events: McpEvent[];
+}
+
 /** What `servers.approve` / `servers.reject` answer: the config decided about, then the server. */
-export interface DecisionResult {
+export type DecisionResult = {
   decision: 'approved' | 'approved-for-session' | 'rejected';
   /** Exactly the config the decision is bound to (its hash); env and header names only. */
   config: SubjectSummary;
-  /** The server once settled (its current config may differ if it was edited since). */
-  server: McpServer;
-}
+} & (
+  | {
+      kind: 'McpServer';
+      /** The server once settled (its current config may differ if it was edited since). */
+      server: McpServer;
+    }
+  | { kind: 'LanguageServer'; server: LanguageServer }
+);
 
 export function serverList(items: McpServer[]): McpServerList {
   return { apiVersion: API_VERSION, kind: 'McpServerList', items };
+}
+
+export function languageServerList(items: LanguageServer[]): LanguageServerList {
+  return { apiVersion: API_VERSION, kind: 'LanguageServerList', items };
 }
 
 export function sessionList(items: SessionObject[]): SessionList {
@@ -142,7 +173,7 @@ export function connectionList(items: ConnectionObject[]): ConnectionList {
 /** What a watch sends (as `watch.event` notifications), Kubernetes watch style. */
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-export type WatchTopic = 'servers' | 'sessions' | 'events';
+export type WatchTopic = 'servers' | 'languageservers' | 'sessions' | 'events';
 
 export interface WatchEvent<T = unknown> {
   watchId: string;

@@ -13,11 +13,14 @@
  *   and the full hash.
  * - A server that needs no approval, or an unknown name, fails with exit 1 and says why (with
  *   the closest names).
+ * - Language servers are decided the same way (`languageserver/NAME`); a bare name that both
+ *   kinds have decides nothing and says which two to choose from (cli/object-ref.ts).
  */
 import type { Command } from 'commander';
 import { disclosureLines, findCondition } from '../../api/index.js';
 import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
-import type { DecisionResult, McpServer, SubjectSummary } from '../objects.js';
+import type { DecisionResult, LanguageServer, McpServer, SubjectSummary } from '../objects.js';
+import { parseObjectRef, refText } from '../object-ref.js';
 
 const HASH_HELP = 'decide only if the config has this approval hash (a prefix of 8+ hex digits)';
 
@@ -25,22 +28,26 @@ export function registerDecisions(program: Command, io: Io): void {
   program
     .command('approve')
     .description("approve a project/workspace server's config so it may start")
-    .argument('<name>', 'server name')
+    .argument(
+      '<name>',
+      'server name; languageserver/NAME or server/NAME where both kinds have the name',
+    )
     .option('--session', 'approve for this session only (nothing is saved)')
     .option('--hash <prefix>', HASH_HELP)
     .action(async (name: string, _opts: object, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalOptions & { session?: boolean; hash?: string }>();
       const env = commandEnv(opts, io);
+      const ref = parseObjectRef(name);
       const result = await withDaemon(env, (client) =>
         client.call<DecisionResult>('servers.approve', {
           ...env.selector,
-          name,
+          ...ref,
           sessionOnly: opts.session === true,
           ...(opts.hash === undefined ? {} : { hash: opts.hash }),
         }),
       );
       io.out(
-        `server/${name} approved${opts.session ? ' for this session' : ''} (${state(result.server)})\n`,
+        `${refText(result.kind, ref.name)} approved${opts.session ? ' for this session' : ''} (${state(result.server)})\n`,
       );
       io.out(configLines(result.config));
     });
@@ -49,24 +56,28 @@ export function registerDecisions(program: Command, io: Io): void {
     .description(
       "reject a project/workspace server's config: it stays down until its config changes",
     )
-    .argument('<name>', 'server name')
+    .argument(
+      '<name>',
+      'server name; languageserver/NAME or server/NAME where both kinds have the name',
+    )
     .option('--hash <prefix>', HASH_HELP)
     .action(async (name: string, _opts: object, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalOptions & { hash?: string }>();
       const env = commandEnv(opts, io);
+      const ref = parseObjectRef(name);
       const result = await withDaemon(env, (client) =>
         client.call<DecisionResult>('servers.reject', {
           ...env.selector,
-          name,
+          ...ref,
           ...(opts.hash === undefined ? {} : { hash: opts.hash }),
         }),
       );
-      io.out(`server/${name} rejected (${state(result.server)})\n`);
+      io.out(`${refText(result.kind, ref.name)} rejected (${state(result.server)})\n`);
       io.out(configLines(result.config));
     });
 }
 
-function state(server: McpServer): string {
+function state(server: McpServer | LanguageServer): string {
   const ready = findCondition(server.status.conditions, 'Ready');
   return `Ready=${ready?.status ?? 'Unknown'}${ready?.reason ? ` ${ready.reason}` : ''}`;
 }

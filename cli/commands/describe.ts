@@ -1,24 +1,44 @@
-/** `mcpctl describe server NAME`: everything about one server, kubectl describe style. */
+/**
+ * `mcpctl describe server NAME` / `describe languageserver NAME`: everything about one server,
+ * kubectl describe style.
+ */
 import { Argument, type Command } from 'commander';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
-import { describeServer } from '../output/describe.js';
-import type { ServerDescription } from '../objects.js';
+import { describeLanguageServer, describeServer } from '../output/describe.js';
+import type { LanguageServerDescription, ServerDescription } from '../objects.js';
+import { parseObjectRef } from '../object-ref.js';
 
 export function registerDescribe(program: Command, io: Io): void {
   program
     .command('describe')
-    .description('show one server: spec, status, conditions, recent stderr and events')
+    .description(
+      'show one server or language server: spec, status, conditions, recent stderr and events',
+    )
     .addArgument(
-      new Argument('<resource>', 'server').choices([
+      new Argument('<resource>', 'server or languageserver').choices([
         'server',
         'servers',
         'mcpserver',
         'mcpservers',
+        'languageserver',
+        'languageservers',
+        'lsp',
       ]),
     )
     .argument('<name>', 'server name')
-    .action(async (_resource: string, name: string, _opts: object, cmd: Command) => {
+    .action(async (resource: string, name: string, _opts: object, cmd: Command) => {
       const env = commandEnv(cmd.optsWithGlobals<GlobalOptions>(), io);
+      if (parseObjectRef(`${resource}/${name}`).kind === 'LanguageServer') {
+        const d = await withSession(env, (client) =>
+          client.call<LanguageServerDescription>('languageservers.describe', {
+            ...env.selector,
+            name,
+            showSecrets: env.showSecrets,
+          }),
+        );
+        io.out(describeLanguageServer(d, env.now(), env.style));
+        return;
+      }
       const d = await withSession(env, (client) =>
         client.call<ServerDescription>('servers.describe', {
           ...env.selector,

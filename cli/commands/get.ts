@@ -1,9 +1,9 @@
 /**
- * `mcpctl get servers|sessions|events|connections [NAME...] [-o table|wide|json|yaml|name]
- * [--watch]`.
+ * `mcpctl get servers|languageservers|sessions|events|connections [NAME...]
+ * [-o table|wide|json|yaml|name] [--watch]`.
  *
- * Guarantees: `-o json` prints the daemon's McpServerList / SessionList / EventList /
- * ConnectionList exactly (DESIGN §6), or the bare object for a single named server; `--watch`
+ * Guarantees: `-o json` prints the daemon's McpServerList / LanguageServerList / SessionList /
+ * EventList / ConnectionList exactly (DESIGN §6), or the bare object for a single named server; `--watch`
  * prints the current state, then every change, until SIGINT (exit 0) or until the daemon goes
  * away (exit 1). Connections are the daemon's whole pool (no session selects them) and have
  * no watch.
@@ -28,6 +28,7 @@ import {
 import {
   connectionPrinter,
   eventPrinter,
+  languageServerPrinter,
   serverPrinter,
   sessionPrinter,
   type ObjectPrinter,
@@ -54,6 +55,9 @@ const ALIASES: Record<string, TopicName> = {
   connections: 'connections',
   connection: 'connections',
   conn: 'connections',
+  languageservers: 'languageservers',
+  languageserver: 'languageservers',
+  lsp: 'languageservers',
 };
 
 interface GetOptions {
@@ -69,6 +73,7 @@ interface Topic {
 const TOPICS: Record<TopicName, Topic> = {
   // The printers are used with the objects the daemon sends for that topic.
   servers: { method: 'servers.list', printer: serverPrinter },
+  languageservers: { method: 'languageservers.list', printer: languageServerPrinter },
   sessions: { method: 'sessions.list', printer: sessionPrinter },
   events: { method: 'events.list', printer: eventPrinter },
   connections: { method: 'connections.list', printer: connectionPrinter },
@@ -77,13 +82,14 @@ const TOPICS: Record<TopicName, Topic> = {
 export function registerGet(program: Command, io: Io): void {
   program
     .command('get')
-    .description('list servers, sessions, events or connections (the pool)')
+    .description('list servers, language servers, sessions, events or connections (the pool)')
     .addArgument(
-      new Argument('<resource>', 'servers, sessions, events or connections').choices(
-        Object.keys(ALIASES),
-      ),
+      new Argument(
+        '<resource>',
+        'servers, languageservers (lsp), sessions, events or connections',
+      ).choices(Object.keys(ALIASES)),
     )
-    .argument('[names...]', 'only these servers')
+    .argument('[names...]', 'only these servers (or language servers)')
     .addOption(
       new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS).default('table'),
     )
@@ -92,8 +98,10 @@ export function registerGet(program: Command, io: Io): void {
       const opts = cmd.optsWithGlobals<GlobalOptions & GetOptions>();
       const topic = ALIASES[resource];
       if (!topic) throw new UsageError(`unknown resource ${resource}`);
-      if (names.length > 0 && topic !== 'servers')
-        throw new UsageError(`names are accepted for servers only, not for ${topic}`);
+      if (names.length > 0 && topic !== 'servers' && topic !== 'languageservers')
+        throw new UsageError(
+          `names are accepted for servers and languageservers only, not for ${topic}`,
+        );
       if (opts.watch && topic === 'connections')
         throw new UsageError(
           '--watch is not available for connections; run `mcpctl get connections` again',
@@ -107,7 +115,9 @@ export function registerGet(program: Command, io: Io): void {
 function params(env: CommandEnv, topic: TopicName, names: string[]): object {
   return {
     ...env.selector,
-    ...(topic === 'servers' ? { names, showSecrets: env.showSecrets } : {}),
+    ...(topic === 'servers' || topic === 'languageservers'
+      ? { names, showSecrets: env.showSecrets }
+      : {}),
   };
 }
 

@@ -34,8 +34,10 @@ function ready(
 
 describe('wait', () => {
   it('parses server/NAME and condition=TYPE[=value]', () => {
-    assert.equal(parseTarget('server/fs'), 'fs');
-    assert.equal(parseTarget('mcpservers/a::b'), 'a::b');
+    assert.deepEqual(parseTarget('server/fs'), { kind: 'McpServer', name: 'fs' });
+    assert.deepEqual(parseTarget('mcpservers/a::b'), { kind: 'McpServer', name: 'a::b' });
+    assert.deepEqual(parseTarget('languageserver/ts'), { kind: 'LanguageServer', name: 'ts' });
+    assert.deepEqual(parseTarget('lsp/ts'), { kind: 'LanguageServer', name: 'ts' });
     assert.throws(() => parseTarget('fs'), UsageError);
     assert.throws(() => parseTarget('pod/fs'), UsageError);
     assert.deepEqual(parseFor('condition=Ready'), { type: 'Ready', status: 'True' });

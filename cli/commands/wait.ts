@@ -1,5 +1,6 @@
 /**
- * `mcpctl wait server/NAME --for=condition=Ready[=false] [--timeout=30s]`, like kubectl wait.
+ * `mcpctl wait server/NAME|languageserver/NAME --for=condition=Ready[=false] [--timeout=30s]`,
+ * like kubectl wait.
  *
  * Guarantees:
  * - Exit 0 printing `server/NAME condition met` as soon as the condition has the wanted status
@@ -18,7 +19,15 @@ import { findCondition } from '../../api/index.js';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { CliError, UsageError } from '../errors.js';
 import { humanDuration, parseDuration } from '../output/age.js';
-import type { McpServer, McpServerList, WatchEvent } from '../objects.js';
+import type {
+  LanguageServer,
+  LanguageServerList,
+  McpServer,
+  McpServerList,
+  WatchEvent,
+  WatchTopic,
+} from '../objects.js';
+import { parseObjectRef, refText, type ObjectKind, type ObjectRef } from '../object-ref.js';
 import type { RpcClient } from '../rpc-client.js';
 import type { Selector } from '../methods/context.js';
 
@@ -28,12 +37,27 @@ export interface WaitCondition {
   readonly status: string;
 }
 
-export function parseTarget(target: string): string {
-  const m = /^(?:server|servers|mcpserver|mcpservers)\/(.+)$/.exec(target);
-  if (!m?.[1])
-    throw new UsageError(`wait needs a target like server/NAME, got ${JSON.stringify(target)}`);
-  return m[1];
+/** `server/NAME` or `languageserver/NAME` (a bare name is refused: wait names its kind). */
+export function parseTarget(target: string): Required<ObjectRef> {
+  const ref = target.includes('/') ? parseObjectRef(target) : undefined;
+  if (ref?.kind === undefined)
+    throw new UsageError(
+      `wait needs a target like server/NAME or languageserver/NAME, got ${JSON.stringify(target)}`,
+    );
+  return { kind: ref.kind, name: ref.name };
 }
+
+/** The objects wait may watch: both kinds have the same conditions and generations. */
+type Watched = McpServer | LanguageServer;
+
+const LIST_METHOD: Record<ObjectKind, string> = {
+  McpServer: 'servers.list',
+  LanguageServer: 'languageservers.list',
+};
+const TOPIC: Record<ObjectKind, WatchTopic> = {
+  McpServer: 'servers',
+  LanguageServer: 'languageservers',
+};
 
 /** The condition types a server has (DESIGN §6); waiting for any other could never end. */
 export const SERVER_CONDITION_TYPES = ['Admitted', 'Ready', 'UpToDate'] as const;
@@ -73,7 +97,7 @@ export function parseTimeout(text: string): number {
 }
 
 /** Does the server meet the condition now (and not by a stale observation)? */
-export function meets(server: McpServer, want: WaitCondition): boolean {
+export function meets(server: Watched, want: WaitCondition): boolean {
   const c = findCondition(server.status.conditions, want.type);
   if (!c) return false;
   const observed = c.observedGeneration ?? server.status.observedGeneration;
@@ -85,42 +109,44 @@ export function registerWait(program: Command, io: Io): void {
   program
     .command('wait')
     .description('wait until a server condition holds, e.g. --for=condition=Ready')
-    .argument('<target>', 'server/NAME')
+    .argument('<target>', 'server/NAME or languageserver/NAME')
     .requiredOption('--for <condition>', 'condition=TYPE[=true|false]')
     .option('--timeout <duration>', 'give up after this long (e.g. 30s, 2m; 0 checks once)', '30s')
     .action(async (target: string, _opts: object, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalOptions & { for: string; timeout: string }>();
-      const name = parseTarget(target);
+      const ref = parseTarget(target);
       const want = parseFor(opts.for);
       const timeoutMs = parseTimeout(opts.timeout);
       const env = commandEnv(opts, io);
-      await withSession(env, (client) => waitFor(client, env.selector, name, want, timeoutMs));
-      io.out(`server/${name} condition met\n`);
+      await withSession(env, (client) => waitFor(client, env.selector, ref, want, timeoutMs));
+      io.out(`${refText(ref.kind, ref.name)} condition met\n`);
     });
 }
 
 async function waitFor(
   client: RpcClient,
   selector: Selector,
-  name: string,
+  ref: Required<ObjectRef>,
   want: WaitCondition,
   timeoutMs: number,
 ): Promise<void> {
-  let last: McpServer | undefined;
+  const { name } = ref;
+  const shown = refText(ref.kind, name);
+  let last: Watched | undefined;
   let result: 'met' | 'timeout' | 'lost';
   if (timeoutMs <= 0) {
-    last = await current(client, selector, name);
+    last = await current(client, selector, ref);
     result = last && meets(last, want) ? 'met' : 'timeout';
   } else {
     let settle: (outcome: 'met' | 'timeout' | 'lost') => void = () => undefined;
     const outcome = new Promise<'met' | 'timeout' | 'lost'>((resolve) => (settle = resolve));
     client.on('watch.event', (p) => {
-      const e = p as WatchEvent<McpServer>;
+      const e = p as WatchEvent<Watched>;
       last = e.type === 'DELETED' ? undefined : e.object;
       if (last && meets(last, want)) settle('met');
     });
     void client.closed.then(() => settle('lost'));
-    await client.call('watch.start', { ...selector, topic: 'servers', names: [name] });
+    await client.call('watch.start', { ...selector, topic: TOPIC[ref.kind], names: [name] });
     const timer = setTimeout(() => settle('timeout'), timeoutMs);
     result = await outcome;
     clearTimeout(timer);
@@ -133,18 +159,18 @@ async function waitFor(
     // Ask once more: the daemon's answer names the closest servers.
     let why = 'no such server';
     try {
-      await current(client, selector, name, true);
+      await current(client, selector, ref, true);
     } catch (err) {
       why = err instanceof Error ? err.message : String(err);
     }
-    throw new CliError(`timed out after ${after} waiting for ${wanted} on server/${name}: ${why}`);
+    throw new CliError(`timed out after ${after} waiting for ${wanted} on ${shown}: ${why}`);
   }
   const c = findCondition(last.status.conditions, want.type);
   const now = c
     ? `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`
     : `no ${want.type} condition yet`;
   throw new CliError(
-    `timed out after ${after} waiting for ${wanted} on server/${name} (now ${now}); 'mcpctl why ${name}' says what blocks it`,
+    `timed out after ${after} waiting for ${wanted} on ${shown} (now ${now}); 'mcpctl why ${shown}' says what blocks it`,
   );
 }
 
@@ -152,11 +178,14 @@ async function waitFor(
 async function current(
   client: RpcClient,
   selector: Selector,
-  name: string,
+  ref: Required<ObjectRef>,
   strict = false,
-): Promise<McpServer | undefined> {
+): Promise<Watched | undefined> {
   try {
-    const list = await client.call<McpServerList>('servers.list', { ...selector, names: [name] });
+    const list = await client.call<McpServerList | LanguageServerList>(LIST_METHOD[ref.kind], {
+      ...selector,
+      names: [ref.name],
+    });
     return list.items[0];
   } catch (err) {
     if (strict) throw err;

@@ -6,13 +6,14 @@
 import { Option, type Command } from 'commander';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { json } from '../output/format.js';
+import { parseObjectRef } from '../object-ref.js';
 import type { WhyAnswer } from '../../controller/session.js';
 
 export function registerWhy(program: Command, io: Io): void {
   program
     .command('why')
     .description("say why a server's tools are unavailable, and how to fix it")
-    .argument('<name>', 'server name')
+    .argument('<name>', 'server name, or languageserver/NAME')
     .addOption(
       new Option('-o, --output <format>', 'output format')
         .choices(['text', 'json'])
@@ -22,7 +23,7 @@ export function registerWhy(program: Command, io: Io): void {
       const opts = cmd.optsWithGlobals<GlobalOptions & { output: 'text' | 'json' }>();
       const env = commandEnv(opts, io);
       const answer = await withSession(env, (client) =>
-        client.call<WhyAnswer>('servers.why', { ...env.selector, name }),
+        client.call<WhyAnswer>('servers.why', { ...env.selector, ...parseObjectRef(name) }),
       );
       if (opts.output === 'json') {
         io.out(json(answer));

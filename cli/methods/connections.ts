@@ -27,12 +27,16 @@ const STATES: Partial<Record<EntryStats['state'], ConnectionState>> = {
   draining: 'Draining',
 };
 
-export function toConnectionObject(e: EntryStats, state: ConnectionState): ConnectionObject {
+export function toConnectionObject(
+  e: EntryStats,
+  state: ConnectionState,
+  kind: ConnectionObject['spec']['kind'] = 'McpServer',
+): ConnectionObject {
   return {
     apiVersion: API_VERSION,
     kind: 'Connection',
     metadata: { name: e.key, creationTimestamp: e.createdAt.toISOString() },
-    spec: { server: e.name, connectionId: e.connectionId },
+    spec: { kind, server: e.name, connectionId: e.connectionId },
     status: {
       state,
       pid: e.pid ?? null,

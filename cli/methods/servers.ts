@@ -85,6 +85,7 @@ export function serverMethods(ctx: MethodContext): MethodTable {
         await session.approve(p.name, subject.hash, { sessionOnly });
         await session.settled();
         return {
+          kind: 'McpServer',
           decision: sessionOnly ? 'approved-for-session' : 'approved',
           config: summaryOf(subject),
           server: mustGet(session, p.name, {}),
@@ -100,6 +101,7 @@ export function serverMethods(ctx: MethodContext): MethodTable {
         await session.reject(p.name, subject.hash);
         await session.settled();
         return {
+          kind: 'McpServer',
           decision: 'rejected',
           config: summaryOf(subject),
           server: mustGet(session, p.name, {}),

@@ -10,7 +10,13 @@ import {
   disclosureLines,
   findCondition,
 } from '../../api/index.js';
-import type { McpEvent, ServerDescription } from '../objects.js';
+import type { Condition, Disclosure } from '../../api/index.js';
+import type {
+  LanguageServerDescription,
+  McpEvent,
+  McpServer,
+  ServerDescription,
+} from '../objects.js';
 import { ageOf } from './age.js';
 import { escapeField, yaml } from './escape.js';
 import { statusColour, type Style } from './style.js';
@@ -38,7 +44,68 @@ function eventAge(e: McpEvent, now: number): string {
   return e.count > 1 ? `${last} (x${e.count} over ${ageOf(e.firstTimestamp, now)})` : last;
 }
 
+/** What both kinds' descriptions have: metadata, spec, conditions, disclosure, stderr, events. */
+interface Described {
+  readonly server: {
+    readonly metadata: McpServer['metadata'];
+    readonly spec: unknown;
+    readonly status: { readonly conditions: readonly Condition[] };
+  };
+  readonly disclosure: Disclosure;
+  readonly stderr: readonly string[];
+  readonly events: readonly McpEvent[];
+}
+
 export function describeServer(d: ServerDescription, now: number, style: Style): string {
+  const st = d.server.status;
+  return describeObject(
+    d,
+    [
+      ['Connection ID', st.connectionId ?? '<none>'],
+      ['Approval Hash', st.approvalHash ?? '<none>'],
+      ['PID', st.pid === undefined ? '<none>' : String(st.pid)],
+      ['Connected At', st.connectedAt ?? '<none>'],
+      ['Restarts', String(st.restarts)],
+      [`Tools (${st.tools.length})`, list(st.tools)],
+      [`Prompts (${st.prompts.length})`, list(st.prompts)],
+    ],
+    st.observedGeneration,
+    now,
+    style,
+  );
+}
+
+/** `describe languageserver NAME`: the same layout; its status says folder and extensions. */
+export function describeLanguageServer(
+  d: LanguageServerDescription,
+  now: number,
+  style: Style,
+): string {
+  const st = d.server.status;
+  return describeObject(
+    d,
+    [
+      ['Connection ID', st.connectionId ?? '<none>'],
+      ['Approval Hash', st.approvalHash ?? '<none>'],
+      ['PID', st.pid === undefined ? '<none>' : String(st.pid)],
+      ['Connected At', st.connectedAt ?? '<none>'],
+      ['Restarts', String(st.restarts)],
+      ['Workspace Folder', st.workspaceFolder ?? '<none>'],
+      [`Extensions (${st.extensions.length})`, list(st.extensions)],
+    ],
+    st.observedGeneration,
+    now,
+    style,
+  );
+}
+
+function describeObject(
+  d: Described,
+  statusRows: ReadonlyArray<readonly [string, string]>,
+  observedGeneration: number | undefined,
+  now: number,
+  style: Style,
+): string {
   const s = d.server;
   const ann = s.metadata.annotations ?? {};
   const st = s.status;
@@ -67,15 +134,9 @@ export function describeServer(d: ServerDescription, now: number, style: Style):
         [
           [
             'Observed Generation',
-            st.observedGeneration === undefined ? '<none>' : String(st.observedGeneration),
+            observedGeneration === undefined ? '<none>' : String(observedGeneration),
           ],
-          ['Connection ID', st.connectionId ?? '<none>'],
-          ['Approval Hash', st.approvalHash ?? '<none>'],
-          ['PID', st.pid === undefined ? '<none>' : String(st.pid)],
-          ['Connected At', st.connectedAt ?? '<none>'],
-          ['Restarts', String(st.restarts)],
-          [`Tools (${st.tools.length})`, list(st.tools)],
-          [`Prompts (${st.prompts.length})`, list(st.prompts)],
+          ...statusRows,
         ],
         '  ',
       ),

@@ -1,10 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { API_VERSION, type McpServer } from '../../api/index.js';
-import { connectionList, serverList, type ConnectionObject } from '../objects.js';
+import { API_VERSION, type LanguageServer, type McpServer } from '../../api/index.js';
+import {
+  connectionList,
+  languageServerList,
+  serverList,
+  type ConnectionObject,
+} from '../objects.js';
 import { ageOf, humanDuration, parseDuration } from './age.js';
 import { WatchPrinter, formatList } from './format.js';
-import { connectionPrinter, serverPrinter, serverReason } from './printers.js';
+import {
+  connectionPrinter,
+  languageServerPrinter,
+  serverPrinter,
+  serverReason,
+} from './printers.js';
 import { plain, styleFor } from './style.js';
 import { renderTable } from './table.js';
 
@@ -157,16 +167,77 @@ describe('tables', () => {
     assert.deepEqual(empty, { stdout: '', stderr: 'No servers found.\n' });
   });
 
+  it('prints language servers: extensions, the reason, and wide the folder', () => {
+    const ls = (name: string, ready: boolean, extra: Partial<LanguageServer['status']> = {}) =>
+      ({
+        apiVersion: API_VERSION,
+        kind: 'LanguageServer',
+        metadata: {
+          name,
+          generation: 1,
+          creationTimestamp: '2024-01-01T00:00:00.000Z',
+          annotations: { 'mcpctl.dev/scope': ready ? 'cli' : 'project' },
+        },
+        spec: { command: 'x', extensionToLanguage: { '.ts': 'typescript' } },
+        status: {
+          restarts: 0,
+          extensions: ['.ts', '.tsx'],
+          conditions: [
+            {
+              type: 'Admitted',
+              status: ready ? 'True' : 'False',
+              reason: ready ? 'NotGated' : 'PendingApproval',
+              message: '',
+              lastTransitionTime: '2024-01-01T00:00:00.000Z',
+            },
+            {
+              type: 'Ready',
+              status: ready ? 'True' : 'False',
+              reason: ready ? 'Connected' : 'NotAdmitted',
+              message: '',
+              lastTransitionTime: '2024-01-01T00:00:00.000Z',
+            },
+          ],
+          ...extra,
+        },
+      }) satisfies LanguageServer;
+    const list = languageServerList([
+      ls('typescript', true, { pid: 7, connectionId: 'typescript::0123', workspaceFolder: '/ws' }),
+      ls('bash', false, { extensions: [] }),
+    ]);
+    const opts = { now: NOW, style: plain };
+    assert.equal(
+      formatList(list, languageServerPrinter, 'table', opts).stdout,
+      [
+        'NAME         SCOPE     ADMITTED   READY   EXTENSIONS   AGE   REASON',
+        'typescript   cli       True       True    .ts,.tsx     5m    Connected',
+        'bash         project   False      False   <none>       5m    PendingApproval',
+        '',
+      ].join('\n'),
+    );
+    assert.match(
+      formatList(list, languageServerPrinter, 'wide', opts).stdout,
+      /CONNECTION\s+PID\s+FOLDER\n.*typescript::0123\s+7\s+\/ws\n/,
+    );
+    assert.equal(
+      formatList(list, languageServerPrinter, 'name', opts).stdout,
+      'languageserver/typescript\nlanguageserver/bash\n',
+    );
+    const empty = formatList(languageServerList([]), languageServerPrinter, 'table', opts);
+    assert.deepEqual(empty, { stdout: '', stderr: 'No language servers found.\n' });
+  });
+
   it('prints connections like kubectl get pods: who holds each, and how long a drain has left', () => {
     const connection = (
       name: string,
       state: ConnectionObject['status']['state'],
       extra: Partial<ConnectionObject['status']> = {},
+      kind: ConnectionObject['spec']['kind'] = 'McpServer',
     ): ConnectionObject => ({
       apiVersion: API_VERSION,
       kind: 'Connection',
       metadata: { name, creationTimestamp: '2024-01-01T00:00:00.000Z' },
-      spec: { server: name.split('::')[0] ?? name, connectionId: name },
+      spec: { kind, server: name.split('::')[0] ?? name, connectionId: name },
       status: {
         state,
         pid: 42,
@@ -185,15 +256,17 @@ describe('tables', () => {
         drainEndsAt: '2024-01-01T00:05:25.000Z',
       }),
       connection('slow::0000000000000000', 'Connecting', { readyTime: null }),
+      connection('ts::1111111111111111', 'Ready', { tools: 0, prompts: 0 }, 'LanguageServer'),
     ]);
     const opts = { now: NOW, style: plain };
     assert.equal(
       formatList(list, connectionPrinter, 'table', opts).stdout,
       [
-        'CONNECTION               SERVER   PID      SESSIONS     STATE                 AGE',
-        'fs::0123456789abcdef     fs       42       default,s2   Ready                 5m',
-        'web::fedcba9876543210    web      <none>   <none>       Draining (25s left)   5m',
-        'slow::0000000000000000   slow     42       default,s2   Connecting            5m',
+        'CONNECTION               SERVER   KIND             PID      SESSIONS     STATE                 AGE',
+        'fs::0123456789abcdef     fs       McpServer        42       default,s2   Ready                 5m',
+        'web::fedcba9876543210    web      McpServer        <none>   <none>       Draining (25s left)   5m',
+        'slow::0000000000000000   slow     McpServer        42       default,s2   Connecting            5m',
+        'ts::1111111111111111     ts       LanguageServer   42       default,s2   Ready                 5m',
         '',
       ].join('\n'),
     );
@@ -203,7 +276,7 @@ describe('tables', () => {
     );
     assert.equal(
       formatList(list, connectionPrinter, 'name', opts).stdout,
-      'connection/fs::0123456789abcdef\nconnection/web::fedcba9876543210\nconnection/slow::0000000000000000\n',
+      'connection/fs::0123456789abcdef\nconnection/web::fedcba9876543210\nconnection/slow::0000000000000000\nconnection/ts::1111111111111111\n',
     );
     assert.deepEqual(JSON.parse(formatList(list, connectionPrinter, 'json', opts).stdout), list);
     assert.match(

@@ -5,11 +5,17 @@
  * and PID. REASON is the one that explains the state: the Admitted reason when refused, else
  * the Ready reason when not Ready, else the UpToDate reason when rolling, else the Ready one.
  *
- * Connections (the pool, like `kubectl get pods`): CONNECTION, SERVER, PID, SESSIONS, STATE,
- * AGE; wide adds TOOLS and PROMPTS. A draining one says how long it has left.
+ * Connections (the pool, like `kubectl get pods`): CONNECTION, SERVER, KIND (McpServer or
+ * LanguageServer), PID, SESSIONS, STATE, AGE; wide adds TOOLS and PROMPTS. A draining one says how long it has left.
  */
 import { ANNOTATION_SCOPE, findCondition } from '../../api/index.js';
-import type { ConnectionObject, McpEvent, McpServer, SessionObject } from '../objects.js';
+import type {
+  ConnectionObject,
+  LanguageServer,
+  McpEvent,
+  McpServer,
+  SessionObject,
+} from '../objects.js';
 import { ageOf, humanDuration } from './age.js';
 import { statusColour, type Style } from './style.js';
 import type { CellInput } from './table.js';
@@ -25,7 +31,7 @@ export interface ObjectPrinter<T> {
   key(item: T): string;
 }
 
-export function serverReason(server: McpServer): string {
+export function serverReason(server: McpServer | LanguageServer): string {
   const c = server.status.conditions;
   const admitted = findCondition(c, 'Admitted');
   const ready = findCondition(c, 'Ready');
@@ -72,6 +78,45 @@ export const serverPrinter: ObjectPrinter<McpServer> = {
     ];
   },
   name: (s) => `server/${s.metadata.name}`,
+  key: (s) => s.metadata.name,
+};
+
+/**
+ * Language servers (issue 24): NAME, SCOPE, ADMITTED, READY, EXTENSIONS, AGE, REASON; wide adds
+ * CONNECTION, PID and FOLDER (the workspace folder it was started on).
+ */
+export const languageServerPrinter: ObjectPrinter<LanguageServer> = {
+  plural: 'language servers',
+  headers: (wide) => [
+    'NAME',
+    'SCOPE',
+    'ADMITTED',
+    'READY',
+    'EXTENSIONS',
+    'AGE',
+    'REASON',
+    ...(wide ? ['CONNECTION', 'PID', 'FOLDER'] : []),
+  ],
+  row(s, now, wide, style) {
+    const c = s.status.conditions;
+    return [
+      s.metadata.name,
+      s.metadata.annotations?.[ANNOTATION_SCOPE] ?? '',
+      statusCell(style, findCondition(c, 'Admitted')?.status),
+      statusCell(style, findCondition(c, 'Ready')?.status),
+      s.status.extensions.join(',') || '<none>',
+      ageOf(s.metadata.creationTimestamp, now),
+      serverReason(s),
+      ...(wide
+        ? [
+            s.status.connectionId ?? '<none>',
+            s.status.pid === undefined ? '<none>' : String(s.status.pid),
+            s.status.workspaceFolder ?? '<none>',
+          ]
+        : []),
+    ];
+  },
+  name: (s) => `languageserver/${s.metadata.name}`,
   key: (s) => s.metadata.name,
 };
 
@@ -151,6 +196,7 @@ export const connectionPrinter: ObjectPrinter<ConnectionObject> = {
   headers: (wide) => [
     'CONNECTION',
     'SERVER',
+    'KIND',
     'PID',
     'SESSIONS',
     'STATE',
@@ -162,6 +208,7 @@ export const connectionPrinter: ObjectPrinter<ConnectionObject> = {
     return [
       c.metadata.name,
       c.spec.server,
+      c.spec.kind,
       c.status.pid === null ? '<none>' : String(c.status.pid),
       c.status.sessions.length === 0 ? '<none>' : c.status.sessions.join(','),
       { text: connectionState(c, now), paint: state === 'Ready' ? style.green : style.yellow },
