@@ -26,6 +26,7 @@ import {
 } from './env-expansion.js';
 import { OAUTH_ENDPOINT_FIELDS, oauthTargetOf, type OAuthEndpointField } from './oauth.js';
 import { REDACTED, hostOfUrl, redactUrl, shownAsWritten } from './redact.js';
+import type { LanguageServerConfig } from './lsp-config.js';
 import type { McpServerConfig } from './server-config.js';
 import { isGatedScope, type Scope } from './scope.js';
 import { urlOf } from './transport.js';
@@ -184,6 +185,22 @@ export function disclosureOf(config: McpServerConfig, scope: Scope): Disclosure 
   return config.command !== undefined
     ? localDisclosure(config, syntax)
     : remoteDisclosure(config, scope, syntax);
+}
+
+/**
+ * A language server's disclosure: the local command it is, its workspace folder where an MCP
+ * server's cwd goes (what runs, and where, is what a person judges).
+ */
+export function languageServerDisclosureOf(config: LanguageServerConfig, scope: Scope): Disclosure {
+  return disclosureOf(
+    {
+      ...(config.command !== undefined ? { command: config.command } : {}),
+      ...(config.args !== undefined ? { args: config.args } : {}),
+      ...(config.env !== undefined ? { env: config.env } : {}),
+      ...(config.workspaceFolder !== undefined ? { cwd: config.workspaceFolder } : {}),
+    },
+    scope,
+  );
 }
 
 /** The disclosure as lines (labelled fields, then sentences, then warnings), unindented. */

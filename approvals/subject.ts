@@ -17,6 +17,7 @@
 import {
   approvalHashFor,
   disclosureOf,
+  languageServerDisclosureOf,
   lspApprovalHashFor,
   type ApprovalHash,
   type Disclosure,
@@ -86,23 +87,13 @@ export interface SubjectSummary {
 
 export function summaryOf(subject: AnySubject): SubjectSummary {
   if ('kind' in subject && subject.kind === 'LanguageServer') {
-    const c = subject.config;
     return {
       kind: 'LanguageServer',
       name: subject.name,
       scope: subject.scope,
       source: subject.source,
       hash: subject.hash,
-      // Shown as the local command it is; its workspace folder where an MCP server's cwd goes.
-      disclosure: disclosureOf(
-        {
-          ...(c.command !== undefined ? { command: c.command } : {}),
-          ...(c.args !== undefined ? { args: c.args } : {}),
-          ...(c.env !== undefined ? { env: c.env } : {}),
-          ...(c.workspaceFolder !== undefined ? { cwd: c.workspaceFolder } : {}),
-        },
-        subject.scope,
-      ),
+      disclosure: languageServerDisclosureOf(subject.config, subject.scope),
     };
   }
   return {

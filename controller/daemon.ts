@@ -195,6 +195,7 @@ export class Daemon {
       createLspPool({
         ...(options.drainDelayMs === undefined ? {} : { drainDelayMs: options.drainDelayMs }),
         ...(options.serverEnv ? { serverEnv: options.serverEnv } : {}),
+        ...(processes === undefined ? {} : { processes }),
         onWarning: (message) => this.#log.warn({}, message),
       });
     this.approvals = approvals;

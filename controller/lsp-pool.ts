@@ -21,6 +21,7 @@ import type { SpawnServer } from '../lsp/server-process.js';
 import { ConnectionPool, type ConnectionStats } from '../pool/pool.js';
 import type { LanguageServerTicket } from '../pool/ticket.js';
 import type { Holder, ReleaseOptions } from '../pool/types.js';
+import { recordingHooks, type ProcessRecorder } from '../proc/index.js';
 
 /** A session's hold on one language server process. */
 export interface LanguageServerLease {
@@ -58,6 +59,12 @@ export interface LspPoolOptions {
   readonly spawn?: SpawnServer;
   /** After SIGTERM to a group, how long before SIGKILL (lsp/ default 1 s). */
   readonly killGraceMs?: number;
+  /**
+   * The daemon's one record of its server processes (proc/orphans.ts): every language server
+   * and each descendant that leaves its group is written there, so a daemon killed hard has
+   * them reaped at its next start, like MCP servers.
+   */
+  readonly processes?: ProcessRecorder;
 }
 
 /** How the client starts the server of `ticket`. */
@@ -106,6 +113,15 @@ export function createLspPool(options: LspPoolOptions = {}): LspPool {
       new LspConnection(serverOptionsOf(ticket, options), {
         onLost: (reason) => host.lost(reason, 'failed'),
         ...(options.spawn ? { spawn: options.spawn } : {}),
+        ...(options.processes
+          ? {
+              processes: recordingHooks(options.processes, {
+                kind: 'LanguageServer',
+                connectionId: ticket.connectionId,
+                ...(ticket.config.command !== undefined ? { command: ticket.config.command } : {}),
+              }),
+            }
+          : {}),
       }),
     ...(options.drainDelayMs !== undefined ? { drainDelayMs: options.drainDelayMs } : {}),
     now: options.now ?? Date.now,

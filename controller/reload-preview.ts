@@ -2,8 +2,19 @@
  * Reload preview: what a reload would add, remove, restart, keep or block, computed from the
  * files on disk now against what runs now. Connects nothing (DESIGN §5 "Reload preview").
  */
-import { changedConnectionFields, type DesiredServers } from '../api/index.js';
-import { decideAdmission, runtimeOf, type AdmissionContext } from '../reconcilers/admission.js';
+import {
+  changedConnectionFields,
+  type DesiredServer,
+  type DesiredServers,
+  type McpServerConfig,
+} from '../api/index.js';
+import {
+  decideAdmission,
+  runtimeOf,
+  type AdmissibleServer,
+  type AdmissionContext,
+  type AdmissionDecision,
+} from '../reconcilers/admission.js';
 import type { ServerRecord } from '../reconcilers/server-record.js';
 
 export type DiffAction = 'add' | 'remove' | 'restart' | 'keep' | 'blocked';
@@ -22,36 +33,76 @@ export interface DiffInput {
   readonly admission: AdmissionContext;
 }
 
+/** What a preview needs of one kind of server (MCP servers, language servers). */
+export interface DiffKind<S extends AdmissibleServer, C> {
+  readonly servers: Readonly<Record<string, S>>;
+  /** The names that have a record now (configured earlier, maybe running). */
+  readonly recorded: Iterable<string>;
+  /** What runs now, by name. */
+  live(name: string): { readonly connectionId: string; readonly config: C } | undefined;
+  decide(server: S): AdmissionDecision;
+  /** The connectionId it would run as, or why it cannot run (`MissingEnv`, `InvalidConfig`). */
+  runtime(server: S): { runnable: true; connectionId: string } | { runnable: false; why: string };
+  /** The fields whose change makes a restart, between what runs and the new entry. */
+  changed(live: C, server: S): string[];
+  /** How a line names it: `fs`, `languageserver/ts`. */
+  label(name: string): string;
+}
+
+/** MCP servers: the preview `mcpctl diff` always gave. */
 export function diffReload(input: DiffInput): DiffLine[] {
-  const names = new Set([...Object.keys(input.next.servers), ...input.records.keys()]);
+  return diffKind<DesiredServer, McpServerConfig>({
+    servers: input.next.servers,
+    recorded: input.records.keys(),
+    live: (name) => input.records.get(name)?.live,
+    decide: (server) => decideAdmission(server, input.admission),
+    runtime: (server) => {
+      const r = runtimeOf(server, input.admission);
+      return r.runnable
+        ? { runnable: true, connectionId: r.connectionId }
+        : { runnable: false, why: 'MissingEnv' };
+    },
+    changed: (live, server) =>
+      changedConnectionFields(live, server.config, input.admission.workspace),
+    label: (name) => name,
+  });
+}
+
+/** One kind's lines, sorted by name: what a reload would add, remove, restart, keep or block. */
+export function diffKind<S extends AdmissibleServer, C>(kind: DiffKind<S, C>): DiffLine[] {
+  const names = new Set([...Object.keys(kind.servers), ...kind.recorded]);
   const out: DiffLine[] = [];
   for (const name of [...names].sort()) {
-    const server = input.next.servers[name];
-    const live = input.records.get(name)?.live;
+    const server = kind.servers[name];
+    const live = kind.live(name);
+    const label = kind.label(name);
     if (!server) {
-      if (live) out.push({ action: 'remove', name });
+      if (live) out.push({ action: 'remove', name: label });
       continue;
     }
-    const decision = decideAdmission(server, input.admission);
+    const decision = kind.decide(server);
     if (!decision.admitted) {
-      out.push({ action: live ? 'remove' : 'blocked', name, detail: decision.reason });
+      out.push({ action: live ? 'remove' : 'blocked', name: label, detail: decision.reason });
       continue;
     }
-    const runtime = runtimeOf(server, input.admission);
+    const runtime = kind.runtime(server);
     if (!runtime.runnable) {
-      out.push({ action: live ? 'remove' : 'blocked', name, detail: 'MissingEnv' });
+      out.push({ action: live ? 'remove' : 'blocked', name: label, detail: runtime.why });
       continue;
     }
     if (!live) {
-      out.push({ action: 'add', name });
+      out.push({ action: 'add', name: label });
       continue;
     }
     if (live.connectionId === runtime.connectionId) {
-      out.push({ action: 'keep', name });
+      out.push({ action: 'keep', name: label });
       continue;
     }
-    const changed = changedConnectionFields(live.config, server.config, input.admission.workspace);
-    out.push({ action: 'restart', name, detail: changed.join(', ') });
+    out.push({
+      action: 'restart',
+      name: label,
+      detail: kind.changed(live.config, server).join(', '),
+    });
   }
   return out;
 }

@@ -29,9 +29,13 @@ import {
   type LanguageServerConfig,
 } from '../api/index.js';
 import type { LanguageServerSubject } from '../approvals/index.js';
-import type { SessionStore } from '../informers/types.js';
+import type { DesiredState, SessionStore } from '../informers/types.js';
 import type { LanguageServerTicket } from '../pool/ticket.js';
-import { admitLanguageServer } from '../reconcilers/admission.js';
+import {
+  admitLanguageServer,
+  decideAdmission,
+  languageServerRuntimeOf,
+} from '../reconcilers/admission.js';
 import type { EventSink } from '../reconcilers/events.js';
 import { toLanguageServer, type ServerObjectOptions } from '../reconcilers/server-object.js';
 import type { ServerKindAdapter } from '../reconcilers/server-kind.js';
@@ -47,6 +51,7 @@ import type { LanguageServerLease, LspPool } from './lsp-pool.js';
 import type { LspTarget } from './lsp-target.js';
 import { ExponentialBackoffRateLimiter, exponentialDelay } from './rate-limiters.js';
 import { RateLimitingQueue } from './rate-limiting-queue.js';
+import { diffKind, type DiffLine } from './reload-preview.js';
 import type { SessionAdmission } from './session-admission.js';
 import { Workers } from './workers.js';
 
@@ -82,6 +87,16 @@ export interface SessionLanguageServersDeps {
   /** The set of Ready language servers (or one's connection) changed. */
   onReadyChange(name: string): void;
 }
+
+/** The fields whose edit replaces a language server's process (its connectionId's). */
+const PROCESS_FIELDS = [
+  'command',
+  'args',
+  'env',
+  'transport',
+  'initializationOptions',
+  'workspaceFolder',
+] as const;
 
 export class SessionLanguageServers {
   readonly #deps: SessionLanguageServersDeps;
@@ -224,6 +239,35 @@ export class SessionLanguageServers {
       },
       LSP_WHY,
     );
+  }
+
+  /**
+   * What a reload would do to the language servers of `next` (the files on disk now): the
+   * reload preview's lines, named `languageserver/NAME`. Connects nothing.
+   */
+  diff(next: DesiredState): DiffLine[] {
+    const desired = {
+      servers: next.languageServers,
+      gating: next.lspGating,
+      trusted: next.trusted,
+    };
+    const ctx = this.#deps.admission.languageServerContext(desired);
+    return diffKind<DesiredLanguageServer, LanguageServerConfig>({
+      servers: next.languageServers,
+      recorded: this.#reconciler.records().keys(),
+      live: (name) => this.#reconciler.record(name)?.live,
+      decide: (server) => decideAdmission(server, ctx),
+      runtime: (server) => {
+        const r = languageServerRuntimeOf(server, ctx);
+        return r.runnable
+          ? { runnable: true, connectionId: r.connectionId }
+          : { runnable: false, why: r.problem };
+      },
+      // Only what replaces the process counts (settings and extensionToLanguage never do).
+      changed: (live, server) =>
+        PROCESS_FIELDS.filter((f) => !jsonEqual(live[f], server.config[f])),
+      label: (name) => `languageserver/${name}`,
+    });
   }
 
   /** Every configured language server, with its connection when Ready, else why not. */

@@ -554,13 +554,17 @@ export class Session {
     await this.settled();
   }
 
+  /** What a reload would do, MCP servers then language servers; reads files, connects nothing. */
   async diff(): Promise<DiffLine[]> {
     const next = await this.#store.peek();
-    return diffReload({
-      next,
-      records: this.#reconciler.records(),
-      admission: this.#admission.context(next),
-    });
+    return [
+      ...diffReload({
+        next,
+        records: this.#reconciler.records(),
+        admission: this.#admission.context(next),
+      }),
+      ...this.#lsp.diff(next),
+    ];
   }
 
   /**

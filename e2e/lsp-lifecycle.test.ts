@@ -34,20 +34,26 @@ import {
 
 const T = { timeout: 180_000 };
 
-/** `source missing.sh` is an error only while the server's settings enable source errors. */
+/**
+ * A `source` of a path only known at run time: bash-language-server reports it ("could not be
+ * analyzed") only while its settings enable source errors.
+ */
 const SCRIPT = [
   '#!/bin/bash',
+  'NAME="world"',
   'greet() {',
-  '  echo "hi $1"',
+  '  echo "hi $NAME"',
   '}',
-  'greet world',
-  'source ./missing-file.sh',
+  'source "$HOME/missing-$NAME.sh"',
+  'greet',
   '',
 ].join('\n');
 
-function sourceErrorLines(view: DiagnosticsView): number[] {
-  if (view.state !== 'current') return [];
-  return view.diagnostics.filter((d) => /missing-file/.test(d.message)).map((d) => d.line);
+function sourceErrorLines(view: DiagnosticsView | undefined): number[] {
+  if (view?.state !== 'current') return [-1];
+  return view.diagnostics
+    .filter((d) => /Source command could not be analyzed/.test(d.message))
+    .map((d) => d.line);
 }
 
 describe('language servers through the controller', () => {
@@ -85,7 +91,11 @@ describe('language servers through the controller', () => {
         (s) => lspCondition(s.get('ts'), 'Admitted')?.reason === 'PendingApproval',
       );
       assert.equal(pending.get('ts')?.status.pid, undefined);
-      assert.deepEqual(processesMentioning(env.root), [], 'nothing spawned before approval');
+      assert.deepEqual(
+        processesMentioning(`--mcpctl-test=${env.root}`),
+        [],
+        'nothing spawned before approval',
+      );
 
       // Ambiguous: the name exists in both kinds, so a bare name decides nothing.
       const bare = await env.cli(['approve', 'ts']);
@@ -107,6 +117,10 @@ describe('language servers through the controller', () => {
       const ready = await untilLanguageServers(env, 'ts to be Ready', (s) => lspReady(s.get('ts')));
       assert.equal(lspCondition(ready.get('ts'), 'Admitted')?.reason, 'Approved');
       assert.ok(isAlive(ready.get('ts')!.status.pid!));
+      // The needle above finds the server once it runs: its silence before was no blind spot.
+      assert.deepEqual(processesMentioning(`--mcpctl-test=${env.root}`), [
+        ready.get('ts')!.status.pid,
+      ]);
     },
   );
 

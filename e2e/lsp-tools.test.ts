@@ -154,8 +154,15 @@ describe('lsp_* tools through serve equal a direct LSP client', () => {
   );
 
   test('hostile and careless arguments get a clear isError, never a crash', T, async () => {
-    const outside = await agent.callRaw('lsp_hover', {
+    // A file no server handles is refused for that; one a server would handle, for being outside.
+    const passwd = await agent.callRaw('lsp_hover', {
       file: '../../etc/passwd',
+      line: 1,
+      column: 1,
+    });
+    assert.equal(passwd.isError, true);
+    const outside = await agent.callRaw('lsp_hover', {
+      file: '../../etc/passwd.ts',
       line: 1,
       column: 1,
     });

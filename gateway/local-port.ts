@@ -41,14 +41,6 @@ export function approvalRequestOf(server: DesiredServer): ApprovalRequest {
   };
 }
 
-/**
- * A session that runs language servers. Optional until the session offers it, so the port
- * compiles against a Session with or without it (and a session without gives no targets).
- */
-interface LspTargetSource {
-  lspTargets?(): readonly LspTarget[];
-}
-
 /** What the `lsp_*` tools' listing depends on: the Ready servers and their extensions. */
 function lspToolsKey(targets: readonly LspTarget[]): string {
   const ready = targets
@@ -115,8 +107,7 @@ export class LocalSessionPort implements SessionPort {
   }
 
   #lspTargets(): readonly LspTarget[] {
-    const source: Session & LspTargetSource = this.session;
-    return source.lspTargets?.() ?? [];
+    return this.session.lspTargets();
   }
 
   unavailable(): Promise<(WhyText & { readonly server: string })[]> {

@@ -4,7 +4,7 @@
  * until when.
  *
  * Guarantees: one item per pool entry that is connecting, ready or draining (entries that
- * failed or closed are gone), sorted by server name then key; no config values are included,
+ * failed or closed are gone), of both pools (MCP servers and language servers, `spec.kind`), sorted by server name then key; no config values are included,
  * so nothing secret can show.
  */
 import { z } from 'zod';
@@ -18,8 +18,17 @@ import { API_VERSION } from '../../api/index.js';
 import { method, type MethodTable } from '../rpc-methods.js';
 import type { MethodContext } from './context.js';
 
-/** One pool entry as the pool reports it (the CLI does not import pool/, DESIGN §3). */
-type EntryStats = ReturnType<MethodContext['daemon']['pool']['stats']>[number];
+/**
+ * One pool entry as the pool reports it (the CLI does not import pool/, DESIGN §3); a language
+ * server's entry has no tools or prompts.
+ */
+type EntryStats = Omit<
+  ReturnType<MethodContext['daemon']['pool']['stats']>[number],
+  'tools' | 'prompts'
+> & {
+  readonly tools?: number;
+  readonly prompts?: number;
+};
 
 const STATES: Partial<Record<EntryStats['state'], ConnectionState>> = {
   connecting: 'Connecting',
@@ -45,8 +54,8 @@ export function toConnectionObject(
       ...(state === 'Draining' && e.drainEndsAt
         ? { drainEndsAt: e.drainEndsAt.toISOString() }
         : {}),
-      tools: e.tools,
-      prompts: e.prompts,
+      tools: e.tools ?? 0,
+      prompts: e.prompts ?? 0,
     },
   };
 }
@@ -55,12 +64,16 @@ export function connectionMethods(ctx: MethodContext): MethodTable {
   return {
     'connections.list': method(
       z.object({}),
-      "ConnectionList of the daemon's pool: every live or starting server connection and who holds it",
+      "ConnectionList of the daemon's pools: every live or starting server (MCP or language server) and who holds it",
       (): ConnectionList => {
         const items: ConnectionObject[] = [];
         for (const e of ctx.daemon.pool.stats()) {
           const state = STATES[e.state];
           if (state) items.push(toConnectionObject(e, state));
+        }
+        for (const e of ctx.daemon.lspPool.stats()) {
+          const state = STATES[e.state];
+          if (state) items.push(toConnectionObject(e, state, 'LanguageServer'));
         }
         items.sort(
           (a, b) =>

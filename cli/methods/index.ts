@@ -18,6 +18,7 @@ import { connectionMethods } from './connections.js';
 import { daemonMethods } from './daemon.js';
 import { gatewayHandovers } from './gateway.js';
 import { oauthMethods } from './oauth.js';
+import { languageServerMethods } from './language-servers.js';
 import { serverMethods } from './servers.js';
 import { sessionMethods } from './sessions.js';
 import { watchMethods } from './watch.js';
@@ -36,6 +37,7 @@ export function methodTable(ctx: MethodContext): MethodTable {
     ...daemonMethods(ctx, () => ({ ...table, ...handoverTable(ctx) })),
     ...sessionMethods(ctx),
     ...serverMethods(ctx),
+    ...languageServerMethods(ctx),
     ...watchMethods(ctx),
     ...connectionMethods(ctx),
     ...oauthMethods(ctx),

@@ -6,6 +6,8 @@
  * the session settled, so the next `get` already shows the effect. approve/reject decide about
  * the config their `hash` prefix names (a stale or short one decides nothing, -32004), or the
  * current one, and answer with exactly the config they decided about (no secret values).
+ * why/approve/reject take a `kind` (McpServer | LanguageServer); without one, a name both kinds
+ * have is refused (resolveKind), so no decision lands on the other kind.
  */
 import { z } from 'zod';
 import { disclosureOf, findCondition } from '../../api/index.js';
@@ -21,14 +23,38 @@ import {
 import { RpcCodes, RpcError } from '../rpc-protocol.js';
 import { method, type MethodTable } from '../rpc-methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
+import { mustGetLanguageServer } from './language-servers.js';
 
 const STDERR_LINES = 20;
 
 /** `--hash`: a prefix of the approval hash the decision is for (checked by the session). */
 const hashPin = z.string().min(1).max(64).optional();
 
+/** `kind` absent: the name decides (resolveKind). */
+const kindShape = { kind: z.enum(['McpServer', 'LanguageServer']).optional() };
+
+type Kind = 'McpServer' | 'LanguageServer';
+
+/**
+ * Which kind a name means: the one given, else the one kind that has the name in this session.
+ * A name both kinds have is refused, saying which two to choose from; an unknown one falls to
+ * the MCP side, whose error names the closest servers.
+ */
+export function resolveKind(session: Session, name: string, kind: Kind | undefined): Kind {
+  if (kind !== undefined) return kind;
+  const desired = session.desired();
+  const mcp = Object.hasOwn(desired.servers, name);
+  const lsp = Object.hasOwn(desired.languageServers, name);
+  if (mcp && lsp)
+    throw new RpcError(
+      RpcCodes.InvalidParams,
+      `${name} is both an MCP server and a language server in this session; name the one you mean: server/${name} or languageserver/${name}`,
+    );
+  return lsp ? 'LanguageServer' : 'McpServer';
+}
+
 export function serverMethods(ctx: MethodContext): MethodTable {
-  const named = z.object({ ...selectorShape, name: z.string().min(1) });
+  const named = z.object({ ...selectorShape, name: z.string().min(1), ...kindShape });
   return {
     'servers.list': method(
       z.object({
@@ -67,6 +93,16 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       '{ name, reason, message, action }: why the tools of a server are (un)available',
       async (p, call): Promise<WhyAnswer> => {
         const session = await selectSession(ctx, p, call);
+        if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
+          const answer = session.whyLanguageServer(p.name);
+          if (answer.reason === 'Unknown')
+            throw new UnknownServerError(
+              p.name,
+              Object.keys(session.desired().languageServers),
+              'language server',
+            );
+          return answer;
+        }
         const answer = session.why(p.name);
         if (answer.reason === 'Unknown')
           throw new UnknownServerError(p.name, Object.keys(session.desired().servers));
@@ -79,14 +115,27 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       async (p, call): Promise<DecisionResult> => {
         // Never the default session by accident: a decision names its project.
         const session = await selectSession(ctx, p, call, { fallback: false });
+        const sessionOnly = p.sessionOnly ?? false;
+        const decision = sessionOnly ? 'approved-for-session' : 'approved';
+        if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
+          const kind = 'LanguageServer';
+          const subject = session.approvalSubject(p.name, p.hash, { kind });
+          await session.approve(p.name, subject.hash, { sessionOnly, kind });
+          await session.settled();
+          return {
+            kind,
+            decision,
+            config: summaryOf(subject),
+            server: mustGetLanguageServer(session, p.name, {}),
+          };
+        }
         // Read and decided in one synchronous step: what is returned is what was approved.
         const subject = session.approvalSubject(p.name, p.hash);
-        const sessionOnly = p.sessionOnly ?? false;
         await session.approve(p.name, subject.hash, { sessionOnly });
         await session.settled();
         return {
           kind: 'McpServer',
-          decision: sessionOnly ? 'approved-for-session' : 'approved',
+          decision,
           config: summaryOf(subject),
           server: mustGet(session, p.name, {}),
         };
@@ -97,6 +146,18 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       'DecisionResult: rejects the config `hash` (a prefix) names, or the current one; answers when settled',
       async (p, call): Promise<DecisionResult> => {
         const session = await selectSession(ctx, p, call, { fallback: false });
+        if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
+          const kind = 'LanguageServer';
+          const subject = session.approvalSubject(p.name, p.hash, { kind });
+          await session.reject(p.name, subject.hash, { kind });
+          await session.settled();
+          return {
+            kind,
+            decision: 'rejected',
+            config: summaryOf(subject),
+            server: mustGetLanguageServer(session, p.name, {}),
+          };
+        }
         const subject = session.approvalSubject(p.name, p.hash);
         await session.reject(p.name, subject.hash);
         await session.settled();

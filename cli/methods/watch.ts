@@ -26,7 +26,7 @@ export function watchMethods(ctx: MethodContext): MethodTable {
     'watch.start': method(
       z.object({
         ...selectorShape,
-        topic: z.enum(['servers', 'sessions', 'events']),
+        topic: z.enum(['servers', 'languageservers', 'sessions', 'events']),
         names: z.array(z.string()).optional(),
         showSecrets: z.boolean().optional(),
       }),
@@ -59,10 +59,13 @@ export function watchMethods(ctx: MethodContext): MethodTable {
               offClosed();
             };
           };
+          const showSecrets = p.showSecrets ?? false;
           start =
             p.topic === 'servers'
-              ? untilClosed(() => watchServers(session, send, p.names, p.showSecrets ?? false))
-              : untilClosed(() => watchEvents(session, send));
+              ? untilClosed(() => watchServers(session, send, p.names, showSecrets))
+              : p.topic === 'languageservers'
+                ? untilClosed(() => watchLanguageServers(session, send, p.names, showSecrets))
+                : untilClosed(() => watchEvents(session, send));
         }
         register(conn, watchId);
         // Subscribing after the reply: the first ADDED events follow the response.
@@ -159,6 +162,30 @@ function watchServers(
   return () => {
     offChange();
     offRegistry();
+  };
+}
+
+/** Like watchServers, for the session's language servers (their own change event). */
+function watchLanguageServers(
+  session: Session,
+  send: (type: WatchEventType, object: unknown) => void,
+  names: readonly string[] | undefined,
+  showSecrets: boolean,
+): Unsubscribe {
+  const filter = new ChangeFilter(send);
+  const wanted = (name: string) => !names?.length || names.includes(name);
+  const sync = () => {
+    const all = new Set([...filter.keys(), ...Object.keys(session.desired().languageServers)]);
+    for (const n of [...all].sort())
+      if (wanted(n)) filter.update(n, session.getLanguageServer(n, { showSecrets }));
+  };
+  sync();
+  const offServer = session.on('languageServerChange', sync);
+  // The session's own changes (a config edit, ConfigValid) can add or remove entries.
+  const offChange = session.on('change', sync);
+  return () => {
+    offServer();
+    offChange();
   };
 }
 
