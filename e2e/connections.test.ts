@@ -221,7 +221,7 @@ describe('processes that really stop (e2e, default drain delay)', () => {
         const table = await env.cli(['get', 'connections']);
         assert.equal(table.code, 0, table.stderr);
         const header = table.stdout.split('\n')[0] ?? '';
-        assert.match(header, /^CONNECTION\s+SERVER\s+PID\s+SESSIONS\s+STATE\s+AGE$/);
+        assert.match(header, /^CONNECTION\s+SERVER\s+KIND\s+PID\s+SESSIONS\s+STATE\s+AGE$/);
         const row = table.stdout.split('\n').find((l) => l.includes(` ${pid} `)) ?? '';
         assert.match(row, /<none>\s+Draining \(\d+s left\)\s+\S+$/);
         const names = await env.cli(['get', 'connections', '-o', 'name']);
