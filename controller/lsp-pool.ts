@@ -11,6 +11,11 @@
  * - The key is the connectionId: two sessions of one workspace folder get one process, two
  *   folders two.
  * - A loss (exit, crash) reaches every holder through `onLost`, after the process group ended.
+ * - Documents survive a crash: the next connection of the same key (the restart) opens the
+ *   documents the lost one had open before its first lease is handed out. Bounded: the paths
+ *   are what the lost one had open (its document limit caps them), taken once, for the last
+ *   `CARRIED_KEYS_KEPT` keys lost; a file that vanished or cannot be read is skipped, never
+ *   failing the restart.
  * - `stats()` entries say `kind: 'languageServer'`, beside the MCP pool's.
  * - `close()` ends every language server process (process groups gone); `mcpctl stop` leaves
  *   none.
@@ -104,14 +109,50 @@ function refuse(ticket: LanguageServerTicket): string | undefined {
   return `language server "${ticket.name}": ticket connectionId ${ticket.connectionId} does not match its entry (${expected})`;
 }
 
+/** How many lost connections' documents wait for a restart (some are never restarted). */
+export const CARRIED_KEYS_KEPT = 32;
+
+/**
+ * The documents of lost connections, by key, until the connection that replaces one opens
+ * them again (a crash restart is a new connection of the same key).
+ */
+class CarriedDocuments {
+  readonly #paths = new Map<string, readonly string[]>();
+
+  /** `connection` of `key` was lost with these documents open. */
+  lost(key: string, connection: LspConnection): void {
+    const paths = connection.documents.openPaths();
+    this.#paths.delete(key);
+    if (paths.length === 0) return;
+    this.#paths.set(key, paths);
+    for (const oldest of this.#paths.keys()) {
+      if (this.#paths.size <= CARRIED_KEYS_KEPT) break;
+      this.#paths.delete(oldest);
+    }
+  }
+
+  /** Opens on `connection` what the lost connection of `key` had open, once. */
+  async reopen(key: string, connection: LspConnection): Promise<void> {
+    const paths = this.#paths.get(key);
+    if (!paths) return;
+    this.#paths.delete(key);
+    // reopen() skips files that are gone or unreadable; nothing here fails the restart.
+    await connection.documents.reopen(paths).catch(() => undefined);
+  }
+}
+
 export function createLspPool(options: LspPoolOptions = {}): LspPool {
   const warn = options.onWarning ?? (() => undefined);
+  const carried = new CarriedDocuments();
   const connections = new ConnectionPool<LanguageServerTicket, Holder, LspConnection>({
     keyOf: (ticket) => ticket.connectionId,
     refuse,
-    make: (ticket, _key, host) =>
-      new LspConnection(serverOptionsOf(ticket, options), {
-        onLost: (reason) => host.lost(reason, 'failed'),
+    make: (ticket, key, host) => {
+      const connection: LspConnection = new LspConnection(serverOptionsOf(ticket, options), {
+        onLost: (reason) => {
+          carried.lost(key, connection);
+          host.lost(reason, 'failed');
+        },
         ...(options.spawn ? { spawn: options.spawn } : {}),
         ...(options.processes
           ? {
@@ -122,7 +163,9 @@ export function createLspPool(options: LspPoolOptions = {}): LspPool {
               }),
             }
           : {}),
-      }),
+      });
+      return connection;
+    },
     ...(options.drainDelayMs !== undefined ? { drainDelayMs: options.drainDelayMs } : {}),
     now: options.now ?? Date.now,
     warn,
@@ -130,6 +173,7 @@ export function createLspPool(options: LspPoolOptions = {}): LspPool {
   return {
     async acquire(ticket, holder) {
       const { connection, startedAt } = await connections.acquire(ticket, holder);
+      await carried.reopen(ticket.connectionId, connection);
       return {
         key: ticket.connectionId,
         connectionId: ticket.connectionId,

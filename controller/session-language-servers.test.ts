@@ -4,7 +4,7 @@
  * entries are set through an injected store until the `.lsp.json` informer lands.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import {
@@ -284,6 +284,40 @@ describe('session: language servers', T, () => {
     await until('retried after reload', () => readyPid(s, 'fake'));
     assert.equal(spawned.length, 3);
   });
+
+  it(
+    'SIGKILL: the new process gets the documents the lost one had open; a vanished file is skipped',
+    T,
+    async () => {
+      const store = new LspTestStore(ws);
+      store.set({ fake: { config: fake() } });
+      const s = await session(store);
+      const p1 = await until('ready', () => readyPid(s, 'fake'));
+      const files = ['a.txt', 'b.txt', 'gone.txt'].map((f) => path.join(ws, f));
+      for (const f of files) writeFileSync(f, `text of ${path.basename(f)}\n`);
+      const first = s.lspTargets()[0].connection!;
+      for (const f of files) await first.documents.sync(f);
+      rmSync(files[2]);
+
+      process.kill(p1, 'SIGKILL');
+      await until('restarted', () => {
+        const p = readyPid(s, 'fake');
+        return p !== undefined && p !== p1 ? p : undefined;
+      });
+      const second = s.lspTargets()[0].connection!;
+      assert.notEqual(second, first);
+      // Re-opened before the restart counts as Ready: the server has them at once.
+      assert.deepEqual(second.documents.openPaths(), files.slice(0, 2));
+      const state = await second.request<Notified>('fake/state', null);
+      const opened = state.notifications
+        .filter((x) => x.method === 'textDocument/didOpen')
+        .map((x) => (x.params as { textDocument: { uri: string; text: string } }).textDocument);
+      assert.deepEqual(opened.map((d) => [path.basename(d.uri), d.text]).sort(), [
+        ['a.txt', 'text of a.txt\n'],
+        ['b.txt', 'text of b.txt\n'],
+      ]);
+    },
+  );
 
   it('restartOnCrash false: a crash is not restarted', T, async () => {
     const store = new LspTestStore(ws);

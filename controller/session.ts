@@ -91,7 +91,7 @@ export {
   UnknownServerError,
   closest,
 } from './errors.js';
-export type { ApprovalSubject, SubjectSummary } from '../approvals/index.js';
+export type { ApprovalSubject, ServerKind, SubjectSummary } from '../approvals/index.js';
 export { summaryOf } from '../approvals/index.js';
 export type { WhyAnswer } from '../reconcilers/why.js';
 import { EventRecorder, type McpEvent } from './event-recorder.js';

@@ -9,6 +9,8 @@
  *   cleanup ends whatever a test left behind.
  * - `call` returns the tool's `structuredContent`, and fails with the tool's text when the tool
  *   answered `isError`; `callRaw` returns the whole result.
+ * - An agent given `elicit` declares elicitation and answers every question with it (approval
+ *   prompts); without it, it declares nothing and is never asked.
  */
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,8 +18,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
+  ElicitRequestSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Condition, LanguageServer, LanguageServerList } from '../api/index.js';
 import { until } from '../testing/until.js';
@@ -161,10 +165,21 @@ export interface LspAgent {
 /** An agent through `mcpctl serve --workspace <workspace> ...args`. */
 export async function lspAgent(
   env: TestEnv,
-  opts: { workspace?: string; args?: readonly string[] } = {},
+  opts: {
+    workspace?: string;
+    args?: readonly string[];
+    /** How the agent's user answers a question (elicitation); absent: none is declared. */
+    elicit?: (message: string) => ElicitResult;
+  } = {},
 ): Promise<LspAgent> {
   const { transport, stderr } = env.serveTransport(opts);
-  const client = new Client({ name: 'lsp-e2e-agent', version: '1.0.0' });
+  const { elicit } = opts;
+  const client = new Client(
+    { name: 'lsp-e2e-agent', version: '1.0.0' },
+    { capabilities: elicit ? { elicitation: {} } : {} },
+  );
+  if (elicit)
+    client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params.message));
   let changed = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     changed += 1;

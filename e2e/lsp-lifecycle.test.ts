@@ -4,6 +4,8 @@
  * the scriptable fake:
  * - a project's `.lsp.json` is gated: PendingApproval and nothing spawned until `approve`; an MCP
  *   approval of the same name approves nothing here; `--allowed-lsp-server-names` narrows;
+ * - an agent that answers elicitation is asked about the language server (as
+ *   `languageserver/NAME`), and its answer approves that language server only;
  * - `.lsp.json` edits: a second server starts while the first keeps its pid; a `settings` edit
  *   reaches the running server without a restart; a removed server's process ends;
  * - sharing: two agents on one workspace, one process; two workspaces, two; the first agent
@@ -14,11 +16,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ConnectionList } from '../cli/objects.js';
 import type { DiagnosticsView } from '../lsp/requests.js';
 import { writeProject } from '../lsp/testing/typescript-project.js';
 import { until } from '../testing/until.js';
-import { TestEnv, isAlive, processesMentioning } from './harness.js';
+import { TestEnv, condition, isAlive, processesMentioning } from './harness.js';
 import {
   bashEntry,
   fakeEntry,
@@ -71,7 +74,7 @@ describe('language servers through the controller', () => {
     await env.cleanup();
   });
 
-  async function agent(opts: { workspace?: string; args?: readonly string[] } = {}) {
+  async function agent(opts: Parameters<typeof lspAgent>[1] = {}) {
     const a = await lspAgent(env, opts);
     agents.push(a);
     return a;
@@ -121,6 +124,45 @@ describe('language servers through the controller', () => {
       assert.deepEqual(processesMentioning(`--mcpctl-test=${env.root}`), [
         ready.get('ts')!.status.pid,
       ]);
+    },
+  );
+
+  test(
+    'an agent answering elicitation approves the language server, never the MCP server of its name',
+    T,
+    async () => {
+      env.write(env.mcpJsonPath, { mcpServers: { fake: env.fixture('fake') } });
+      env.write(path.join(env.workspace, '.lsp.json'), { fake: fakeEntry(env) });
+      writeFileSync(path.join(env.workspace, 'a.txt'), 'hello\n');
+      const questions: string[] = [];
+      const a = await agent({
+        elicit: (message): ElicitResult => {
+          questions.push(message);
+          // Approves what names the language server; the MCP server's question is cancelled.
+          return /the language server "languageserver\/fake"/.test(message)
+            ? { action: 'accept', content: { decision: 'approve' } }
+            : { action: 'cancel' };
+        },
+      });
+      await until('the lsp tools', async () => (await a.toolNames()).includes('lsp_diagnostics'), {
+        timeoutMs: 30_000,
+      });
+      const servers = await untilLanguageServers(env, 'fake Ready', (s) => lspReady(s.get('fake')));
+      assert.equal(lspCondition(servers.get('fake'), 'Admitted')?.reason, 'Approved');
+      const question = questions.find((q) => q.includes('languageserver/fake')) ?? '';
+      assert.match(question, /\.lsp\.json" asks to start the language server/);
+      assert.match(question, /fake-server\.js/);
+      const r = await a.callRaw('lsp_diagnostics', { file: 'a.txt' });
+      assert.notEqual(r.isError, true, textOf(r));
+
+      // The MCP server of the same name was asked about apart, and still waits.
+      await until('the MCP server asked about', () =>
+        questions.some((q) => /the MCP server "fake"/.test(q)),
+      );
+      const mcp = await env.servers();
+      assert.equal(condition(mcp.get('fake'), 'Admitted')?.reason, 'PendingApproval');
+      assert.equal(mcp.get('fake')?.status.pid, undefined);
+      assert.ok(!(await a.toolNames()).some((t) => t.startsWith('fake__')));
     },
   );
 

@@ -7,6 +7,10 @@
  *   reject act, cancel decides nothing. Servers already pending when the client connected are
  *   asked about once it has initialized (the session announces a config only once); one
  *   server is never asked twice at once.
+ * - MCP servers (`.mcp.json`) and language servers (`.lsp.json`) are asked about alike; the
+ *   question names the kind (a language server as `languageserver/NAME`) and the answer decides
+ *   about that kind only: approving a language server never approves the MCP server of its
+ *   name, and the reverse.
  * - The question carries the approval hash of the config it shows, and the answer decides
  *   about that config only: when the config changed while the dialog was open, the answer
  *   decides nothing and the user is asked about the new config.
@@ -19,6 +23,17 @@ import { disclosureLines } from '../api/index.js';
 import type { ApprovalRequest, DecideOutcome, Decision, SessionPort } from './session-port.js';
 
 const DECISIONS: readonly Decision[] = ['approve', 'approve-session', 'reject'];
+
+/** How logs and questions name the server: `languageserver/NAME` for a language server. */
+function labelOf(request: ApprovalRequest): string {
+  return request.kind === 'LanguageServer' ? `languageserver/${request.name}` : request.name;
+}
+
+/** One dialog per server of each kind: a language server and an MCP server may share a name. */
+const keyOf = (request: ApprovalRequest): string => `${request.kind}:${request.name}`;
+
+const sameServer = (a: ApprovalRequest, b: ApprovalRequest): boolean =>
+  a.kind === b.kind && a.name === b.name;
 
 export interface ApprovalPromptOptions {
   readonly timeoutMs: number;
@@ -35,18 +50,19 @@ export function promptApprovals(
   const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
   const ask = (request: ApprovalRequest) => {
     // Before `initialized` the capabilities are unknown; the replay below covers that window.
-    if (!server.getClientCapabilities()?.elicitation || asking.has(request.name)) return;
-    asking.add(request.name);
+    const key = keyOf(request);
+    if (!server.getClientCapabilities()?.elicitation || asking.has(key)) return;
+    asking.add(key);
     void askForApproval(server, port, request, o.timeoutMs)
       .then((outcome) => {
         if (outcome && !outcome.decided)
-          o.log(`approval of ${request.name} not recorded: ${outcome.reason}`);
+          o.log(`approval of ${labelOf(request)} not recorded: ${outcome.reason}`);
       })
       .catch((err: unknown) =>
-        o.log(`approval prompt for ${request.name} failed: ${messageOf(err)}`),
+        o.log(`approval prompt for ${labelOf(request)} failed: ${messageOf(err)}`),
       )
       .finally(() => {
-        asking.delete(request.name);
+        asking.delete(key);
         askAgainIfChanged(request);
       });
   };
@@ -55,7 +71,7 @@ export function promptApprovals(
   const askAgainIfChanged = (asked: ApprovalRequest) => {
     void port.pendingApprovals().then(
       (requests) => {
-        const now = requests.find((r) => r.name === asked.name);
+        const now = requests.find((r) => sameServer(r, asked));
         if (now && now.hash !== asked.hash) ask(now);
       },
       (err: unknown) => o.log(`could not list pending approvals: ${messageOf(err)}`),
@@ -84,7 +100,7 @@ async function askForApproval(
   const result = await server.elicitInput(
     {
       message: [
-        `The ${request.scope} config ${JSON.stringify(request.source)} asks to start the MCP server ${JSON.stringify(request.name)}:`,
+        `The ${request.scope} config ${JSON.stringify(request.source)} asks to start ${request.kind === 'LanguageServer' ? 'the language server' : 'the MCP server'} ${JSON.stringify(labelOf(request))}:`,
         ...disclosureLines(request.disclosure),
         `config hash: ${request.hash.slice(0, 12)}`,
         'Allow it to run?',
@@ -108,10 +124,11 @@ async function askForApproval(
     { timeout },
   );
   if (result.action === 'cancel') return undefined;
-  if (result.action === 'decline') return port.decide(request.name, 'reject', request.hash);
+  if (result.action === 'decline')
+    return port.decide(request.name, 'reject', request.hash, request.kind);
   const decision = result.content?.decision;
   if (typeof decision === 'string' && (DECISIONS as readonly string[]).includes(decision)) {
-    return port.decide(request.name, decision as Decision, request.hash);
+    return port.decide(request.name, decision as Decision, request.hash, request.kind);
   }
   return undefined;
 }

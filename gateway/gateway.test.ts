@@ -3,6 +3,7 @@
  * pool connects in-memory MCP servers. Files and the watcher are real.
  */
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -14,6 +15,8 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { lspApprovalHashFor } from '../api/index.js';
+import { fakeServer } from '../lsp/testing/servers.js';
 import { createPool } from '../pool/index.js';
 import { inMemoryConnector } from '../pool/testing/in-memory.js';
 import type { Session } from '../controller/session.js';
@@ -277,6 +280,131 @@ describe('gateway: servers pending before the client came', T, () => {
         h.approvals.getState(h.workspace, 'p', { command: 'mem', args: ['t'] }),
         'approved',
       );
+    } finally {
+      await c.close();
+    }
+  });
+});
+
+describe('gateway: a language server is asked about like an MCP server', T, () => {
+  let h: Harness;
+  /** The fake language server's entry as a project `.lsp.json` writes it. */
+  const entry = (() => {
+    const o = fakeServer('/unused', 'normal');
+    return {
+      command: o.command,
+      args: [...(o.args ?? [])],
+      extensionToLanguage: { '.txt': 'plaintext' },
+      shutdownTimeout: 1_000,
+    };
+  })();
+  const lspKey = { record: 'languageserver/p', hash: lspApprovalHashFor(entry) };
+  const mcp = { command: 'mem', args: ['t'] };
+  const writeBoth = () => {
+    h.write(h.files.project, { mcpServers: { p: mcp } });
+    h.write(path.join(h.workspace, '.lsp.json'), { p: entry });
+  };
+  const lspTools = async (c: TestAgent) =>
+    (await c.client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('lsp_'));
+
+  beforeEach(async () => {
+    const mem = inMemoryConnector((ticket) => memServer(ticket.config.args ?? []));
+    h = await harness({ pool: createPool({ connector: mem.connector, drainDelayMs: 0 }) });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it(
+    'approving the language server brings the lsp tools; the MCP server of its name stays pending',
+    T,
+    async () => {
+      const questions: string[] = [];
+      // Approves whatever names the language server; the MCP server's question is cancelled.
+      const c = await connect(h, (message) => {
+        questions.push(message);
+        return /the language server "languageserver\/p"/.test(message)
+          ? { action: 'accept', content: { decision: 'approve' } }
+          : { action: 'cancel' };
+      });
+      try {
+        writeBoth();
+        await until('the lsp tools', async () => (await lspTools(c)).length > 0);
+        const lspQuestion = questions.find((q) => q.includes('languageserver/p')) ?? '';
+        assert.match(lspQuestion, /The project config ".*\.lsp\.json" asks to start the language/);
+        assert.match(lspQuestion, /command: +.*node/);
+        assert.match(lspQuestion, new RegExp(`config hash: ${lspKey.hash.slice(0, 12)}`));
+        await until('the MCP server asked about too', () =>
+          questions.some((q) => /the MCP server "p"/.test(q)),
+        );
+        assert.equal(h.approvals.stateOf(h.workspace, lspKey), 'approved');
+        assert.equal(condition(c.session.getLanguageServer('p'), 'Admitted'), 'True/Approved');
+        await c.session.settled();
+        assert.equal(h.approvals.getState(h.workspace, 'p', mcp), 'pending');
+        assert.equal(condition(c.session.get('p'), 'Admitted'), 'False/PendingApproval');
+        assert.ok(!(await c.client.listTools()).tools.some((t) => t.name === 'p__t'));
+      } finally {
+        await c.close();
+      }
+    },
+  );
+
+  it('approving the MCP server leaves the language server of its name pending', T, async () => {
+    const c = await connect(h, (message) =>
+      /the MCP server "p"/.test(message)
+        ? { action: 'accept', content: { decision: 'approve' } }
+        : { action: 'cancel' },
+    );
+    try {
+      writeBoth();
+      await until('p tools', async () =>
+        (await c.client.listTools()).tools.some((t) => t.name === 'p__t'),
+      );
+      await c.session.settled();
+      assert.equal(h.approvals.stateOf(h.workspace, lspKey), 'pending');
+      assert.equal(c.session.whyLanguageServer('p').reason, 'PendingApproval');
+      assert.deepEqual(await lspTools(c), []);
+    } finally {
+      await c.close();
+    }
+  });
+
+  for (const [how, answer] of [
+    ['declined', { action: 'decline' }],
+    ['rejected', { action: 'accept', content: { decision: 'reject' } }],
+  ] as const) {
+    it(`${how}: the language server is rejected and starts nothing`, T, async () => {
+      const asked: string[] = [];
+      const c = await connect(h, (message) => {
+        asked.push(message);
+        return answer;
+      });
+      try {
+        h.write(path.join(h.workspace, '.lsp.json'), { p: entry });
+        await until('rejected', () => h.approvals.stateOf(h.workspace, lspKey) === 'rejected');
+        await until('the session sees it', () => {
+          return c.session.whyLanguageServer('p').reason === 'Rejected';
+        });
+        assert.equal(asked.length, 1);
+        assert.equal(c.session.getLanguageServer('p')?.status.pid, undefined);
+        assert.deepEqual(await lspTools(c), []);
+      } finally {
+        await c.close();
+      }
+    });
+  }
+
+  it('a language server pending before the client came is asked about', T, async () => {
+    h.write(path.join(h.workspace, '.lsp.json'), { p: entry });
+    const c = await connect(h, 'approve-session');
+    try {
+      await until('the lsp tools', async () => (await lspTools(c)).length > 0);
+      assert.equal(
+        condition(c.session.getLanguageServer('p'), 'Admitted'),
+        'True/ApprovedForSession',
+      );
+      // For this session only: nothing written to the store.
+      assert.equal(h.approvals.stateOf(h.workspace, lspKey), 'pending');
     } finally {
       await c.close();
     }

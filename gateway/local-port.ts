@@ -7,13 +7,21 @@
  * from the last burst's, and at most once per `LIST_CHANGED_MIN_INTERVAL_MS` (a
  * change inside that window is announced at its end, once, however many servers changed and
  * however often); calls go to the lease that serves the tools now;
- * `pendingApprovals` lists exactly the servers `why` calls PendingApproval (strictly pending,
- * not blocked for another reason first); a decision is about the config of the hash given,
- * and one whose config changed since is not made (`decided: false`); a Warning (`warn`) is
+ * `pendingApprovals` lists exactly the servers and language servers `why` calls
+ * PendingApproval (strictly pending, not blocked for another reason first); a decision is about
+ * the server of the kind given and the config of the hash given (a language server's answer
+ * never decides about the MCP server of its name), and one whose config changed since is not
+ * made (`decided: false`); a Warning (`warn`) is
  * recorded once per session, however many agent connections report it.
  */
-import type { DesiredServer } from '../api/index.js';
-import { approvalHashFor, asApprovalHash, disclosureOf } from '../api/index.js';
+import type { DesiredLanguageServer, DesiredServer } from '../api/index.js';
+import {
+  approvalHashFor,
+  asApprovalHash,
+  disclosureOf,
+  languageServerDisclosureOf,
+  lspApprovalHashFor,
+} from '../api/index.js';
 import type { LspTarget } from '../controller/lsp-target.js';
 import type {
   SessionAttachment,
@@ -26,6 +34,7 @@ import type {
   ApprovalRequest,
   DecideOutcome,
   Decision,
+  ServerKind,
   ServerTools,
   SessionPort,
   WhyText,
@@ -33,11 +42,24 @@ import type {
 
 export function approvalRequestOf(server: DesiredServer): ApprovalRequest {
   return {
+    kind: 'McpServer',
     name: server.name,
     scope: server.scope,
     source: server.source,
     disclosure: disclosureOf(server.config, server.scope),
     hash: approvalHashFor(server.config),
+  };
+}
+
+/** The question about a language server: its own disclosure and its own approval hash. */
+export function languageServerApprovalRequestOf(server: DesiredLanguageServer): ApprovalRequest {
+  return {
+    kind: 'LanguageServer',
+    name: server.name,
+    scope: server.scope,
+    source: server.source,
+    disclosure: languageServerDisclosureOf(server.config, server.scope),
+    hash: lspApprovalHashFor(server.config),
   };
 }
 
@@ -127,13 +149,21 @@ export class LocalSessionPort implements SessionPort {
     return Promise.resolve(this.session.why(server));
   }
 
-  async decide(server: string, decision: Decision, hash: string): Promise<DecideOutcome> {
+  async decide(
+    server: string,
+    decision: Decision,
+    hash: string,
+    kind: ServerKind,
+  ): Promise<DecideOutcome> {
     const pinned = asApprovalHash(hash);
     if (pinned === undefined) throw new Error(`not an approval hash: ${JSON.stringify(hash)}`);
     try {
-      if (decision === 'reject') await this.session.reject(server, pinned);
+      if (decision === 'reject') await this.session.reject(server, pinned, { kind });
       else
-        await this.session.approve(server, pinned, { sessionOnly: decision === 'approve-session' });
+        await this.session.approve(server, pinned, {
+          sessionOnly: decision === 'approve-session',
+          kind,
+        });
     } catch (err) {
       if (err instanceof StaleDecisionError) return { decided: false, reason: err.message };
       throw err;
@@ -142,13 +172,17 @@ export class LocalSessionPort implements SessionPort {
   }
 
   pendingApprovals(): Promise<ApprovalRequest[]> {
-    const servers = this.session.desired().servers;
-    return Promise.resolve(
-      Object.keys(servers)
+    const { servers, languageServers } = this.session.desired();
+    return Promise.resolve([
+      ...Object.keys(servers)
         .sort()
         .filter((name) => this.session.why(name).reason === 'PendingApproval')
         .map((name) => approvalRequestOf(servers[name])),
-    );
+      ...Object.keys(languageServers)
+        .sort()
+        .filter((name) => this.session.whyLanguageServer(name).reason === 'PendingApproval')
+        .map((name) => languageServerApprovalRequestOf(languageServers[name])),
+    ]);
   }
 
   settled(timeoutMs: number): Promise<void> {
@@ -193,6 +227,9 @@ export class LocalSessionPort implements SessionPort {
   onPendingApproval(listener: (request: ApprovalRequest) => void): void {
     this.#unsubscribe.push(
       this.session.on('pendingApproval', (server) => listener(approvalRequestOf(server))),
+      this.session.on('languageServerPendingApproval', (server) =>
+        listener(languageServerApprovalRequestOf(server)),
+      ),
     );
   }
 

@@ -5,6 +5,7 @@
 import type { Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Disclosure, Scope } from '../api/index.js';
 import type { LspTarget } from '../controller/lsp-target.js';
+import type { ServerKind } from '../controller/session.js';
 import type {
   SessionAttachment,
   SessionAgent,
@@ -13,6 +14,7 @@ import type {
 import type { McpMessage } from '../pool/types.js';
 
 export type { LspTarget } from '../controller/lsp-target.js';
+export type { ServerKind } from '../controller/session.js';
 
 /** A Ready server of the session as the agent may see it. */
 export interface ServerTools {
@@ -27,6 +29,11 @@ export interface ServerTools {
 
 /** What a user is asked about when a gated server becomes promptable. */
 export interface ApprovalRequest {
+  /**
+   * An MCP server (`.mcp.json`) or a language server (`.lsp.json`): the answer decides about
+   * this kind only, never about the server of the other kind with the same name.
+   */
+  readonly kind: ServerKind;
   readonly name: string;
   readonly scope: string;
   readonly source: string;
@@ -74,12 +81,17 @@ export interface SessionPort {
   /** The configured servers that offer nothing now, each with its `why` answer. */
   unavailable(): Promise<(WhyText & { readonly server: string })[]>;
   /**
-   * Decides about the config of `server` whose approval hash is `hash` (the one the user was
-   * shown). A config that changed since is not decided about: `{ decided: false }`.
+   * Decides about the config of `server` of `kind` whose approval hash is `hash` (the one the
+   * user was shown). A config that changed since is not decided about: `{ decided: false }`.
    */
-  decide(server: string, decision: Decision, hash: string): Promise<DecideOutcome>;
+  decide(
+    server: string,
+    decision: Decision,
+    hash: string,
+    kind: ServerKind,
+  ): Promise<DecideOutcome>;
   /**
-   * The gated servers that are promptable now. A client that connects after the one
+   * The gated servers of both kinds that are promptable now. A client that connects after the one
    * `pendingApproval` event of a config (the session prompts once per config) is asked about
    * these when it has initialized.
    */

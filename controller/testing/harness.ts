@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { McpServerConfig, McpServer } from '../../api/index.js';
+import type { LanguageServer, McpServerConfig, McpServer } from '../../api/index.js';
 import { ApprovalStore, SessionApprovals } from '../../approvals/index.js';
 import { createPool } from '../../pool/index.js';
 import type { AdmissionTicket } from '../../pool/ticket.js';
@@ -123,7 +123,10 @@ export function servers(map: Record<string, McpServerConfig>): {
   return { mcpServers: map };
 }
 
-export function condition(server: McpServer | undefined, type: string): string | undefined {
+export function condition(
+  server: McpServer | LanguageServer | undefined,
+  type: string,
+): string | undefined {
   const c = server?.status.conditions.find((x) => x.type === type);
   return c ? `${c.status}/${c.reason}` : undefined;
 }
