@@ -99,14 +99,23 @@ test(
   },
 );
 
+/**
+ * Resolves once the barrier request was asked and its answer taken in: the answer resolves at
+ * once, so by the time a timer-driven poll sees the request, its answer has been processed. (A
+ * fixed delay instead would race the barrier on a loaded machine.)
+ */
+const barrierAnswered = (asked: readonly string[]) =>
+  until('the barrier to be answered', () => asked.includes('textDocument/documentSymbol'));
+
 test('unversioned: the last publish of a burst is the answer', T, async () => {
-  const { store, documents, deps } = setup();
+  const { store, documents, deps, asked } = setup();
   const file = dir.file('burst.ts');
   const uri = uriOf(file);
   writeFileSync(file, 'x');
   const answer = currentDiagnostics(deps, file, 5000);
-  setTimeout(() => store.publish({ uri, diagnostics: [diag('syntax')] }), 20);
-  setTimeout(() => store.publish({ uri, diagnostics: [diag('syntax'), diag('semantic')] }), 60);
+  await barrierAnswered(asked);
+  store.publish({ uri, diagnostics: [diag('syntax')] });
+  setTimeout(() => store.publish({ uri, diagnostics: [diag('syntax'), diag('semantic')] }), 40);
   assert.deepEqual(messages(await answer), ['syntax', 'semantic']);
   documents.dispose();
 });
@@ -118,13 +127,14 @@ test(
     const sent: string[] = [];
     const store = new DiagnosticsStore();
     const documents = new DocumentSync({ notify: (m) => sent.push(m) }, { '.ts': 'typescript' });
-    const { deps } = setup();
+    const { deps, asked } = setup();
     const d: DiagnosticsDeps = { ...deps, store, documents };
     const file = dir.file('r.ts');
     const uri = uriOf(file);
     writeFileSync(file, 'a');
     const first = currentDiagnostics(d, file, 5000);
-    setTimeout(() => store.publish({ uri, diagnostics: [diag('of a')] }), 10);
+    await barrierAnswered(asked);
+    store.publish({ uri, diagnostics: [diag('of a')] });
     assert.deepEqual(messages(await first), ['of a']);
     writeFileSync(file, 'b');
     assert.equal((await currentDiagnostics(d, file, 200)).state, 'analysing');
