@@ -3,27 +3,60 @@
  * a `fetch` over `node:http` with a keep-alive agent, instead of Node's built-in fetch
  * (undici). The SDK client, its transport and every check they make are unchanged; only the
  * HTTP/1.1 client beneath differs, as it does between the agents that connect (Claude Code,
- * VS Code and Gemini CLI each bring their own). Connections are kept and reused as undici
- * does (no limit per host); what this saves is undici's per-request cost on the client side,
- * about as much as a call's whole round trip through serve.
+ * VS Code and Gemini CLI each bring their own). Connections are kept and reused by the agent
+ * the caller passes; what this saves is undici's per-request cost on the client side, about
+ * as much as a call's whole round trip through serve.
  *
- * Guarantees: a JSON (or any non-stream) body is read whole before the Response is made; an
- * event stream is handed over as it comes; `signal` aborts the request and its stream, and its
+ * Guarantees: a JSON (or any non-stream) body is read whole before the answer is handed over,
+ * as a response object with what the SDK transport reads of one (status, headers, `text()`,
+ * `json()`), not a web `Response`; an event stream is handed over as it comes, in a `Response`; `signal` aborts the request and its stream, and its
  * listener is removed when the exchange is over; redirects are never followed.
  */
-import { request, type Agent, type IncomingHttpHeaders } from 'node:http';
+import { request, type Agent } from 'node:http';
 import { Readable } from 'node:stream';
 
 /** Statuses a Response may not carry a body with. */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
 
-function headersOf(raw: IncomingHttpHeaders): Headers {
+function headersOf(raw: readonly string[]): Headers {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(raw)) {
-    if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-  }
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] ?? '', raw[i + 1] ?? '');
   return headers;
+}
+
+/**
+ * A JSON (or other whole) answer as the SDK reads it: status, headers and the body as text or
+ * JSON, without the web stream a `Response` wraps every body in (making and draining it cost
+ * about as much as the rest of the exchange). `body` is null: nothing is left to read or cancel.
+ * Only what the transport uses is there; it is cast to `Response` for the `fetch` type.
+ */
+function wholeResponse(status: number, statusText: string, headers: Headers, bytes: Buffer) {
+  let used = false;
+  const text = (): Promise<string> => {
+    if (used) return Promise.reject(new TypeError('the body was read already'));
+    used = true;
+    return Promise.resolve(bytes.toString('utf8'));
+  };
+  const response = {
+    ok: status >= 200 && status < 300,
+    status,
+    statusText,
+    headers,
+    redirected: false,
+    type: 'basic',
+    url: '',
+    body: null,
+    get bodyUsed() {
+      return used;
+    },
+    text,
+    json: async (): Promise<unknown> => JSON.parse(await text()) as unknown,
+    arrayBuffer: async (): Promise<ArrayBuffer> => {
+      await text();
+      return new Uint8Array(bytes).buffer;
+    },
+  };
+  return response as unknown as Response;
 }
 
 /** A `fetch` for http: URLs over `agent` (`new Agent({ keepAlive: true })`). */
@@ -33,9 +66,9 @@ export function nodeFetch(agent: Agent): typeof fetch {
       const url = new URL(input instanceof Request ? input.url : input);
       const headers: Record<string, string> = {};
       const given = init?.headers;
-      // The SDK passes a plain object (its requestInit's headers merged with its own).
-      if (given instanceof Headers || Array.isArray(given))
-        new Headers(given).forEach((value, name) => (headers[name] = value));
+      // The SDK passes a Headers (its requestInit's headers merged with its own).
+      if (given instanceof Headers) given.forEach((value, name) => (headers[name] = value));
+      else if (Array.isArray(given)) for (const [name, value] of given) headers[name] = value;
       else if (given) Object.assign(headers, given);
       const body = init?.body;
       if (body !== undefined && body !== null && typeof body !== 'string')
@@ -54,7 +87,7 @@ export function nodeFetch(agent: Agent): typeof fetch {
         },
         (res) => {
           const status = res.statusCode ?? 0;
-          const responseHeaders = headersOf(res.headers);
+          const responseHeaders = headersOf(res.rawHeaders);
           const done = () => signal?.removeEventListener('abort', abort);
           if (NO_BODY.has(status)) {
             res.resume();
@@ -74,7 +107,14 @@ export function nodeFetch(agent: Agent): typeof fetch {
           res.on('data', (c: Buffer) => chunks.push(c));
           res.once('end', () => {
             done();
-            resolve(new Response(Buffer.concat(chunks), { status, headers: responseHeaders }));
+            resolve(
+              wholeResponse(
+                status,
+                res.statusMessage ?? '',
+                responseHeaders,
+                Buffer.concat(chunks),
+              ),
+            );
           });
           res.once('error', (err) => {
             done();

@@ -10,6 +10,9 @@
  *   to the fixture. Goal: HTTP's p50 within 1.5× serve's. Both sides use the SDK client;
  *   beneath it, HTTP's figure uses a keep-alive `node:http` client (http-fetch.ts), and a
  *   second session's calls with Node's fetch (the SDK's default) are measured beside it.
+ * - floors (http-floor.ts), before the daemon starts: a bare node:http round trip, a bare Unix
+ *   socket echo and the SDK client against a server that answers at once, so the report shows
+ *   what of HTTP's p50 is HTTP's and what is mcpctl's.
  *
  * Guarantees: every process the figure starts carries its temporary folder's path in its
  * command line and is ended before it returns (what is left is killed and said); the folder
@@ -23,6 +26,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { nodeFetch } from './http-fetch.js';
+import { httpFloors, type HttpFloor } from './http-floor.js';
 import { machine, type MachineDetail } from './machine.js';
 import { BASE_TOOL, fleet } from './peer/fleet.js';
 import { MCPCTL, mcpctlEnv } from './peer/mcpctl.js';
@@ -35,6 +39,13 @@ import { benchDir, type BenchDir } from './temp.js';
 /** Agent sessions open at once in each row (the issue's figure). */
 export const HTTP_SESSIONS = 20;
 export const GOAL_HTTP_P50_OF_SERVE = 1.5;
+/**
+ * Connections each agent session's HTTP client keeps to the server (every HTTP row and floor
+ * alike; the SDK's GET stream holds one of them). A request in flight holds a connection
+ * (HTTP/1.1), so this bounds the calls on the wire at once; unbounded, 500 parallel calls open
+ * 500 connections and the parallel figure measures TCP handshakes.
+ */
+export const HTTP_MAX_SOCKETS = 16;
 
 export interface SessionsRow {
   /** mcpctl processes besides the daemon while the sessions are open. */
@@ -55,7 +66,14 @@ export interface HttpFigure {
   /** Over HTTP with the SDK client's default HTTP client beneath (Node's fetch, undici). */
   readonly httpFetch: ProxyRow;
   readonly http: SessionsRow;
-  readonly ratios: { readonly httpP50OfServe: number; readonly httpParOfServe: number };
+  /** The same calls' floors on this machine, no mcpctl in them (http-floor.ts). */
+  readonly floor: HttpFloor;
+  readonly ratios: {
+    readonly httpP50OfServe: number;
+    readonly httpParOfServe: number;
+    /** The bare HTTP round trip's p50 ÷ serve's whole call's: over 1.5, the goal is below HTTP. */
+    readonly floorP50OfServe: number;
+  };
   readonly goal: { readonly met: boolean; readonly misses: readonly string[] };
 }
 
@@ -166,7 +184,13 @@ export async function httpFigure(
   const date = new Date().toISOString();
   const dir = benchDir('http');
   let daemon: Daemon | undefined;
-  const agent = new Agent({ keepAlive: true });
+  // One connection pool per agent session, as each agent (a process of its own) has.
+  const agents: Agent[] = [];
+  const newAgent = () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: HTTP_MAX_SOCKETS });
+    agents.push(agent);
+    return agent;
+  };
   try {
     const f = fleet(1, dir.root);
     dir.write(dir.userSettings, f.config(0));
@@ -190,6 +214,10 @@ export async function httpFigure(
       await direct.close();
     }
     log(`    direct: p50 ${directRow.p50Ms} ms, ${directRow.parPerS}/s parallel`);
+    const floor = await httpFloors(dir.root, newAgent(), counts);
+    log(
+      `    floors: bare HTTP p50 ${floor.http.p50Ms} ms (${floor.http.parPerS}/s parallel), Unix socket echo p50 ${floor.unix.p50Ms} ms, SDK client over HTTP to a bare server p50 ${floor.sdkClient.p50Ms} ms (${floor.sdkClient.parPerS}/s parallel)`,
+    );
 
     const d = await startDaemon(dir);
     daemon = d;
@@ -220,7 +248,7 @@ export async function httpFigure(
       (i) =>
         new StreamableHTTPClientTransport(new URL(d.url), {
           requestInit: { headers: { Authorization: `Bearer ${d.token}` } },
-          ...(i === 1 ? {} : { fetch: nodeFetch(agent) }),
+          ...(i === 1 ? {} : { fetch: nodeFetch(newAgent()) }),
         }),
       name,
       counts,
@@ -244,14 +272,16 @@ export async function httpFigure(
       serve,
       http,
       httpFetch,
+      floor,
       ratios: {
         httpP50OfServe,
+        floorP50OfServe: round(floor.http.p50Ms / serve.calls.p50Ms, 3),
         httpParOfServe: round(http.calls.parPerS / serve.calls.parPerS, 3),
       },
       goal: { met: misses.length === 0, misses },
     };
   } finally {
-    agent.destroy();
+    for (const agent of agents) agent.destroy();
     if (daemon) await stopDaemon(daemon);
     const left = processesMentioning(dir.root);
     if (left.length > 0) {
@@ -273,6 +303,9 @@ export function httpLines(h: HttpFigure): string[] {
     line('mcpctl serve', h.serve),
     line('HTTP', h.http),
     `    ${"HTTP, Node's fetch".padEnd(22)}${''.padStart(30)}${h.httpFetch.p50Ms.toFixed(3).padStart(11)}${String(h.httpFetch.parPerS).padStart(11)}`,
-    `    direct p50 ${h.direct.p50Ms} ms, ${h.direct.parPerS}/s parallel; HTTP ÷ serve: p50 ${h.ratios.httpP50OfServe} (goal ≤ ${GOAL_HTTP_P50_OF_SERVE} ${mark(h.ratios.httpP50OfServe <= GOAL_HTTP_P50_OF_SERVE)}), par/s ${h.ratios.httpParOfServe}; extra processes over HTTP ${h.http.extraProcesses} (goal 0 ${mark(h.http.extraProcesses === 0)}); goal ${h.goal.met ? 'met' : `missed: ${h.goal.misses.join('; ')}`}`,
+    `    ${'bare HTTP (no mcpctl)'.padEnd(22)}${''.padStart(30)}${h.floor.http.p50Ms.toFixed(3).padStart(11)}${String(h.floor.http.parPerS).padStart(11)}`,
+    `    ${'bare Unix socket echo'.padEnd(22)}${''.padStart(30)}${h.floor.unix.p50Ms.toFixed(3).padStart(11)}`,
+    `    ${'SDK client, bare srv'.padEnd(22)}${''.padStart(30)}${h.floor.sdkClient.p50Ms.toFixed(3).padStart(11)}${String(h.floor.sdkClient.parPerS).padStart(11)}`,
+    `    direct p50 ${h.direct.p50Ms} ms, ${h.direct.parPerS}/s parallel; HTTP ÷ serve: p50 ${h.ratios.httpP50OfServe} (goal ≤ ${GOAL_HTTP_P50_OF_SERVE} ${mark(h.ratios.httpP50OfServe <= GOAL_HTTP_P50_OF_SERVE)}), par/s ${h.ratios.httpParOfServe}; bare HTTP ÷ serve: p50 ${h.ratios.floorP50OfServe}; extra processes over HTTP ${h.http.extraProcesses} (goal 0 ${mark(h.http.extraProcesses === 0)}); goal ${h.goal.met ? 'met' : `missed: ${h.goal.misses.join('; ')}`}`,
   ];
 }

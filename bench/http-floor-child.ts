@@ -1,0 +1,102 @@
+/**
+ * The servers of the http figure's floor rows (http-floor.ts), each a process of its own as the
+ * daemon is: `node http-floor-child.js MODE DIR`, which prints one JSON line (`{"port":N}` or
+ * `{"path":P}`) once it listens and runs until killed. DIR (the figure's temporary folder) is
+ * in its command line so leftovers are found; the Unix socket is made in it.
+ *
+ * - `http`: node:http answering every request with one fixed JSON body (Content-Length, one
+ *   `end`): what any HTTP server on this machine cannot beat.
+ * - `unix`: a Unix socket echoing what it reads: the hop `serve` makes to the daemon.
+ * - `mcp`: the least a Streamable HTTP MCP server can be: JSON answers to `initialize`,
+ *   `tools/list` and `tools/call` of one `echo` tool (answering as the fixture's echo does), 202
+ *   to notifications, 405 to GET. The SDK client over HTTP against it is what the client side
+ *   of a call costs, with no mcpctl at all.
+ */
+import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { join } from 'node:path';
+
+const [mode, dir] = process.argv.slice(2);
+if (!dir) throw new Error('usage: http-floor-child.js http|unix|mcp DIR');
+
+const announce = (what: object) => process.stdout.write(`${JSON.stringify(what)}\n`);
+
+const FIXED = Buffer.from(
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    result: {
+      content: [
+        { type: 'text', text: JSON.stringify({ tool: 'echo', args: { n: 1 }, pid: process.pid }) },
+      ],
+    },
+  }),
+);
+
+interface Rpc {
+  readonly id?: string | number;
+  readonly method?: string;
+  readonly params?: { protocolVersion?: string; arguments?: unknown };
+}
+
+/** The mcp mode's answer to one message (undefined: a notification, 202). */
+function mcpResult(m: Rpc): unknown {
+  switch (m.method) {
+    case 'initialize':
+      return {
+        protocolVersion: m.params?.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: 'http-floor', version: '0.0.0' },
+      };
+    case 'tools/list':
+      return { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] };
+    case 'tools/call':
+      return {
+        content: [
+          {
+            type: 'text',
+            text: JSON.stringify({ tool: 'echo', args: m.params?.arguments, pid: process.pid }),
+          },
+        ],
+      };
+    default:
+      return {};
+  }
+}
+
+if (mode === 'unix') {
+  const path = join(dir, 'floor.sock');
+  const server = createNetServer((socket) => socket.on('data', (chunk) => socket.write(chunk)));
+  server.listen(path, () => announce({ path }));
+} else if (mode === 'http' || mode === 'mcp') {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (mode === 'http') {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': FIXED.length });
+        return void res.end(FIXED);
+      }
+      if (req.method !== 'POST') {
+        res.writeHead(req.method === 'DELETE' ? 200 : 405);
+        return void res.end();
+      }
+      const m = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Rpc;
+      if (m.id === undefined) {
+        res.writeHead(202);
+        return void res.end();
+      }
+      const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: mcpResult(m) }));
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Content-Length': body.length,
+        'mcp-session-id': 'floor',
+      });
+      res.end(body);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    announce({ port: typeof address === 'object' && address ? address.port : 0 });
+  });
+} else throw new Error(`unknown mode ${mode}`);
