@@ -11,6 +11,12 @@ export interface LspTarget {
   readonly extensionToLanguage: Readonly<Record<string, string>>;
   /** Set while it is Ready, undefined otherwise. */
   readonly connection: LspConnection | undefined;
+  /**
+   * The session's workspace (absolute realpath): `file` arguments resolve, and answers' paths
+   * show, relative to it, even when the server works on a folder inside it. Absent: the
+   * server's folder.
+   */
+  readonly workspace?: string;
   /** Why it is not Ready and the fix (its `why`), when it is not. */
   readonly unavailable?: { reason: string; message: string; action: string };
 }

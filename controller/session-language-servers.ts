@@ -278,11 +278,14 @@ export class SessionLanguageServers {
       .map((name) => {
         const ready = this.#ready.get(name);
         const extensionToLanguage = servers[name].config.extensionToLanguage ?? {};
-        if (ready) return { name, extensionToLanguage, connection: ready.lease.connection };
+        const workspace = this.#deps.workspace;
+        if (ready)
+          return { name, extensionToLanguage, workspace, connection: ready.lease.connection };
         const answer = this.why(name);
         return {
           name,
           extensionToLanguage,
+          workspace,
           connection: undefined,
           unavailable: { reason: answer.reason, message: answer.message, action: answer.action },
         };

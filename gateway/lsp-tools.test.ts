@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -404,6 +405,30 @@ describe('lsp_* tools through the gateway, on a warm typescript-language-server'
       }
     },
   );
+
+  it('a server on a folder inside the workspace: paths as the workspace has them', T, async () => {
+    // `workspaceFolder: "<sub>"` in a workspace one level up: the agent names files from the
+    // workspace root, and answers name them so too.
+    const workspace = path.dirname(dir.path);
+    const sub = path.basename(dir.path);
+    port.set([{ ...ready, workspace }]);
+    await agent.client.listTools();
+    const use = { file: `${sub}/src/main.ts`, ...spot(FILES['src/main.ts'], 'totalArea', 2, 2) };
+    const def = answerOf(await agent.call('lsp_definition', use)) as {
+      locations: { file: string }[];
+    };
+    assert.deepEqual(
+      def.locations.map((l) => l.file),
+      [`${sub}/src/shapes.ts`],
+    );
+    const direct = await definition(conn, { ...use, file: 'src/main.ts' });
+    assert.deepEqual(
+      def.locations.map((l) => ({ ...l, file: l.file.slice(sub.length + 1) })),
+      direct.locations,
+      'the same answer, its paths one folder deeper',
+    );
+    port.set([ready, pyright]);
+  });
 
   it('--meta-tools finds and calls them; with "only" they stay out of tools/list', T, async () => {
     port.set([ready, pyright]);

@@ -350,21 +350,23 @@ async function answer(call: LspCall, targets: LspTarget[]): Promise<CallToolResu
   const route = routeFile(targets, call.args.file);
   if (route.kind !== 'ready') return errorResult(notRoutedMessage(route, call.args.file));
   const conn = route.connection;
+  // Paths as the agent's workspace has them, whatever folder the server works on.
+  const view = route.target.workspace === undefined ? {} : { root: route.target.workspace };
   switch (call.tool) {
     case LSP_DEFINITION:
-      return structured(await definition(conn, call.args));
+      return structured(await definition(conn, call.args, view));
     case LSP_REFERENCES:
-      return structured(await references(conn, call.args));
+      return structured(await references(conn, call.args, view));
     case LSP_HOVER:
-      return structured(await hover(conn, call.args));
+      return structured(await hover(conn, call.args, view));
     case LSP_DOCUMENT_SYMBOLS:
-      return structured(await documentSymbols(conn, call.args));
+      return structured(await documentSymbols(conn, call.args, view));
     case LSP_RENAME:
-      return structured(await rename(conn, call.args));
+      return structured(await rename(conn, call.args, view));
     case LSP_DIAGNOSTICS: {
-      const view = await diagnostics(conn, call.args);
+      const answer = await diagnostics(conn, call.args, view);
       // No diagnostics of the current version yet: saying "none" would be a lie.
-      return view.state === 'analysing' ? errorResult(view.message) : structured(view);
+      return answer.state === 'analysing' ? errorResult(answer.message) : structured(answer);
     }
   }
 }
@@ -376,7 +378,13 @@ async function symbolsOfAll(
 ): Promise<CallToolResult> {
   if (ready.length === 0) return errorResult(noneReadyMessage(targets));
   const answers = await Promise.allSettled(
-    ready.map(({ connection }) => workspaceSymbols(connection, { query })),
+    ready.map(({ connection, target }) =>
+      workspaceSymbols(
+        connection,
+        { query },
+        target.workspace === undefined ? {} : { root: target.workspace },
+      ),
+    ),
   );
   const symbols: WorkspaceSymbolView[] = [];
   const seen = new Set<string>();

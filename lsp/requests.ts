@@ -48,6 +48,19 @@ export const TEXT_CHARS = 200;
 /** Requests cancelled by a change of the document: asked again once. */
 const RETRIED_CODES = new Set([-32800, -32801, -32802]);
 
+/**
+ * Whose workspace the agent speaks of: `file` arguments resolve, and answers' paths show,
+ * relative to `root` (the agent session's workspace, absolute realpath), which may hold the
+ * server's own folder (`workspaceFolder: "packages/app"`). Default: the server's folder.
+ */
+export interface ViewOptions {
+  readonly root?: string;
+}
+
+function rootOf(conn: LspConnection, options: ViewOptions): string {
+  return options.root ?? conn.workspaceFolder;
+}
+
 export interface FileArgs {
   readonly file: string;
 }
@@ -164,36 +177,41 @@ const SEVERITIES: readonly Severity[] = ['error', 'warning', 'information', 'hin
 export async function definition(
   conn: LspConnection,
   args: PositionArgs,
+  view: ViewOptions = {},
 ): Promise<{ locations: LocationView[] }> {
   provides(conn, 'definitionProvider', 'definitions');
-  const at = await prepare(conn, args);
+  const root = rootOf(conn, view);
+  const at = await prepare(conn, args, root);
   const result = await ask<Location | Location[] | LocationLink[] | null>(
     conn,
     'textDocument/definition',
     at.params,
   );
-  return { locations: await locationViews(conn, asLocations(result)) };
+  return { locations: await locationViews(conn, asLocations(result), root) };
 }
 
 export async function references(
   conn: LspConnection,
   args: PositionArgs & { readonly includeDeclaration?: boolean },
+  view: ViewOptions = {},
 ): Promise<{ locations: LocationView[] }> {
   provides(conn, 'referencesProvider', 'references');
-  const at = await prepare(conn, args);
+  const root = rootOf(conn, view);
+  const at = await prepare(conn, args, root);
   const result = await ask<Location[] | null>(conn, 'textDocument/references', {
     ...at.params,
     context: { includeDeclaration: args.includeDeclaration ?? true },
   });
-  return { locations: await locationViews(conn, result ?? []) };
+  return { locations: await locationViews(conn, result ?? [], root) };
 }
 
 export async function hover(
   conn: LspConnection,
   args: PositionArgs,
+  view: ViewOptions = {},
 ): Promise<{ contents: string }> {
   provides(conn, 'hoverProvider', 'hover');
-  const at = await prepare(conn, args);
+  const at = await prepare(conn, args, rootOf(conn, view));
   const result = await ask<Hover | null>(conn, 'textDocument/hover', at.params);
   return { contents: result ? hoverText(result.contents).trim() : '' };
 }
@@ -201,9 +219,10 @@ export async function hover(
 export async function documentSymbols(
   conn: LspConnection,
   args: FileArgs,
+  options: ViewOptions = {},
 ): Promise<{ symbols: SymbolView[] }> {
   provides(conn, 'documentSymbolProvider', 'document symbols');
-  const file = await resolveInWorkspace(conn.workspaceFolder, args.file);
+  const file = await resolveInWorkspace(rootOf(conn, options), args.file);
   await conn.documents.refreshOthers(file);
   const doc = await conn.documents.sync(file);
   const lines = new TextLines(doc.text);
@@ -235,7 +254,9 @@ export async function documentSymbols(
 export async function workspaceSymbols(
   conn: LspConnection,
   args: { readonly query: string },
+  options: ViewOptions = {},
 ): Promise<{ symbols: WorkspaceSymbolView[] }> {
+  const root = rootOf(conn, options);
   provides(conn, 'workspaceSymbolProvider', 'workspace symbols');
   await conn.documents.refreshOthers();
   const result = await ask<SymbolInformation[] | WorkspaceSymbol[] | null>(
@@ -251,7 +272,7 @@ export async function workspaceSymbols(
     symbols.push({
       name: s.name,
       kind: symbolKindName(s.kind),
-      file: displayUri(conn.workspaceFolder, s.location.uri),
+      file: displayUri(root, s.location.uri),
       line: at.line,
       column: at.column,
       ...(s.containerName ? { containerName: s.containerName } : {}),
@@ -263,11 +284,13 @@ export async function workspaceSymbols(
 export async function rename(
   conn: LspConnection,
   args: PositionArgs & { readonly newName: string },
+  options: ViewOptions = {},
 ): Promise<{ changes: FileEditsView[] }> {
   provides(conn, 'renameProvider', 'rename');
   if (typeof args.newName !== 'string' || args.newName === '')
     throw new LspError('badRequest', 'newName must be a non-empty string');
-  const at = await prepare(conn, args);
+  const root = rootOf(conn, options);
+  const at = await prepare(conn, args, root);
   const edit = await ask<WorkspaceEdit | null>(conn, 'textDocument/rename', {
     ...at.params,
     newName: args.newName,
@@ -294,7 +317,7 @@ export async function rename(
     const views = edits
       .map((e) => ({ ...range(lines, e.range, conn), newText: e.newText }))
       .sort((a, b) => a.line - b.line || a.column - b.column);
-    changes.push({ file: displayUri(conn.workspaceFolder, uri), edits: views });
+    changes.push({ file: displayUri(root, uri), edits: views });
   }
   changes.sort((a, b) => a.file.localeCompare(b.file));
   return { changes };
@@ -304,13 +327,17 @@ export async function rename(
 export async function diagnostics(
   conn: LspConnection,
   args: FileArgs,
-  options: { readonly timeoutMs?: number } = {},
+  options: { readonly timeoutMs?: number } & ViewOptions = {},
 ): Promise<DiagnosticsView> {
-  const file = await resolveInWorkspace(conn.workspaceFolder, args.file);
+  const root = rootOf(conn, options);
+  const file = await resolveInWorkspace(root, args.file);
   await conn.documents.refreshOthers(file);
-  const answer = await conn.diagnostics(file, options);
+  const answer = await conn.diagnostics(
+    file,
+    options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
+  );
   conn.documents.touch(file);
-  const shown = displayUri(conn.workspaceFolder, answer.document.uri);
+  const shown = displayUri(root, answer.document.uri);
   if (answer.state === 'analysing') {
     return {
       file: shown,
@@ -373,6 +400,7 @@ function provides(
 async function prepare(
   conn: LspConnection,
   args: PositionArgs,
+  root: string,
 ): Promise<{ file: string; params: { textDocument: { uri: string }; position: object } }> {
   if (
     !Number.isInteger(args.line) ||
@@ -384,7 +412,7 @@ async function prepare(
       'badRequest',
       'line and column must be whole numbers from 1 (as an editor shows them)',
     );
-  const file = await resolveInWorkspace(conn.workspaceFolder, args.file);
+  const file = await resolveInWorkspace(root, args.file);
   await conn.documents.refreshOthers(file);
   const doc = await conn.documents.sync(file);
   const lines = new TextLines(doc.text);
@@ -416,7 +444,11 @@ function asLocations(result: Location | Location[] | LocationLink[] | null): Loc
   );
 }
 
-async function locationViews(conn: LspConnection, locations: Location[]): Promise<LocationView[]> {
+async function locationViews(
+  conn: LspConnection,
+  locations: Location[],
+  root: string,
+): Promise<LocationView[]> {
   const texts = new Texts(conn);
   const views: LocationView[] = [];
   for (const l of locations) {
@@ -428,7 +460,7 @@ async function locationViews(conn: LspConnection, locations: Location[]): Promis
           .trim()
           .slice(0, TEXT_CHARS)
       : '';
-    views.push({ file: displayUri(conn.workspaceFolder, l.uri), ...r, text });
+    views.push({ file: displayUri(root, l.uri), ...r, text });
   }
   return views;
 }
