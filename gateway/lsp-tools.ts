@@ -329,12 +329,12 @@ export function ownLspTools(
           })),
       };
     },
-    async call(name, args) {
+    async call(name, args, context) {
       if (!isLspToolName(name)) return errorResult(`no tool named ${name}; list the tools again`);
       const parsed = parseLspCall(name, args);
       if (!parsed.ok) return errorResult(parsed.error);
       try {
-        return await answer(parsed.call, await port.languageServers());
+        return await answer(parsed.call, await port.languageServers(), context.signal);
       } catch (err) {
         // The server's error, a timeout, a file refused by the client: the model reads it.
         if (!(err instanceof LspError)) options.log(`${name} failed: ${messageOf(err)}`);
@@ -344,14 +344,21 @@ export function ownLspTools(
   };
 }
 
-async function answer(call: LspCall, targets: LspTarget[]): Promise<CallToolResult> {
+async function answer(
+  call: LspCall,
+  targets: LspTarget[],
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   if (call.tool === LSP_WORKSPACE_SYMBOLS)
-    return symbolsOfAll(readyTargets(targets), targets, call.args.query);
+    return symbolsOfAll(readyTargets(targets), targets, call.args.query, signal);
   const route = routeFile(targets, call.args.file);
   if (route.kind !== 'ready') return errorResult(notRoutedMessage(route, call.args.file));
   const conn = route.connection;
   // Paths as the agent's workspace has them, whatever folder the server works on.
-  const view = route.target.workspace === undefined ? {} : { root: route.target.workspace };
+  const view = {
+    signal,
+    ...(route.target.workspace === undefined ? {} : { root: route.target.workspace }),
+  };
   switch (call.tool) {
     case LSP_DEFINITION:
       return structured(await definition(conn, call.args, view));
@@ -375,6 +382,7 @@ async function symbolsOfAll(
   ready: readonly ReadyTarget[],
   targets: readonly LspTarget[],
   query: string,
+  signal: AbortSignal,
 ): Promise<CallToolResult> {
   if (ready.length === 0) return errorResult(noneReadyMessage(targets));
   const answers = await Promise.allSettled(
@@ -382,7 +390,7 @@ async function symbolsOfAll(
       workspaceSymbols(
         connection,
         { query },
-        target.workspace === undefined ? {} : { root: target.workspace },
+        { signal, ...(target.workspace === undefined ? {} : { root: target.workspace }) },
       ),
     ),
   );

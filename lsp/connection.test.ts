@@ -153,6 +153,32 @@ describe('a well-behaved server', () => {
     },
   );
 
+  test(
+    'an asker that gives up cancels the request: it fails at once, the server goes on',
+    T,
+    async () => {
+      const controller = new AbortController();
+      const pending = conn.request('fake/hang', null, {
+        timeoutMs: 20_000,
+        signal: controller.signal,
+      });
+      controller.abort();
+      await assert.rejects(
+        pending,
+        (err: unknown) =>
+          err instanceof LspError &&
+          err.kind === 'cancelled' &&
+          /fake\/hang was cancelled/.test(err.message),
+      );
+      // Already given up: not even sent.
+      await assert.rejects(
+        conn.request('fake/garbage', null, { signal: controller.signal }),
+        (err: unknown) => err instanceof LspError && err.kind === 'cancelled',
+      );
+      assert.equal(await conn.request('fake/garbage', null), 'ok', 'the connection still works');
+    },
+  );
+
   test('garbage on stdout is skipped and noted; the connection goes on', T, async () => {
     assert.equal(await conn.request('fake/garbage', null), 'ok');
     assert.equal(await conn.request('fake/huge', { bytes: 10 }), 'x'.repeat(10));

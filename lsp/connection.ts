@@ -132,6 +132,8 @@ export type LspConnectionState = 'new' | 'starting' | 'ready' | 'closing' | 'clo
 
 export interface RequestOptions {
   readonly timeoutMs?: number;
+  /** The asker gave up: the request is cancelled (`$/cancelRequest`) and rejects at once. */
+  readonly signal?: AbortSignal;
 }
 
 /** What a holder of a pooled language server gets (`PooledConnection.lease`). */
@@ -298,6 +300,10 @@ export class LspConnection {
     if (!rpc) return Promise.reject(this.#notRunning(method));
     const timeoutMs =
       options.timeoutMs ?? this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const signal = options.signal;
+    const cancelled = () =>
+      new LspError('cancelled', `${this.#who()}: ${method} was cancelled by the asker`);
+    if (signal?.aborted) return Promise.reject(cancelled());
     const source = new CancellationTokenSource();
     return new Promise<R>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -309,6 +315,11 @@ export class LspConnection {
           ),
         );
       }, timeoutMs);
+      const onAbort = (): void => {
+        source.cancel();
+        reject(cancelled());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       rpc
         .sendRequest<R>(method, params, source.token)
         .then(
@@ -317,6 +328,7 @@ export class LspConnection {
         )
         .finally(() => {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
           source.dispose();
         });
     });

@@ -18,7 +18,9 @@ export type LspErrorKind =
   /** The server did not answer in time (it may still be busy). */
   | 'timeout'
   /** The server answered with a JSON-RPC error. */
-  | 'response';
+  | 'response'
+  /** The asker gave up (the agent cancelled its call); the server was told `$/cancelRequest`. */
+  | 'cancelled';
 
 export class LspError extends Error {
   readonly kind: LspErrorKind;

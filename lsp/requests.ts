@@ -55,6 +55,8 @@ const RETRIED_CODES = new Set([-32800, -32801, -32802]);
  */
 export interface ViewOptions {
   readonly root?: string;
+  /** The asker gave up (an agent's cancel): the server's request is cancelled too. */
+  readonly signal?: AbortSignal;
 }
 
 function rootOf(conn: LspConnection, options: ViewOptions): string {
@@ -186,6 +188,7 @@ export async function definition(
     conn,
     'textDocument/definition',
     at.params,
+    view.signal,
   );
   return { locations: await locationViews(conn, asLocations(result), root) };
 }
@@ -198,10 +201,12 @@ export async function references(
   provides(conn, 'referencesProvider', 'references');
   const root = rootOf(conn, view);
   const at = await prepare(conn, args, root);
-  const result = await ask<Location[] | null>(conn, 'textDocument/references', {
-    ...at.params,
-    context: { includeDeclaration: args.includeDeclaration ?? true },
-  });
+  const result = await ask<Location[] | null>(
+    conn,
+    'textDocument/references',
+    { ...at.params, context: { includeDeclaration: args.includeDeclaration ?? true } },
+    view.signal,
+  );
   return { locations: await locationViews(conn, result ?? [], root) };
 }
 
@@ -212,7 +217,7 @@ export async function hover(
 ): Promise<{ contents: string }> {
   provides(conn, 'hoverProvider', 'hover');
   const at = await prepare(conn, args, rootOf(conn, view));
-  const result = await ask<Hover | null>(conn, 'textDocument/hover', at.params);
+  const result = await ask<Hover | null>(conn, 'textDocument/hover', at.params, view.signal);
   return { contents: result ? hoverText(result.contents).trim() : '' };
 }
 
@@ -230,6 +235,7 @@ export async function documentSymbols(
     conn,
     'textDocument/documentSymbol',
     { textDocument: { uri: doc.uri } },
+    options.signal,
   );
   conn.documents.touch(file);
   const view = (s: DocumentSymbol): SymbolView => {
@@ -263,6 +269,7 @@ export async function workspaceSymbols(
     conn,
     'workspace/symbol',
     { query: args.query },
+    options.signal,
   );
   const texts = new Texts(conn);
   const symbols: WorkspaceSymbolView[] = [];
@@ -291,10 +298,12 @@ export async function rename(
     throw new LspError('badRequest', 'newName must be a non-empty string');
   const root = rootOf(conn, options);
   const at = await prepare(conn, args, root);
-  const edit = await ask<WorkspaceEdit | null>(conn, 'textDocument/rename', {
-    ...at.params,
-    newName: args.newName,
-  });
+  const edit = await ask<WorkspaceEdit | null>(
+    conn,
+    'textDocument/rename',
+    { ...at.params, newName: args.newName },
+    options.signal,
+  );
   const byUri = new Map<string, TextEdit[]>();
   for (const [uri, edits] of Object.entries(edit?.changes ?? {})) byUri.set(uri, [...edits]);
   for (const change of edit?.documentChanges ?? []) {
@@ -426,12 +435,18 @@ async function prepare(
 }
 
 /** A request, asked once more when the server cancelled it for a change of the document. */
-async function ask<R>(conn: LspConnection, method: string, params: object): Promise<R> {
+async function ask<R>(
+  conn: LspConnection,
+  method: string,
+  params: object,
+  signal?: AbortSignal,
+): Promise<R> {
+  const options = signal === undefined ? {} : { signal };
   try {
-    return await conn.request<R>(method, params);
+    return await conn.request<R>(method, params, options);
   } catch (err) {
     if (err instanceof LspError && err.code !== undefined && RETRIED_CODES.has(err.code))
-      return conn.request<R>(method, params);
+      return conn.request<R>(method, params, options);
     throw err;
   }
 }
