@@ -9,9 +9,10 @@
  * judgement (session-admission.ts), the session's own conditions (session-conditions.ts), its
  * language servers (session-language-servers.ts: the same reconciler, a queue of their own).
  *
- * Why one file of ~480 lines: what stays is the wiring of those parts and the session's one
- * public face (what the daemon, the CLI methods, the gateway and the tests call); cutting the
- * face apart would only add forwarding, and `request` is on every tool call's path.
+ * Why one file of ~640 lines: what stays is the wiring of those parts and the session's one
+ * public face for both kinds (what the daemon, the CLI methods, the gateway and the tests
+ * call; language servers' own part lives in session-language-servers.ts); cutting the face
+ * apart would only add forwarding, and `request` is on every tool call's path.
  *
  * Guarantees:
  * - `reload()` re-reads every source, enqueues every known name and resolves when settled, so
