@@ -115,8 +115,27 @@ describe('language servers through the controller', () => {
       assert.equal(lspCondition(after.get('ts'), 'Admitted')?.reason, 'PendingApproval');
       assert.equal(after.get('ts')?.status.pid, undefined, 'the language server still waits');
 
+      // wait watches the language server, not the MCP server of the same name (Ready already).
+      const notYet = await env.cli([
+        'wait',
+        'languageserver/ts',
+        '--for=condition=Ready',
+        '--timeout=0',
+      ]);
+      assert.equal(notYet.code, 1, notYet.stdout);
+      assert.match(notYet.stderr, /languageserver\/ts \(now Ready=False NotAdmitted/);
+      // A wait started before the approval ends when the approval makes it Ready.
+      const waiting = env.cli([
+        'wait',
+        'languageserver/ts',
+        '--for=condition=Ready',
+        '--timeout=60s',
+      ]);
       const lsp = await env.cli(['approve', 'languageserver/ts']);
       assert.equal(lsp.code, 0, lsp.stderr);
+      const waited = await waiting;
+      assert.equal(waited.code, 0, waited.stderr);
+      assert.equal(waited.stdout, 'languageserver/ts condition met\n');
       const ready = await untilLanguageServers(env, 'ts to be Ready', (s) => lspReady(s.get('ts')));
       assert.equal(lspCondition(ready.get('ts'), 'Admitted')?.reason, 'Approved');
       assert.ok(isAlive(ready.get('ts')!.status.pid!));
