@@ -288,7 +288,7 @@ describe('validateLanguageServerDocument', { timeout: 10_000 }, () => {
 });
 
 describe('workspaceFolderOf', { timeout: 10_000 }, () => {
-  const ws = path.resolve('/work/project');
+  const ws = path.resolve('/repo/project');
 
   it('is the workspace root when the entry has none', () => {
     assert.deepEqual(workspaceFolderOf({}, ws), { ok: true, folder: ws });
