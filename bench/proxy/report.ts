@@ -2,7 +2,6 @@
  * The proxy figure for a human (the lines `npm run bench` and `npm run bench:proxy` print) and
  * its place in results.json (key "proxy", every other key kept as it is).
  */
-import { mergeResultKey } from '../peer/results.js';
 import { EARLY_CALLS } from './load.js';
 import { round } from '../stats.js';
 import {
@@ -51,9 +50,4 @@ export function proxyLines(p: ProxyFigure, d: ProxyDetail): string[] {
     `    mcpctl ÷ mcp-hub: p50 ${r.mcpctlP50OfHub}, par/s ${r.mcpctlParOfHub}; goal ${p.goal.met ? 'met' : `missed: ${p.goal.misses.join('; ')}`}`,
     `    early (first ${EARLY_CALLS} calls of fresh processes, cold JIT): mcpctl p50 − direct p50 ${p.early.mcpctlP50OverDirectMs} ms; a second agent session on the warm daemon: p50 ${p.early.mcpctlNewSession} ms (${round(p.early.mcpctlNewSession - p.early.direct, 3)} over direct's early), its serve answered initialize ${d.mcpctlNewSessionStartMs} ms after it was spawned`,
   ];
-}
-
-/** Puts `proxy` into the JSON object in `file`, every other key kept as it is. */
-export function mergeProxy(file: string, proxy: ProxyFigure): void {
-  mergeResultKey(file, 'proxy', proxy);
 }
