@@ -14,22 +14,11 @@
  * - approval hash: 64 hex over the whole canonical config minus `scope`, `description`,
  *   `extensionName` (top level only). Approvals are bound to it.
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
-import stableStringify from 'json-stable-stringify';
+import { canonicalText, sha256Hex } from './digest.js';
 import type { McpServerConfig } from './server-config.js';
 import type { SessionEnvironment } from './session-env.js';
 import { transportOf, urlOf } from './transport.js';
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-function canonical(value: unknown): string {
-  const text = stableStringify(value);
-  if (text === undefined) throw new Error('value cannot be serialised canonically');
-  return text;
-}
 
 /**
  * Where a stdio server runs: its `cwd` resolved against `workspace` (the session's workspace
@@ -84,7 +73,7 @@ export function connectionIdOf(
   environment?: SessionEnvironment,
 ): string {
   const fields = connectionFieldsOf(config, workspace, environment);
-  return `${name}::${sha256(canonical(fields)).slice(0, 16)}`;
+  return `${name}::${sha256Hex(canonicalText(fields)).slice(0, 16)}`;
 }
 
 /** Splits on the last `::`, so server names that contain `::` survive. */
@@ -99,7 +88,7 @@ const NOT_IN_APPROVAL = new Set(['scope', 'description', 'extensionName']);
 export function approvalHashOf(config: McpServerConfig): string {
   const kept: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(config)) if (!NOT_IN_APPROVAL.has(k)) kept[k] = v;
-  return sha256(canonical(kept));
+  return sha256Hex(canonicalText(kept));
 }
 
 /**
@@ -113,5 +102,5 @@ export function changedConnectionFields(
 ): string[] {
   const fa = connectionFieldsOf(a, workspace);
   const fb = connectionFieldsOf(b, workspace);
-  return Object.keys(fa).filter((k) => canonical(fa[k]) !== canonical(fb[k]));
+  return Object.keys(fa).filter((k) => canonicalText(fa[k]) !== canonicalText(fb[k]));
 }

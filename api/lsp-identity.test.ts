@@ -4,6 +4,7 @@ import { approvalHashFor, lspApprovalHashFor } from './approval-hash.js';
 import { approvalHashOf, connectionIdOf } from './identity.js';
 import type { LanguageServerConfig } from './lsp-config.js';
 import {
+  changedLanguageServerFields,
   expandLanguageServerConfig,
   isInsideFolder,
   lspApprovalHashOf,
@@ -120,5 +121,20 @@ describe('isInsideFolder', T, () => {
     assert.equal(isInsideFolder('/ws/..foo', '/ws'), true);
     assert.equal(isInsideFolder('/wsx', '/ws'), false);
     assert.equal(isInsideFolder('/', '/ws'), false);
+  });
+});
+
+describe('changedLanguageServerFields', T, () => {
+  it('names the fields that replace the process, never settings or routing', () => {
+    assert.deepEqual(changedLanguageServerFields(TS, { ...TS, settings: { a: 2 } }), []);
+    assert.deepEqual(
+      changedLanguageServerFields(TS, { ...TS, extensionToLanguage: { '.mts': 'typescript' } }),
+      [],
+    );
+    assert.deepEqual(changedLanguageServerFields(TS, { ...TS, args: ['--stdio', '-v'] }), ['args']);
+    assert.deepEqual(
+      changedLanguageServerFields(TS, { ...TS, command: 'other', workspaceFolder: 'pkg' }),
+      ['command', 'workspaceFolder'],
+    );
   });
 });

@@ -18,9 +18,8 @@
  *   workspace itself); one outside the workspace is refused with a message naming the field,
  *   never silently replaced by the root.
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
-import stableStringify from 'json-stable-stringify';
+import { canonicalText, sha256Hex } from './digest.js';
 import {
   expandClaudeConfig,
   type ClaudeFields,
@@ -40,16 +39,6 @@ export const LSP_CLAUDE_FIELDS: ClaudeFields = [
   ['env', 'record'],
   ['workspaceFolder', 'text'],
 ];
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-function canonical(value: unknown): string {
-  const text = stableStringify(value);
-  if (text === undefined) throw new Error('value cannot be serialised canonically');
-  return text;
-}
 
 /** A language server entry with the session's variables expanded (Claude syntax). */
 export function expandLanguageServerConfig(
@@ -94,10 +83,23 @@ export function lspConnectionIdOf(
   environment?: SessionEnvironment,
 ): string {
   const fields = lspConnectionFieldsOf(config, workspaceFolder, environment);
-  return `${name}::${sha256(canonical(fields)).slice(0, 16)}`;
+  return `${name}::${sha256Hex(canonicalText(fields)).slice(0, 16)}`;
+}
+
+/**
+ * The names of the process fields (those of the connectionId) that differ between two entries
+ * of one session, for `diff`: the folder compared as written, both resolve in one workspace.
+ */
+export function changedLanguageServerFields(
+  a: LanguageServerConfig,
+  b: LanguageServerConfig,
+): string[] {
+  const fa = lspConnectionFieldsOf(a, a.workspaceFolder ?? '.');
+  const fb = lspConnectionFieldsOf(b, b.workspaceFolder ?? '.');
+  return Object.keys(fa).filter((k) => canonicalText(fa[k]) !== canonicalText(fb[k]));
 }
 
 /** 64 hex over the entry as its file writes it, the kind marker mixed in. */
 export function lspApprovalHashOf(config: LanguageServerConfig): string {
-  return sha256(canonical({ kind: LSP_KIND_MARKER, config }));
+  return sha256Hex(canonicalText({ kind: LSP_KIND_MARKER, config }));
 }

@@ -20,6 +20,7 @@
  *   never admits one of the same name.
  */
 import {
+  changedLanguageServerFields,
   jsonEqual,
   lspApprovalHashOf,
   workspaceFolderOf,
@@ -87,16 +88,6 @@ export interface SessionLanguageServersDeps {
   /** The set of Ready language servers (or one's connection) changed. */
   onReadyChange(name: string): void;
 }
-
-/** The fields whose edit replaces a language server's process (its connectionId's). */
-const PROCESS_FIELDS = [
-  'command',
-  'args',
-  'env',
-  'transport',
-  'initializationOptions',
-  'workspaceFolder',
-] as const;
 
 export class SessionLanguageServers {
   readonly #deps: SessionLanguageServersDeps;
@@ -264,8 +255,7 @@ export class SessionLanguageServers {
           : { runnable: false, why: r.problem };
       },
       // Only what replaces the process counts (settings and extensionToLanguage never do).
-      changed: (live, server) =>
-        PROCESS_FIELDS.filter((f) => !jsonEqual(live[f], server.config[f])),
+      changed: (live, server) => changedLanguageServerFields(live, server.config),
       label: (name) => `languageserver/${name}`,
     });
   }
