@@ -55,16 +55,20 @@ export type ObjectMeta = Pick<V1ObjectMeta, 'name' | 'generation' | 'annotations
   creationTimestamp: string;
 };
 
-export interface McpServerStatus {
+/** What the status of either kind of server says. */
+export interface ServerStatusBase {
   observedGeneration?: number;
   connectionId?: string;
   approvalHash?: string;
   pid?: number;
   connectedAt?: string;
   restarts: number;
+  conditions: Condition[];
+}
+
+export interface McpServerStatus extends ServerStatusBase {
   tools: string[];
   prompts: string[];
-  conditions: Condition[];
 }
 
 export interface McpServer {
@@ -81,18 +85,11 @@ export interface McpServerList {
   items: McpServer[];
 }
 
-export interface LanguageServerStatus {
-  observedGeneration?: number;
-  connectionId?: string;
-  approvalHash?: string;
-  pid?: number;
-  connectedAt?: string;
-  restarts: number;
+export interface LanguageServerStatus extends ServerStatusBase {
   /** The resolved workspace folder (absolute) the server was started on. */
   workspaceFolder?: string;
   /** The extensions it answers for, from `extensionToLanguage` (`.ts`, `.tsx`). */
   extensions: string[];
-  conditions: Condition[];
 }
 
 /** A language server of `.lsp.json` / `--lsp-config`: the second kind (DESIGN §1). */

@@ -16,6 +16,8 @@ import {
   type LanguageServer,
   type LanguageServerConfig,
   type McpServer,
+  type ObjectMeta,
+  type ServerStatusBase,
 } from '../api/index.js';
 import type { RegistryEntry } from './registry.js';
 import type { ServedLease, ServerRecord } from './server-record.js';
@@ -25,30 +27,51 @@ export interface ServerObjectOptions {
   readonly showSecrets?: boolean;
 }
 
+/** The metadata of either kind: name, generation, creation, scope and source. */
+function metadataOf(
+  server: { readonly name: string; readonly scope: string; readonly source: string },
+  record: ServerRecord<unknown, ServedLease> | undefined,
+): ObjectMeta {
+  return {
+    name: server.name,
+    generation: record?.generation ?? 1,
+    creationTimestamp: record?.creationTimestamp ?? new Date().toISOString(),
+    annotations: { [ANNOTATION_SCOPE]: server.scope, [ANNOTATION_SOURCE]: server.source },
+  };
+}
+
+/**
+ * What the status of either kind says of its record and live connection, conditions aside
+ * (they come last, as DESIGN §6 prints them).
+ */
+function baseStatusOf(
+  record: ServerRecord<unknown, ServedLease> | undefined,
+  approvalHash: string,
+): Omit<ServerStatusBase, 'conditions'> {
+  const live = record?.live;
+  return {
+    ...(record ? { observedGeneration: record.condition('Admitted')?.observedGeneration } : {}),
+    ...(live ? { connectionId: live.connectionId } : {}),
+    approvalHash,
+    ...(live?.lease.pid !== undefined ? { pid: live.lease.pid } : {}),
+    ...(live ? { connectedAt: new Date(live.connectedAt).toISOString() } : {}),
+    restarts: record?.restarts ?? 0,
+  };
+}
+
 export function toMcpServer(
   server: DesiredServer,
   record: ServerRecord | undefined,
   entry: RegistryEntry | undefined,
   options: ServerObjectOptions = {},
 ): McpServer {
-  const live = record?.live;
   return {
     apiVersion: API_VERSION,
     kind: 'McpServer',
-    metadata: {
-      name: server.name,
-      generation: record?.generation ?? 1,
-      creationTimestamp: record?.creationTimestamp ?? new Date().toISOString(),
-      annotations: { [ANNOTATION_SCOPE]: server.scope, [ANNOTATION_SOURCE]: server.source },
-    },
+    metadata: metadataOf(server, record),
     spec: options.showSecrets ? server.config : redact(server.config, syntaxOfScope(server.scope)),
     status: {
-      ...(record ? { observedGeneration: record.condition('Admitted')?.observedGeneration } : {}),
-      ...(live ? { connectionId: live.connectionId } : {}),
-      approvalHash: approvalHashOf(server.config),
-      ...(live?.lease.pid !== undefined ? { pid: live.lease.pid } : {}),
-      ...(live ? { connectedAt: new Date(live.connectedAt).toISOString() } : {}),
-      restarts: record?.restarts ?? 0,
+      ...baseStatusOf(record, approvalHashOf(server.config)),
       tools: (entry?.tools ?? []).map((t) => t.name),
       prompts: (entry?.prompts ?? []).map((p) => p.name),
       conditions: record?.conditions ?? [],
@@ -66,7 +89,6 @@ export function toLanguageServer(
   workspaceFolder: string | undefined,
   options: ServerObjectOptions = {},
 ): LanguageServer {
-  const live = record?.live;
   const config = server.config;
   // `.lsp.json` and `--lsp-config` write `${VAR}`s in Claude's syntax: those are shown as written.
   const spec: LanguageServerConfig =
@@ -76,20 +98,10 @@ export function toLanguageServer(
   return {
     apiVersion: API_VERSION,
     kind: 'LanguageServer',
-    metadata: {
-      name: server.name,
-      generation: record?.generation ?? 1,
-      creationTimestamp: record?.creationTimestamp ?? new Date().toISOString(),
-      annotations: { [ANNOTATION_SCOPE]: server.scope, [ANNOTATION_SOURCE]: server.source },
-    },
+    metadata: metadataOf(server, record),
     spec,
     status: {
-      ...(record ? { observedGeneration: record.condition('Admitted')?.observedGeneration } : {}),
-      ...(live ? { connectionId: live.connectionId } : {}),
-      approvalHash: lspApprovalHashOf(config),
-      ...(live?.lease.pid !== undefined ? { pid: live.lease.pid } : {}),
-      ...(live ? { connectedAt: new Date(live.connectedAt).toISOString() } : {}),
-      restarts: record?.restarts ?? 0,
+      ...baseStatusOf(record, lspApprovalHashOf(config)),
       ...(workspaceFolder !== undefined ? { workspaceFolder } : {}),
       extensions: Object.keys(config.extensionToLanguage ?? {}).sort(),
       conditions: record?.conditions ?? [],

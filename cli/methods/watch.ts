@@ -141,52 +141,75 @@ class ChangeFilter {
   }
 }
 
+/** What a watch of one kind of server needs of the session. */
+interface WatchedKind {
+  /** The names configured now. */
+  configured(): string[];
+  /** The object of `name` now; undefined when it is gone. */
+  get(name: string): unknown;
+  /** Calls `sync(name)` when that one may have changed, `sync()` when any may have. */
+  subscribe(sync: (name?: string) => void): Unsubscribe;
+}
+
+/** Every object of one kind (only `names`, if given), then each change of one. */
+function watchObjects(
+  send: (type: WatchEventType, object: unknown) => void,
+  names: readonly string[] | undefined,
+  kind: WatchedKind,
+): Unsubscribe {
+  const filter = new ChangeFilter(send);
+  const wanted = (name: string) => !names?.length || names.includes(name);
+  const sync = (name?: string) => {
+    const all =
+      name !== undefined ? [name] : [...new Set([...filter.keys(), ...kind.configured()])];
+    for (const n of all.sort()) if (wanted(n)) filter.update(n, kind.get(n));
+  };
+  sync();
+  return kind.subscribe(sync);
+}
+
 function watchServers(
   session: Session,
   send: (type: WatchEventType, object: unknown) => void,
   names: readonly string[] | undefined,
   showSecrets: boolean,
 ): Unsubscribe {
-  const filter = new ChangeFilter(send);
-  const wanted = (name: string) => !names?.length || names.includes(name);
-  const sync = (name: string | undefined) => {
-    const all =
-      name !== undefined
-        ? [name]
-        : [...new Set([...filter.keys(), ...Object.keys(session.desired().servers)])];
-    for (const n of all.sort()) if (wanted(n)) filter.update(n, session.get(n, { showSecrets }));
-  };
-  sync(undefined);
-  const offChange = session.on('change', sync);
-  const offRegistry = session.on('registry', sync);
-  return () => {
-    offChange();
-    offRegistry();
-  };
+  return watchObjects(send, names, {
+    configured: () => Object.keys(session.desired().servers),
+    get: (name) => session.get(name, { showSecrets }),
+    subscribe: (sync) => {
+      const offChange = session.on('change', sync);
+      const offRegistry = session.on('registry', sync);
+      return () => {
+        offChange();
+        offRegistry();
+      };
+    },
+  });
 }
 
-/** Like watchServers, for the session's language servers (their own change event). */
 function watchLanguageServers(
   session: Session,
   send: (type: WatchEventType, object: unknown) => void,
   names: readonly string[] | undefined,
   showSecrets: boolean,
 ): Unsubscribe {
-  const filter = new ChangeFilter(send);
-  const wanted = (name: string) => !names?.length || names.includes(name);
-  const sync = () => {
-    const all = new Set([...filter.keys(), ...Object.keys(session.desired().languageServers)]);
-    for (const n of [...all].sort())
-      if (wanted(n)) filter.update(n, session.getLanguageServer(n, { showSecrets }));
-  };
-  sync();
-  const offServer = session.on('languageServerChange', sync);
-  // The session's own changes (a config edit, ConfigValid) can add or remove entries.
-  const offChange = session.on('change', sync);
-  return () => {
-    offServer();
-    offChange();
-  };
+  return watchObjects(send, names, {
+    configured: () => Object.keys(session.desired().languageServers),
+    get: (name) => session.getLanguageServer(name, { showSecrets }),
+    subscribe: (sync) => {
+      const offServer = session.on('languageServerChange', sync);
+      // A change of the session itself (a config reload, ConfigValid) may touch any of them;
+      // a change named after an MCP server touches none.
+      const offSession = session.on('change', (name) => {
+        if (name === undefined) sync();
+      });
+      return () => {
+        offServer();
+        offSession();
+      };
+    },
+  });
 }
 
 function watchEvents(

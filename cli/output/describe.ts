@@ -10,7 +10,7 @@ import {
   disclosureLines,
   findCondition,
 } from '../../api/index.js';
-import type { Condition, Disclosure } from '../../api/index.js';
+import type { Disclosure, ServerStatusBase } from '../../api/index.js';
 import type {
   LanguageServerDescription,
   McpEvent,
@@ -49,7 +49,7 @@ interface Described {
   readonly server: {
     readonly metadata: McpServer['metadata'];
     readonly spec: unknown;
-    readonly status: { readonly conditions: readonly Condition[] };
+    readonly status: ServerStatusBase;
   };
   readonly disclosure: Disclosure;
   readonly stderr: readonly string[];
@@ -61,15 +61,9 @@ export function describeServer(d: ServerDescription, now: number, style: Style):
   return describeObject(
     d,
     [
-      ['Connection ID', st.connectionId ?? '<none>'],
-      ['Approval Hash', st.approvalHash ?? '<none>'],
-      ['PID', st.pid === undefined ? '<none>' : String(st.pid)],
-      ['Connected At', st.connectedAt ?? '<none>'],
-      ['Restarts', String(st.restarts)],
       [`Tools (${st.tools.length})`, list(st.tools)],
       [`Prompts (${st.prompts.length})`, list(st.prompts)],
     ],
-    st.observedGeneration,
     now,
     style,
   );
@@ -85,24 +79,18 @@ export function describeLanguageServer(
   return describeObject(
     d,
     [
-      ['Connection ID', st.connectionId ?? '<none>'],
-      ['Approval Hash', st.approvalHash ?? '<none>'],
-      ['PID', st.pid === undefined ? '<none>' : String(st.pid)],
-      ['Connected At', st.connectedAt ?? '<none>'],
-      ['Restarts', String(st.restarts)],
       ['Workspace Folder', st.workspaceFolder ?? '<none>'],
       [`Extensions (${st.extensions.length})`, list(st.extensions)],
     ],
-    st.observedGeneration,
     now,
     style,
   );
 }
 
+/** `kindRows`: what the kind's status adds after the rows every server's status has. */
 function describeObject(
   d: Described,
-  statusRows: ReadonlyArray<readonly [string, string]>,
-  observedGeneration: number | undefined,
+  kindRows: ReadonlyArray<readonly [string, string]>,
   now: number,
   style: Style,
 ): string {
@@ -134,9 +122,14 @@ function describeObject(
         [
           [
             'Observed Generation',
-            observedGeneration === undefined ? '<none>' : String(observedGeneration),
+            st.observedGeneration === undefined ? '<none>' : String(st.observedGeneration),
           ],
-          ...statusRows,
+          ['Connection ID', st.connectionId ?? '<none>'],
+          ['Approval Hash', st.approvalHash ?? '<none>'],
+          ['PID', st.pid === undefined ? '<none>' : String(st.pid)],
+          ['Connected At', st.connectedAt ?? '<none>'],
+          ['Restarts', String(st.restarts)],
+          ...kindRows,
         ],
         '  ',
       ),

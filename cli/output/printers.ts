@@ -47,78 +47,76 @@ function statusCell(style: Style, status: string | undefined): CellInput {
   return { text, paint: statusColour(style, text) };
 }
 
-export const serverPrinter: ObjectPrinter<McpServer> = {
-  plural: 'servers',
-  headers: (wide) => [
-    'NAME',
-    'SCOPE',
-    'ADMITTED',
-    'READY',
-    'TOOLS',
-    'AGE',
-    'REASON',
-    ...(wide ? ['CONNECTION', 'PID'] : []),
-  ],
-  row(s, now, wide, style) {
-    const c = s.status.conditions;
-    return [
-      s.metadata.name,
-      s.metadata.annotations?.[ANNOTATION_SCOPE] ?? '',
-      statusCell(style, findCondition(c, 'Admitted')?.status),
-      statusCell(style, findCondition(c, 'Ready')?.status),
-      String(s.status.tools.length),
-      ageOf(s.metadata.creationTimestamp, now),
-      serverReason(s),
-      ...(wide
-        ? [
-            s.status.connectionId ?? '<none>',
-            s.status.pid === undefined ? '<none>' : String(s.status.pid),
-          ]
-        : []),
-    ];
-  },
-  name: (s) => `server/${s.metadata.name}`,
-  key: (s) => s.metadata.name,
-};
+/** A column of one kind of server: its header and its cell. */
+interface Column<T> {
+  readonly header: string;
+  cell(item: T): string;
+}
 
 /**
- * Language servers (issue 24): NAME, SCOPE, ADMITTED, READY, EXTENSIONS, AGE, REASON; wide adds
- * CONNECTION, PID and FOLDER (the workspace folder it was started on).
+ * The table both kinds of server print: NAME, SCOPE, ADMITTED, READY, `what`, AGE, REASON;
+ * wide adds CONNECTION, PID and `wideMore`.
  */
-export const languageServerPrinter: ObjectPrinter<LanguageServer> = {
+function serverKindPrinter<T extends McpServer | LanguageServer>(kind: {
+  readonly plural: string;
+  /** `-o name`'s `TYPE/` */
+  readonly type: string;
+  readonly what: Column<T>;
+  readonly wideMore: readonly Column<T>[];
+}): ObjectPrinter<T> {
+  return {
+    plural: kind.plural,
+    headers: (wide) => [
+      'NAME',
+      'SCOPE',
+      'ADMITTED',
+      'READY',
+      kind.what.header,
+      'AGE',
+      'REASON',
+      ...(wide ? ['CONNECTION', 'PID', ...kind.wideMore.map((c) => c.header)] : []),
+    ],
+    row(s, now, wide, style) {
+      const c = s.status.conditions;
+      return [
+        s.metadata.name,
+        s.metadata.annotations?.[ANNOTATION_SCOPE] ?? '',
+        statusCell(style, findCondition(c, 'Admitted')?.status),
+        statusCell(style, findCondition(c, 'Ready')?.status),
+        kind.what.cell(s),
+        ageOf(s.metadata.creationTimestamp, now),
+        serverReason(s),
+        ...(wide
+          ? [
+              s.status.connectionId ?? '<none>',
+              s.status.pid === undefined ? '<none>' : String(s.status.pid),
+              ...kind.wideMore.map((col) => col.cell(s)),
+            ]
+          : []),
+      ];
+    },
+    name: (s) => `${kind.type}/${s.metadata.name}`,
+    key: (s) => s.metadata.name,
+  };
+}
+
+export const serverPrinter = serverKindPrinter<McpServer>({
+  plural: 'servers',
+  type: 'server',
+  what: { header: 'TOOLS', cell: (s) => String(s.status.tools.length) },
+  wideMore: [],
+});
+
+/**
+ * Language servers (issue 24): EXTENSIONS where servers have TOOLS; wide adds FOLDER (the
+ * workspace folder it was started on).
+ */
+export const languageServerPrinter = serverKindPrinter<LanguageServer>({
   plural: 'language servers',
-  headers: (wide) => [
-    'NAME',
-    'SCOPE',
-    'ADMITTED',
-    'READY',
-    'EXTENSIONS',
-    'AGE',
-    'REASON',
-    ...(wide ? ['CONNECTION', 'PID', 'FOLDER'] : []),
-  ],
-  row(s, now, wide, style) {
-    const c = s.status.conditions;
-    return [
-      s.metadata.name,
-      s.metadata.annotations?.[ANNOTATION_SCOPE] ?? '',
-      statusCell(style, findCondition(c, 'Admitted')?.status),
-      statusCell(style, findCondition(c, 'Ready')?.status),
-      s.status.extensions.join(',') || '<none>',
-      ageOf(s.metadata.creationTimestamp, now),
-      serverReason(s),
-      ...(wide
-        ? [
-            s.status.connectionId ?? '<none>',
-            s.status.pid === undefined ? '<none>' : String(s.status.pid),
-            s.status.workspaceFolder ?? '<none>',
-          ]
-        : []),
-    ];
-  },
-  name: (s) => `languageserver/${s.metadata.name}`,
-  key: (s) => s.metadata.name,
-};
+  type: 'languageserver',
+  what: { header: 'EXTENSIONS', cell: (s) => s.status.extensions.join(',') || '<none>' },
+  wideMore: [{ header: 'FOLDER', cell: (s) => s.status.workspaceFolder ?? '<none>' }],
+});
 
 export const sessionPrinter: ObjectPrinter<SessionObject> = {
   plural: 'sessions',
