@@ -9,8 +9,10 @@
  *   whose server already runs, from spawning serve to its first `lsp_definition` answer. Goal:
  *   warm ≥ 10× faster.
  * - per request: p50 of `lsp_definition` through mcpctl (agent → serve → daemon → server) vs the
- *   same definition from a direct client on its own warm server, after a warm-up, the two (and
- *   the hop alone: a call mcpctl answers without the server) taking turns. Goal ≤ 1.2×.
+ *   same definition from a direct client on its own warm server, after a warm-up, taking turns
+ *   with two rows that say what the difference is made of: the hop alone (a call mcpctl answers
+ *   without the server) and the direct client through two bare relay processes (relay-child.ts:
+ *   as many processes on its path as mcpctl's, none of mcpctl's code). Goal ≤ 1.2×.
  * - five agents on one workspace: language server processes (process groups) and their RSS
  *   through mcpctl, vs five direct clients (a server each, as agents do today), every server
  *   having answered a definition (the project loaded). Goal: 1 process group, RSS ≤ 1/4.
@@ -31,6 +33,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -68,6 +71,11 @@ export interface LspFigure {
    * handles), through the same serve and gateway. What mcpctl adds per request, measured.
    */
   readonly perRequestHopMs: number;
+  /**
+   * The direct client through two bare relays (the processes of mcpctl's path without its
+   * code): what the process hops alone cost. mcpctl's figure less this is mcpctl's own code.
+   */
+  readonly perRequestRelayedMs: number;
   readonly agents: number;
   readonly mcpctlServerGroups: number;
   readonly mcpctlServerRssMb: number;
@@ -160,11 +168,18 @@ function entry(dir: RunDir): Record<string, unknown> {
   };
 }
 
-function directOptions(dir: RunDir): LspServerOptions {
+/** The relay script (relay-child.ts), beside this module in the build. */
+const RELAY = fileURLToPath(new URL('./relay-child.js', import.meta.url));
+
+/** A direct client's options; through `relays` bare relay processes when asked. */
+function directOptions(dir: RunDir, relays = 0): LspServerOptions {
+  const server = [process.execPath, serverMain(dir), '--stdio'];
+  const relayed = Array.from({ length: relays }, () => [process.execPath, RELAY]).flat();
+  const [command, ...args] = [...relayed, ...server];
   return {
     name: 'typescript',
-    command: process.execPath,
-    args: [serverMain(dir), '--stdio'],
+    command: command ?? process.execPath,
+    args,
     workspaceFolder: dir.workspace,
     extensionToLanguage: { '.ts': 'typescript' },
     initializationOptions: initializationOptions(),
@@ -303,28 +318,35 @@ export async function lspFigure(log: (line: string) => void): Promise<LspFigure>
     opened.push(direct);
     await direct.open();
     await definition(direct, question);
+    const relayed = new LspConnection(directOptions(dir, 2));
+    opened.push(relayed);
+    await relayed.open();
+    await definition(relayed, question);
     const viaMcpctl: number[] = [];
     const viaDirect: number[] = [];
+    const viaRelays: number[] = [];
     const hop: number[] = [];
     const hopOnly = () =>
       first.client.callTool({ name: 'lsp_definition', arguments: { ...question, file: 'x.none' } });
     for (let i = 0; i < WARMUP_REQUESTS; i += 1) {
       await first.call(question);
       await definition(direct, question);
+      await definition(relayed, question);
       await hopOnly();
     }
     for (let i = 0; i < REQUESTS; i += 1) {
       viaMcpctl.push((await timed(() => first.call(question))).ms);
       viaDirect.push((await timed(() => definition(direct, question))).ms);
+      viaRelays.push((await timed(() => definition(relayed, question))).ms);
       hop.push((await timed(hopOnly)).ms);
     }
-    await direct.close();
-    opened.pop();
+    for (const c of opened.splice(0)) await c.close();
     const perMcpctl = median(viaMcpctl);
     const perDirect = median(viaDirect);
+    const perRelayed = median(viaRelays);
     const perHop = median(hop);
     log(
-      `    per request: ${round(perMcpctl)} ms through mcpctl, ${round(perDirect)} ms direct; the hop alone ${round(perHop)} ms`,
+      `    per request: ${round(perMcpctl)} ms through mcpctl, ${round(perDirect)} ms direct, ${round(perRelayed)} ms direct through two bare relays; the hop alone ${round(perHop)} ms`,
     );
 
     // Five agents on one workspace: mcpctl's groups and RSS, then five direct servers'.
@@ -411,6 +433,7 @@ export async function lspFigure(log: (line: string) => void): Promise<LspFigure>
       perRequestDirectMs: round(perDirect),
       perRequestRatio: round(ratio),
       perRequestHopMs: round(perHop),
+      perRequestRelayedMs: round(perRelayed),
       agents: AGENTS,
       mcpctlServerGroups: shared.groups,
       mcpctlServerRssMb: round(shared.rssMb),
@@ -442,6 +465,7 @@ export function lspLines(f: LspFigure): string[] {
     `lsp (issue 24), a generated TypeScript project of ${f.projectFiles} files:`,
     `  first definition: cold (direct, server started) ${f.coldFirstDefinitionMs} ms, warm (new agent through mcpctl) ${f.warmFirstDefinitionMs} ms: ${f.warmSpeedup}× (goal ≥ ${f.goals.warmSpeedup.min}×, ${mark(f.goals.warmSpeedup.met)})`,
     `  per request (warm): mcpctl ${f.perRequestMcpctlMs} ms, direct ${f.perRequestDirectMs} ms: ${f.perRequestRatio}× (goal ≤ ${f.goals.perRequestRatio.max}×, ${mark(f.goals.perRequestRatio.met)}); mcpctl's hop alone ${f.perRequestHopMs} ms`,
+    `    direct through two bare relays (mcpctl's processes, none of its code) ${f.perRequestRelayedMs} ms: ${round(f.perRequestRelayedMs / f.perRequestDirectMs)}× direct; mcpctl's own code ${round(f.perRequestMcpctlMs - f.perRequestRelayedMs)} ms per request`,
     `  ${f.agents} agents on one workspace: mcpctl ${f.mcpctlServerGroups} server (${f.mcpctlServerRssMb} MiB), one per agent ${f.directServerGroups} (${f.directServerRssMb} MiB): ${f.rssShare} of the RSS (goal 1 server, ≤ ${f.goals.rssShare.max}; ${mark(f.goals.serverGroups.met && f.goals.rssShare.met)})`,
     `  restarts of the warm server on another entry's edits: ${f.restartsOnOtherEntryEdit} (goal 0, ${mark(f.goals.restarts.met)})`,
   ];
