@@ -11,13 +11,20 @@
  *   `tools/list` and `tools/call` of one `echo` tool (answering as the fixture's echo does), 202
  *   to notifications, 405 to GET. The SDK client over HTTP against it is what the client side
  *   of a call costs, with no mcpctl at all.
+ * - `gateway` (arguments: the stdio server's script and its arguments): the least an HTTP gateway in front of a
+ *   stdio MCP server can be: each POSTed message written as a line to the server's stdin, each
+ *   answer line written back as the JSON response to the request of its id, 202 to
+ *   notifications, 405 to GET — no checks, no sessions, no gateway. The SDK client against it
+ *   is what HTTP in front of the same server costs on this machine with nothing of mcpctl's.
  */
-import { createServer } from 'node:http';
+import { spawn } from 'node:child_process';
+import { createServer, type ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 
-const [mode, dir] = process.argv.slice(2);
-if (!dir) throw new Error('usage: http-floor-child.js http|unix|mcp DIR');
+const [mode, dir, ...stdioServer] = process.argv.slice(2);
+if (!dir)
+  throw new Error('usage: http-floor-child.js http|unix|mcp DIR | gateway DIR SERVER.js [ARGS]');
 
 const announce = (what: object) => process.stdout.write(`${JSON.stringify(what)}\n`);
 
@@ -97,6 +104,52 @@ if (mode === 'unix') {
   });
   server.listen(0, '127.0.0.1', () => {
     const address = server.address();
+    announce({ port: typeof address === 'object' && address ? address.port : 0 });
+  });
+} else if (mode === 'gateway') {
+  if (stdioServer.length === 0) throw new Error('gateway needs the stdio server script');
+  const server = spawn(process.execPath, stdioServer, { stdio: ['pipe', 'pipe', 'inherit'] });
+  server.once('exit', () => process.exit(1));
+  const waiting = new Map<string | number, ServerResponse>();
+  let buffered = '';
+  server.stdout.setEncoding('utf8');
+  server.stdout.on('data', (text: string) => {
+    buffered += text;
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      const id = (JSON.parse(line) as Rpc).id;
+      const res = id === undefined ? undefined : waiting.get(id);
+      if (!res || id === undefined) continue;
+      waiting.delete(id);
+      const body = Buffer.from(line);
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Content-Length': body.length,
+        'mcp-session-id': 'floor',
+      });
+      res.end(body);
+    }
+  });
+  const http = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method !== 'POST') {
+        res.writeHead(req.method === 'DELETE' ? 200 : 405);
+        return void res.end();
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      const { id } = JSON.parse(text) as Rpc;
+      if (id === undefined) {
+        res.writeHead(202);
+        res.end();
+      } else waiting.set(id, res);
+      server.stdin.write(`${text}\n`);
+    });
+  });
+  http.listen(0, '127.0.0.1', () => {
+    const address = http.address();
     announce({ port: typeof address === 'object' && address ? address.port : 0 });
   });
 } else throw new Error(`unknown mode ${mode}`);

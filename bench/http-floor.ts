@@ -11,6 +11,9 @@
  * - `sdkClient`: the SDK client over Streamable HTTP (the HTTP row's client and fetch) calling a
  *   server that answers at once, the proxy load as for every row: what the client side of a
  *   call over HTTP costs, so the HTTP row minus this is the daemon's part.
+ * - `gateway`: the same client through the least HTTP gateway there is (http-floor-child.ts)
+ *   to the same stdio server the daemon runs: what HTTP in front of that server costs with
+ *   nothing of mcpctl's, the floor of any HTTP row; the HTTP row minus this is mcpctl's code.
  *
  * Guarantees: each server is a process of its own carrying the figure's folder in its command
  * line, ended before the function returns; every answer is checked (status and body, or the
@@ -42,6 +45,7 @@ export interface HttpFloor {
   readonly http: ProxyRow;
   readonly unix: FloorRow;
   readonly sdkClient: ProxyRow;
+  readonly gateway: ProxyRow;
 }
 
 /** A tools/call as the SDK client sends it, for the bare rows' bodies. */
@@ -58,8 +62,12 @@ interface Child {
   readonly path?: string;
 }
 
-function startChild(mode: 'http' | 'unix' | 'mcp', dir: string): Promise<Child> {
-  const child = spawn(process.execPath, [CHILD, mode, dir], {
+function startChild(
+  mode: 'http' | 'unix' | 'mcp' | 'gateway',
+  dir: string,
+  stdioServer: readonly string[] = [],
+): Promise<Child> {
+  const child = spawn(process.execPath, [CHILD, mode, dir, ...stdioServer], {
     env: benchEnv(),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -180,8 +188,15 @@ async function unixFloor(dir: string, counts: CallCounts): Promise<FloorRow> {
   }
 }
 
-async function sdkClientFloor(dir: string, agent: Agent, counts: CallCounts): Promise<ProxyRow> {
-  const server = await startChild('mcp', dir);
+/** The SDK client's calls over HTTP to a floor server (`mcp`, or `gateway` to `stdioServer`). */
+async function sdkClientFloor(
+  dir: string,
+  agent: Agent,
+  counts: CallCounts,
+  mode: 'mcp' | 'gateway',
+  stdioServer: readonly string[] = [],
+): Promise<ProxyRow> {
+  const server = await startChild(mode, dir, stdioServer);
   const client = new Client({ name: 'mcpctl-http-bench', version: '0.0.0' }, { capabilities: {} });
   try {
     await client.connect(
@@ -196,14 +211,19 @@ async function sdkClientFloor(dir: string, agent: Agent, counts: CallCounts): Pr
   }
 }
 
-/** The three floors, one after the other; `dir` is the figure's temporary folder. */
+/**
+ * The four floors, one after the other; `dir` is the figure's temporary folder, `stdioServer`
+ * the script (and arguments) of the server the daemon runs, for the gateway floor.
+ */
 export async function httpFloors(
   dir: string,
   agent: Agent,
   counts: CallCounts,
+  stdioServer: readonly string[],
 ): Promise<HttpFloor> {
   const http = await httpFloor(dir, agent, counts);
   const unix = await unixFloor(dir, counts);
-  const sdkClient = await sdkClientFloor(dir, agent, counts);
-  return { http, unix, sdkClient };
+  const sdkClient = await sdkClientFloor(dir, agent, counts, 'mcp');
+  const gateway = await sdkClientFloor(dir, agent, counts, 'gateway', stdioServer);
+  return { http, unix, sdkClient, gateway };
 }

@@ -11,8 +11,9 @@
  *   beneath it, HTTP's figure uses a keep-alive `node:http` client (http-fetch.ts), and a
  *   second session's calls with Node's fetch (the SDK's default) are measured beside it.
  * - floors (http-floor.ts), before the daemon starts: a bare node:http round trip, a bare Unix
- *   socket echo and the SDK client against a server that answers at once, so the report shows
- *   what of HTTP's p50 is HTTP's and what is mcpctl's.
+ *   socket echo, the SDK client against a server that answers at once, and the SDK client
+ *   through the least HTTP gateway there is to the same stdio server, so the report shows what
+ *   of HTTP's p50 is HTTP's and what is mcpctl's.
  *
  * Guarantees: every process the figure starts carries its temporary folder's path in its
  * command line and is ended before it returns (what is left is killed and said); the folder
@@ -73,6 +74,11 @@ export interface HttpFigure {
     readonly httpParOfServe: number;
     /** The bare HTTP round trip's p50 ÷ serve's whole call's: over 1.5, the goal is below HTTP. */
     readonly floorP50OfServe: number;
+    /**
+     * The bare gateway's p50 (the SDK client through the least HTTP gateway to the same server)
+     * ÷ serve's: the goal's floor on this machine; what HTTP can be at best against serve.
+     */
+    readonly gatewayP50OfServe: number;
   };
   readonly goal: { readonly met: boolean; readonly misses: readonly string[] };
 }
@@ -214,9 +220,11 @@ export async function httpFigure(
       await direct.close();
     }
     log(`    direct: p50 ${directRow.p50Ms} ms, ${directRow.parPerS}/s parallel`);
-    const floor = await httpFloors(dir.root, newAgent(), counts);
+    // The gateway floor runs the same server, without the pid file the daemon's copy writes.
+    const server = entry.args.filter((a) => !a.startsWith('--pid-file='));
+    const floor = await httpFloors(dir.root, newAgent(), counts, server);
     log(
-      `    floors: bare HTTP p50 ${floor.http.p50Ms} ms (${floor.http.parPerS}/s parallel), Unix socket echo p50 ${floor.unix.p50Ms} ms, SDK client over HTTP to a bare server p50 ${floor.sdkClient.p50Ms} ms (${floor.sdkClient.parPerS}/s parallel)`,
+      `    floors: bare HTTP p50 ${floor.http.p50Ms} ms (${floor.http.parPerS}/s parallel), Unix socket echo p50 ${floor.unix.p50Ms} ms, SDK client over HTTP to a bare server p50 ${floor.sdkClient.p50Ms} ms (${floor.sdkClient.parPerS}/s parallel), through a bare HTTP gateway to the server p50 ${floor.gateway.p50Ms} ms (${floor.gateway.parPerS}/s parallel)`,
     );
 
     const d = await startDaemon(dir);
@@ -276,6 +284,7 @@ export async function httpFigure(
       ratios: {
         httpP50OfServe,
         floorP50OfServe: round(floor.http.p50Ms / serve.calls.p50Ms, 3),
+        gatewayP50OfServe: round(floor.gateway.p50Ms / serve.calls.p50Ms, 3),
         httpParOfServe: round(http.calls.parPerS / serve.calls.parPerS, 3),
       },
       goal: { met: misses.length === 0, misses },
@@ -306,6 +315,7 @@ export function httpLines(h: HttpFigure): string[] {
     `    ${'bare HTTP (no mcpctl)'.padEnd(22)}${''.padStart(30)}${h.floor.http.p50Ms.toFixed(3).padStart(11)}${String(h.floor.http.parPerS).padStart(11)}`,
     `    ${'bare Unix socket echo'.padEnd(22)}${''.padStart(30)}${h.floor.unix.p50Ms.toFixed(3).padStart(11)}`,
     `    ${'SDK client, bare srv'.padEnd(22)}${''.padStart(30)}${h.floor.sdkClient.p50Ms.toFixed(3).padStart(11)}${String(h.floor.sdkClient.parPerS).padStart(11)}`,
-    `    direct p50 ${h.direct.p50Ms} ms, ${h.direct.parPerS}/s parallel; HTTP ÷ serve: p50 ${h.ratios.httpP50OfServe} (goal ≤ ${GOAL_HTTP_P50_OF_SERVE} ${mark(h.ratios.httpP50OfServe <= GOAL_HTTP_P50_OF_SERVE)}), par/s ${h.ratios.httpParOfServe}; bare HTTP ÷ serve: p50 ${h.ratios.floorP50OfServe}; extra processes over HTTP ${h.http.extraProcesses} (goal 0 ${mark(h.http.extraProcesses === 0)}); goal ${h.goal.met ? 'met' : `missed: ${h.goal.misses.join('; ')}`}`,
+    `    ${'bare HTTP gateway'.padEnd(22)}${''.padStart(30)}${h.floor.gateway.p50Ms.toFixed(3).padStart(11)}${String(h.floor.gateway.parPerS).padStart(11)}`,
+    `    direct p50 ${h.direct.p50Ms} ms, ${h.direct.parPerS}/s parallel; HTTP ÷ serve: p50 ${h.ratios.httpP50OfServe} (goal ≤ ${GOAL_HTTP_P50_OF_SERVE} ${mark(h.ratios.httpP50OfServe <= GOAL_HTTP_P50_OF_SERVE)}), par/s ${h.ratios.httpParOfServe}; bare HTTP ÷ serve: p50 ${h.ratios.floorP50OfServe}; bare gateway ÷ serve: p50 ${h.ratios.gatewayP50OfServe}, HTTP ÷ bare gateway ${round(h.http.calls.p50Ms / h.floor.gateway.p50Ms, 3)}; extra processes over HTTP ${h.http.extraProcesses} (goal 0 ${mark(h.http.extraProcesses === 0)}); goal ${h.goal.met ? 'met' : `missed: ${h.goal.misses.join('; ')}`}`,
   ];
 }
