@@ -9,10 +9,13 @@
  *
  * Guarantees: a JSON (or any non-stream) body is read whole before the answer is handed over,
  * as a response object with what the SDK transport reads of one (status, headers, `text()`,
- * `json()`), not a web `Response`; an event stream is handed over as it comes, in a `Response`; `signal` aborts the request and its stream, and its
- * listener is removed when the exchange is over; redirects are never followed.
+ * `json()`), not a web `Response`; an event stream is handed over as it comes, in a `Response`;
+ * `signal` aborts every request still open under it and their streams; a signal gets one
+ * listener however many requests it covers (the SDK passes one long-lived signal with every
+ * request, hundreds at once in the parallel figure), and each exchange leaves the signal's set
+ * when it is over; redirects are never followed.
  */
-import { request, type Agent } from 'node:http';
+import { request, type Agent, type ClientRequest } from 'node:http';
 import { Readable } from 'node:stream';
 
 /** Statuses a Response may not carry a body with. */
@@ -59,6 +62,29 @@ function wholeResponse(status: number, statusText: string, headers: Headers, byt
   return response as unknown as Response;
 }
 
+/** The requests open under each signal, and the one listener that aborts them all. */
+const openUnder = new WeakMap<AbortSignal, Set<ClientRequest>>();
+
+function follow(signal: AbortSignal, req: ClientRequest): () => void {
+  let open = openUnder.get(signal);
+  if (!open) {
+    const requests = new Set<ClientRequest>();
+    open = requests;
+    openUnder.set(signal, requests);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const r of requests) r.destroy(signal.reason as Error);
+        requests.clear();
+      },
+      { once: true },
+    );
+  }
+  const requests = open;
+  requests.add(req);
+  return () => requests.delete(req);
+}
+
 /** A `fetch` for http: URLs over `agent` (`new Agent({ keepAlive: true })`). */
 export function nodeFetch(agent: Agent): typeof fetch {
   return (input, init) =>
@@ -88,7 +114,6 @@ export function nodeFetch(agent: Agent): typeof fetch {
         (res) => {
           const status = res.statusCode ?? 0;
           const responseHeaders = headersOf(res.rawHeaders);
-          const done = () => signal?.removeEventListener('abort', abort);
           if (NO_BODY.has(status)) {
             res.resume();
             res.once('end', done);
@@ -122,10 +147,9 @@ export function nodeFetch(agent: Agent): typeof fetch {
           });
         },
       );
-      const abort = () => req.destroy(signal?.reason as Error);
-      signal?.addEventListener('abort', abort, { once: true });
+      const done = signal ? follow(signal, req) : () => undefined;
       req.once('error', (err) => {
-        signal?.removeEventListener('abort', abort);
+        done();
         reject(err);
       });
       req.end(body ?? undefined);

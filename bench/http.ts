@@ -20,6 +20,7 @@
  * is removed; every answer is checked (load.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
@@ -189,6 +190,11 @@ export async function httpFigure(
 ): Promise<HttpFigure> {
   const date = new Date().toISOString();
   const dir = benchDir('http');
+  // The parallel figure has every call in flight at once under one signal and one pipe (the
+  // SDK's), and Node's fetch keeps its listener on that signal until a GC: hundreds of
+  // listeners are the load, not a leak, and Node's warnings would bury the figure's lines.
+  const listenersBefore = EventEmitter.defaultMaxListeners;
+  setMaxListeners(0);
   let daemon: Daemon | undefined;
   // One connection pool per agent session, as each agent (a process of its own) has.
   const agents: Agent[] = [];
@@ -290,6 +296,7 @@ export async function httpFigure(
       goal: { met: misses.length === 0, misses },
     };
   } finally {
+    setMaxListeners(listenersBefore);
     for (const agent of agents) agent.destroy();
     if (daemon) await stopDaemon(daemon);
     const left = processesMentioning(dir.root);
