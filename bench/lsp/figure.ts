@@ -462,7 +462,7 @@ export async function lspFigure(log: (line: string) => void): Promise<LspFigure>
 export function lspLines(f: LspFigure): string[] {
   const mark = (met: boolean) => (met ? 'met' : 'MISSED');
   return [
-    `lsp (issue 24), a generated TypeScript project of ${f.projectFiles} files:`,
+    `9 lsp (issue 24), a generated TypeScript project of ${f.projectFiles} files:`,
     `  first definition: cold (direct, server started) ${f.coldFirstDefinitionMs} ms, warm (new agent through mcpctl) ${f.warmFirstDefinitionMs} ms: ${f.warmSpeedup}× (goal ≥ ${f.goals.warmSpeedup.min}×, ${mark(f.goals.warmSpeedup.met)})`,
     `  per request (warm): mcpctl ${f.perRequestMcpctlMs} ms, direct ${f.perRequestDirectMs} ms: ${f.perRequestRatio}× (goal ≤ ${f.goals.perRequestRatio.max}×, ${mark(f.goals.perRequestRatio.met)}); mcpctl's hop alone ${f.perRequestHopMs} ms`,
     `    direct through two bare relays (mcpctl's processes, none of its code) ${f.perRequestRelayedMs} ms: ${round(f.perRequestRelayedMs / f.perRequestDirectMs)}× direct; mcpctl's own code ${round(f.perRequestMcpctlMs - f.perRequestRelayedMs)} ms per request`,

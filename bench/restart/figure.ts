@@ -212,7 +212,7 @@ export function restartLines(figure: RestartFigure, detail: RestartDetail): stri
   const spread = (xs: readonly number[]) =>
     xs.length === 0 ? '—' : `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))}`;
   return [
-    `7 restart: daemon SIGKILLed under an agent with ${figure.servers} servers, median of ${figure.rounds}, ms`,
+    `8 restart: daemon SIGKILLed under an agent with ${figure.servers} servers, median of ${figure.rounds}, ms`,
     `    until the agent's next call succeeds: mcpctl ${figure.mcpctlMs} (${spread(detail.mcpctl)}), restarted by hand ${figure.byHandMs} (${spread(detail.byHand)})`,
     `    the servers' own spawn ${figure.spawnMs} (${spread(detail.spawn)}); goal ≤ 1000 + spawn = ${figure.goal.maxMs} ${figure.goal.met ? '✓' : '✗'}; calls until one succeeded: ${detail.attempts.join(', ')}`,
   ];
