@@ -7,7 +7,8 @@ import { LspConnection } from './connection.js';
 import { LspError } from './errors.js';
 import { diagnostics } from './requests.js';
 import { groupAlive } from '../proc/index.js';
-import { APPLY_EDIT_REFUSED } from './server-requests.js';
+import { DEFAULT_MAX_DIAGNOSTICS, DEFAULT_MAX_FILES } from './diagnostics.js';
+import { APPLY_EDIT_REFUSED, MAX_REGISTRATIONS } from './server-requests.js';
 import { fakeServer } from './testing/servers.js';
 import { uriOf } from './workspace-files.js';
 
@@ -204,6 +205,56 @@ describe('a well-behaved server', () => {
       assert.deepEqual(lost, []);
     },
   );
+});
+
+describe('a server flooding its client', () => {
+  let dir: TempDir;
+  let conn: LspConnection;
+
+  before(async () => {
+    dir = tempDir('mcpctl-lsp-flood-');
+    conn = new LspConnection(fakeServer(dir.path, 'normal'));
+    await conn.open();
+  });
+
+  after(async () => {
+    const pid = conn.pid;
+    await conn.close();
+    await groupGone(pid);
+    dir.remove();
+  });
+
+  test('publishes for endless files and endless registrations stay within bounds', T, async () => {
+    const file = dir.file('open.txt');
+    writeFileSync(file, 'ERROR here\nfine\n');
+    await conn.documents.sync(file);
+    const publishes = DEFAULT_MAX_FILES * 5;
+    const outcome = await conn.request<{ accepted: number; refused: number }>('fake/flood', {
+      publishes,
+      diagnostics: Math.ceil((DEFAULT_MAX_DIAGNOSTICS * 2) / publishes),
+      registrations: MAX_REGISTRATIONS + 500,
+    });
+    // Sent before the answer, so read before it.
+    const { retained } = conn.stats();
+    assert.ok(retained.diagnosticFiles <= DEFAULT_MAX_FILES, JSON.stringify(retained));
+    assert.ok(retained.diagnostics <= DEFAULT_MAX_DIAGNOSTICS, JSON.stringify(retained));
+    assert.ok(retained.diagnosticFiles > 0, 'the newest publishes are kept');
+    // One registration was made at `initialized`; the flood gets the rest of the room.
+    assert.equal(outcome.accepted, MAX_REGISTRATIONS - 1);
+    assert.equal(outcome.refused, 501);
+    assert.equal(retained.registrations, MAX_REGISTRATIONS);
+    assert.equal(
+      conn.notes().filter((n) => n.includes('refused client/registerCapability')).length,
+      1,
+    );
+    // The open document still gets current diagnostics, and the server still answers.
+    const answer = await diagnostics(conn, { file: 'open.txt' }, { timeoutMs: 10_000 });
+    assert.equal(answer.state, 'current');
+    assert.deepEqual(answer.state === 'current' ? answer.diagnostics.map((d) => d.message) : [], [
+      'error on line 1',
+    ]);
+    assert.equal(conn.documents.openCount, 1);
+  });
 });
 
 describe('servers that misbehave at start', () => {

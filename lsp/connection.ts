@@ -148,7 +148,10 @@ export class LspConnection {
   readonly documents: DocumentSync;
   readonly #options: LspServerOptions;
   readonly #hooks: LspConnectionHooks;
-  readonly #store = new DiagnosticsStore();
+  /** Publishes of open documents are never dropped: they are what agents wait on. */
+  readonly #store = new DiagnosticsStore({
+    keep: (file) => this.documents.get(file) !== undefined,
+  });
   readonly #serverRequests: ServerRequests;
   readonly #abort = new AbortController();
   #settings: unknown;
@@ -382,14 +385,22 @@ export class LspConnection {
     state: LspConnectionState;
     positionEncoding: PositionEncoding;
     openDocuments: number;
+    /** What the client keeps of the server's own messages (each within its bound). */
+    retained: { diagnosticFiles: number; diagnostics: number; registrations: number };
     server: string | undefined;
   } {
     const info = this.#result?.serverInfo;
+    const kept = this.#store.size;
     return {
       kind: 'languageServer',
       state: this.#state,
       positionEncoding: this.#encoding,
       openDocuments: this.documents.openCount,
+      retained: {
+        diagnosticFiles: kept.files,
+        diagnostics: kept.diagnostics,
+        registrations: this.#serverRequests.registrationCount,
+      },
       server: info ? `${info.name}${info.version ? ` ${info.version}` : ''}` : undefined,
     };
   }

@@ -168,3 +168,53 @@ test(
     documents.dispose();
   },
 );
+
+test('the store keeps at most its files and diagnostics, dropping the least recent', T, () => {
+  const store = new DiagnosticsStore({ maxFiles: 100, maxDiagnostics: 1000 });
+  const uri = (i: number) => uriOf(dir.file(`flood-${i}.ts`));
+  for (let i = 0; i < 10_000; i++)
+    store.publish({ uri: uri(i), diagnostics: [diag('a'), diag('b'), diag('c')] });
+  assert.equal(store.seq, 10_000);
+  assert.ok(store.size.files <= 100, `files kept: ${store.size.files}`);
+  assert.ok(store.size.diagnostics <= 1000, `diagnostics kept: ${store.size.diagnostics}`);
+  assert.equal(store.size.diagnostics, store.size.files * 3);
+  assert.equal(store.withoutVersion(dir.file('flood-9999.ts'))?.diagnostics.length, 3);
+  assert.equal(store.withoutVersion(dir.file('flood-0.ts')), undefined);
+  assert.equal(store.lastAt(dir.file('flood-0.ts')), undefined);
+});
+
+test('a publish over the diagnostics bound is kept alone; republishing replaces', T, () => {
+  const store = new DiagnosticsStore({ maxFiles: 100, maxDiagnostics: 10 });
+  const a = dir.file('a.ts');
+  const b = dir.file('b.ts');
+  store.publish({ uri: uriOf(a), diagnostics: [diag('1')] });
+  store.publish({ uri: uriOf(b), diagnostics: Array.from({ length: 50 }, () => diag('x')) });
+  assert.deepEqual(store.size, { files: 1, diagnostics: 50 });
+  assert.equal(store.withoutVersion(a), undefined);
+  for (let i = 0; i < 1000; i++) store.publish({ uri: uriOf(a), diagnostics: [diag(`${i}`)] });
+  for (let i = 0; i < 1000; i++)
+    store.publish({ uri: uriOf(a), version: i, diagnostics: [diag(`${i}`), diag('v')] });
+  assert.deepEqual(store.size, { files: 1, diagnostics: 3 });
+  assert.equal(store.withVersion(a)?.version, 999);
+});
+
+test('a file an agent waits on is kept while a flood for other files passes', T, async () => {
+  // A versioned server: the answer is the publish of the synced version, whatever came between.
+  const { deps, documents } = setup();
+  const store = new DiagnosticsStore({
+    maxFiles: 50,
+    keep: (f) => documents.get(f) !== undefined,
+  });
+  const d: DiagnosticsDeps = { ...deps, store };
+  const file = dir.file('kept.ts');
+  writeFileSync(file, 'const x = 1;');
+  store.publish({ uri: uriOf(dir.file('first.ts')), version: 1, diagnostics: [] });
+  const answer = currentDiagnostics(d, file, 5000);
+  const doc = await until('the file to be synced', () => documents.get(file));
+  store.publish({ uri: uriOf(file), version: doc.version, diagnostics: [diag('kept')] });
+  for (let i = 0; i < 10_000; i++)
+    store.publish({ uri: uriOf(dir.file(`other-${i}.ts`)), version: 1, diagnostics: [diag('o')] });
+  assert.deepEqual(messages(await answer), ['kept']);
+  assert.ok(store.size.files <= 50);
+  documents.dispose();
+});

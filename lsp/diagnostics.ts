@@ -47,6 +47,15 @@ import { pathOf } from './workspace-files.js';
 export const DEFAULT_SETTLE_MS = 200;
 /** LSP's "the server cancelled this request; ask again" (LSPErrorCodes.ServerCancelled). */
 const SERVER_CANCELLED = -32802;
+/**
+ * Files whose publishes the store keeps: a server that publishes for a whole workspace (or a
+ * hostile one, for a million made-up files) must not grow the daemon that every agent shares.
+ * Only files an agent asks about are read, and those are open documents, which the store never
+ * drops (`keep`); what goes is what nobody waits for.
+ */
+export const DEFAULT_MAX_FILES = 2_000;
+/** Diagnostics kept over all files (the newest publish is kept whatever its size). */
+export const DEFAULT_MAX_DIAGNOSTICS = 50_000;
 
 interface Publish {
   /** Arrival order over every publish of the connection. */
@@ -56,21 +65,46 @@ interface Publish {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-/** Every publish of one connection, as it arrived. */
+/** What the store knows of one file. */
+interface FileRecord {
+  /** The latest publish with a version, and the latest without. */
+  withVersion?: Publish;
+  withoutVersion?: Publish;
+  lastAt?: number;
+  /** The barrier of its current version (rule 3): one per version, shared. */
+  barrier?: { version: number; seq: Promise<number | undefined> };
+}
+
+export interface DiagnosticsStoreOptions {
+  readonly now?: () => number;
+  readonly maxFiles?: number;
+  readonly maxDiagnostics?: number;
+  /** Files never dropped (the open documents: they are what agents wait on; few, bounded). */
+  readonly keep?: (file: string) => boolean;
+}
+
+/**
+ * Every publish of one connection, as it arrived, within bounds: past `maxFiles` files or
+ * `maxDiagnostics` diagnostics, the files published (or asked about) least recently go first,
+ * except those `keep` names and the one just published, so the bounds hold but for those.
+ */
 export class DiagnosticsStore {
   #seq = 0;
   #versioned = false;
+  #kept = 0;
   readonly #now: () => number;
-  /** The latest publish with a version, and the latest without, per file path. */
-  readonly #withVersion = new Map<string, Publish>();
-  readonly #withoutVersion = new Map<string, Publish>();
-  readonly #lastAt = new Map<string, number>();
+  readonly #maxFiles: number;
+  readonly #maxDiagnostics: number;
+  readonly #keep: (file: string) => boolean;
+  /** By file path, in the order they were last published or asked about (oldest first). */
+  readonly #files = new Map<string, FileRecord>();
   readonly #waiters = new Set<() => void>();
-  /** Per file, the barrier of its current version (rule 3): one per version, shared. */
-  readonly #barriers = new Map<string, { version: number; seq: Promise<number | undefined> }>();
 
-  constructor(now: () => number = Date.now) {
-    this.#now = now;
+  constructor(options: DiagnosticsStoreOptions = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#maxFiles = Math.max(1, options.maxFiles ?? DEFAULT_MAX_FILES);
+    this.#maxDiagnostics = Math.max(0, options.maxDiagnostics ?? DEFAULT_MAX_DIAGNOSTICS);
+    this.#keep = options.keep ?? (() => false);
   }
 
   publish(params: PublishDiagnosticsParams): void {
@@ -84,8 +118,13 @@ export class DiagnosticsStore {
       diagnostics: params.diagnostics,
     };
     if (version !== undefined) this.#versioned = true;
-    (version === undefined ? this.#withoutVersion : this.#withVersion).set(file, publish);
-    this.#lastAt.set(file, publish.at);
+    const record = this.#use(file);
+    const replaced = version === undefined ? record.withoutVersion : record.withVersion;
+    this.#kept += publish.diagnostics.length - (replaced?.diagnostics.length ?? 0);
+    if (version === undefined) record.withoutVersion = publish;
+    else record.withVersion = publish;
+    record.lastAt = publish.at;
+    this.#trim(file);
     for (const wake of [...this.#waiters]) wake();
   }
 
@@ -99,17 +138,22 @@ export class DiagnosticsStore {
     return this.#versioned;
   }
 
+  /** Files the store keeps something of, and the diagnostics it keeps (for stats and tests). */
+  get size(): { readonly files: number; readonly diagnostics: number } {
+    return { files: this.#files.size, diagnostics: this.#kept };
+  }
+
   withVersion(file: string): Publish | undefined {
-    return this.#withVersion.get(file);
+    return this.#files.get(file)?.withVersion;
   }
 
   withoutVersion(file: string): Publish | undefined {
-    return this.#withoutVersion.get(file);
+    return this.#files.get(file)?.withoutVersion;
   }
 
   /** When the last publish for `file` arrived. */
   lastAt(file: string): number | undefined {
-    return this.#lastAt.get(file);
+    return this.#files.get(file)?.lastAt;
   }
 
   /**
@@ -122,20 +166,39 @@ export class DiagnosticsStore {
     version: number,
     make: () => Promise<number | undefined>,
   ): Promise<number | undefined> {
-    const known = this.#barriers.get(file);
-    if (known?.version === version) return known.seq;
+    const record = this.#use(file);
+    if (record.barrier?.version === version) return record.barrier.seq;
     const seq = make();
-    this.#barriers.set(file, { version, seq });
-    void seq.then(
-      (value) => {
-        if (value === undefined && this.#barriers.get(file)?.seq === seq)
-          this.#barriers.delete(file);
-      },
-      () => {
-        if (this.#barriers.get(file)?.seq === seq) this.#barriers.delete(file);
-      },
-    );
+    record.barrier = { version, seq };
+    this.#trim(file);
+    const forget = (): void => {
+      const now = this.#files.get(file);
+      if (now?.barrier?.seq === seq) delete now.barrier;
+    };
+    void seq.then((value) => {
+      if (value === undefined) forget();
+    }, forget);
     return seq;
+  }
+
+  /** The record of `file`, made the most recently used. */
+  #use(file: string): FileRecord {
+    const record = this.#files.get(file) ?? {};
+    this.#files.delete(file);
+    this.#files.set(file, record);
+    return record;
+  }
+
+  /** Drops the least recently used files until both bounds hold, but never `current` or kept ones. */
+  #trim(current: string): void {
+    for (const [file, record] of this.#files) {
+      if (this.#files.size <= this.#maxFiles && this.#kept <= this.#maxDiagnostics) return;
+      if (file === current || this.#keep(file)) continue;
+      this.#files.delete(file);
+      this.#kept -=
+        (record.withVersion?.diagnostics.length ?? 0) +
+        (record.withoutVersion?.diagnostics.length ?? 0);
+    }
   }
 
   /** Resolves at the next publish, or after `ms`. */

@@ -8,7 +8,9 @@
  *   `settingAt`); `null` for a section that is not there. The current settings are used: an
  *   edit reaches every later request.
  * - `client/registerCapability` and `client/unregisterCapability` are accepted and remembered
- *   (`registered(method)`), so a capability a server registers late (pull diagnostics) is seen.
+ *   (`registered(method)`), so a capability a server registers late (pull diagnostics) is seen;
+ *   at most `MAX_REGISTRATIONS` at once: past that a registration is refused with an error and
+ *   a note (a server registering without end must not grow the daemon every agent shares).
  * - `window/workDoneProgress/create` is accepted; `window/showMessageRequest` is answered `null`
  *   (no action chosen: nobody is there to choose), its message kept as a note.
  * - `workspace/applyEdit` is refused, `{ applied: false, failureReason }`: mcpctl writes no files.
@@ -16,13 +18,18 @@
  * - Every other request gets MethodNotFound, at once (a server never waits on us).
  */
 import path from 'node:path';
-import type {
-  ApplyWorkspaceEditResult,
-  ConfigurationItem,
-  Registration,
-  WorkspaceFolder,
+import {
+  ErrorCodes,
+  ResponseError,
+  type ApplyWorkspaceEditResult,
+  type ConfigurationItem,
+  type Registration,
+  type WorkspaceFolder,
 } from 'vscode-languageserver-protocol/node';
 import { uriOf } from './workspace-files.js';
+
+/** Dynamic registrations a server may hold at once (real servers hold a handful). */
+export const MAX_REGISTRATIONS = 1_000;
 
 export const APPLY_EDIT_REFUSED =
   'mcpctl does not write files: rename and code actions are previews; apply the edits yourself';
@@ -78,6 +85,8 @@ export class ServerRequests {
   readonly #options: ServerRequestsOptions;
   /** Dynamic registrations by id. */
   readonly #registrations = new Map<string, Registration>();
+  /** A flood is said once in the notes, not once per refused request. */
+  #refusedOnce = false;
 
   constructor(options: ServerRequestsOptions) {
     this.#options = options;
@@ -88,8 +97,21 @@ export class ServerRequests {
     return items.map((item) => settingAt(settings, item.section));
   }
 
+  /** Remembers `registrations`, all or none: past MAX_REGISTRATIONS the request is refused. */
   register(registrations: readonly Registration[]): void {
+    const added = registrations.filter((r) => !this.#registrations.has(r.id)).length;
+    if (this.#registrations.size + added > MAX_REGISTRATIONS) {
+      const message = `mcpctl keeps at most ${MAX_REGISTRATIONS} dynamic registrations of a language server; unregister some first`;
+      if (!this.#refusedOnce) this.#options.onNote(`refused client/registerCapability: ${message}`);
+      this.#refusedOnce = true;
+      throw new ResponseError(ErrorCodes.InvalidRequest, message);
+    }
     for (const r of registrations) this.#registrations.set(r.id, r);
+  }
+
+  /** Registrations held now. */
+  get registrationCount(): number {
+    return this.#registrations.size;
   }
 
   unregister(ids: readonly string[]): void {

@@ -17,7 +17,10 @@
  * answers `"ok"`; `fake/child` → starts a child process in the server's group, answers its pid;
  * `fake/escapee` → starts a child that leaves the group with `setsid` (node's `detached`) and
  * that the server does not wait for, answers its pid;
- * `fake/publish` `{ uri, version? }` → publishes one diagnostic; `textDocument/diagnostic`
+ * `fake/publish` `{ uri, version? }` → publishes one diagnostic; `fake/flood` `{ publishes,
+ * diagnostics, registrations }` → publishes `diagnostics` diagnostics for each of `publishes`
+ * made-up files, asks `registrations` registrations with ids of their own, and answers how many
+ * of those the client accepted and refused; `textDocument/diagnostic`
  * (pull, registered at `initialized`) → an error for each line of the document with `ERROR`.
  */
 import { spawn } from 'node:child_process';
@@ -154,6 +157,32 @@ function serve(): void {
     });
     return null;
   });
+  rpc.onRequest(
+    'fake/flood',
+    async (p: { publishes: number; diagnostics: number; registrations: number }) => {
+      const diagnostic = {
+        range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+        message: 'flood',
+      };
+      const many = Array.from({ length: p.diagnostics }, () => diagnostic);
+      for (let i = 0; i < p.publishes; i++)
+        void rpc.sendNotification('textDocument/publishDiagnostics', {
+          uri: `file:///flood/file-${i}.txt`,
+          diagnostics: many,
+        });
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: p.registrations }, (_, i) =>
+          rpc.sendRequest('client/registerCapability', {
+            registrations: [{ id: `flood-${i}`, method: 'workspace/didChangeWatchedFiles' }],
+          }),
+        ),
+      );
+      return {
+        accepted: outcomes.filter((o) => o.status === 'fulfilled').length,
+        refused: outcomes.filter((o) => o.status === 'rejected').length,
+      };
+    },
+  );
   // Pull diagnostics (registered at initialized): one error per line that says ERROR, of the
   // text as the server has it.
   const texts = new Map<string, string>();
