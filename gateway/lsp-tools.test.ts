@@ -5,7 +5,7 @@
  * One server serves every test of this file.
  */
 import assert from 'node:assert/strict';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,7 +28,8 @@ import {
   workspaceSymbols,
 } from '../lsp/requests.js';
 import { groupAlive } from '../proc/index.js';
-import { typescriptServer } from '../lsp/testing/servers.js';
+import { MAX_ANSWER_ITEMS } from '../lsp/answer-limits.js';
+import { fakeServer, typescriptServer } from '../lsp/testing/servers.js';
 import { FILES, spot, writeProject } from '../lsp/testing/typescript-project.js';
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
@@ -465,3 +466,83 @@ describe('lsp_* tools through the gateway, on a warm typescript-language-server'
 });
 
 const pick = (t: LspTarget) => ({ message: t.unavailable!.message, action: t.unavailable!.action });
+
+describe('answers too long for an agent, through the gateway', T, () => {
+  let dir: TempDir;
+  const conns: LspConnection[] = [];
+  const port = new LanguageServersPort();
+  let agent: Agent;
+
+  before(async () => {
+    dir = tempDir('mcpctl-lsp-tools-long-');
+    // Two servers on one workspace, the second on a folder inside it: their symbols differ.
+    mkdirSync(dir.file('b'));
+    for (const folder of [dir.path, dir.file('b')]) {
+      writeFileSync(path.join(folder, 'symbols.txt'), 'fn\n');
+      const conn = new LspConnection(fakeServer(folder, 'normal'));
+      await conn.open();
+      conns.push(conn);
+    }
+    port.set(
+      conns.map((connection, i): LspTarget => ({
+        name: `fake${i}`,
+        extensionToLanguage: { [i === 0 ? '.txt' : '.log']: 'plaintext' },
+        connection,
+        workspace: dir.path,
+      })),
+    );
+    agent = await connect(port);
+    await agent.client.listTools(); // the client learns the output schemas it checks answers by
+  });
+
+  after(async () => {
+    await agent.close();
+    for (const conn of conns) {
+      const pid = conn.pid!;
+      await conn.close();
+      await until('the server group to be gone', () => !groupAlive(pid), { timeoutMs: 10_000 });
+    }
+    dir.remove();
+  });
+
+  it('cuts a list to its first items and says how many there were', T, async () => {
+    writeFileSync(dir.file('many.txt'), `${'x'.repeat(100)}\n`.repeat(20));
+    const refs = answerOf(
+      await agent.call('lsp_references', { file: 'many.txt', line: 1, column: 1 }),
+    ) as { locations: unknown[]; truncated?: unknown };
+    assert.equal(refs.locations.length, MAX_ANSWER_ITEMS);
+    assert.deepEqual(refs.truncated, { total: 2000, shown: MAX_ANSWER_ITEMS });
+    assert.match(
+      textOf(await agent.call('lsp_references', { file: 'many.txt', line: 1, column: 1 })),
+      /"truncated":\{"total":2000,"shown":500\}/,
+    );
+  });
+
+  it(
+    'workspace symbols of every server are merged, then cut, counting what each cut',
+    T,
+    async () => {
+      const merged = answerOf(await agent.call('lsp_workspace_symbols', { query: 'many300' })) as {
+        symbols: { file: string }[];
+        truncated?: unknown;
+      };
+      assert.equal(merged.symbols.length, MAX_ANSWER_ITEMS);
+      assert.deepEqual(merged.truncated, { total: 600, shown: MAX_ANSWER_ITEMS });
+      assert.deepEqual([...new Set(merged.symbols.map((s) => s.file))].sort(), [
+        'b/symbols.txt',
+        'symbols.txt',
+      ]);
+      const each = answerOf(await agent.call('lsp_workspace_symbols', { query: 'many4000' })) as {
+        symbols: unknown[];
+        truncated?: unknown;
+      };
+      assert.equal(each.symbols.length, MAX_ANSWER_ITEMS);
+      assert.deepEqual(each.truncated, { total: 8000, shown: MAX_ANSWER_ITEMS });
+      const whole = answerOf(await agent.call('lsp_workspace_symbols', { query: 'many200' })) as {
+        symbols: unknown[];
+      };
+      assert.equal(whole.symbols.length, 400);
+      assert.equal('truncated' in whole, false);
+    },
+  );
+});

@@ -21,6 +21,7 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { LspTarget } from '../controller/lsp-target.js';
+import { firstItems, MAX_ANSWER_ITEMS } from '../lsp/answer-limits.js';
 import { LspError, messageOf } from '../lsp/errors.js';
 import {
   definition,
@@ -89,6 +90,14 @@ const LOCATIONS: Schema = {
   },
 };
 const KIND: Schema = { type: 'string', description: 'Class, Function, Method, Variable, …' };
+const TRUNCATED: Schema = {
+  type: 'object',
+  description: `present when the answer was cut to its first ${MAX_ANSWER_ITEMS}: how many there were`,
+  properties: { total: { type: 'integer' }, shown: { type: 'integer' } },
+  required: ['total', 'shown'],
+};
+/** Said in the descriptions of the tools whose answers are lists. */
+const AT_MOST = `At most ${MAX_ANSWER_ITEMS} are answered, the first in the server's order; "truncated" then says how many there were.`;
 
 function object(properties: Record<string, Schema>, required: string[]): Tool['inputSchema'] {
   return { type: 'object', properties, required };
@@ -100,16 +109,14 @@ const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 export const LSP_TOOLS: readonly Tool[] = [
   {
     name: LSP_DEFINITION,
-    description:
-      "Go to definition: where the symbol at a position (a use of a function, type, variable…) is declared, from the workspace's language server. Answers each location with its line's text.",
+    description: `Go to definition: where the symbol at a position (a use of a function, type, variable…) is declared, from the workspace's language server. Answers each location with its line's text. ${AT_MOST}`,
     inputSchema: object(POSITION, ['file', 'line', 'column']),
-    outputSchema: object({ locations: LOCATIONS }, ['locations']),
+    outputSchema: object({ locations: LOCATIONS, truncated: TRUNCATED }, ['locations']),
     annotations: READ_ONLY,
   },
   {
     name: LSP_REFERENCES,
-    description:
-      "Find all references: every place in the workspace that uses the symbol at a position, with each line's text. The declaration is included unless includeDeclaration is false.",
+    description: `Find all references: every place in the workspace that uses the symbol at a position, with each line's text. The declaration is included unless includeDeclaration is false. ${AT_MOST}`,
     inputSchema: object(
       {
         ...POSITION,
@@ -120,7 +127,7 @@ export const LSP_TOOLS: readonly Tool[] = [
       },
       ['file', 'line', 'column'],
     ),
-    outputSchema: object({ locations: LOCATIONS }, ['locations']),
+    outputSchema: object({ locations: LOCATIONS, truncated: TRUNCATED }, ['locations']),
     annotations: READ_ONLY,
   },
   {
@@ -133,8 +140,7 @@ export const LSP_TOOLS: readonly Tool[] = [
   },
   {
     name: LSP_DIAGNOSTICS,
-    description:
-      "The errors and warnings (type errors, syntax errors, lint) the language server reports for a file as it is on disk now: call it after editing the file. Answers for the file's current content only, never for an older version; if the server is still analysing, it says so.",
+    description: `The errors and warnings (type errors, syntax errors, lint) the language server reports for a file as it is on disk now: call it after editing the file. Answers for the file's current content only, never for an older version; if the server is still analysing, it says so. ${AT_MOST}`,
     inputSchema: object({ file: FILE }, ['file']),
     outputSchema: object(
       {
@@ -155,6 +161,7 @@ export const LSP_TOOLS: readonly Tool[] = [
             required: ['severity', 'line', 'column', 'endLine', 'endColumn', 'message'],
           },
         },
+        truncated: TRUNCATED,
       },
       ['file', 'diagnostics'],
     ),
@@ -162,8 +169,7 @@ export const LSP_TOOLS: readonly Tool[] = [
   },
   {
     name: LSP_DOCUMENT_SYMBOLS,
-    description:
-      "Outline of a file: its classes, interfaces, functions, methods, variables… with their kind and position, nested (a class's members are its children).",
+    description: `Outline of a file: its classes, interfaces, functions, methods, variables… with their kind and position, nested (a class's members are its children). ${AT_MOST.replace('At most', 'At most (counting children)')}`,
     inputSchema: object({ file: FILE }, ['file']),
     outputSchema: object(
       {
@@ -181,6 +187,7 @@ export const LSP_TOOLS: readonly Tool[] = [
             required: ['name', 'kind', 'line', 'column'],
           },
         },
+        truncated: TRUNCATED,
       },
       ['symbols'],
     ),
@@ -188,8 +195,7 @@ export const LSP_TOOLS: readonly Tool[] = [
   },
   {
     name: LSP_WORKSPACE_SYMBOLS,
-    description:
-      'Find symbols (classes, functions, types, …) by name across the whole workspace, from every ready language server: where each is declared. The query is matched as the server does (usually fuzzy, by name).',
+    description: `Find symbols (classes, functions, types, …) by name across the whole workspace, from every ready language server: where each is declared. The query is matched as the server does (usually fuzzy, by name). ${AT_MOST}`,
     inputSchema: object(
       {
         query: {
@@ -216,6 +222,7 @@ export const LSP_TOOLS: readonly Tool[] = [
             required: ['name', 'kind', 'file', 'line', 'column'],
           },
         },
+        truncated: TRUNCATED,
         notAnswered: {
           type: 'array',
           description: 'language servers that could not answer, and why',
@@ -394,25 +401,35 @@ async function symbolsOfAll(
       ),
     ),
   );
-  const symbols: WorkspaceSymbolView[] = [];
+  const merged: WorkspaceSymbolView[] = [];
   const seen = new Set<string>();
   const notAnswered: { server: string; message: string }[] = [];
+  // What the servers' own answers left out (each cut to its first items already).
+  let unshown = 0;
   answers.forEach((a, i) => {
     const server = ready[i].target.name;
     if (a.status === 'rejected') {
       notAnswered.push({ server, message: messageOf(a.reason) });
       return;
     }
+    const cut = a.value.truncated;
+    if (cut) unshown += cut.total - cut.shown;
     for (const s of a.value.symbols) {
       const key = JSON.stringify([s.name, s.kind, s.file, s.line, s.column]);
       if (seen.has(key)) continue;
       seen.add(key);
-      symbols.push(s);
+      merged.push(s);
     }
   });
   if (notAnswered.length === ready.length)
     return errorResult(notAnswered.map((n) => n.message).join('; '));
-  return structured(notAnswered.length === 0 ? { symbols } : { symbols, notAnswered });
+  const { items: symbols } = firstItems(merged);
+  const total = merged.length + unshown;
+  return structured({
+    symbols,
+    ...(total > symbols.length ? { truncated: { total, shown: symbols.length } } : {}),
+    ...(notAnswered.length === 0 ? {} : { notAnswered }),
+  });
 }
 
 /** An answer as structured content plus the same as text. */

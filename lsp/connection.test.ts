@@ -5,7 +5,8 @@ import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
 import { LspConnection } from './connection.js';
 import { LspError } from './errors.js';
-import { diagnostics } from './requests.js';
+import { MAX_ANSWER_ITEMS } from './answer-limits.js';
+import { diagnostics, references, workspaceSymbols } from './requests.js';
 import { groupAlive } from '../proc/index.js';
 import { DEFAULT_MAX_DIAGNOSTICS, DEFAULT_MAX_FILES } from './diagnostics.js';
 import { APPLY_EDIT_REFUSED, MAX_REGISTRATIONS } from './server-requests.js';
@@ -225,6 +226,12 @@ describe('a server flooding its client', () => {
   });
 
   test('publishes for endless files and endless registrations stay within bounds', T, async () => {
+    // The server's own registration at `initialized` is in before the flood.
+    await until('the fake server to have asked all it asks at start', async () => {
+      const now = await conn.request<{ answers: Record<string, unknown> }>('fake/state', null);
+      return Object.keys(now.answers).length === 7;
+    });
+    assert.equal(conn.stats().retained.registrations, 1);
     const file = dir.file('open.txt');
     writeFileSync(file, 'ERROR here\nfine\n');
     await conn.documents.sync(file);
@@ -254,6 +261,66 @@ describe('a server flooding its client', () => {
       'error on line 1',
     ]);
     assert.equal(conn.documents.openCount, 1);
+  });
+});
+
+describe('answers too long for an agent', () => {
+  let dir: TempDir;
+  let conn: LspConnection;
+
+  before(async () => {
+    dir = tempDir('mcpctl-lsp-long-');
+    conn = new LspConnection(fakeServer(dir.path, 'normal'));
+    await conn.open();
+  });
+
+  after(async () => {
+    const pid = conn.pid;
+    await conn.close();
+    await groupGone(pid);
+    dir.remove();
+  });
+
+  test(
+    'thousands of locations, diagnostics or symbols: the first ones, and how many',
+    T,
+    async () => {
+      writeFileSync(dir.file('many.txt'), `${'x'.repeat(100)}\n`.repeat(30));
+      const refs = await references(conn, { file: 'many.txt', line: 1, column: 1 });
+      assert.equal(refs.locations.length, MAX_ANSWER_ITEMS);
+      assert.deepEqual(refs.truncated, { total: 3000, shown: MAX_ANSWER_ITEMS });
+      assert.deepEqual(
+        refs.locations.slice(0, 2).map((l) => [l.line, l.column]),
+        [
+          [1, 1],
+          [1, 2],
+        ],
+      );
+
+      writeFileSync(dir.file('errors.txt'), 'ERROR\n'.repeat(1200));
+      const diags = await diagnostics(conn, { file: 'errors.txt' }, { timeoutMs: 10_000 });
+      assert.equal(diags.state, 'current');
+      if (diags.state === 'current') {
+        assert.equal(diags.diagnostics.length, MAX_ANSWER_ITEMS);
+        assert.deepEqual(diags.truncated, { total: 1200, shown: MAX_ANSWER_ITEMS });
+        assert.equal(diags.diagnostics[0]?.message, 'error on line 1');
+      }
+
+      writeFileSync(dir.file('symbols.txt'), 'fn\n');
+      const symbols = await workspaceSymbols(conn, { query: 'many5000' });
+      assert.equal(symbols.symbols.length, MAX_ANSWER_ITEMS);
+      assert.deepEqual(symbols.truncated, { total: 5000, shown: MAX_ANSWER_ITEMS });
+    },
+  );
+
+  test('an answer within the limit is whole and says nothing of a cut', T, async () => {
+    writeFileSync(dir.file('few.txt'), 'x x x\n');
+    const refs = await references(conn, { file: 'few.txt', line: 1, column: 1 });
+    assert.equal(refs.locations.length, 3);
+    assert.equal('truncated' in refs, false);
+    const symbols = await workspaceSymbols(conn, { query: `many${MAX_ANSWER_ITEMS}` });
+    assert.equal(symbols.symbols.length, MAX_ANSWER_ITEMS);
+    assert.equal('truncated' in symbols, false);
   });
 });
 

@@ -1,4 +1,5 @@
 /** The language-server client: one connection per server process, and the questions it answers. */
+export * from './answer-limits.js';
 export * from './connection.js';
 export * from './documents.js';
 export * from './diagnostics.js';

@@ -17,6 +17,9 @@
  *   answers with an error. A request the server cancels because the document changed under it
  *   (ContentModified, ServerCancelled, RequestCancelled) is asked once more.
  * - `rename` previews: it returns the edits, mcpctl writes nothing.
+ * - Lists (locations, symbols, diagnostics) hold at most MAX_ANSWER_ITEMS, the first in the
+ *   server's order, cut before any file is read for them; `truncated` then says how many there
+ *   were (answer-limits.ts). A rename preview is never cut.
  */
 import { readFile } from 'node:fs/promises';
 import type {
@@ -32,6 +35,7 @@ import type {
   WorkspaceEdit,
   WorkspaceSymbol,
 } from 'vscode-languageserver-protocol/node';
+import { firstItems, firstNodes, type Truncated } from './answer-limits.js';
 import type { LspConnection } from './connection.js';
 import { LspError } from './errors.js';
 import {
@@ -80,6 +84,12 @@ export interface LocationView {
   readonly endColumn: number;
   readonly text: string;
 }
+
+/** An answer of locations, cut to MAX_ANSWER_ITEMS (answer-limits.ts). */
+export type LocationsView = {
+  readonly locations: LocationView[];
+  readonly truncated?: Truncated;
+};
 
 export interface SymbolView {
   readonly name: string;
@@ -132,6 +142,8 @@ export type DiagnosticsView =
       /** The document version the diagnostics are of. */
       readonly version: number;
       readonly diagnostics: DiagnosticView[];
+      /** Present when there were more than MAX_ANSWER_ITEMS (answer-limits.ts). */
+      readonly truncated?: Truncated;
     }
   | {
       readonly file: string;
@@ -180,7 +192,7 @@ export async function definition(
   conn: LspConnection,
   args: PositionArgs,
   view: ViewOptions = {},
-): Promise<{ locations: LocationView[] }> {
+): Promise<LocationsView> {
   provides(conn, 'definitionProvider', 'definitions');
   const root = rootOf(conn, view);
   const at = await prepare(conn, args, root);
@@ -190,14 +202,14 @@ export async function definition(
     at.params,
     view.signal,
   );
-  return { locations: await locationViews(conn, asLocations(result), root) };
+  return locationsView(conn, asLocations(result), root);
 }
 
 export async function references(
   conn: LspConnection,
   args: PositionArgs & { readonly includeDeclaration?: boolean },
   view: ViewOptions = {},
-): Promise<{ locations: LocationView[] }> {
+): Promise<LocationsView> {
   provides(conn, 'referencesProvider', 'references');
   const root = rootOf(conn, view);
   const at = await prepare(conn, args, root);
@@ -207,7 +219,7 @@ export async function references(
     { ...at.params, context: { includeDeclaration: args.includeDeclaration ?? true } },
     view.signal,
   );
-  return { locations: await locationViews(conn, result ?? [], root) };
+  return locationsView(conn, result ?? [], root);
 }
 
 export async function hover(
@@ -225,7 +237,7 @@ export async function documentSymbols(
   conn: LspConnection,
   args: FileArgs,
   options: ViewOptions = {},
-): Promise<{ symbols: SymbolView[] }> {
+): Promise<{ symbols: SymbolView[]; truncated?: Truncated }> {
   provides(conn, 'documentSymbolProvider', 'document symbols');
   const file = await resolveInWorkspace(rootOf(conn, options), args.file);
   await conn.documents.refreshOthers(file);
@@ -254,14 +266,17 @@ export async function documentSymbols(
     const at = fromLspPosition(lines, s.location.range.start, conn.encoding);
     return { name: s.name, kind: symbolKindName(s.kind), line: at.line, column: at.column };
   });
-  return { symbols };
+  const cut = firstNodes(symbols, ({ children: _, ...node }, children) =>
+    children ? { ...node, children } : node,
+  );
+  return { symbols: cut.items, ...(cut.truncated ? { truncated: cut.truncated } : {}) };
 }
 
 export async function workspaceSymbols(
   conn: LspConnection,
   args: { readonly query: string },
   options: ViewOptions = {},
-): Promise<{ symbols: WorkspaceSymbolView[] }> {
+): Promise<{ symbols: WorkspaceSymbolView[]; truncated?: Truncated }> {
   const root = rootOf(conn, options);
   provides(conn, 'workspaceSymbolProvider', 'workspace symbols');
   await conn.documents.refreshOthers();
@@ -273,7 +288,8 @@ export async function workspaceSymbols(
   );
   const texts = new Texts(conn);
   const symbols: WorkspaceSymbolView[] = [];
-  for (const s of result ?? []) {
+  const cut = firstItems<SymbolInformation | WorkspaceSymbol>(result ?? []);
+  for (const s of cut.items) {
     const range = 'range' in s.location ? s.location.range : undefined;
     const at = range ? await texts.nameIn(s.location.uri, range, s.name) : { line: 1, column: 1 };
     symbols.push({
@@ -285,7 +301,7 @@ export async function workspaceSymbols(
       ...(s.containerName ? { containerName: s.containerName } : {}),
     });
   }
-  return { symbols };
+  return { symbols, ...(cut.truncated ? { truncated: cut.truncated } : {}) };
 }
 
 export async function rename(
@@ -356,11 +372,13 @@ export async function diagnostics(
     };
   }
   const lines = new TextLines(answer.document.text);
+  const cut = firstItems(answer.diagnostics);
   return {
     file: shown,
     state: 'current',
     version: answer.document.version,
-    diagnostics: answer.diagnostics.map((d) => diagnosticView(lines, d, conn)),
+    diagnostics: cut.items.map((d) => diagnosticView(lines, d, conn)),
+    ...(cut.truncated ? { truncated: cut.truncated } : {}),
   };
 }
 
@@ -459,9 +477,20 @@ function asLocations(result: Location | Location[] | LocationLink[] | null): Loc
   );
 }
 
+/** The first MAX_ANSWER_ITEMS of `locations` as views (only their files are read). */
+async function locationsView(
+  conn: LspConnection,
+  locations: readonly Location[],
+  root: string,
+): Promise<LocationsView> {
+  const cut = firstItems(locations);
+  const views = await locationViews(conn, cut.items, root);
+  return { locations: views, ...(cut.truncated ? { truncated: cut.truncated } : {}) };
+}
+
 async function locationViews(
   conn: LspConnection,
-  locations: Location[],
+  locations: readonly Location[],
   root: string,
 ): Promise<LocationView[]> {
   const texts = new Texts(conn);

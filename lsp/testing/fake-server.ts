@@ -21,7 +21,10 @@
  * diagnostics, registrations }` → publishes `diagnostics` diagnostics for each of `publishes`
  * made-up files, asks `registrations` registrations with ids of their own, and answers how many
  * of those the client accepted and refused; `textDocument/diagnostic`
- * (pull, registered at `initialized`) → an error for each line of the document with `ERROR`.
+ * (pull, registered at `initialized`) → an error for each line of the document with `ERROR`;
+ * `textDocument/references` → a location for each `x` in the document; `workspace/symbol`
+ * `{ query: "manyN" }` → N functions `fnI` in the workspace's `symbols.txt`, none for other
+ * queries.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -86,6 +89,8 @@ function serve(): void {
       capabilities: {
         textDocumentSync: 1,
         hoverProvider: true,
+        referencesProvider: true,
+        workspaceSymbolProvider: true,
         positionEncoding: 'utf-16',
       },
       serverInfo: { name: 'fake-server', version: '1.0' },
@@ -215,6 +220,29 @@ function serve(): void {
     ),
   }));
   rpc.onRequest('textDocument/hover', () => ({ contents: { kind: 'plaintext', value: 'fake' } }));
+  rpc.onRequest('textDocument/references', (p: { textDocument: { uri: string } }) =>
+    (texts.get(p.textDocument.uri) ?? '').split('\n').flatMap((line, n) =>
+      [...line.matchAll(/x/g)].map((m) => ({
+        uri: p.textDocument.uri,
+        range: {
+          start: { line: n, character: m.index },
+          end: { line: n, character: m.index + 1 },
+        },
+      })),
+    ),
+  );
+  rpc.onRequest('workspace/symbol', (p: { query: string }) => {
+    const n = Number(/^many(\d+)$/.exec(p.query)?.[1] ?? 0);
+    const root = (state.initializeParams as { rootUri: string }).rootUri;
+    return Array.from({ length: n }, (_, i) => ({
+      name: `fn${i}`,
+      kind: 12,
+      location: {
+        uri: `${root}/symbols.txt`,
+        range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+      },
+    }));
+  });
   rpc.onRequest('shutdown', () => (mode === 'stubborn' ? new Promise(() => undefined) : null));
   rpc.onNotification('exit', () => {
     if (mode !== 'stubborn') process.exit(0);
