@@ -32,6 +32,14 @@ async function groupGone(pid: number | undefined): Promise<void> {
   await until(`process group ${pid} to be gone`, () => !groupAlive(pid), { timeoutMs: 10_000 });
 }
 
+/** Ends a block's server, its whole group, and removes the block's folder. */
+async function closeAndRemove(conn: LspConnection, dir: TempDir): Promise<void> {
+  const pid = conn.pid;
+  await conn.close();
+  await groupGone(pid);
+  dir.remove();
+}
+
 describe('a well-behaved server', () => {
   let dir: TempDir;
   let conn: LspConnection;
@@ -50,12 +58,7 @@ describe('a well-behaved server', () => {
     await conn.open();
   });
 
-  after(async () => {
-    const pid = conn.pid;
-    await conn.close();
-    await groupGone(pid);
-    dir.remove();
-  });
+  after(() => closeAndRemove(conn, dir));
 
   test('initialize names the workspace folder and offers the position encodings', T, async () => {
     const { initializeParams } = await state();
@@ -208,22 +211,17 @@ describe('a well-behaved server', () => {
   );
 });
 
-describe('a server flooding its client', () => {
+describe('a server flooding its client, and answers too long for an agent', () => {
   let dir: TempDir;
   let conn: LspConnection;
 
   before(async () => {
-    dir = tempDir('mcpctl-lsp-flood-');
+    dir = tempDir('mcpctl-lsp-many-');
     conn = new LspConnection(fakeServer(dir.path, 'normal'));
     await conn.open();
   });
 
-  after(async () => {
-    const pid = conn.pid;
-    await conn.close();
-    await groupGone(pid);
-    dir.remove();
-  });
+  after(() => closeAndRemove(conn, dir));
 
   test('publishes for endless files and endless registrations stay within bounds', T, async () => {
     // The server's own registration at `initialized` is in before the flood.
@@ -262,25 +260,6 @@ describe('a server flooding its client', () => {
     ]);
     assert.equal(conn.documents.openCount, 1);
   });
-});
-
-describe('answers too long for an agent', () => {
-  let dir: TempDir;
-  let conn: LspConnection;
-
-  before(async () => {
-    dir = tempDir('mcpctl-lsp-long-');
-    conn = new LspConnection(fakeServer(dir.path, 'normal'));
-    await conn.open();
-  });
-
-  after(async () => {
-    const pid = conn.pid;
-    await conn.close();
-    await groupGone(pid);
-    dir.remove();
-  });
-
   test(
     'thousands of locations, diagnostics or symbols: the first ones, and how many',
     T,
