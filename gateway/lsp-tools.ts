@@ -97,7 +97,8 @@ const TRUNCATED: Schema = {
   required: ['total', 'shown'],
 };
 /** Said in the descriptions of the tools whose answers are lists. */
-const AT_MOST = `At most ${MAX_ANSWER_ITEMS} are answered, the first in the server's order; "truncated" then says how many there were.`;
+const atMost = (counting = ''): string =>
+  `At most ${MAX_ANSWER_ITEMS}${counting} are answered, the first in the server's order; "truncated" then says how many there were.`;
 
 function object(properties: Record<string, Schema>, required: string[]): Tool['inputSchema'] {
   return { type: 'object', properties, required };
@@ -109,14 +110,14 @@ const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 export const LSP_TOOLS: readonly Tool[] = [
   {
     name: LSP_DEFINITION,
-    description: `Go to definition: where the symbol at a position (a use of a function, type, variable…) is declared, from the workspace's language server. Answers each location with its line's text. ${AT_MOST}`,
+    description: `Go to definition: where the symbol at a position (a use of a function, type, variable…) is declared, from the workspace's language server. Answers each location with its line's text. ${atMost()}`,
     inputSchema: object(POSITION, ['file', 'line', 'column']),
     outputSchema: object({ locations: LOCATIONS, truncated: TRUNCATED }, ['locations']),
     annotations: READ_ONLY,
   },
   {
     name: LSP_REFERENCES,
-    description: `Find all references: every place in the workspace that uses the symbol at a position, with each line's text. The declaration is included unless includeDeclaration is false. ${AT_MOST}`,
+    description: `Find all references: every place in the workspace that uses the symbol at a position, with each line's text. The declaration is included unless includeDeclaration is false. ${atMost()}`,
     inputSchema: object(
       {
         ...POSITION,
@@ -140,7 +141,7 @@ export const LSP_TOOLS: readonly Tool[] = [
   },
   {
     name: LSP_DIAGNOSTICS,
-    description: `The errors and warnings (type errors, syntax errors, lint) the language server reports for a file as it is on disk now: call it after editing the file. Answers for the file's current content only, never for an older version; if the server is still analysing, it says so. ${AT_MOST}`,
+    description: `The errors and warnings (type errors, syntax errors, lint) the language server reports for a file as it is on disk now: call it after editing the file. Answers for the file's current content only, never for an older version; if the server is still analysing, it says so. ${atMost()}`,
     inputSchema: object({ file: FILE }, ['file']),
     outputSchema: object(
       {
@@ -169,7 +170,7 @@ export const LSP_TOOLS: readonly Tool[] = [
   },
   {
     name: LSP_DOCUMENT_SYMBOLS,
-    description: `Outline of a file: its classes, interfaces, functions, methods, variables… with their kind and position, nested (a class's members are its children). ${AT_MOST.replace('At most', 'At most (counting children)')}`,
+    description: `Outline of a file: its classes, interfaces, functions, methods, variables… with their kind and position, nested (a class's members are its children). ${atMost(' (counting children)')}`,
     inputSchema: object({ file: FILE }, ['file']),
     outputSchema: object(
       {
@@ -195,7 +196,7 @@ export const LSP_TOOLS: readonly Tool[] = [
   },
   {
     name: LSP_WORKSPACE_SYMBOLS,
-    description: `Find symbols (classes, functions, types, …) by name across the whole workspace, from every ready language server: where each is declared. The query is matched as the server does (usually fuzzy, by name). ${AT_MOST}`,
+    description: `Find symbols (classes, functions, types, …) by name across the whole workspace, from every ready language server: where each is declared. The query is matched as the server does (usually fuzzy, by name). ${atMost()}`,
     inputSchema: object(
       {
         query: {

@@ -36,8 +36,7 @@ import {
   GroupChild,
   LineTail,
   type ExitInfo,
-  type ProcessHooks,
-  type TreeScanner,
+  type GroupChildOptions,
 } from '../proc/index.js';
 import { messageOf } from './errors.js';
 import { StdoutReader } from './stdout-reader.js';
@@ -46,24 +45,16 @@ import { TrafficGuard } from './traffic.js';
 // The process machinery is proc/'s; these stay importable from here.
 export { describeExit, type ExitInfo };
 
-export interface GroupStdioTransportOptions extends ProcessHooks {
+/** The child's own options (proc/'s GroupChild: command, environment, hooks), and the transport's. */
+export interface GroupStdioTransportOptions extends Omit<GroupChildOptions, 'onSignalError'> {
   /** The server's name, for the errors and notes about its messages (default: the command's). */
   readonly name?: string;
-  readonly command: string;
-  readonly args?: readonly string[];
-  /** The environment the child starts from. Default: this process's own. */
-  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
-  /** Added to (and overriding) `baseEnv`. */
-  readonly env?: Readonly<Record<string, string>>;
-  readonly cwd?: string;
   /** ms to wait after ending stdin, and again after SIGTERM. Default 1000. */
   readonly graceMs?: number;
   /** ms to wait after SIGKILL for the group to be reaped. Default 3000. */
   readonly reapWaitMs?: number;
   /** Lines of stderr to keep. Default 200. */
   readonly stderrLines?: number;
-  /** Where the process tree is watched from. Default: the process-wide shared scanner. */
-  readonly treeScanner?: TreeScanner;
   /** The connection's budgets (default: a guard with the default limits). Closed on close. */
   readonly traffic?: TrafficGuard;
   /** Largest stdout line taken as a message. Default MAX_MESSAGE_BYTES (tests use less). */
