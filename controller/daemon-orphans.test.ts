@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { processStartTime, recordingHooks, type ProcessRecord } from '../proc/index.js';
+import { pidAlive, processStartTime, recordingHooks, type ProcessRecord } from '../proc/index.js';
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
 import { Daemon, type DaemonLog } from './daemon.js';
@@ -20,15 +20,6 @@ before(() => {
   dir = tempDir('mcpctl-daemon-orphans-');
 });
 after(() => dir.remove());
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A process in a group of its own, as a server the daemon spawned. */
 function startGroup(): number {
@@ -95,13 +86,13 @@ test(
       const daemon = await Daemon.start(options);
       try {
         assert.equal(daemon.reaped.killed, 1);
-        assert.ok(!alive(pid), 'gone before the daemon is up');
+        assert.ok(!pidAlive(pid), 'gone before the daemon is up');
         assert.ok(warnings.includes('reaped a language server left by a previous daemon'));
       } finally {
         await daemon.stop();
       }
     } finally {
-      if (alive(pid)) process.kill(pid, 'SIGKILL');
+      if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
     }
   },
 );

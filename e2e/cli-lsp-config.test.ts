@@ -29,6 +29,21 @@ describe('language server config flags (e2e)', () => {
     await env.cleanup();
   });
 
+  /** An agent on `mcpctl serve --allowed-lsp-server-names "" --lsp-config FILE`. */
+  async function serveWithLspFlags() {
+    const lspFile = path.join(env.root, 'serve-lsp.json');
+    env.write(lspFile, { ts: TS });
+    const { transport, stderr } = env.serveTransport({
+      args: ['--allowed-lsp-server-names', '', '--lsp-config', lspFile],
+    });
+    const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+    await client.connect(transport);
+    const pid = transport.pid;
+    assert.ok(pid, 'serve is running');
+    env.trackPid(pid);
+    return { lspFile, client, pid, stderr };
+  }
+
   async function sessions(): Promise<SessionObject[]> {
     return (await env.json<SessionList>(['get', 'sessions', '-o', 'json'])).items;
   }
@@ -79,16 +94,7 @@ describe('language server config flags (e2e)', () => {
   );
 
   it('serve: a daemon it starts gets its LSP flags, for its default session', T, async () => {
-    const lspFile = path.join(env.root, 'serve-lsp.json');
-    env.write(lspFile, { ts: TS });
-    const { transport, stderr } = env.serveTransport({
-      args: ['--allowed-lsp-server-names', '', '--lsp-config', lspFile],
-    });
-    const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-    await client.connect(transport);
-    const pid = transport.pid;
-    assert.ok(pid, 'serve is running');
-    env.trackPid(pid);
+    const { lspFile, client, pid, stderr } = await serveWithLspFlags();
     try {
       const all = await sessions().catch((err: Error) => {
         throw new Error(`${err.message}; serve stderr: ${stderr()}`);
@@ -105,16 +111,7 @@ describe('language server config flags (e2e)', () => {
 
   it('serve: its LSP flags open a session of their own ("" is none, not all)', T, async () => {
     await env.startDaemon();
-    const lspFile = path.join(env.root, 'serve-lsp.json');
-    env.write(lspFile, { ts: TS });
-    const { transport, stderr } = env.serveTransport({
-      args: ['--allowed-lsp-server-names', '', '--lsp-config', lspFile],
-    });
-    const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-    await client.connect(transport);
-    const pid = transport.pid;
-    assert.ok(pid, 'serve is running');
-    env.trackPid(pid);
+    const { lspFile, client, pid, stderr } = await serveWithLspFlags();
     try {
       const served = await until(
         'the serve session',

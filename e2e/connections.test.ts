@@ -13,7 +13,6 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '../api/index.js';
 import type { ConnectionList, ConnectionObject } from '../cli/objects.js';
 import {
@@ -22,6 +21,7 @@ import {
   isAlive,
   isReady,
   processesMentioning,
+  whereRuns,
   type DaemonProcess,
 } from './harness.js';
 import { until } from '../testing/until.js';
@@ -91,9 +91,7 @@ async function echoPid(agent: Agent, tool: string): Promise<number> {
     async () => (await agent.client.listTools()).tools.some((t) => t.name === tool),
     { timeoutMs: 30_000 },
   );
-  const r = (await agent.client.callTool({ name: tool, arguments: {} })) as CallToolResult;
-  const first = r.content[0] as { type: 'text'; text: string };
-  return (JSON.parse(first.text) as { pid: number }).pid;
+  return (await whereRuns(agent.client, tool)).pid;
 }
 
 async function stopDaemon(env: TestEnv): Promise<void> {

@@ -13,7 +13,9 @@
  *   command line mentions the temp dir or whose pid a test reported (whole process groups),
  *   and removes the temp dir. Call it from an after/afterEach hook.
  */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -49,6 +51,15 @@ export interface DaemonProcess {
   /** Resolves with the exit code (or null after a signal) once the daemon process is gone. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stderr(): string;
+}
+
+/** The pid and working directory the stdio fixture's tool `tool` reports when called. */
+export async function whereRuns(c: Client, tool: string): Promise<{ pid: number; cwd: string }> {
+  const result = (await c.callTool({ name: tool, arguments: {} })) as CallToolResult;
+  const first = result.content[0];
+  if (first?.type !== 'text') throw new Error(`${tool} answered ${JSON.stringify(result)}`);
+  const parsed = JSON.parse(first.text) as { pid: number; cwd: string };
+  return { pid: parsed.pid, cwd: parsed.cwd };
 }
 
 /** Running = exists and is not a zombie (reaped or not, a zombie has exited). */

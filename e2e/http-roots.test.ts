@@ -14,13 +14,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  ListRootsRequestSchema,
-  type CallToolResult,
-  type Root,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ListRootsRequestSchema, type Root } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionList } from '../cli/objects.js';
-import { TestEnv } from './harness.js';
+import { TestEnv, whereRuns } from './harness.js';
 import { httpTransport, startHttpDaemon, type HttpDaemon } from './http-agent.js';
 
 const T = { timeout: 120_000 };
@@ -46,10 +42,7 @@ async function rootsAgent(
 
 /** The working directory of the user server `plain` as this agent's session runs it. */
 async function plainCwd(c: Client): Promise<string> {
-  const result = (await c.callTool({ name: 'plain__echo', arguments: {} })) as CallToolResult;
-  const first = result.content[0];
-  assert.ok(first?.type === 'text', `plain__echo answered ${JSON.stringify(result)}`);
-  return (JSON.parse(first.text) as { cwd: string }).cwd;
+  return (await whereRuns(c, 'plain__echo')).cwd;
 }
 
 describe('HTTP agents whose workspace comes from their roots (e2e)', () => {

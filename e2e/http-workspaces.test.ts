@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionList } from '../cli/objects.js';
-import { TestEnv } from './harness.js';
+import { TestEnv, whereRuns } from './harness.js';
 import { httpTransport, startHttpDaemon, type HttpDaemon } from './http-agent.js';
 import { until } from '../testing/until.js';
 
@@ -26,15 +26,6 @@ async function agent(http: HttpDaemon, workspace?: string): Promise<Client> {
 }
 
 const toolNames = async (c: Client) => (await c.listTools()).tools.map((t) => t.name).sort();
-
-/** pid and cwd the fixture's echo reports. */
-async function whereRuns(c: Client, tool: string): Promise<{ pid: number; cwd: string }> {
-  const result = (await c.callTool({ name: tool, arguments: {} })) as CallToolResult;
-  const first = result.content[0];
-  assert.ok(first?.type === 'text', JSON.stringify(result));
-  const parsed = JSON.parse(first.text) as { pid: number; cwd: string };
-  return { pid: parsed.pid, cwd: parsed.cwd };
-}
 
 describe('HTTP agents of two workspaces (e2e)', () => {
   let env: TestEnv;

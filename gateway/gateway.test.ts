@@ -94,11 +94,16 @@ async function connect(h: Harness, decide?: Answer): Promise<TestAgent> {
 
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
 
+/** A session harness whose servers are in-memory mem servers (args: their tools). */
+function memHarness(): Promise<Harness> {
+  const mem = inMemoryConnector((ticket) => memServer(ticket.config.args ?? []));
+  return harness({ pool: createPool({ connector: mem.connector, drainDelayMs: 0 }) });
+}
+
 describe('gateway', T, () => {
   let h: Harness;
   beforeEach(async () => {
-    const mem = inMemoryConnector((ticket) => memServer(ticket.config.args ?? []));
-    h = await harness({ pool: createPool({ connector: mem.connector, drainDelayMs: 0 }) });
+    h = await memHarness();
   });
   afterEach(async () => {
     await h.close();
@@ -211,8 +216,7 @@ describe('gateway', T, () => {
 describe('gateway: a config swapped while the user is asked', T, () => {
   let h: Harness;
   beforeEach(async () => {
-    const mem = inMemoryConnector((ticket) => memServer(ticket.config.args ?? []));
-    h = await harness({ pool: createPool({ connector: mem.connector, drainDelayMs: 0 }) });
+    h = await memHarness();
   });
   afterEach(async () => {
     await h.close();
@@ -261,8 +265,7 @@ describe('gateway: a config swapped while the user is asked', T, () => {
 describe('gateway: servers pending before the client came', T, () => {
   let h: Harness;
   beforeEach(async () => {
-    const mem = inMemoryConnector((ticket) => memServer(ticket.config.args ?? []));
-    h = await harness({ pool: createPool({ connector: mem.connector, drainDelayMs: 0 }) });
+    h = await memHarness();
   });
   afterEach(async () => {
     await h.close();
@@ -308,8 +311,7 @@ describe('gateway: a language server is asked about like an MCP server', T, () =
     (await c.client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('lsp_'));
 
   beforeEach(async () => {
-    const mem = inMemoryConnector((ticket) => memServer(ticket.config.args ?? []));
-    h = await harness({ pool: createPool({ connector: mem.connector, drainDelayMs: 0 }) });
+    h = await memHarness();
   });
   afterEach(async () => {
     await h.close();
