@@ -17,8 +17,20 @@ import { daemonLogPath } from './serve/daemon-link.js';
 /** __SO_ACCEPTCON in /proc/net/unix's Flags column: a listening socket. */
 const LISTENING = 0x10000;
 
-/** Socket inodes of the listening Unix sockets bound at `socketPath` (Linux). */
+/**
+ * Socket inodes of the listening Unix sockets bound at `socketPath` (Linux). The kernel writes
+ * /proc/net/unix in pieces, and sockets made or closed between two pieces can shift a line out
+ * of a read, so a table that lacks the path is read again (a few times) before we say none.
+ */
 function listeningInodes(socketPath: string): Set<string> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const inodes = listeningInodesOnce(socketPath);
+    if (inodes.size > 0) return inodes;
+  }
+  return new Set();
+}
+
+function listeningInodesOnce(socketPath: string): Set<string> {
   const inodes = new Set<string>();
   let table: string;
   try {
