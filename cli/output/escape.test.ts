@@ -113,6 +113,7 @@ describe('human printers escape every value', { timeout: 10_000 }, () => {
           server: list.items[0],
           disclosure: {
             fields: [['command', OSC52]],
+            inputs: [['env', CLEAR]],
             sends: NASTY,
             warnings: [CLEAR],
           },
