@@ -16,5 +16,6 @@ export * from './redact.js';
 export * from './env-expansion.js';
 export * from './session-env.js';
 export * from './oauth.js';
+export * from './escape.js';
 export * from './disclosure.js';
 export * from './limits.js';

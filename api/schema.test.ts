@@ -427,9 +427,10 @@ describe('validation never quotes a secret', { timeout: 10_000 }, () => {
 });
 
 describe('server names that would drive a terminal', { timeout: 10_000 }, () => {
-  const RAW = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+  const RAW =
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff\u{e0000}-\u{e007f}]/u;
 
-  it('refuses control characters, newlines and bidi controls, with a printable message', () => {
+  it('refuses control, bidi, zero-width and tag characters, with a printable message', () => {
     for (const name of [
       'x\u001b]52;c;SGVsbG8=\u0007y',
       'a\u001b[2Jb',
@@ -439,6 +440,9 @@ describe('server names that would drive a terminal', { timeout: 10_000 }, () => 
       'del\u007f',
       'e\u202ef',
       'g\u2066h',
+      'git\u200bhub',
+      'bom\ufeff',
+      'tag\u{e0041}',
     ]) {
       const v = validateSourceDocument(
         { mcpServers: { ok: { command: 'node' }, [name]: { command: 'node' } } },
@@ -449,7 +453,7 @@ describe('server names that would drive a terminal', { timeout: 10_000 }, () => 
       assert.deepEqual(error?.path, ['mcpServers', name]);
       assert.match(
         error?.message ?? '',
-        /^mcpServers: the server name ".*" contains the control character U\+[0-9A-F]{4}; rename the server/,
+        /^mcpServers: the server name ".*" contains the control character U\+[0-9A-F]{4,5}; rename the server/,
       );
       assert.doesNotMatch(error?.message ?? '', RAW);
       assert.equal(Object.keys(v.content.mcpServers ?? {}).includes(name), false);
@@ -458,7 +462,7 @@ describe('server names that would drive a terminal', { timeout: 10_000 }, () => 
 
   it('quotes names with their control characters escaped', () => {
     assert.equal(quoteName('a\u001b[2Jb'), '"a\\u001b[2Jb"');
-    assert.equal(quoteName('c\u009bd\u202e'), '"c\\u009bd\\u202e"');
+    assert.equal(quoteName('c\u009bd\u202e\u200b'), '"c\\x9bd\\u202e\\u200b"');
     assert.equal(quoteName('fs'), '"fs"');
   });
 

@@ -10,12 +10,13 @@
  *   quoted object or array those fields' values are replaced by `<redacted>`.
  * - Unknown fields are kept (passthrough) and reported as warnings, never as errors.
  * - A server needs `command`, `httpUrl` or `url`; one without is an error, not a late surprise.
- * - A server name holding a control character (C0 incl. newline and tab, DEL, C1, U+2028/2029)
- *   or a bidi override/isolate is an error: names reach terminals, logs and the agent, where
- *   such characters rewrite what is shown. The message shows the name with those characters
- *   escaped, so it is safe to print anywhere.
+ * - A server name holding a character that is not shown as itself (escape.ts: controls incl.
+ *   newline and tab, bidi, zero-width and tag characters) is an error: names reach terminals,
+ *   logs and the agent, where such characters rewrite or hide what is shown. The message shows
+ *   the name escaped (escape.ts `quoted`), so it is safe to print anywhere.
  */
 import type { z } from 'zod';
+import { UNSHOWN, quoted } from './escape.js';
 import { REDACTED, describeHidden, isSecretField } from './redact.js';
 import { serverConfigSchema, type McpServerConfig } from './server-config.js';
 
@@ -283,20 +284,14 @@ const mapCache = new WeakMap<
   }
 >();
 
-/** Characters a server name must not hold (see the module doc). */
-const BAD_NAME_CHAR = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-
-/** A name in double quotes with every character of BAD_NAME_CHAR as a `\uXXXX` escape. */
+/** A name in double quotes with every unshown character escaped (escape.ts `quoted`). */
 export function quoteName(name: string): string {
-  return JSON.stringify(name).replace(
-    new RegExp(BAD_NAME_CHAR.source, 'g'),
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return quoted(name);
 }
 
 /**
  * The error for a server name (a key of `section`, [] for the top of the file) that is empty
- * or holds a character of BAD_NAME_CHAR; undefined for a good name. `noun` names the kind
+ * or holds an unshown character (escape.ts); undefined for a good name. `noun` names the kind
  * ("server", "language server").
  */
 export function serverNameIssue(
@@ -307,9 +302,9 @@ export function serverNameIssue(
   const where = section.length > 0 ? `${formatPath(section)}: ` : '';
   if (name.trim() === '')
     return { path: [...section, name], message: `${where}a ${noun} name must not be empty` };
-  const bad = BAD_NAME_CHAR.exec(name);
+  const bad = UNSHOWN.exec(name);
   if (bad === null) return undefined;
-  const code = `U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  const code = `U+${(bad[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
   return {
     path: [...section, name],
     message: `${where}the ${noun} name ${quoteName(name)} contains the control character ${code}; rename the ${noun} using letters, digits, "-", "_" or "."`,

@@ -16,7 +16,7 @@ const server: DesiredServer = {
 };
 
 describe('approval subject', () => {
-  it('is the config shown, by its hash; its summary names secrets, never their values', () => {
+  it('is the config shown, by its hash; a repository env value is shown, never in the line', () => {
     const subject = subjectOf(server);
     assert.equal(subject.hash, approvalHashFor(server.config));
     const summary = summaryOf(subject);
@@ -24,12 +24,21 @@ describe('approval subject', () => {
       ['command', '"node"'],
       ['args', '["s.js","a b"]'],
     ]);
+    // The repository's text, for the person deciding.
+    assert.deepEqual(summary.disclosure.inputs, [['env', 'TOKEN="hunter2"']]);
+    assert.deepEqual(summary.disclosure.sends, []);
+    assert.doesNotMatch(JSON.stringify(summary), /sekrit/);
+    // The line events and errors carry names what runs, no env value.
+    assert.equal(summaryLine(summary), `command "node" args ["s.js","a b"] (hash ${subject.hash})`);
+  });
+
+  it("the user's own env values stay hidden in the summary", () => {
+    const summary = summaryOf(subjectOf({ ...server, scope: 'user' }));
+    assert.deepEqual(summary.disclosure.inputs, []);
     assert.deepEqual(summary.disclosure.sends, [
       'passes a value written in the file to the command (env "TOKEN", hidden)',
     ]);
-    const text = JSON.stringify(summary) + summaryLine(summary);
-    assert.doesNotMatch(text, /hunter2|sekrit/);
-    assert.equal(summaryLine(summary), `command "node" args ["s.js","a b"] (hash ${subject.hash})`);
+    assert.doesNotMatch(JSON.stringify(summary) + summaryLine(summary), /hunter2|sekrit/);
   });
 
   it('a URL server is summarised by its URL, as the file writes it, never a literal secret', () => {

@@ -6,13 +6,17 @@
  * - A subject is taken from one desired server at one moment; its `hash` is that config's
  *   approval hash, so a decision made with it is about exactly what was shown.
  * - A summary carries what a person needs to recognise the config and judge it (command, args,
- *   cwd, or the URL and OAuth endpoints; which variables go where; the hash), as its file
- *   writes it: `${VAR}` text and variable names, never a value (api/disclosure.ts).
+ *   cwd, or the URL and OAuth endpoints; what else decides what runs: a gated file's env
+ *   values, a language server's options and settings; which variables go where; the hash), as
+ *   its file writes it: `${VAR}` text and variable names, never a variable's value
+ *   (api/disclosure.ts). Its one line (`summaryLine`, which events and errors carry) names
+ *   only what runs or is contacted, never an env value or option.
  * - A hash prefix (`--hash`) matches only when it is at least MIN_HASH_PREFIX hex digits and
  *   a prefix of the current hash; a server has one current config, so a long enough prefix is
  *   never ambiguous. Case is ignored.
  * - A language server's subject says its kind (`kind: 'LanguageServer'`) and carries its own
- *   approval hash (kinds.ts); it is shown like a local command: command, args, workspace folder.
+ *   approval hash (kinds.ts); it is shown like a local command (command, args, workspace
+ *   folder) with its initializationOptions, settings and extensions.
  */
 import {
   approvalHashFor,
@@ -73,7 +77,7 @@ export function subjectOf(server: DesiredServer): ApprovalSubject {
 /**
  * A config as a person checks it before deciding: what it runs or contacts and what it sends
  * where, as the file writes it (`api/disclosure.ts`, the one description every surface shows).
- * No secret values.
+ * No variable's value, no header or URL secret; of literal values only a gated file's env text.
  */
 export interface SubjectSummary {
   /** Present for a language server only. */
@@ -107,8 +111,9 @@ export function summaryOf(subject: AnySubject): SubjectSummary {
 
 /**
  * One line naming what would run: `command "node" args ["s.js"] (hash 64hex)`, or the URL and
- * OAuth endpoints. Every value is JSON-quoted, so spaces, quotes and control characters cannot
- * make it read as something else.
+ * OAuth endpoints; the disclosure's `inputs` (env values, options) are left to the hash, so
+ * events and errors carry none. Every value is JSON-quoted and escaped, so spaces, quotes and
+ * control characters cannot make it read as something else.
  */
 export function summaryLine(summary: SubjectSummary): string {
   const parts = summary.disclosure.fields.map(([label, value]) => `${label} ${value}`);

@@ -161,7 +161,16 @@ describe('approval swap while the question is open (e2e)', () => {
       assert.match(ok.stdout, /--tools=swapped/, 'prints the args it approved');
       assert.match(ok.stdout, new RegExp(`hash:\\s+${hashB}`), 'prints the hash it approved');
       assert.match(ok.stdout, new RegExp(`command:\\s+${JSON.stringify(process.execPath)}`));
-      assert.doesNotMatch(ok.stdout, /hunter2/, 'never an env value');
+      // The repository's env text is part of what was approved; the error above, events and
+      // -o json carry none of it.
+      assert.match(ok.stdout, /env:\s+TOKEN="hunter2-secret"/, 'prints the env it approved');
+      for (const args of [
+        ['get', 'events'],
+        ['get', 'servers', '-o', 'json'],
+      ]) {
+        const r = await env.cli(args);
+        assert.doesNotMatch(r.stdout, /hunter2/, `mcpctl ${args.join(' ')}: never an env value`);
+      }
       assert.deepEqual(recordOf(env, 'pa'), { hash: hashB, status: 'approved' });
       await env.untilServers((m) => isReady(m.get('pa')), 'pa Ready');
     },

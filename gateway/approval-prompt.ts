@@ -15,11 +15,14 @@
  *   about that config only: when the config changed while the dialog was open, the answer
  *   decides nothing and the user is asked about the new config.
  * - The question shows what the config runs (command, args, cwd) or contacts (URL, OAuth
- *   endpoints) and which variables it sends where, exactly as `mcpctl approve` and `describe`
- *   show it (api/disclosure.ts): `${VAR}` text and names, never a value.
+ *   endpoints), what else decides that (a repository's env values, a language server's
+ *   options and settings) and which variables it sends where, exactly as `mcpctl approve` and
+ *   `describe` show it (api/disclosure.ts): `${VAR}` text and names, never a variable's value.
+ * - The whole question is escaped as every surface escapes text (api/escape.ts): no control,
+ *   bidi, zero-width or tag character of a file reaches the agent's user raw.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { disclosureLines } from '../api/index.js';
+import { disclosureLines, escapeText, quoted } from '../api/index.js';
 import type { ApprovalRequest, DecideOutcome, Decision, SessionPort } from './session-port.js';
 
 const DECISIONS: readonly Decision[] = ['approve', 'approve-session', 'reject'];
@@ -99,12 +102,14 @@ async function askForApproval(
 ): Promise<DecideOutcome | undefined> {
   const result = await server.elicitInput(
     {
-      message: [
-        `The ${request.scope} config ${JSON.stringify(request.source)} asks to start ${request.kind === 'LanguageServer' ? 'the language server' : 'the MCP server'} ${JSON.stringify(labelOf(request))}:`,
-        ...disclosureLines(request.disclosure),
-        `config hash: ${request.hash.slice(0, 12)}`,
-        'Allow it to run?',
-      ].join('\n'),
+      message: escapeText(
+        [
+          `The ${request.scope} config ${quoted(request.source)} asks to start ${request.kind === 'LanguageServer' ? 'the language server' : 'the MCP server'} ${quoted(labelOf(request))}:`,
+          ...disclosureLines(request.disclosure),
+          `config hash: ${request.hash.slice(0, 12)}`,
+          'Allow it to run?',
+        ].join('\n'),
+      ),
       requestedSchema: {
         type: 'object',
         properties: {

@@ -8,6 +8,7 @@
  *   log in (`StartLogin`, from cli/): about a server that starts waiting for a login, and about
  *   those already waiting once the client has initialized. One server is never asked about
  *   twice at once by one agent connection.
+ * - The question names the server escaped (api/escape.ts), as every surface shows a name.
  * - The URL shown is the one the login gives (the authorization URL: PKCE challenge and
  *   `state`, never a token, code or client secret); nothing of it is logged.
  * - The user's answer decides nothing by itself: the login finishes only when the redirect
@@ -22,6 +23,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { escapeText, quoted } from '../api/index.js';
 import type { SessionPort, WhyText } from './session-port.js';
 
 /** One login started for the agent's user to finish in a browser. */
@@ -126,7 +128,9 @@ export function promptLogins(
       const result = await server.elicitInput(
         {
           mode: 'url',
-          message: `The MCP server "${name}" asks you to sign in (OAuth). Open the link to sign in in your browser; mcpctl keeps the login for every session on this machine.`,
+          message: escapeText(
+            `The MCP server ${quoted(name)} asks you to sign in (OAuth). Open the link to sign in in your browser; mcpctl keeps the login for every session on this machine.`,
+          ),
           url: attempt.url,
           elicitationId: a.elicitationId,
         },

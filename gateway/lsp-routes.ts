@@ -10,13 +10,13 @@
  * - A file no server covers is `unhandled`, with every configured extension for the message.
  * - Messages name the server, the file as given, and what to do; the `why` text of a server
  *   that is not Ready is its message and its fix, as an MCP tool of such a server answers.
- *   What a config wrote (names, extensions) is shown `printable`: no control characters,
- *   bounded.
+ *   What a config wrote (names, extensions) is shown `printable`: escaped as every surface
+ *   escapes text (api/escape.ts), bounded.
  */
+import { escapeField } from '../api/index.js';
 import type { LspTarget } from '../controller/lsp-target.js';
 import type { LspConnection } from '../lsp/connection.js';
 import { extensionOf } from '../lsp/documents.js';
-import { CONTROL } from './lsp-arguments.js';
 
 export interface ReadyTarget {
   readonly target: LspTarget;
@@ -84,11 +84,10 @@ const NONE_CONFIGURED =
   'no language server is configured for this workspace: add one to .lsp.json (or pass --lsp-config)';
 
 const PRINTABLE_CHARS = 64;
-const CONTROLS = new RegExp(CONTROL.source, 'g');
 
-/** Text from a config as a message or description shows it: controls replaced, bounded. */
+/** Text from a config as a message or description shows it: escaped (api/escape.ts), bounded. */
 export function printable(text: string): string {
-  const clean = text.replace(CONTROLS, '?');
+  const clean = escapeField(text);
   return clean.length <= PRINTABLE_CHARS ? clean : `${clean.slice(0, PRINTABLE_CHARS)}…`;
 }
 

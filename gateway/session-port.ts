@@ -39,7 +39,8 @@ export interface ApprovalRequest {
   readonly source: string;
   /**
    * What the config runs or contacts and sends where, as its file writes it: the description
-   * `mcpctl approve` and `describe` show too (api/disclosure.ts). No secret values.
+   * `mcpctl approve` and `describe` show too (api/disclosure.ts). No variable's value; of
+   * literal values only the repository's env text.
    */
   readonly disclosure: Disclosure;
   /** Approval hash of the config shown: the answer decides about this config only. */

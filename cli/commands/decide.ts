@@ -9,15 +9,16 @@
  * - Without `--hash` the daemon decides about the current config and answers with exactly the
  *   config it decided about, read in the same step, which is what is printed: the same
  *   disclosure the agent's question and `describe` show (command, args and cwd, or the URL
- *   and OAuth endpoints, as the file writes them; which variables go where, never a value)
- *   and the full hash.
+ *   and OAuth endpoints, as the file writes them; a repository's env values and a language
+ *   server's options and settings; which variables go where, never a variable's value) and
+ *   the full hash.
  * - A server that needs no approval, or an unknown name, fails with exit 1 and says why (with
  *   the closest names).
  * - Language servers are decided the same way (`languageserver/NAME`); a bare name that both
  *   kinds have decides nothing and says which two to choose from (cli/object-ref.ts).
  */
 import type { Command } from 'commander';
-import { disclosureLines, findCondition } from '../../api/index.js';
+import { disclosureLines, findCondition, quoted } from '../../api/index.js';
 import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
 import type { DecisionResult, LanguageServer, McpServer, SubjectSummary } from '../objects.js';
 import { parseObjectRef, refText } from '../object-ref.js';
@@ -88,7 +89,7 @@ function state(server: McpServer | LanguageServer): string {
  */
 function configLines(config: SubjectSummary): string {
   const lines = [
-    `source: ${config.scope} ${JSON.stringify(config.source)}`,
+    `source: ${config.scope} ${quoted(config.source)}`,
     ...disclosureLines(config.disclosure),
     `hash:   ${config.hash}`,
   ];

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import type { DiffLine } from '../../controller/reload-preview.js';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
-import { escapeField } from '../output/escape.js';
+import { escapeField } from '../../api/index.js';
 import type { Style } from '../output/style.js';
 
 /** The lines, painted; the formatter loads here, not with every command (see serve). */

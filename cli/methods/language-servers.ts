@@ -54,7 +54,7 @@ export function languageServerMethods(ctx: MethodContext): MethodTable {
           server,
           disclosure: desired
             ? languageServerDisclosureOf(desired.config, desired.scope)
-            : { fields: [], sends: [], warnings: [] },
+            : { fields: [], inputs: [], sends: [], warnings: [] },
           stderr: ready ? [] : session.languageServerStderrTail(p.name).slice(-STDERR_LINES),
           events: session
             .eventList()

@@ -82,7 +82,7 @@ export function serverMethods(ctx: MethodContext): MethodTable {
           server,
           disclosure: desired
             ? disclosureOf(desired.config, desired.scope)
-            : { fields: [], sends: [], warnings: [] },
+            : { fields: [], inputs: [], sends: [], warnings: [] },
           stderr: ready ? [] : session.stderrTail(p.name).slice(-STDERR_LINES),
           events: session.eventList().filter((e) => e.involvedObject === `server/${p.name}`),
         };

@@ -8,6 +8,7 @@ import {
   ANNOTATION_SCOPE,
   ANNOTATION_SOURCE,
   disclosureLines,
+  escapeField,
   findCondition,
 } from '../../api/index.js';
 import type { Disclosure, ServerStatusBase } from '../../api/index.js';
@@ -18,7 +19,7 @@ import type {
   ServerDescription,
 } from '../objects.js';
 import { ageOf } from './age.js';
-import { escapeField, yaml } from './escape.js';
+import { yaml } from './escape.js';
 import { statusColour, type Style } from './style.js';
 import { renderTable, type CellInput } from './table.js';
 

@@ -1,22 +1,34 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { API_VERSION, type McpServer } from '../../api/index.js';
+import { API_VERSION, escapeField, type McpServer } from '../../api/index.js';
 import { terminalSafeIo, type Io } from '../command-env.js';
 import { run } from '../program.js';
 import { serverList, type McpEvent } from '../objects.js';
 import { describeServer } from './describe.js';
-import { escapeField, escapeText, json, yaml } from './escape.js';
+import { escapeText, json, yaml } from './escape.js';
 import { formatList } from './format.js';
 import { eventPrinter, serverPrinter } from './printers.js';
 import { plain, styleFor } from './style.js';
 import { renderTable } from './table.js';
 
-/** What must never reach a terminal raw: ESC, BEL, DEL, CSI (C1), bidi overrides/isolates. */
-const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+/** What must never reach a terminal raw: ESC, BEL, DEL, CSI (C1), bidi, zero-width, tags. */
+const RAW =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff\u{e0000}-\u{e007f}]/u;
 const OSC52 = 'x\u001b]52;c;SGVsbG8=\u0007y';
 const CLEAR = 'a\u001b[2Jb';
-const NASTY = [OSC52, CLEAR, 'c\u009b2Jd', 'e\u202ef', 'g\u2066h', 'i\u007fj', 'k\rl', 'm\nn'];
+const NASTY = [
+  OSC52,
+  CLEAR,
+  'c\u009b2Jd',
+  'e\u202ef',
+  'g\u2066h',
+  'i\u007fj',
+  'k\rl',
+  'm\nn',
+  'o\u200bp\ufeff',
+  'q\u{e0041}r',
+];
 
 function server(name: string, tools: string[], message = ''): McpServer {
   return {
@@ -99,7 +111,12 @@ describe('human printers escape every value', { timeout: 10_000 }, () => {
       describeServer(
         {
           server: list.items[0],
-          disclosure: { fields: [['command', OSC52]], sends: NASTY, warnings: [CLEAR] },
+          disclosure: {
+            fields: [['command', OSC52]],
+            inputs: [['env', CLEAR]],
+            sends: NASTY,
+            warnings: [CLEAR],
+          },
           stderr: NASTY,
           events: [],
         },

@@ -7,7 +7,8 @@
  * formats escape control characters (escape.ts); json and yaml carry them in their own escapes.
  */
 import type { WatchEventType } from '../objects.js';
-import { escapeField, json, yaml } from './escape.js';
+import { escapeField } from '../../api/index.js';
+import { json, yaml } from './escape.js';
 import type { ObjectPrinter } from './printers.js';
 import type { Style } from './style.js';
 import { columnWidths, renderRow, renderTable, type CellInput } from './table.js';

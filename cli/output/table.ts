@@ -3,7 +3,7 @@
  * spaces, no borders, the last column unpadded, one line per row. Widths come from the plain text, so colour
  * codes never misalign a column. Every cell is escaped (escape.ts `escapeField`).
  */
-import { escapeField } from './escape.js';
+import { escapeField } from '../../api/index.js';
 
 export interface Cell {
   readonly text: string;
