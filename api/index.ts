@@ -18,3 +18,4 @@ export * from './session-env.js';
 export * from './oauth.js';
 export * from './disclosure.js';
 export * from './limits.js';
+export * from './read-file.js';
