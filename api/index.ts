@@ -19,3 +19,4 @@ export * from './oauth.js';
 export * from './escape.js';
 export * from './disclosure.js';
 export * from './limits.js';
+export * from './read-file.js';

@@ -84,9 +84,13 @@ const LOCATIONS: Schema = {
     properties: {
       file: { type: 'string', description: 'relative to the workspace; absolute outside it' },
       ...RANGE,
-      text: { type: 'string', description: 'the line, trimmed' },
+      text: {
+        type: 'string',
+        description:
+          'the line, trimmed; absent for a file not read (outside the workspace, not a regular file, too large)',
+      },
     },
-    required: ['file', 'line', 'column', 'endLine', 'endColumn', 'text'],
+    required: ['file', 'line', 'column', 'endLine', 'endColumn'],
   },
 };
 const KIND: Schema = { type: 'string', description: 'Class, Function, Method, Variable, …' };
@@ -110,14 +114,14 @@ const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 export const LSP_TOOLS: readonly Tool[] = [
   {
     name: LSP_DEFINITION,
-    description: `Go to definition: where the symbol at a position (a use of a function, type, variable…) is declared, from the workspace's language server. Answers each location with its line's text. ${atMost()}`,
+    description: `Go to definition: where the symbol at a position (a use of a function, type, variable…) is declared, from the workspace's language server. Answers each location with its line's text (for a file in the workspace). ${atMost()}`,
     inputSchema: object(POSITION, ['file', 'line', 'column']),
     outputSchema: object({ locations: LOCATIONS, truncated: TRUNCATED }, ['locations']),
     annotations: READ_ONLY,
   },
   {
     name: LSP_REFERENCES,
-    description: `Find all references: every place in the workspace that uses the symbol at a position, with each line's text. The declaration is included unless includeDeclaration is false. ${atMost()}`,
+    description: `Find all references: every place in the workspace that uses the symbol at a position, with each line's text (for a file in the workspace). The declaration is included unless includeDeclaration is false. ${atMost()}`,
     inputSchema: object(
       {
         ...POSITION,

@@ -27,14 +27,14 @@
  * - A source can be shared by many sessions (see shared-sources.ts): it holds no per-session
  *   state, and every listener sees the same snapshots.
  */
-import { jsonEqual, type ConfigIssue } from '../api/index.js';
-import { LineIndex, locateIssue, parseJsonc } from './parse.js';
 import {
   DEFAULT_MAX_BYTES,
+  jsonEqual,
   readFileCapped,
-  tooLargeMessage,
+  type ConfigIssue,
   type ReadResult,
-} from './read-file.js';
+} from '../api/index.js';
+import { LineIndex, locateIssue, parseJsonc } from './parse.js';
 import { fileStamp, settle } from './settle.js';
 import type { SourceError } from './types.js';
 import { watchPath, type PathWatcher } from './watch-path.js';
@@ -110,6 +110,14 @@ export interface FileSource<T> {
 /** A file with nothing in it (or no file): no document, the empty value, no problems. */
 function emptySnapshot<T>(file: string, exists: boolean, empty: T): FileSnapshot<T> {
   return { file, exists, document: undefined, value: empty, errors: [], warnings: [] };
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+function tooLargeMessage(size: number, maxBytes: number): string {
+  return `file is ${mib(size)}, larger than the ${mib(maxBytes)} limit, so it was not read; keep only configuration in it`;
 }
 
 function fileError(file: string, message: string): SourceError {

@@ -21,8 +21,6 @@ export { watchPath } from './watch-path.js';
 export { createDebouncer } from './debounce.js';
 export type { Debouncer } from './debounce.js';
 export type { PathWatcher } from './watch-path.js';
-export { readFileCapped, DEFAULT_MAX_BYTES } from './read-file.js';
-export type { ReadResult } from './read-file.js';
 export { parseJsonc, locateIssue, formatSourceError, LineIndex } from './parse.js';
 export type { ParsedText } from './parse.js';
 export {

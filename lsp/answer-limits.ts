@@ -9,11 +9,19 @@
  * Guarantees: an answer within the limit is returned as it is, with no `truncated`; a tree
  * (document symbols) counts every node, parents before their children, and keeps the first
  * MAX_ANSWER_ITEMS of that order with their nesting; a rename preview is never cut (a partial
- * rename applied would break the code), so it has no limit here.
+ * rename applied would break the code), so it has no limit here. The files one answer reads to
+ * quote lines and convert positions hold at most MAX_QUOTED_BYTES together (answer-texts.ts).
  */
 
 /** Items per answer. */
 export const MAX_ANSWER_ITEMS = 500;
+
+/**
+ * Bytes of files one answer reads for its lines, 32 MiB: two files of the largest a server is
+ * sent, or 500 files of 64 KiB. Past it, locations are answered without their line's text, so
+ * parallel answers cannot grow the daemon every agent shares by much.
+ */
+export const MAX_QUOTED_BYTES = 32 * 1024 * 1024;
 
 /** Said with an answer that was cut: how many there were, and how many are shown. */
 export interface Truncated {

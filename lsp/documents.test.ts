@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { makeFifo, releaseReaders } from '../testing/fifo.js';
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
 import { DocumentSync, type DocumentOptions } from './documents.js';
@@ -217,3 +218,59 @@ test(
     after.docs.dispose();
   },
 );
+
+test('documents that became FIFOs are closed and refused, never waited for', T, async (t) => {
+  const { docs, said } = setup();
+  const names = ['p1.ts', 'p2.ts', 'p3.ts', 'p4.ts', 'p5.ts'];
+  for (const name of names) writeFileSync(dir.file(name), name);
+  for (const name of names) await docs.sync(dir.file(name));
+  said();
+  // Four FIFOs: as many as libuv has threads for file work, so a read that waited would
+  // stall every file operation of the process.
+  const fifos = names.slice(1).map((name) => dir.file(name));
+  t.after(() => releaseReaders(fifos));
+  for (const fifo of fifos) {
+    rmSync(fifo);
+    makeFifo(fifo);
+  }
+  await docs.refreshOthers(dir.file('p1.ts'));
+  assert.deepEqual(said().sort(), [
+    'didClose p2.ts',
+    'didClose p3.ts',
+    'didClose p4.ts',
+    'didClose p5.ts',
+  ]);
+  await assert.rejects(
+    docs.sync(dir.file('p2.ts')),
+    (err: unknown) =>
+      err instanceof LspError &&
+      err.kind === 'badRequest' &&
+      /p2\.ts.* a FIFO \(named pipe\), not a regular file/.test(err.message),
+  );
+  // The process's file operations still run.
+  assert.equal((await docs.sync(dir.file('p1.ts'))).text, 'p1.ts');
+  docs.dispose();
+});
+
+test('a document whose folder became a symlink to elsewhere is closed, not read', T, async (t) => {
+  const outside = tempDir('mcpctl-lsp-docs-outside-');
+  t.after(outside.remove);
+  writeFileSync(outside.file('a.ts'), 'const secret = 1;');
+  const { docs, sent, said } = setup();
+  const folder = dir.file('linked');
+  mkdirSync(folder);
+  const file = dir.file('linked/a.ts');
+  writeFileSync(file, 'const mine = 1;');
+  await docs.sync(file);
+  said();
+  renameSync(folder, dir.file('linked-before'));
+  symlinkSync(outside.path, folder);
+  await docs.refreshOthers();
+  await assert.rejects(docs.sync(file), /linked\/a\.ts.*symbolic link/);
+  assert.ok(
+    sent.every((s) => !JSON.stringify(s).includes('secret')),
+    'the server never got the file the link leads to',
+  );
+  assert.deepEqual(said(), ['didClose a.ts']);
+  docs.dispose();
+});

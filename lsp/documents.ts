@@ -20,14 +20,20 @@
  * - Bounded: at most `maxOpen` documents are open (the least recently used is closed first)
  *   and a document unused for `idleMs` is closed, so a server's memory does not grow with every
  *   file ever asked about. A document being synced is never closed under it.
+ * - A file is read only at its real path (the path given must be its realpath: a link swapped
+ *   in for it or a folder on its way is refused, never followed), only when it is a regular file,
+ *   opened non-blocking, and at most `maxFileBytes` (real-file.ts): a FIFO, socket or device
+ *   where a document was is refused and its document closed, never waited for, so no read can
+ *   hold one of the few threads every file operation of the daemon shares.
  * - Files over `maxFileBytes` and files no `extensionToLanguage` entry covers are refused with
- *   an error naming the file and the configured extensions.
+ *   an error naming the file and, respectively, the limit or the configured extensions.
  * - `reopen(paths)` opens documents again on a new server process (after a restart).
  */
-import { open as openFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { MAX_MESSAGE_BYTES, sizeText } from '../api/index.js';
 import { LspError } from './errors.js';
+import { readRealFile, type RealFileRead } from './real-file.js';
 import { uriOf } from './workspace-files.js';
 
 export const DEFAULT_IDLE_MS = 10 * 60_000;
@@ -114,6 +120,11 @@ export class DocumentSync {
     return best === undefined ? undefined : this.#extensionToLanguage[best];
   }
 
+  /** The largest file a server is sent (answers quote no larger file either). */
+  get maxFileBytes(): number {
+    return this.#maxFileBytes;
+  }
+
   extensions(): string[] {
     return Object.keys(this.#extensionToLanguage).sort();
   }
@@ -182,22 +193,16 @@ export class DocumentSync {
         `no language server handles ${path.basename(file)}: the configured extensions are ${this.extensions().join(', ') || '(none)'}`,
       );
     }
-    let read: { text: string; signature: string };
-    try {
-      read = await readText(file, this.#maxFileBytes);
-    } catch (err) {
+    const read = await readRealFile(file, this.#maxFileBytes);
+    if (read.kind !== 'ok') {
       if (this.#docs.has(file)) this.#close(file);
-      if (err instanceof LspError) throw err;
-      const gone = (err as NodeJS.ErrnoException).code === 'ENOENT';
-      throw new LspError(
-        'badRequest',
-        gone ? `no such file: ${file}` : `cannot read ${file}: ${(err as Error).message}`,
-      );
+      throw new LspError('badRequest', refusalOf(file, read, this.#maxFileBytes));
     }
+    const signature = signatureFrom(read.stats);
     const doc = this.#docs.get(file);
     const now = this.#now();
     if (doc && doc.text === read.text && (delivery === 'any' || doc.via === 'open')) {
-      const same: OpenDocument = { ...doc, signature: read.signature, lastUsed: now };
+      const same: OpenDocument = { ...doc, signature, lastUsed: now };
       this.#docs.set(file, same);
       return same;
     }
@@ -207,7 +212,7 @@ export class DocumentSync {
         version: ++this.#version,
         text: read.text,
         via: 'change',
-        signature: read.signature,
+        signature,
         lastUsed: now,
       };
       this.#docs.set(file, changed);
@@ -226,7 +231,7 @@ export class DocumentSync {
       version: ++this.#version,
       text: read.text,
       via: 'open',
-      signature: read.signature,
+      signature,
       lastUsed: now,
     };
     this.#docs.set(file, opened);
@@ -286,24 +291,19 @@ async function signatureOf(file: string): Promise<string> {
   return signatureFrom(await stat(file, { bigint: true }));
 }
 
-/** The file's text and its signature, both from one open file handle. */
-async function readText(
+/** Why `file` was not read, naming it (and the limit, for a file over it). */
+function refusalOf(
   file: string,
+  read: Exclude<RealFileRead, { kind: 'ok' }>,
   maxBytes: number,
-): Promise<{ text: string; signature: string }> {
-  const handle = await openFile(file, 'r');
-  try {
-    const info = await handle.stat({ bigint: true });
-    if (!info.isFile()) throw new LspError('badRequest', `${file} is not a regular file`);
-    if (info.size > BigInt(maxBytes)) {
-      throw new LspError(
-        'badRequest',
-        `${file} is too large to send to a language server (${sizeText(Number(info.size))}, the limit is ${sizeText(maxBytes)})`,
-      );
-    }
-    return { text: await handle.readFile('utf8'), signature: signatureFrom(info) };
-  } finally {
-    await handle.close();
+): string {
+  switch (read.kind) {
+    case 'missing':
+      return `no such file: ${file}`;
+    case 'tooLarge':
+      return `${file} is too large to send to a language server (${sizeText(read.size)}, the limit is ${sizeText(maxBytes)})`;
+    case 'error':
+      return `${file}: ${read.message}`;
   }
 }
 

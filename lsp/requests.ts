@@ -12,7 +12,9 @@
  * - Positions in answers are converted with the text the server had (the synced document, or
  *   for a file it did not have open, the file as read now); paths are relative to the
  *   workspace, absolute outside it, a non-file URI as it is. `text` is the location's line,
- *   trimmed, at most TEXT_CHARS characters.
+ *   trimmed, at most TEXT_CHARS characters. Only files whose realpath is in the workspace are
+ *   read, only regular ones within the size limits (answer-texts.ts): a location in any other
+ *   file has no `text`, and its positions are the server's numbers.
  * - A question the server offers no provider for is refused with a clear error, as is one it
  *   answers with an error. A request the server cancels because the document changed under it
  *   (ContentModified, ServerCancelled, RequestCancelled) is asked once more.
@@ -21,7 +23,6 @@
  *   server's order, cut before any file is read for them; `truncated` then says how many there
  *   were (answer-limits.ts). A rename preview is never cut.
  */
-import { readFile } from 'node:fs/promises';
 import type {
   Diagnostic,
   DocumentSymbol,
@@ -36,6 +37,7 @@ import type {
   WorkspaceSymbol,
 } from 'vscode-languageserver-protocol/node';
 import { firstItems, firstNodes, type Truncated } from './answer-limits.js';
+import { AnswerTexts } from './answer-texts.js';
 import type { LspConnection } from './connection.js';
 import { LspError } from './errors.js';
 import {
@@ -45,7 +47,7 @@ import {
   toLspPosition,
   type LspRange,
 } from './positions.js';
-import { displayUri, pathOf, resolveInWorkspace } from './workspace-files.js';
+import { displayUri, resolveInWorkspace } from './workspace-files.js';
 
 export const TEXT_CHARS = 200;
 
@@ -82,7 +84,8 @@ export interface LocationView {
   readonly column: number;
   readonly endLine: number;
   readonly endColumn: number;
-  readonly text: string;
+  /** The location's line; absent when its file is not read (answer-texts.ts says when). */
+  readonly text?: string;
 }
 
 /** An answer of locations, cut to MAX_ANSWER_ITEMS (answer-limits.ts). */
@@ -286,7 +289,7 @@ export async function workspaceSymbols(
     { query: args.query },
     options.signal,
   );
-  const texts = new Texts(conn);
+  const texts = new AnswerTexts(conn, root);
   const symbols: WorkspaceSymbolView[] = [];
   const cut = firstItems<SymbolInformation | WorkspaceSymbol>(result ?? []);
   for (const s of cut.items) {
@@ -335,7 +338,7 @@ export async function rename(
       edits.push('newText' in e ? e : { range: e.range, newText: e.snippet.value });
     byUri.set(change.textDocument.uri, edits);
   }
-  const texts = new Texts(conn);
+  const texts = new AnswerTexts(conn, root);
   const changes: FileEditsView[] = [];
   for (const [uri, edits] of byUri) {
     const lines = await texts.lines(uri);
@@ -493,18 +496,16 @@ async function locationViews(
   locations: readonly Location[],
   root: string,
 ): Promise<LocationView[]> {
-  const texts = new Texts(conn);
+  const texts = new AnswerTexts(conn, root);
   const views: LocationView[] = [];
   for (const l of locations) {
     const lines = await texts.lines(l.uri);
     const r = range(lines, l.range, conn);
     const text = lines
-      ? lines
-          .line(r.line - 1)
-          .trim()
-          .slice(0, TEXT_CHARS)
-      : '';
-    views.push({ file: displayUri(root, l.uri), ...r, text });
+      ?.line(r.line - 1)
+      .trim()
+      .slice(0, TEXT_CHARS);
+    views.push({ file: displayUri(root, l.uri), ...r, ...(text === undefined ? {} : { text }) });
   }
   return views;
 }
@@ -518,61 +519,4 @@ export function hoverText(contents: MarkupContent | MarkedString | MarkedString[
   return (Array.isArray(contents) ? contents.map(one) : [one(contents)])
     .filter((s) => s.trim() !== '')
     .join('\n\n');
-}
-
-/** The texts answers are converted with, read once per answer. */
-class Texts {
-  readonly #conn: LspConnection;
-  readonly #cache = new Map<string, Promise<TextLines | undefined>>();
-
-  constructor(conn: LspConnection) {
-    this.#conn = conn;
-  }
-
-  lines(uri: string): Promise<TextLines | undefined> {
-    let lines = this.#cache.get(uri);
-    if (!lines) {
-      lines = this.#read(uri);
-      this.#cache.set(uri, lines);
-    }
-    return lines;
-  }
-
-  /**
-   * Where `name` first appears in `range` (a symbol's whole declaration, as servers give it):
-   * the spot to ask the next question about. The range's start when it does not appear.
-   */
-  async nameIn(
-    uri: string,
-    range: LspRange,
-    name: string,
-  ): Promise<{ line: number; column: number }> {
-    const lines = await this.lines(uri);
-    if (!lines) return { line: range.start.line + 1, column: range.start.character + 1 };
-    const start = fromLspPosition(lines, range.start, this.#conn.encoding);
-    const end = fromLspPosition(lines, range.end, this.#conn.encoding);
-    for (let line = start.line; line <= end.line; line += 1) {
-      const chars = [...lines.line(line - 1)];
-      const from = line === start.line ? start.column - 1 : 0;
-      const to = line === end.line ? end.column - 1 : chars.length;
-      const found = chars.slice(from, to).join('').indexOf(name);
-      if (found >= 0) {
-        const before = chars.slice(from).join('').slice(0, found);
-        return { line, column: from + [...before].length + 1 };
-      }
-    }
-    return start;
-  }
-
-  async #read(uri: string): Promise<TextLines | undefined> {
-    const file = pathOf(uri);
-    if (file === undefined) return undefined;
-    const open = this.#conn.documents.get(file);
-    if (open) return new TextLines(open.text);
-    try {
-      return new TextLines(await readFile(file, 'utf8'));
-    } catch {
-      return undefined;
-    }
-  }
 }

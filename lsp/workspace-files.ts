@@ -6,6 +6,8 @@
  * - `resolveInWorkspace` accepts a path relative to the workspace or absolute inside it, and
  *   returns the file's realpath; anything that is outside, resolves outside through a symlink,
  *   does not exist, or is not a regular file is refused with an error naming the argument.
+ * - `realPathInside` is a file's realpath when that is inside the workspace, else undefined:
+ *   what an answer may read (a link inside the workspace to a file outside it is outside).
  * - A server's URI is compared as a path (`pathOf`), never as a string: servers spell the same
  *   file's URI differently (percent-encoding, `file:///` vs `file://localhost/`).
  * - `displayPath` is relative to the workspace, with `/`, for a file inside it; absolute
@@ -64,6 +66,12 @@ export async function resolveInWorkspace(workspace: string, file: string): Promi
   const info = await stat(real);
   if (!info.isFile()) throw new LspError('badRequest', `${file} is not a regular file`);
   return real;
+}
+
+/** The realpath of `file` when it exists and is inside `workspace` (a realpath), else undefined. */
+export async function realPathInside(workspace: string, file: string): Promise<string | undefined> {
+  const real = await realpath(file).catch(() => undefined);
+  return real !== undefined && isInside(workspace, real) ? real : undefined;
 }
 
 /** How an answer shows a file: relative to the workspace when inside, else absolute. */

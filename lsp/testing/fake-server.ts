@@ -22,7 +22,9 @@
  * made-up files, asks `registrations` registrations with ids of their own, and answers how many
  * of those the client accepted and refused; `textDocument/diagnostic`
  * (pull, registered at `initialized`) → an error for each line of the document with `ERROR`;
- * `textDocument/references` → a location for each `x` in the document; `workspace/symbol`
+ * `textDocument/references` → a location for each `x` in the document; `textDocument/definition`
+ * → a location at the start of each file the document names on a line of its own (`file:///…`),
+ * as a hostile server may answer; `workspace/symbol`
  * `{ query: "manyN" }` → N functions `fnI` in the workspace's `symbols.txt`, none for other
  * queries.
  */
@@ -89,6 +91,7 @@ function serve(): void {
       capabilities: {
         textDocumentSync: 1,
         hoverProvider: true,
+        definitionProvider: true,
         referencesProvider: true,
         workspaceSymbolProvider: true,
         positionEncoding: 'utf-16',
@@ -230,6 +233,15 @@ function serve(): void {
         },
       })),
     ),
+  );
+  rpc.onRequest('textDocument/definition', (p: { textDocument: { uri: string } }) =>
+    (texts.get(p.textDocument.uri) ?? '')
+      .split('\n')
+      .filter((line) => line.startsWith('file:'))
+      .map((uri) => ({
+        uri,
+        range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+      })),
   );
   rpc.onRequest('workspace/symbol', (p: { query: string }) => {
     const n = Number(/^many(\d+)$/.exec(p.query)?.[1] ?? 0);

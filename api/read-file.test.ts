@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync } from 'node:fs';
 import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
+import { makeFifo, releaseReaders } from '../testing/fifo.js';
 import { tempDir } from '../testing/temp-dir.js';
 import { readFileCapped } from './read-file.js';
 
 test('reads, refuses over the cap, and tells missing from broken', { timeout: 5000 }, async (t) => {
-  const { path: dir, remove: cleanup } = tempDir('mcpctl-informers-');
+  const { path: dir, remove: cleanup } = tempDir('mcpctl-read-file-');
   t.after(cleanup);
   const file = path.join(dir, 'settings.json');
   await writeFile(file, '{"a": 1}');
@@ -26,19 +25,25 @@ test('reads, refuses over the cap, and tells missing from broken', { timeout: 50
   assert.match(r.kind === 'error' ? r.message : '', /is a directory/);
 });
 
-/**
- * A reader stuck on a FIFO waits for a writer: open every FIFO for writing (non-blocking, so
- * this never waits itself) to release it, so a failing test cannot hang the test process.
- */
-function releaseReaders(fifos: readonly string[]): void {
-  for (const fifo of fifos) {
-    try {
-      closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
-    } catch {
-      // ENXIO: nobody is reading it, nothing to release. ENOENT: gone.
-    }
-  }
-}
+test(
+  'verify sees the open handle before any read, and its message refuses',
+  { timeout: 5000 },
+  async (t) => {
+    const { path: dir, remove: cleanup } = tempDir('mcpctl-read-file-');
+    t.after(cleanup);
+    const file = path.join(dir, 'a.ts');
+    await writeFile(file, 'let a = 1;');
+    const seen: bigint[] = [];
+    const ok = await readFileCapped(file, 100, (stats) => {
+      seen.push(stats.size);
+      return Promise.resolve(undefined);
+    });
+    assert.deepEqual(ok, { kind: 'ok', text: 'let a = 1;' });
+    assert.deepEqual(seen, [10n]);
+    const refused = await readFileCapped(file, 100, () => Promise.resolve('is not the file meant'));
+    assert.deepEqual(refused, { kind: 'error', message: 'is not the file meant' });
+  },
+);
 
 /** `promise`, or a failure after `ms` (the reads under test must never wait). */
 async function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
@@ -57,9 +62,9 @@ test(
   'refuses FIFOs, sockets and devices unread, and reads through symlinks',
   { timeout: 30_000 },
   async (t) => {
-    const { path: dir, remove: cleanup } = tempDir('mcpctl-informers-');
+    const { path: dir, remove: cleanup } = tempDir('mcpctl-read-file-');
     const fifo = path.join(dir, '.mcp.json');
-    execFileSync('mkfifo', [fifo]);
+    makeFifo(fifo);
     t.after(() => {
       releaseReaders([fifo]);
       cleanup();
@@ -96,7 +101,7 @@ test(
   'a FIFO swapped in after the check cannot make a read wait',
   { timeout: 60_000 },
   async (t) => {
-    const { path: dir, remove: cleanup } = tempDir('mcpctl-informers-');
+    const { path: dir, remove: cleanup } = tempDir('mcpctl-read-file-');
     const target = path.join(dir, 'settings.json');
     const fifos: string[] = [];
     t.after(() => {
@@ -110,7 +115,7 @@ test(
       for (let i = 0; swapping; i++) {
         const next = path.join(dir, `next-${i}`);
         if (i % 2 === 0) {
-          execFileSync('mkfifo', [next]);
+          makeFifo(next);
           fifos.push(next);
         } else await writeFile(next, '{}');
         await rename(next, target);
