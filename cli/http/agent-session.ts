@@ -8,8 +8,9 @@
  * instructions: their servers are not known yet), holds every later request of the agent,
  * asks `roots/list` once the agent says `initialized` (on the GET stream, and again on the
  * stream of the agent's first held request, for a client without one), and opens the real
- * gateway on the first `file://` root that is a directory — or, without one or without an
- * answer within ROOTS_WAIT_MS, on the daemon's workspace. That gateway is given the agent's
+ * gateway on the session of the first `file://` root that is a directory (`specOf`: the
+ * daemon's own session for the daemon's folder) — or, without one or without an answer
+ * within ROOTS_WAIT_MS, on the daemon's workspace. That gateway is given the agent's
  * `initialize` (its answer is not sent again) and `initialized`, then the held messages in
  * order. So no request of the agent is ever served by another workspace's servers.
  *
@@ -78,7 +79,13 @@ export type AgentSessionSpec =
       readonly source: 'url' | 'daemon';
       readonly metaTools: MetaToolsMode;
     }
-  | { readonly kind: 'roots'; readonly fallback: SessionSpec; readonly metaTools: MetaToolsMode }
+  | {
+      readonly kind: 'roots';
+      readonly fallback: SessionSpec;
+      /** The session of the folder the roots name (the daemon's for its own folder). */
+      readonly specOf: (folder: string) => SessionSpec;
+      readonly metaTools: MetaToolsMode;
+    }
   | { readonly kind: 'inert'; readonly reason: string };
 
 export interface AgentSessionDeps {
@@ -100,6 +107,7 @@ interface Held {
 /** A `roots` session while it waits for the agent's roots. */
 interface Deciding {
   readonly fallback: SessionSpec;
+  readonly specOf: (folder: string) => SessionSpec;
   readonly metaTools: MetaToolsMode;
   readonly front: Gateway;
   readonly frontRelay: Relay;
@@ -204,6 +212,7 @@ export class HttpAgentSession {
         });
         self.#deciding = {
           fallback: spec.fallback,
+          specOf: spec.specOf,
           metaTools: spec.metaTools,
           front,
           frontRelay,
@@ -418,7 +427,7 @@ export class HttpAgentSession {
     let source: WorkspaceSource = 'daemon';
     if (workspace !== undefined)
       try {
-        opened = await this.#openGateway({ workspace }, d.metaTools, 'roots');
+        opened = await this.#openGateway(d.specOf(workspace), d.metaTools, 'roots');
         source = 'roots';
       } catch (err) {
         if (!(err instanceof WorkspaceNotFoundError)) throw err;

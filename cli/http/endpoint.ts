@@ -21,10 +21,11 @@
  *   itself does: mcpctl is never proxied into itself.
  * - A session's workspace: `?workspace=/abs/dir` of the initialize request, else the first
  *   `file://` root that is a directory of an agent that declares roots (asked right after
- *   `initialize`, see agent-session.ts), else the daemon's own (its default session's
- *   workspace and `--mcp-config`); `${VAR}`s expand in the daemon's environment (`get
- *   sessions -o wide` says `daemon`). The log says which (`workspaceFrom`). `?metaTools=add|only`
- *   as serve's flag.
+ *   `initialize`, see agent-session.ts), else the daemon's own. The daemon's own folder, named
+ *   either way, is its default session's (workspace, `--mcp-config`, `--lsp-config`), any
+ *   other folder a session of its own (workspace-spec.ts); `${VAR}`s expand in the daemon's
+ *   environment (`get sessions -o wide` says `daemon`). The log says which (`workspaceFrom`).
+ *   `?metaTools=add|only` as serve's flag.
  * - Bounded: sessions, open exchanges (per session and all together), requests in flight per
  *   session, unread bytes per stream (then the stream is dropped, its events kept for replay),
  *   the replay window. A session with no request and no open stream for `idleSessionMs` is
@@ -44,7 +45,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { isInitializeRequest, type InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Daemon, SessionSpec } from '../../controller/daemon.js';
+import type { Daemon } from '../../controller/daemon.js';
 import { DaemonStoppingError, WorkspaceNotFoundError } from '../../controller/daemon.js';
 import type { MetaToolsMode } from '../../gateway/index.js';
 import { LIMIT_EXCEEDED_CODE, sizeText } from '../../api/limits.js';
@@ -56,6 +57,7 @@ import { FastResponse, fastExtraOf, fastRequestOf } from './fast-path.js';
 import { readBody, replyError, sendResponse, webRequestOf } from './node-bridge.js';
 import { ReplayWindow } from './replay.js';
 import { bearerOf, tokenMatcher } from './token.js';
+import { daemonSessionSpec, folderSessionSpec } from './workspace-spec.js';
 
 /** The first protocol version whose clients take an event without data (a priming event). */
 const PRIMING_SINCE = '2025-11-25';
@@ -402,24 +404,22 @@ export class HttpEndpoint {
       return `?metaTools=${meta} is not one of off, add, only`;
     const metaTools: MetaToolsMode = meta;
     const workspace = params.get('workspace');
+    const { daemon } = this.#o;
     if (workspace !== null) {
       if (!path.isAbsolute(workspace))
         return `?workspace= must be an absolute path (got a relative one); the daemon has no working directory of yours`;
-      return { kind: 'session', session: { workspace }, source: 'url', metaTools };
+      const session = folderSessionSpec(daemon, workspace);
+      return { kind: 'session', session, source: 'url', metaTools };
     }
-    const own = this.#o.daemon.defaultSession;
-    const daemons: SessionSpec = {
-      workspace: own.workspace,
-      ...(own.mcpConfigPath ? { mcpConfigPath: own.mcpConfigPath } : {}),
-      ...(own.lspConfigPath ? { lspConfigPath: own.lspConfigPath } : {}),
-    };
-    if (declaresRoots) return { kind: 'roots', fallback: daemons, metaTools };
-    return {
-      kind: 'session',
-      session: daemons,
-      source: 'daemon',
-      metaTools,
-    };
+    const daemons = daemonSessionSpec(daemon);
+    if (declaresRoots)
+      return {
+        kind: 'roots',
+        fallback: daemons,
+        specOf: (folder) => folderSessionSpec(daemon, folder),
+        metaTools,
+      };
+    return { kind: 'session', session: daemons, source: 'daemon', metaTools };
   }
 
   /** Why `req` must be refused for its Host or Origin, or undefined. */
