@@ -2,12 +2,12 @@
  * Attacks on the daemon's HTTP endpoint (issue #26), by raw HTTP clients against the built
  * daemon started with `--http 127.0.0.1:0` in a temp HOME: a local process without the token,
  * a web page (DNS rebinding, another origin), an oversized body, a client that never reads,
- * floods of sessions and streams, and a token file someone tampered with.
+ * floods of sessions and streams, JSON-RPC batches, and a token file someone tampered with.
  *
  * What must hold: nothing reaches MCP (no session opens) without the token and a loopback
- * Host/Origin; bodies, sessions, streams and unread bytes are bounded; an unknown session is
- * 404, also after a restart; the token file is trusted only when private and not a link, and
- * the token shows in no output or log.
+ * Host/Origin; bodies, sessions, streams and unread bytes are bounded; a batch is refused where
+ * the session's protocol has none; an unknown session is 404, also after a restart; the token
+ * file is trusted only when private and not a link, and the token shows in no output or log.
  */
 import assert from 'node:assert/strict';
 import {
@@ -56,6 +56,19 @@ const inSession = (http: HttpDaemon, session: string) => ({
   'Mcp-Session-Id': session,
   'Mcp-Protocol-Version': '2025-11-25',
 });
+
+/** The first request of a session at protocol `version`, as a raw body. */
+const initializeAt = (version: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: version,
+      capabilities: {},
+      clientInfo: { name: 'raw-e2e', version: '1.0.0' },
+    },
+  });
 
 async function stop(daemon: DaemonProcess): Promise<void> {
   daemon.child.kill('SIGTERM');
@@ -364,4 +377,59 @@ describe('security: the HTTP endpoint (e2e)', () => {
     assert.equal(typeof (await rawInitialize(http)), 'string');
     assert.match(http.daemon.stderr(), /idle for 2 s: closed/);
   });
+  it(
+    'a JSON-RPC batch: refused where the protocol has none (2025-06-18 on) and in the initialize POST',
+    T,
+    async () => {
+      const http = await startHttpDaemon(env);
+      const batch = JSON.stringify([
+        { jsonrpc: '2.0', id: 2, method: 'ping' },
+        { jsonrpc: '2.0', id: 3, method: 'ping' },
+      ]);
+      const session = async (version: string) => {
+        const answer = await rawRequest(http.url, {
+          headers: { ...MCP_POST_HEADERS, ...auth(http.token) },
+          body: initializeAt(version),
+        });
+        assert.equal(answer.status, 200, answer.body);
+        return String(answer.headers['mcp-session-id']);
+      };
+      const post = (id: string, version: string, body: string) =>
+        rawRequest(http.url, {
+          headers: { ...inSession(http, id), 'Mcp-Protocol-Version': version },
+          body,
+        });
+      for (const version of ['2025-06-18', '2025-11-25']) {
+        const answer = await post(await session(version), version, batch);
+        assert.equal(answer.status, 400, `${version}: ${answer.body}`);
+        const error = JSON.parse(answer.body) as {
+          id: unknown;
+          error: { code: number; message: string };
+        };
+        assert.equal(error.id, null);
+        assert.equal(error.error.code, -32600);
+        assert.match(error.error.message, new RegExp(`batch.*${version}`));
+        // Saying an older version on the request does not make the session's protocol older.
+        const older = await post(await session(version), '2025-03-26', batch);
+        assert.equal(older.status, 400, `${version} as 2025-03-26: ${older.body}`);
+      }
+      // Batches are 2025-03-26's: there they are served.
+      const old = await post(await session('2025-03-26'), '2025-03-26', batch);
+      assert.equal(old.status, 200, old.body);
+      assert.match(old.body, /"result"/);
+
+      // An initialize never comes in a batch (2025-03-26 says so too): no session opens.
+      const before = opened(http.daemon);
+      const inBatch = await rawRequest(http.url, {
+        headers: { ...MCP_POST_HEADERS, ...auth(http.token) },
+        body: `[${initializeAt('2025-03-26')}]`,
+      });
+      assert.equal(inBatch.status, 400, inBatch.body);
+      assert.equal(inBatch.headers['mcp-session-id'], undefined);
+      const refusal = JSON.parse(inBatch.body) as { error: { code: number; message: string } };
+      assert.equal(refusal.error.code, -32600);
+      assert.match(refusal.error.message, /initialize.*alone.*batch/);
+      assert.equal(opened(http.daemon), before);
+    },
+  );
 });

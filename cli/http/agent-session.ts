@@ -123,6 +123,8 @@ interface Deciding {
 export class HttpAgentSession {
   /** The `Mcp-Session-Id`. */
   readonly id: string;
+  /** The MCP protocol version negotiated by the agent's `initialize`. */
+  readonly protocolVersion: string;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly store: ReplayStore;
   /** Runs once when the session has ended, however. */
@@ -146,8 +148,9 @@ export class HttpAgentSession {
   #rootsAsked = 0;
   #ending: Promise<void> | undefined;
 
-  private constructor(id: string, deps: AgentSessionDeps) {
+  private constructor(id: string, protocolVersion: string, deps: AgentSessionDeps) {
     this.id = id;
+    this.protocolVersion = protocolVersion;
     this.#deps = deps;
     this.#log = (message) => deps.log(`http agent ${id.slice(0, 8)}: ${message}`);
     this.store = new ReplayStore(deps.window, {
@@ -192,8 +195,12 @@ export class HttpAgentSession {
     this.#agent.receiveFast(message, extra, reply);
   }
 
-  static async open(spec: AgentSessionSpec, deps: AgentSessionDeps): Promise<HttpAgentSession> {
-    const self = new HttpAgentSession(randomUUID(), deps);
+  static async open(
+    spec: AgentSessionSpec,
+    protocolVersion: string,
+    deps: AgentSessionDeps,
+  ): Promise<HttpAgentSession> {
+    const self = new HttpAgentSession(randomUUID(), protocolVersion, deps);
     await self.#agent.start();
     try {
       if (spec.kind === 'inert') {

@@ -12,7 +12,9 @@
  * 5. A POST body within the one MCP message limit → else 413 (the connection is closed), and
  *    JSON → else 400.
  * 6. An `Mcp-Session-Id` the daemon knows → else 404 (after a daemon restart, or expiry: a
- *    spec-following client then initializes again); none → only an `initialize` POST, which
+ *    spec-following client then initializes again). A JSON-RPC batch where the session's
+ *    negotiated protocol has none (2025-06-18 and later), or one holding an `initialize` →
+ *    400, -32600 (batches.ts). No session id → only an `initialize` POST, which
  *    opens a session when fewer than `maxSessions` are open (else 503); anything else → 400.
  *
  * Guarantees beyond the checks:
@@ -50,6 +52,7 @@ import { DaemonStoppingError, WorkspaceNotFoundError } from '../../controller/da
 import type { MetaToolsMode } from '../../gateway/index.js';
 import { LIMIT_EXCEEDED_CODE, sizeText } from '../../api/limits.js';
 import { errorText } from '../errors.js';
+import { batchRefusal, negotiatedVersion } from './batches.js';
 import { endpointUrl, hostOfHeader, isLoopbackHost, isLoopbackOrigin } from './address.js';
 import { HttpAgentSession, STANDALONE_STREAM, type AgentSessionSpec } from './agent-session.js';
 import type { HttpLimits } from './limits.js';
@@ -68,6 +71,7 @@ const MCPCTL_CLIENT = 'mcpctl';
 const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
 const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
 
 export interface HttpEndpointLog {
   info(obj: object, msg: string): void;
@@ -225,28 +229,29 @@ export class HttpEndpoint {
         return replyError(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON');
       }
     }
-    // 6. The session.
+    // 6. The session, and a batch only where its protocol has them.
     const sessionId = req.headers['mcp-session-id'];
-    let agent: HttpAgentSession | undefined;
-    if (typeof sessionId === 'string') {
-      agent = this.#sessions.get(sessionId);
-      if (!agent)
-        return replyError(
-          res,
-          404,
-          SESSION_NOT_FOUND,
-          'Session not found: it ended (or the daemon restarted); initialize a new one',
-        );
-    } else if (method === 'POST' && isInitializeRequest(parsedBody)) {
-      agent = await this.#openSession(res, url, parsedBody.params);
-      if (!agent) return;
-    } else
+    let agent = typeof sessionId === 'string' ? this.#sessions.get(sessionId) : undefined;
+    if (typeof sessionId === 'string' && !agent)
       return replyError(
         res,
-        400,
-        SERVER_ERROR,
-        'Bad Request: Mcp-Session-Id header is required (initialize first)',
+        404,
+        SESSION_NOT_FOUND,
+        'Session not found: it ended (or the daemon restarted); initialize a new one',
       );
+    const batch = batchRefusal(parsedBody, agent?.protocolVersion);
+    if (batch !== undefined) return replyError(res, 400, INVALID_REQUEST, batch);
+    if (!agent) {
+      if (method !== 'POST' || !isInitializeRequest(parsedBody))
+        return replyError(
+          res,
+          400,
+          SERVER_ERROR,
+          'Bad Request: Mcp-Session-Id header is required (initialize first)',
+        );
+      agent = await this.#openSession(res, url, parsedBody.params);
+      if (!agent) return;
+    }
     if (agent.open >= limits.maxStreamsPerSession)
       return this.#busy(
         res,
@@ -344,7 +349,7 @@ export class HttpEndpoint {
     this.#opening += 1;
     let agent: HttpAgentSession;
     try {
-      agent = await HttpAgentSession.open(spec, {
+      agent = await HttpAgentSession.open(spec, negotiatedVersion(init.protocolVersion), {
         daemon,
         version: this.#o.version,
         limits,
