@@ -5,9 +5,11 @@
  * floods of sessions and streams, JSON-RPC batches, and a token file someone tampered with.
  *
  * What must hold: nothing reaches MCP (no session opens) without the token and a loopback
- * Host/Origin; bodies, sessions, streams and unread bytes are bounded; a batch is refused where
- * the session's protocol has none; an unknown session is 404, also after a restart; the token
- * file is trusted only when private and not a link, and the token shows in no output or log.
+ * Host/Origin; bodies, sessions, streams and unread bytes are bounded; a full session table
+ * gives the least recently active idle session's place to a new one, and refuses only while
+ * every session is busy; a batch is refused where the session's protocol has none; an unknown
+ * session is 404, also after a restart; the token file is trusted only when private and not a
+ * link, and the token shows in no output or log.
  */
 import assert from 'node:assert/strict';
 import {
@@ -19,6 +21,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -69,6 +72,55 @@ const initializeAt = (version: string) =>
       clientInfo: { name: 'raw-e2e', version: '1.0.0' },
     },
   });
+
+/** An exchange the client holds open and never reads from; `cut`: the daemon closed it. */
+interface Unread {
+  /** Resolves once the answer's head arrived (so the daemon has written it). */
+  readonly answered: Promise<number>;
+  cut(): boolean;
+  /** The test's own end of it. */
+  end(): void;
+}
+
+function unreadExchange(
+  http: HttpDaemon,
+  r: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+): Unread {
+  const target = new URL(http.url);
+  const req = httpRequest({
+    host: target.hostname,
+    port: target.port,
+    method: r.method,
+    path: target.pathname,
+    headers: {
+      ...r.headers,
+      ...(r.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(r.body)) }),
+    },
+    agent: false,
+  });
+  let ours = false;
+  let cut = false;
+  req.on('error', () => undefined);
+  req.on('close', () => (cut ||= !ours));
+  const answered = new Promise<number>((resolve, reject) => {
+    req.once('error', reject);
+    req.once('response', (res) => {
+      // Nothing is read: the socket stops taking bytes once node's small buffer is full.
+      res.pause();
+      res.on('error', () => undefined);
+      resolve(res.statusCode ?? 0);
+    });
+  });
+  req.end(r.body);
+  return {
+    answered,
+    cut: () => cut,
+    end: () => {
+      ours = true;
+      req.destroy();
+    },
+  };
+}
 
 async function stop(daemon: DaemonProcess): Promise<void> {
   daemon.child.kill('SIGTERM');
@@ -322,12 +374,6 @@ describe('security: the HTTP endpoint (e2e)', () => {
     });
     const a = await rawInitialize(http);
     await rawInitialize(http);
-    const third = await rawRequest(http.url, {
-      headers: { ...MCP_POST_HEADERS, ...auth(http.token) },
-      body: INITIALIZE,
-    });
-    assert.equal(third.status, 503, third.body);
-    assert.match(third.body, /2 MCP sessions are open/);
 
     // Two calls that stay open fill session a's streams; a third exchange is refused.
     await rawRequest(http.url, {
@@ -377,6 +423,88 @@ describe('security: the HTTP endpoint (e2e)', () => {
     assert.equal(typeof (await rawInitialize(http)), 'string');
     assert.match(http.daemon.stderr(), /idle for 2 s: closed/);
   });
+  it(
+    'a full session table: the least recently active idle session gives way; all busy, 503',
+    T,
+    async () => {
+      env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx', ['--tools=sleep']) } });
+      const http = await startHttpDaemon(env, [], { MCPCTL_HTTP_LIMITS: 'maxSessions=2' });
+      const ping = (session: string) =>
+        rawRequest(http.url, { headers: inSession(http, session), body: rpc(5, 'ping') });
+      const evictions = () =>
+        http.daemon
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes('gives its place to a new one'));
+
+      // One client left two sessions open; b was used least recently, so b gives way.
+      const a = await rawInitialize(http);
+      const b = await rawInitialize(http);
+      assert.equal((await ping(a)).status, 200);
+      const c = await rawInitialize(http);
+      assert.equal((await ping(b)).status, 404, 'b was closed for c');
+      assert.equal((await ping(a)).status, 200, 'a stays');
+      assert.match(evictions()[0] ?? '', new RegExp(`http agent ${b.slice(0, 8)} `));
+
+      // A session holding only its GET stream is idle too (or one client with a stream per
+      // session would lock everyone out); the least recently active one gives way.
+      const streamHeaders = (session: string) => ({
+        ...inSession(http, session),
+        Accept: 'text/event-stream',
+      });
+      const streamA = unreadExchange(http, { method: 'GET', headers: streamHeaders(a) });
+      assert.equal(await streamA.answered, 200);
+      const streamC = unreadExchange(http, { method: 'GET', headers: streamHeaders(c) });
+      assert.equal(await streamC.answered, 200);
+      const d = await rawInitialize(http);
+      await until('the GET stream of a to end with its session', () => streamA.cut());
+      assert.equal((await ping(a)).status, 404);
+      assert.equal(streamC.cut(), false, "c's stream stays");
+      assert.equal((await ping(c)).status, 200);
+
+      // Both sessions with a call in flight: busy, so a new one is refused, and told when to
+      // come back.
+      await until(
+        'fx__sleep to be listed',
+        async () =>
+          (
+            await rawRequest(http.url, { headers: inSession(http, d), body: rpc(9, 'tools/list') })
+          ).body.includes('fx__sleep'),
+        { timeoutMs: 30_000 },
+      );
+      const marker = (s: string) => path.join(env.root, `called-${s}`);
+      const sleep = (session: string) =>
+        rawRequest(http.url, {
+          headers: inSession(http, session),
+          body: rpc(10, 'tools/call', {
+            name: 'fx__sleep',
+            arguments: { ms: 4000, marker: marker(session) },
+          }),
+        });
+      const calls = [sleep(c), sleep(d)];
+      await until('both calls to be in flight', () =>
+        [c, d].every((s) => {
+          try {
+            return statSync(marker(s)).isFile();
+          } catch {
+            return false;
+          }
+        }),
+      );
+      const refused = await rawRequest(http.url, {
+        headers: { ...MCP_POST_HEADERS, ...auth(http.token) },
+        body: INITIALIZE,
+      });
+      assert.equal(refused.status, 503, refused.body);
+      assert.equal(refused.headers['retry-after'], '1');
+      assert.match(refused.body, /all 2 MCP sessions .* are busy/);
+      for (const call of await Promise.all(calls)) assert.equal(call.status, 200, call.body);
+      assert.equal(typeof (await rawInitialize(http)), 'string', 'idle again: room for one more');
+      assert.equal(evictions().length, 3);
+      streamC.end();
+    },
+  );
+
   it(
     'a JSON-RPC batch: refused where the protocol has none (2025-06-18 on) and in the initialize POST',
     T,

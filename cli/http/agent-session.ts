@@ -131,6 +131,8 @@ export class HttpAgentSession {
   onEnd: (() => void) | undefined;
   /** HTTP exchanges of this agent open now (requests being served, streams). */
   open = 0;
+  /** Of those, GET streams (the agent's stream for the server's messages, or a resumed one). */
+  streams = 0;
   /**
    * The mark on the GET stream after which nothing was sent on an open GET stream: the next
    * GET stream without Last-Event-ID resumes after it (set when a GET stream ends).
@@ -179,6 +181,14 @@ export class HttpAgentSession {
 
   get ended(): boolean {
     return this.#ending !== undefined;
+  }
+
+  /**
+   * No request of the agent waits for its answer (held ones included) and no exchange is open
+   * but GET streams: closing it now takes nothing from the agent but its session.
+   */
+  get idle(): boolean {
+    return this.open === this.streams && this.#agent.inFlight === 0;
   }
 
   /**

@@ -14,8 +14,10 @@
  * 6. An `Mcp-Session-Id` the daemon knows → else 404 (after a daemon restart, or expiry: a
  *    spec-following client then initializes again). A JSON-RPC batch where the session's
  *    negotiated protocol has none (2025-06-18 and later), or one holding an `initialize` →
- *    400, -32600 (batches.ts). No session id → only an `initialize` POST, which
- *    opens a session when fewer than `maxSessions` are open (else 503); anything else → 400.
+ *    400, -32600 (batches.ts). No session id → only an `initialize` POST, which opens a
+ *    session; anything else → 400. With `maxSessions` open, the least recently active idle
+ *    session (nothing in flight, nothing open but GET streams; one without a GET stream first)
+ *    is closed to make room, and only when every session is busy is it 503 with Retry-After.
  *
  * Guarantees beyond the checks:
  * - An initialize from mcpctl's own client (`clientInfo.name` `mcpctl`: this endpoint as a server
@@ -271,6 +273,7 @@ export class HttpEndpoint {
     parsedBody: unknown,
   ): Promise<void> {
     agent.open += 1;
+    if (method === 'GET') agent.streams += 1;
     agent.lastActive = Date.now();
     try {
       // A plain request on a served session: no web objects, a JSON answer (fast-path.ts).
@@ -315,6 +318,7 @@ export class HttpEndpoint {
       });
     } finally {
       agent.open -= 1;
+      if (method === 'GET') agent.streams -= 1;
       agent.lastActive = Date.now();
     }
   }
@@ -325,12 +329,22 @@ export class HttpEndpoint {
     init: InitializeRequest['params'],
   ): Promise<HttpAgentSession | undefined> {
     const { limits, daemon } = this.#o;
+    let evicted: HttpAgentSession | undefined;
     if (this.#sessions.size + this.#opening >= limits.maxSessions) {
-      this.#busy(
-        res,
-        `${limits.maxSessions} MCP sessions are open, the daemon's limit; close one (DELETE) or wait for an idle one to expire`,
+      evicted = this.#leastRecentlyActiveIdle();
+      if (!evicted) {
+        this.#busy(
+          res,
+          `all ${limits.maxSessions} MCP sessions the daemon holds (its limit) are busy, each with a request in flight or a stream open; try again in a moment`,
+        );
+        return undefined;
+      }
+      // Out of the table at once (its next request is 404), its place taken before any await.
+      this.#sessions.delete(evicted.id);
+      this.#o.log.info(
+        { session: evicted.session?.id ?? null, http: evicted.id.slice(0, 8) },
+        `http agent ${evicted.id.slice(0, 8)} gives its place to a new one: ${limits.maxSessions} MCP sessions are open, the daemon's limit, and it was idle for longest (${Math.round((Date.now() - evicted.lastActive) / 1000)} s); it gets 404 and initializes again`,
       );
-      return undefined;
     }
     // mcpctl's own client (a pool connection): an entry of this endpoint in a file mcpctl
     // watches. Served, so the server shows Ready, but with nothing: no loop through itself.
@@ -349,6 +363,7 @@ export class HttpEndpoint {
     this.#opening += 1;
     let agent: HttpAgentSession;
     try {
+      await evicted?.close();
       agent = await HttpAgentSession.open(spec, negotiatedVersion(init.protocolVersion), {
         daemon,
         version: this.#o.version,
@@ -446,6 +461,25 @@ export class HttpEndpoint {
       { session: agent.session?.id ?? null },
       `http agent ${agent.id.slice(0, 8)} left more than ${sizeText(this.#o.limits.maxStreamBufferedBytes)} of a stream unread; the stream is dropped (its events stay for a resume)`,
     );
+  }
+
+  /**
+   * The session to close for a new one when the table is full: an idle one (HttpAgentSession
+   * `idle`), one without a GET stream before one with, the least recently active first.
+   */
+  #leastRecentlyActiveIdle(): HttpAgentSession | undefined {
+    let best: HttpAgentSession | undefined;
+    const rank = (a: HttpAgentSession) => (a.streams > 0 ? 1 : 0);
+    for (const agent of this.#sessions.values()) {
+      if (!agent.idle) continue;
+      if (
+        !best ||
+        rank(agent) < rank(best) ||
+        (rank(agent) === rank(best) && agent.lastActive < best.lastActive)
+      )
+        best = agent;
+    }
+    return best;
   }
 
   #busy(res: ServerResponse, why: string): void {
