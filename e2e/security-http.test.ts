@@ -1,15 +1,16 @@
 /**
  * Attacks on the daemon's HTTP endpoint (issue #26), by raw HTTP clients against the built
  * daemon started with `--http 127.0.0.1:0` in a temp HOME: a local process without the token,
- * a web page (DNS rebinding, another origin), an oversized body, a client that never reads,
+ * a web page (DNS rebinding, another origin), an oversized body, clients that never read,
  * floods of sessions and streams, JSON-RPC batches, and a token file someone tampered with.
  *
  * What must hold: nothing reaches MCP (no session opens) without the token and a loopback
- * Host/Origin; bodies, sessions, streams and unread bytes are bounded; a full session table
- * gives the least recently active idle session's place to a new one, and refuses only while
- * every session is busy; a batch is refused where the session's protocol has none; an unknown
- * session is 404, also after a restart; the token file is trusted only when private and not a
- * link, and the token shows in no output or log.
+ * Host/Origin; bodies, sessions, streams and unread bytes (per session and all together) are
+ * bounded, the client that reads least paying; a full session table gives the least recently
+ * active idle session's place to a new one, and refuses only while every session is busy; a
+ * batch is refused where the session's protocol has none; an unknown session is 404, also
+ * after a restart; the token file is trusted only when private and not a link, and the token
+ * shows in no output or log.
  */
 import assert from 'node:assert/strict';
 import {
@@ -21,7 +22,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -73,11 +74,14 @@ const initializeAt = (version: string) =>
     },
   });
 
-/** An exchange the client holds open and never reads from; `cut`: the daemon closed it. */
+/** An exchange the client holds open and does not read from. */
 interface Unread {
   /** Resolves once the answer's head arrived (so the daemon has written it). */
   readonly answered: Promise<number>;
+  /** Whether the connection closed, not by the test (seen only while bytes are still read). */
   cut(): boolean;
+  /** Reads the rest at last; resolves whether the answer arrived whole. */
+  readAll(): Promise<boolean>;
   /** The test's own end of it. */
   end(): void;
 }
@@ -100,6 +104,7 @@ function unreadExchange(
   });
   let ours = false;
   let cut = false;
+  let response: IncomingMessage | undefined;
   req.on('error', () => undefined);
   req.on('close', () => (cut ||= !ours));
   const answered = new Promise<number>((resolve, reject) => {
@@ -108,6 +113,7 @@ function unreadExchange(
       // Nothing is read: the socket stops taking bytes once node's small buffer is full.
       res.pause();
       res.on('error', () => undefined);
+      response = res;
       resolve(res.statusCode ?? 0);
     });
   });
@@ -115,6 +121,14 @@ function unreadExchange(
   return {
     answered,
     cut: () => cut,
+    readAll: () =>
+      new Promise<boolean>((resolve) => {
+        if (!response) return resolve(false);
+        const res = response;
+        res.once('end', () => resolve(res.complete));
+        res.once('close', () => resolve(res.complete));
+        res.resume();
+      }),
     end: () => {
       ours = true;
       req.destroy();
@@ -423,6 +437,7 @@ describe('security: the HTTP endpoint (e2e)', () => {
     assert.equal(typeof (await rawInitialize(http)), 'string');
     assert.match(http.daemon.stderr(), /idle for 2 s: closed/);
   });
+
   it(
     'a full session table: the least recently active idle session gives way; all busy, 503',
     T,
@@ -502,6 +517,83 @@ describe('security: the HTTP endpoint (e2e)', () => {
       assert.equal(typeof (await rawInitialize(http)), 'string', 'idle again: room for one more');
       assert.equal(evictions().length, 3);
       streamC.end();
+    },
+  );
+
+  it(
+    'unread answers are bounded per session and for the daemon; the client that reads least pays',
+    T,
+    async () => {
+      const MiB = 1024 * 1024;
+      // Each answer is a little over 8 MiB, twice what the kernel's socket buffers take (so
+      // much of it stays in the daemon while unread); two fit a session's (and the daemon's)
+      // 20 MiB, three do not.
+      const limit = 20 * MiB;
+      env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+      const http = await startHttpDaemon(env, [], {
+        MCPCTL_HTTP_LIMITS: `maxSessionUnreadBytes=${limit},maxUnreadBytes=${limit}`,
+      });
+      const a = await rawInitialize(http);
+      const b = await rawInitialize(http);
+      await until(
+        'fx__echo to be listed',
+        async () =>
+          (
+            await rawRequest(http.url, { headers: inSession(http, a), body: rpc(2, 'tools/list') })
+          ).body.includes('fx__echo'),
+        { timeoutMs: 30_000 },
+      );
+      const text = 'x'.repeat(8 * MiB);
+      let id = 10;
+      const bigCall = async (session: string): Promise<Unread> => {
+        id += 1;
+        const call = unreadExchange(http, {
+          method: 'POST',
+          headers: inSession(http, session),
+          body: rpc(id, 'tools/call', { name: 'fx__echo', arguments: { text } }),
+        });
+        assert.equal(await call.answered, 200);
+        return call;
+      };
+      type Drop = { msg: string; http: string; unread: { session: number; all: number } };
+      const drops = () =>
+        http.daemon
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes('"unread":{'))
+          .map((l) => JSON.parse(l) as Drop);
+
+      // Session a leaves three answers unread: over its 20 MiB, its largest is dropped.
+      const ofA = [await bigCall(a), await bigCall(a), await bigCall(a)];
+      const [first] = await until('a drop for session a', () => {
+        const seen = drops();
+        return seen.length === 1 ? seen : undefined;
+      });
+      assert.ok(first);
+      assert.match(first.msg, /more than the 20 MiB one session may/);
+      assert.equal(first.http, a.slice(0, 8));
+      assert.equal(
+        (await rawRequest(http.url, { headers: inSession(http, a), body: rpc(3, 'ping') })).status,
+        200,
+        'the session itself goes on',
+      );
+
+      // Session b's one answer passes the daemon's 20 MiB: a, which holds the most, pays.
+      const ofB = await bigCall(b);
+      const second = await until('a drop for the daemon', () => drops()[1]);
+      assert.match(second.msg, /more than the daemon's 20 MiB/);
+      assert.equal(second.http, a.slice(0, 8));
+      for (const { unread } of drops()) {
+        assert.ok(unread.session <= limit, `a session holds ${unread.session} after a drop`);
+        assert.ok(unread.all <= limit, `all sessions hold ${unread.all} after a drop`);
+      }
+
+      // Read at last: the dropped answers are cut short, the others arrive whole.
+      const whole = await Promise.all(ofA.map((c) => c.readAll()));
+      assert.equal(whole.filter((w) => !w).length, 2, `a's answers whole: ${whole.join(', ')}`);
+      assert.equal(await ofB.readAll(), true, "b's answer is kept");
+      assert.equal(drops().length, 2);
+      for (const c of [...ofA, ofB]) c.end();
     },
   );
 

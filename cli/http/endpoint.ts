@@ -31,9 +31,10 @@
  *   environment (`get sessions -o wide` says `daemon`). The log says which (`workspaceFrom`).
  *   `?metaTools=add|only` as serve's flag.
  * - Bounded: sessions, open exchanges (per session and all together), requests in flight per
- *   session, unread bytes per stream (then the stream is dropped, its events kept for replay),
- *   the replay window. A session with no request and no open stream for `idleSessionMs` is
- *   closed.
+ *   session, unread bytes per response, per session and all together (unread.ts: then the
+ *   largest response of the client that reads least is dropped, a stream's events kept for
+ *   replay), the replay window. A session with no request and no open stream for
+ *   `idleSessionMs` is closed.
  * - Streams are resumable: events carry ids, a client coming back with `Last-Event-ID` gets the
  *   kept events it missed, once (replay.ts). What is sent on the GET stream while none is open
  *   (a server's request right after initialize, say) is kept and sent on the next GET stream
@@ -62,6 +63,7 @@ import { FastResponse, fastExtraOf, fastRequestOf } from './fast-path.js';
 import { readBody, replyError, sendResponse, webRequestOf } from './node-bridge.js';
 import { ReplayWindow } from './replay.js';
 import { bearerOf, tokenMatcher } from './token.js';
+import { UnreadLedger, type UnreadDrop } from './unread.js';
 import { daemonSessionSpec, folderSessionSpec } from './workspace-spec.js';
 
 /** The first protocol version whose clients take an event without data (a priming event). */
@@ -97,6 +99,8 @@ export class HttpEndpoint {
   readonly #server: Server;
   readonly #sessions = new Map<string, HttpAgentSession>();
   readonly #window: ReplayWindow;
+  /** Bytes of responses the clients have not read, per session and all together. */
+  readonly #unread: UnreadLedger;
   readonly #tokenMatches: (given: string) => boolean;
   /** Sessions being opened (initialize requests in progress): they count against the limit. */
   #opening = 0;
@@ -113,6 +117,14 @@ export class HttpEndpoint {
       maxBytes: o.limits.maxReplayBytes,
       maxEvents: o.limits.maxReplayEvents,
     });
+    this.#unread = new UnreadLedger(
+      {
+        perStream: o.limits.maxStreamBufferedBytes,
+        perSession: o.limits.maxSessionUnreadBytes,
+        total: o.limits.maxUnreadBytes,
+      },
+      (drop) => this.#dropped(drop),
+    );
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((err: unknown) => {
         this.#o.log.warn({ err: errorText(err) }, 'http: a request failed');
@@ -277,13 +289,11 @@ export class HttpEndpoint {
     agent.lastActive = Date.now();
     try {
       // A plain request on a served session: no web objects, a JSON answer (fast-path.ts).
+      const wrote = () => this.#unread.wrote(res, agent.id);
       const fast =
         method === 'POST' && agent.servesFast ? fastRequestOf(req, parsedBody) : undefined;
       if (fast) {
-        const reply = new FastResponse(res, agent.id, {
-          maxBufferedBytes: this.#o.limits.maxStreamBufferedBytes,
-          onOverflow: () => this.#overflow(agent),
-        });
+        const reply = new FastResponse(res, agent.id, { wrote });
         agent.serveFast(fast, fastExtraOf(req, url), reply);
         return await reply.done;
       }
@@ -308,13 +318,12 @@ export class HttpEndpoint {
       const streaming =
         response.status === 200 && response.headers.get('content-type') === 'text/event-stream';
       await sendResponse(res, response, {
-        maxBufferedBytes: this.#o.limits.maxStreamBufferedBytes,
+        wrote,
         ...(prefix !== undefined && streaming ? { prefix } : {}),
         // Everything sent on the GET stream up to here went to this stream.
         ...(standalone && streaming
           ? { onEnd: () => (agent.standaloneMark = agent.store.mark(STANDALONE_STREAM)) }
           : {}),
-        onOverflow: () => this.#overflow(agent),
       });
     } finally {
       agent.open -= 1;
@@ -456,10 +465,24 @@ export class HttpEndpoint {
     return undefined;
   }
 
-  #overflow(agent: HttpAgentSession): void {
+  /** The log's word on a response dropped for what its client left unread. */
+  #dropped(drop: UnreadDrop): void {
+    const { limits } = this.#o;
+    const who = `http agent ${drop.owner.slice(0, 8)}`;
+    const kept = "(a stream's events stay for a resume)";
+    const msg =
+      drop.scope === 'stream'
+        ? `${who} left more than ${sizeText(limits.maxStreamBufferedBytes)} of one answer or stream unread; it is dropped ${kept}`
+        : drop.scope === 'session'
+          ? `${who} left ${sizeText(drop.ownerBytes + drop.bytes)} unread over its answers and streams, more than the ${sizeText(limits.maxSessionUnreadBytes)} one session may; its largest (${sizeText(drop.bytes)}) is dropped ${kept}`
+          : `HTTP agents left ${sizeText(drop.totalBytes + drop.bytes)} unread together, more than the daemon's ${sizeText(limits.maxUnreadBytes)}; the largest answer or stream (${sizeText(drop.bytes)}) of ${who}, which holds the most, is dropped ${kept}`;
     this.#o.log.warn(
-      { session: agent.session?.id ?? null },
-      `http agent ${agent.id.slice(0, 8)} left more than ${sizeText(this.#o.limits.maxStreamBufferedBytes)} of a stream unread; the stream is dropped (its events stay for a resume)`,
+      {
+        session: this.#sessions.get(drop.owner)?.session?.id ?? null,
+        http: drop.owner.slice(0, 8),
+        unread: { dropped: drop.bytes, session: drop.ownerBytes, all: drop.totalBytes },
+      },
+      msg,
     );
   }
 
