@@ -352,7 +352,7 @@ export class HttpEndpoint {
       this.#sessions.delete(evicted.id);
       this.#o.log.info(
         { session: evicted.session?.id ?? null, http: evicted.id.slice(0, 8) },
-        `http agent ${evicted.id.slice(0, 8)} gives its place to a new one: ${limits.maxSessions} MCP sessions are open, the daemon's limit, and it was idle for longest (${Math.round((Date.now() - evicted.lastActive) / 1000)} s); it gets 404 and initializes again`,
+        `http agent ${evicted.id.slice(0, 8)} gives its place to a new one: ${limits.maxSessions} MCP sessions are open, the daemon's limit, and it was the least recently active idle one (${Math.round((Date.now() - evicted.lastActive) / 1000)} s ago); it gets 404 and initializes again`,
       );
     }
     // mcpctl's own client (a pool connection): an entry of this endpoint in a file mcpctl
