@@ -15,7 +15,9 @@
  *   while all hold more than `total`, the largest response of the session holding the most.
  *   So the client that reads least loses its answers, never one that keeps up. Counts are
  *   read again before a drop is decided (node says nothing when a buffer shrinks but does
- *   not empty), so nothing is dropped for bytes already read.
+ *   not empty). Node counts a write as unread until the socket took all of it, which is what
+ *   the daemon holds (the written buffer is kept whole until then); what the kernel's socket
+ *   buffers already took is outside the count.
  * - So the daemon holds at most `total` of unread bytes, plus the one write that passed it.
  * - Dropping destroys the response: its connection closes and its memory goes (a stream's
  *   events stay in the replay window for a resume). `onDrop` is told which, why, and the
