@@ -10,10 +10,13 @@
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   StreamableHTTPClientTransport,
   type StreamableHTTPClientTransportOptions,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema, type Root } from '@modelcontextprotocol/sdk/types.js';
 import type { DaemonProcess, TestEnv } from './harness.js';
 import { until } from '../testing/until.js';
 
@@ -96,6 +99,31 @@ export function httpTransport(
     },
   });
 }
+
+/** A client declaring roots; `answer` gives its roots/list result (or never, to hang). */
+export async function rootsAgent(
+  http: HttpDaemon,
+  answer: () => Promise<{ roots: Root[] }>,
+  opts: { noGetStream?: boolean } = {},
+): Promise<Client> {
+  const client = new Client(
+    { name: 'e2e-roots', version: '1.0.0' },
+    { capabilities: { roots: { listChanged: true } } },
+  );
+  client.setRequestHandler(ListRootsRequestSchema, answer);
+  const fetchFn = (url: string | URL, init?: RequestInit): Promise<Response> =>
+    opts.noGetStream && init?.method === 'GET'
+      ? Promise.resolve(new Response(null, { status: 405 }))
+      : fetch(url, init);
+  await client.connect(httpTransport(http, { fetch: fetchFn }));
+  return client;
+}
+
+/** A `roots/list` answer naming these directories as `file://` roots, in order. */
+export const rootsOf =
+  (...dirs: string[]) =>
+  (): Promise<{ roots: Root[] }> =>
+    Promise.resolve({ roots: dirs.map((d) => ({ uri: pathToFileURL(d).href })) });
 
 /** What a raw HTTP request got: status, headers, and the body (an SSE body up to its answer). */
 export interface RawAnswer {

@@ -11,34 +11,13 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ListRootsRequestSchema, type Root } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { SessionList } from '../cli/objects.js';
 import { TestEnv, whereRuns } from './harness.js';
-import { httpTransport, startHttpDaemon, type HttpDaemon } from './http-agent.js';
+import { rootsAgent, rootsOf, startHttpDaemon } from './http-agent.js';
 
 const T = { timeout: 120_000 };
-
-/** A client declaring roots; `answer` gives its roots/list result (or never, to hang). */
-async function rootsAgent(
-  http: HttpDaemon,
-  answer: () => Promise<{ roots: Root[] }>,
-  opts: { noGetStream?: boolean } = {},
-): Promise<Client> {
-  const client = new Client(
-    { name: 'e2e-roots', version: '1.0.0' },
-    { capabilities: { roots: { listChanged: true } } },
-  );
-  client.setRequestHandler(ListRootsRequestSchema, answer);
-  const fetchFn = (url: string | URL, init?: RequestInit): Promise<Response> =>
-    opts.noGetStream && init?.method === 'GET'
-      ? Promise.resolve(new Response(null, { status: 405 }))
-      : fetch(url, init);
-  await client.connect(httpTransport(http, { fetch: fetchFn }));
-  return client;
-}
 
 /** The working directory of the user server `plain` as this agent's session runs it. */
 async function plainCwd(c: Client): Promise<string> {
@@ -63,11 +42,6 @@ describe('HTTP agents whose workspace comes from their roots (e2e)', () => {
       mkdirSync(wsB, { recursive: true });
       env.write(env.userSettingsPath, { mcpServers: { plain: env.fixture('plain') } });
       const http = await startHttpDaemon(env);
-      const rootsOf =
-        (...dirs: string[]) =>
-        () =>
-          Promise.resolve({ roots: dirs.map((d) => ({ uri: pathToFileURL(d).href })) });
-
       // Its very first request waits for the roots and is served in wsB.
       const b = await rootsAgent(http, rootsOf(path.join(env.root, 'missing'), wsB));
       assert.equal(await plainCwd(b), wsB);

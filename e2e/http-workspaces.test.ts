@@ -4,17 +4,27 @@
  * workspace's project server and not the other's; a user server runs once per workspace (its
  * working directory is the workspace's) and is shared by two agents of the same workspace;
  * `get sessions -o wide` shows the URL's workspace with the daemon's environment, and where
- * each session's agents got their workspace (WORKSPACE-FROM: `url`, `daemon`).
+ * each session's agents got their workspace (WORKSPACE-FROM: `url`, `daemon`). The daemon's own
+ * folder, named in the URL (through a symbolic link too) or as the first root, is the daemon's
+ * session, with its `--mcp-config` servers and their processes; another folder's session has
+ * none of them.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionList } from '../cli/objects.js';
+import { DEFAULT_SESSION_ID } from '../controller/daemon.js';
 import { TestEnv, whereRuns } from './harness.js';
-import { httpTransport, startHttpDaemon, type HttpDaemon } from './http-agent.js';
+import {
+  httpTransport,
+  rootsAgent,
+  rootsOf,
+  startHttpDaemon,
+  type HttpDaemon,
+} from './http-agent.js';
 import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
@@ -102,6 +112,54 @@ describe('HTTP agents of two workspaces (e2e)', () => {
       assert.match(wide.stdout, new RegExp(`${wsA} .* 2 +daemon,url\\n`));
 
       for (const c of [a, b, a2]) await c.close();
+    },
+  );
+
+  it(
+    "the daemon's own folder, by URL or by root, is the daemon's session: its --mcp-config servers, their processes",
+    T,
+    async () => {
+      const wsA = realpathSync(env.workspace);
+      const wsB = path.join(realpathSync(env.root), 'other-ws');
+      mkdirSync(wsB, { recursive: true });
+      const link = path.join(env.root, 'ws-link');
+      symlinkSync(wsA, link);
+      env.write(env.userSettingsPath, { mcpServers: { plain: env.fixture('plain') } });
+      const config = path.join(env.root, 'mcp-config.json');
+      env.write(config, { mcpServers: { cfg: env.fixture('cfg') } });
+      const http = await startHttpDaemon(env, ['--mcp-config', config]);
+
+      const byUrl = await agent(http, link);
+      const byRoot = await rootsAgent(http, rootsOf(wsA));
+      const other = await agent(http, wsB);
+      for (const [name, c] of [
+        ['the URL agent', byUrl],
+        ['the roots agent', byRoot],
+      ] as const)
+        await until(`${name} to list the --mcp-config server`, async () =>
+          (await toolNames(c)).includes('cfg__echo'),
+        );
+      assert.deepEqual(await toolNames(byUrl), ['cfg__echo', 'plain__echo']);
+      assert.deepEqual(await toolNames(byRoot), ['cfg__echo', 'plain__echo']);
+      const inUrl = await whereRuns(byUrl, 'cfg__echo');
+      assert.equal((await whereRuns(byRoot, 'cfg__echo')).pid, inUrl.pid, 'one process');
+      await until('the other folder to list its user server', async () =>
+        (await toolNames(other)).includes('plain__echo'),
+      );
+      assert.deepEqual(await toolNames(other), ['plain__echo'], 'no --mcp-config elsewhere');
+
+      const sessions = await env.json<SessionList>(['get', 'sessions', '-o', 'json']);
+      const ofA = sessions.items.filter((s) => s.spec.workspace === wsA);
+      assert.deepEqual(
+        ofA.map((s) => s.metadata.name),
+        [DEFAULT_SESSION_ID],
+        "one session of the daemon's folder: its own",
+      );
+      assert.deepEqual(
+        ofA[0]?.status.agents.map((g) => `${g.transport}:${g.workspaceFrom}`).sort(),
+        ['http:roots', 'http:url'],
+      );
+      for (const c of [byUrl, byRoot, other]) await c.close();
     },
   );
 });

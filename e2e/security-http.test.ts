@@ -1,13 +1,16 @@
 /**
  * Attacks on the daemon's HTTP endpoint (issue #26), by raw HTTP clients against the built
  * daemon started with `--http 127.0.0.1:0` in a temp HOME: a local process without the token,
- * a web page (DNS rebinding, another origin), an oversized body, a client that never reads,
- * floods of sessions and streams, and a token file someone tampered with.
+ * a web page (DNS rebinding, another origin), an oversized body, clients that never read,
+ * floods of sessions and streams, JSON-RPC batches, and a token file someone tampered with.
  *
  * What must hold: nothing reaches MCP (no session opens) without the token and a loopback
- * Host/Origin; bodies, sessions, streams and unread bytes are bounded; an unknown session is
- * 404, also after a restart; the token file is trusted only when private and not a link, and
- * the token shows in no output or log.
+ * Host/Origin; bodies, sessions, streams and unread bytes (per session and all together) are
+ * bounded, the client that reads least paying; a full session table gives the least recently
+ * active idle session's place to a new one, and refuses only while every session is busy; a
+ * batch is refused where the session's protocol has none; an unknown session is 404, also
+ * after a restart; the token file is trusted only when private and not a link, and the token
+ * shows in no output or log.
  */
 import assert from 'node:assert/strict';
 import {
@@ -19,6 +22,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -56,6 +60,81 @@ const inSession = (http: HttpDaemon, session: string) => ({
   'Mcp-Session-Id': session,
   'Mcp-Protocol-Version': '2025-11-25',
 });
+
+/** The first request of a session at protocol `version`, as a raw body. */
+const initializeAt = (version: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: version,
+      capabilities: {},
+      clientInfo: { name: 'raw-e2e', version: '1.0.0' },
+    },
+  });
+
+/** An exchange the client holds open and does not read from. */
+interface Unread {
+  /** Resolves once the answer's head arrived (so the daemon has written it). */
+  readonly answered: Promise<number>;
+  /** Whether the connection closed, not by the test (seen only while bytes are still read). */
+  cut(): boolean;
+  /** Reads the rest at last; resolves whether the answer arrived whole. */
+  readAll(): Promise<boolean>;
+  /** The test's own end of it. */
+  end(): void;
+}
+
+function unreadExchange(
+  http: HttpDaemon,
+  r: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+): Unread {
+  const target = new URL(http.url);
+  const req = httpRequest({
+    host: target.hostname,
+    port: target.port,
+    method: r.method,
+    path: target.pathname,
+    headers: {
+      ...r.headers,
+      ...(r.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(r.body)) }),
+    },
+    agent: false,
+  });
+  let ours = false;
+  let cut = false;
+  let response: IncomingMessage | undefined;
+  req.on('error', () => undefined);
+  req.on('close', () => (cut ||= !ours));
+  const answered = new Promise<number>((resolve, reject) => {
+    req.once('error', reject);
+    req.once('response', (res) => {
+      // Nothing is read: the socket stops taking bytes once node's small buffer is full.
+      res.pause();
+      res.on('error', () => undefined);
+      response = res;
+      resolve(res.statusCode ?? 0);
+    });
+  });
+  req.end(r.body);
+  return {
+    answered,
+    cut: () => cut,
+    readAll: () =>
+      new Promise<boolean>((resolve) => {
+        if (!response) return resolve(false);
+        const res = response;
+        res.once('end', () => resolve(res.complete));
+        res.once('close', () => resolve(res.complete));
+        res.resume();
+      }),
+    end: () => {
+      ours = true;
+      req.destroy();
+    },
+  };
+}
 
 async function stop(daemon: DaemonProcess): Promise<void> {
   daemon.child.kill('SIGTERM');
@@ -309,12 +388,6 @@ describe('security: the HTTP endpoint (e2e)', () => {
     });
     const a = await rawInitialize(http);
     await rawInitialize(http);
-    const third = await rawRequest(http.url, {
-      headers: { ...MCP_POST_HEADERS, ...auth(http.token) },
-      body: INITIALIZE,
-    });
-    assert.equal(third.status, 503, third.body);
-    assert.match(third.body, /2 MCP sessions are open/);
 
     // Two calls that stay open fill session a's streams; a third exchange is refused.
     await rawRequest(http.url, {
@@ -364,4 +437,219 @@ describe('security: the HTTP endpoint (e2e)', () => {
     assert.equal(typeof (await rawInitialize(http)), 'string');
     assert.match(http.daemon.stderr(), /idle for 2 s: closed/);
   });
+
+  it(
+    'a full session table: the least recently active idle session gives way; all busy, 503',
+    T,
+    async () => {
+      env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx', ['--tools=sleep']) } });
+      const http = await startHttpDaemon(env, [], { MCPCTL_HTTP_LIMITS: 'maxSessions=2' });
+      const ping = (session: string) =>
+        rawRequest(http.url, { headers: inSession(http, session), body: rpc(5, 'ping') });
+      const evictions = () =>
+        http.daemon
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes('gives its place to a new one'));
+
+      // One client left two sessions open; b was used least recently, so b gives way.
+      const a = await rawInitialize(http);
+      const b = await rawInitialize(http);
+      assert.equal((await ping(a)).status, 200);
+      const c = await rawInitialize(http);
+      assert.equal((await ping(b)).status, 404, 'b was closed for c');
+      assert.equal((await ping(a)).status, 200, 'a stays');
+      assert.match(evictions()[0] ?? '', new RegExp(`http agent ${b.slice(0, 8)} `));
+
+      // A session holding only its GET stream is idle too (or one client with a stream per
+      // session would lock everyone out); the least recently active one gives way.
+      const streamHeaders = (session: string) => ({
+        ...inSession(http, session),
+        Accept: 'text/event-stream',
+      });
+      const streamA = unreadExchange(http, { method: 'GET', headers: streamHeaders(a) });
+      assert.equal(await streamA.answered, 200);
+      const streamC = unreadExchange(http, { method: 'GET', headers: streamHeaders(c) });
+      assert.equal(await streamC.answered, 200);
+      const d = await rawInitialize(http);
+      await until('the GET stream of a to end with its session', () => streamA.cut());
+      assert.equal((await ping(a)).status, 404);
+      assert.equal(streamC.cut(), false, "c's stream stays");
+      assert.equal((await ping(c)).status, 200);
+
+      // Both sessions with a call in flight: busy, so a new one is refused, and told when to
+      // come back.
+      await until(
+        'fx__sleep to be listed',
+        async () =>
+          (
+            await rawRequest(http.url, { headers: inSession(http, d), body: rpc(9, 'tools/list') })
+          ).body.includes('fx__sleep'),
+        { timeoutMs: 30_000 },
+      );
+      const marker = (s: string) => path.join(env.root, `called-${s}`);
+      const sleep = (session: string) =>
+        rawRequest(http.url, {
+          headers: inSession(http, session),
+          body: rpc(10, 'tools/call', {
+            name: 'fx__sleep',
+            arguments: { ms: 4000, marker: marker(session) },
+          }),
+        });
+      const calls = [sleep(c), sleep(d)];
+      await until('both calls to be in flight', () =>
+        [c, d].every((s) => {
+          try {
+            return statSync(marker(s)).isFile();
+          } catch {
+            return false;
+          }
+        }),
+      );
+      const refused = await rawRequest(http.url, {
+        headers: { ...MCP_POST_HEADERS, ...auth(http.token) },
+        body: INITIALIZE,
+      });
+      assert.equal(refused.status, 503, refused.body);
+      assert.equal(refused.headers['retry-after'], '1');
+      assert.match(refused.body, /all 2 MCP sessions .* are busy/);
+      for (const call of await Promise.all(calls)) assert.equal(call.status, 200, call.body);
+      assert.equal(typeof (await rawInitialize(http)), 'string', 'idle again: room for one more');
+      assert.equal(evictions().length, 3);
+      streamC.end();
+    },
+  );
+
+  it(
+    'unread answers are bounded per session and for the daemon; the client that reads least pays',
+    T,
+    async () => {
+      const MiB = 1024 * 1024;
+      // Each answer is a little over 8 MiB, twice what the kernel's socket buffers take (so
+      // much of it stays in the daemon while unread); two fit a session's (and the daemon's)
+      // 20 MiB, three do not.
+      const limit = 20 * MiB;
+      env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+      const http = await startHttpDaemon(env, [], {
+        MCPCTL_HTTP_LIMITS: `maxSessionUnreadBytes=${limit},maxUnreadBytes=${limit}`,
+      });
+      const a = await rawInitialize(http);
+      const b = await rawInitialize(http);
+      await until(
+        'fx__echo to be listed',
+        async () =>
+          (
+            await rawRequest(http.url, { headers: inSession(http, a), body: rpc(2, 'tools/list') })
+          ).body.includes('fx__echo'),
+        { timeoutMs: 30_000 },
+      );
+      const text = 'x'.repeat(8 * MiB);
+      let id = 10;
+      const bigCall = async (session: string): Promise<Unread> => {
+        id += 1;
+        const call = unreadExchange(http, {
+          method: 'POST',
+          headers: inSession(http, session),
+          body: rpc(id, 'tools/call', { name: 'fx__echo', arguments: { text } }),
+        });
+        assert.equal(await call.answered, 200);
+        return call;
+      };
+      type Drop = { msg: string; http: string; unread: { session: number; all: number } };
+      const drops = () =>
+        http.daemon
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes('"unread":{'))
+          .map((l) => JSON.parse(l) as Drop);
+
+      // Session a leaves three answers unread: over its 20 MiB, its largest is dropped.
+      const ofA = [await bigCall(a), await bigCall(a), await bigCall(a)];
+      const [first] = await until('a drop for session a', () => {
+        const seen = drops();
+        return seen.length === 1 ? seen : undefined;
+      });
+      assert.ok(first);
+      assert.match(first.msg, /more than the 20 MiB one session may/);
+      assert.equal(first.http, a.slice(0, 8));
+      assert.equal(
+        (await rawRequest(http.url, { headers: inSession(http, a), body: rpc(3, 'ping') })).status,
+        200,
+        'the session itself goes on',
+      );
+
+      // Session b's one answer passes the daemon's 20 MiB: a, which holds the most, pays.
+      const ofB = await bigCall(b);
+      const second = await until('a drop for the daemon', () => drops()[1]);
+      assert.match(second.msg, /more than the daemon's 20 MiB/);
+      assert.equal(second.http, a.slice(0, 8));
+      for (const { unread } of drops()) {
+        assert.ok(unread.session <= limit, `a session holds ${unread.session} after a drop`);
+        assert.ok(unread.all <= limit, `all sessions hold ${unread.all} after a drop`);
+      }
+
+      // Read at last: the dropped answers are cut short, the others arrive whole.
+      const whole = await Promise.all(ofA.map((c) => c.readAll()));
+      assert.equal(whole.filter((w) => !w).length, 2, `a's answers whole: ${whole.join(', ')}`);
+      assert.equal(await ofB.readAll(), true, "b's answer is kept");
+      assert.equal(drops().length, 2);
+      for (const c of [...ofA, ofB]) c.end();
+    },
+  );
+
+  it(
+    'a JSON-RPC batch: refused where the protocol has none (2025-06-18 on) and in the initialize POST',
+    T,
+    async () => {
+      const http = await startHttpDaemon(env);
+      const batch = JSON.stringify([
+        { jsonrpc: '2.0', id: 2, method: 'ping' },
+        { jsonrpc: '2.0', id: 3, method: 'ping' },
+      ]);
+      const session = async (version: string) => {
+        const answer = await rawRequest(http.url, {
+          headers: { ...MCP_POST_HEADERS, ...auth(http.token) },
+          body: initializeAt(version),
+        });
+        assert.equal(answer.status, 200, answer.body);
+        return String(answer.headers['mcp-session-id']);
+      };
+      const post = (id: string, version: string, body: string) =>
+        rawRequest(http.url, {
+          headers: { ...inSession(http, id), 'Mcp-Protocol-Version': version },
+          body,
+        });
+      for (const version of ['2025-06-18', '2025-11-25']) {
+        const answer = await post(await session(version), version, batch);
+        assert.equal(answer.status, 400, `${version}: ${answer.body}`);
+        const error = JSON.parse(answer.body) as {
+          id: unknown;
+          error: { code: number; message: string };
+        };
+        assert.equal(error.id, null);
+        assert.equal(error.error.code, -32600);
+        assert.match(error.error.message, new RegExp(`batch.*${version}`));
+        // Saying an older version on the request does not make the session's protocol older.
+        const older = await post(await session(version), '2025-03-26', batch);
+        assert.equal(older.status, 400, `${version} as 2025-03-26: ${older.body}`);
+      }
+      // Batches are 2025-03-26's: there they are served.
+      const old = await post(await session('2025-03-26'), '2025-03-26', batch);
+      assert.equal(old.status, 200, old.body);
+      assert.match(old.body, /"result"/);
+
+      // An initialize never comes in a batch (2025-03-26 says so too): no session opens.
+      const before = opened(http.daemon);
+      const inBatch = await rawRequest(http.url, {
+        headers: { ...MCP_POST_HEADERS, ...auth(http.token) },
+        body: `[${initializeAt('2025-03-26')}]`,
+      });
+      assert.equal(inBatch.status, 400, inBatch.body);
+      assert.equal(inBatch.headers['mcp-session-id'], undefined);
+      const refusal = JSON.parse(inBatch.body) as { error: { code: number; message: string } };
+      assert.equal(refusal.error.code, -32600);
+      assert.match(refusal.error.message, /initialize.*alone.*batch/);
+      assert.equal(opened(http.daemon), before);
+    },
+  );
 });

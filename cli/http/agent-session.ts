@@ -8,8 +8,9 @@
  * instructions: their servers are not known yet), holds every later request of the agent,
  * asks `roots/list` once the agent says `initialized` (on the GET stream, and again on the
  * stream of the agent's first held request, for a client without one), and opens the real
- * gateway on the first `file://` root that is a directory — or, without one or without an
- * answer within ROOTS_WAIT_MS, on the daemon's workspace. That gateway is given the agent's
+ * gateway on the session of the first `file://` root that is a directory (`specOf`: the
+ * daemon's own session for the daemon's folder) — or, without one or without an answer
+ * within ROOTS_WAIT_MS, on the daemon's workspace. That gateway is given the agent's
  * `initialize` (its answer is not sent again) and `initialized`, then the held messages in
  * order. So no request of the agent is ever served by another workspace's servers.
  *
@@ -78,7 +79,13 @@ export type AgentSessionSpec =
       readonly source: 'url' | 'daemon';
       readonly metaTools: MetaToolsMode;
     }
-  | { readonly kind: 'roots'; readonly fallback: SessionSpec; readonly metaTools: MetaToolsMode }
+  | {
+      readonly kind: 'roots';
+      readonly fallback: SessionSpec;
+      /** The session of the folder the roots name (the daemon's for its own folder). */
+      readonly specOf: (folder: string) => SessionSpec;
+      readonly metaTools: MetaToolsMode;
+    }
   | { readonly kind: 'inert'; readonly reason: string };
 
 export interface AgentSessionDeps {
@@ -100,6 +107,7 @@ interface Held {
 /** A `roots` session while it waits for the agent's roots. */
 interface Deciding {
   readonly fallback: SessionSpec;
+  readonly specOf: (folder: string) => SessionSpec;
   readonly metaTools: MetaToolsMode;
   readonly front: Gateway;
   readonly frontRelay: Relay;
@@ -115,12 +123,16 @@ interface Deciding {
 export class HttpAgentSession {
   /** The `Mcp-Session-Id`. */
   readonly id: string;
+  /** The MCP protocol version negotiated by the agent's `initialize`. */
+  readonly protocolVersion: string;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly store: ReplayStore;
   /** Runs once when the session has ended, however. */
   onEnd: (() => void) | undefined;
   /** HTTP exchanges of this agent open now (requests being served, streams). */
   open = 0;
+  /** Of those, GET streams (the agent's stream for the server's messages, or a resumed one). */
+  streams = 0;
   /**
    * The mark on the GET stream after which nothing was sent on an open GET stream: the next
    * GET stream without Last-Event-ID resumes after it (set when a GET stream ends).
@@ -138,8 +150,9 @@ export class HttpAgentSession {
   #rootsAsked = 0;
   #ending: Promise<void> | undefined;
 
-  private constructor(id: string, deps: AgentSessionDeps) {
+  private constructor(id: string, protocolVersion: string, deps: AgentSessionDeps) {
     this.id = id;
+    this.protocolVersion = protocolVersion;
     this.#deps = deps;
     this.#log = (message) => deps.log(`http agent ${id.slice(0, 8)}: ${message}`);
     this.store = new ReplayStore(deps.window, {
@@ -171,6 +184,14 @@ export class HttpAgentSession {
   }
 
   /**
+   * No request of the agent waits for its answer (held ones included) and no exchange is open
+   * but GET streams: closing it now takes nothing from the agent but its session.
+   */
+  get idle(): boolean {
+    return this.open === this.streams && this.#agent.inFlight === 0;
+  }
+
+  /**
    * Whether a request may take the endpoint's fast path (fast-path.ts): not while the session
    * has no gateway yet (a `roots` session deciding: its held requests need the transport's
    * streams), nor after the end.
@@ -184,8 +205,12 @@ export class HttpAgentSession {
     this.#agent.receiveFast(message, extra, reply);
   }
 
-  static async open(spec: AgentSessionSpec, deps: AgentSessionDeps): Promise<HttpAgentSession> {
-    const self = new HttpAgentSession(randomUUID(), deps);
+  static async open(
+    spec: AgentSessionSpec,
+    protocolVersion: string,
+    deps: AgentSessionDeps,
+  ): Promise<HttpAgentSession> {
+    const self = new HttpAgentSession(randomUUID(), protocolVersion, deps);
     await self.#agent.start();
     try {
       if (spec.kind === 'inert') {
@@ -204,6 +229,7 @@ export class HttpAgentSession {
         });
         self.#deciding = {
           fallback: spec.fallback,
+          specOf: spec.specOf,
           metaTools: spec.metaTools,
           front,
           frontRelay,
@@ -418,7 +444,7 @@ export class HttpAgentSession {
     let source: WorkspaceSource = 'daemon';
     if (workspace !== undefined)
       try {
-        opened = await this.#openGateway({ workspace }, d.metaTools, 'roots');
+        opened = await this.#openGateway(d.specOf(workspace), d.metaTools, 'roots');
         source = 'roots';
       } catch (err) {
         if (!(err instanceof WorkspaceNotFoundError)) throw err;

@@ -60,6 +60,11 @@ export class HttpAgentTransport implements Transport {
     return this.#inner.sessionId;
   }
 
+  /** The agent's requests waiting for their answer now. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
   start(): Promise<void> {
     return this.#inner.start();
   }

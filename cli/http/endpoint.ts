@@ -12,8 +12,12 @@
  * 5. A POST body within the one MCP message limit → else 413 (the connection is closed), and
  *    JSON → else 400.
  * 6. An `Mcp-Session-Id` the daemon knows → else 404 (after a daemon restart, or expiry: a
- *    spec-following client then initializes again); none → only an `initialize` POST, which
- *    opens a session when fewer than `maxSessions` are open (else 503); anything else → 400.
+ *    spec-following client then initializes again). A JSON-RPC batch where the session's
+ *    negotiated protocol has none (2025-06-18 and later), or one holding an `initialize` →
+ *    400, -32600 (batches.ts). No session id → only an `initialize` POST, which opens a
+ *    session; anything else → 400. With `maxSessions` open, the least recently active idle
+ *    session (nothing in flight, nothing open but GET streams; one without a GET stream first)
+ *    is closed to make room, and only when every session is busy is it 503 with Retry-After.
  *
  * Guarantees beyond the checks:
  * - An initialize from mcpctl's own client (`clientInfo.name` `mcpctl`: this endpoint as a server
@@ -21,14 +25,16 @@
  *   itself does: mcpctl is never proxied into itself.
  * - A session's workspace: `?workspace=/abs/dir` of the initialize request, else the first
  *   `file://` root that is a directory of an agent that declares roots (asked right after
- *   `initialize`, see agent-session.ts), else the daemon's own (its default session's
- *   workspace and `--mcp-config`); `${VAR}`s expand in the daemon's environment (`get
- *   sessions -o wide` says `daemon`). The log says which (`workspaceFrom`). `?metaTools=add|only`
- *   as serve's flag.
+ *   `initialize`, see agent-session.ts), else the daemon's own. The daemon's own folder, named
+ *   either way, is its default session's (workspace, `--mcp-config`, `--lsp-config`), any
+ *   other folder a session of its own (workspace-spec.ts); `${VAR}`s expand in the daemon's
+ *   environment (`get sessions -o wide` says `daemon`). The log says which (`workspaceFrom`).
+ *   `?metaTools=add|only` as serve's flag.
  * - Bounded: sessions, open exchanges (per session and all together), requests in flight per
- *   session, unread bytes per stream (then the stream is dropped, its events kept for replay),
- *   the replay window. A session with no request and no open stream for `idleSessionMs` is
- *   closed.
+ *   session, unread bytes per response, per session and all together (unread.ts: then the
+ *   largest response of the client that reads least is dropped, a stream's events kept for
+ *   replay), the replay window. A session with no request and no open stream for
+ *   `idleSessionMs` is closed.
  * - Streams are resumable: events carry ids, a client coming back with `Last-Event-ID` gets the
  *   kept events it missed, once (replay.ts). What is sent on the GET stream while none is open
  *   (a server's request right after initialize, say) is kept and sent on the next GET stream
@@ -44,11 +50,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { isInitializeRequest, type InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Daemon, SessionSpec } from '../../controller/daemon.js';
+import type { Daemon } from '../../controller/daemon.js';
 import { DaemonStoppingError, WorkspaceNotFoundError } from '../../controller/daemon.js';
 import type { MetaToolsMode } from '../../gateway/index.js';
 import { LIMIT_EXCEEDED_CODE, sizeText } from '../../api/limits.js';
 import { errorText } from '../errors.js';
+import { batchRefusal, negotiatedVersion } from './batches.js';
 import { endpointUrl, hostOfHeader, isLoopbackHost, isLoopbackOrigin } from './address.js';
 import { HttpAgentSession, STANDALONE_STREAM, type AgentSessionSpec } from './agent-session.js';
 import type { HttpLimits } from './limits.js';
@@ -56,6 +63,8 @@ import { FastResponse, fastExtraOf, fastRequestOf } from './fast-path.js';
 import { readBody, replyError, sendResponse, webRequestOf } from './node-bridge.js';
 import { ReplayWindow } from './replay.js';
 import { bearerOf, tokenMatcher } from './token.js';
+import { UnreadLedger, type UnreadDrop } from './unread.js';
+import { daemonSessionSpec, folderSessionSpec } from './workspace-spec.js';
 
 /** The first protocol version whose clients take an event without data (a priming event). */
 const PRIMING_SINCE = '2025-11-25';
@@ -66,6 +75,7 @@ const MCPCTL_CLIENT = 'mcpctl';
 const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
 const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
 
 export interface HttpEndpointLog {
   info(obj: object, msg: string): void;
@@ -89,6 +99,8 @@ export class HttpEndpoint {
   readonly #server: Server;
   readonly #sessions = new Map<string, HttpAgentSession>();
   readonly #window: ReplayWindow;
+  /** Bytes of responses the clients have not read, per session and all together. */
+  readonly #unread: UnreadLedger;
   readonly #tokenMatches: (given: string) => boolean;
   /** Sessions being opened (initialize requests in progress): they count against the limit. */
   #opening = 0;
@@ -105,6 +117,14 @@ export class HttpEndpoint {
       maxBytes: o.limits.maxReplayBytes,
       maxEvents: o.limits.maxReplayEvents,
     });
+    this.#unread = new UnreadLedger(
+      {
+        perStream: o.limits.maxStreamBufferedBytes,
+        perSession: o.limits.maxSessionUnreadBytes,
+        total: o.limits.maxUnreadBytes,
+      },
+      (drop) => this.#dropped(drop),
+    );
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((err: unknown) => {
         this.#o.log.warn({ err: errorText(err) }, 'http: a request failed');
@@ -223,28 +243,29 @@ export class HttpEndpoint {
         return replyError(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON');
       }
     }
-    // 6. The session.
+    // 6. The session, and a batch only where its protocol has them.
     const sessionId = req.headers['mcp-session-id'];
-    let agent: HttpAgentSession | undefined;
-    if (typeof sessionId === 'string') {
-      agent = this.#sessions.get(sessionId);
-      if (!agent)
-        return replyError(
-          res,
-          404,
-          SESSION_NOT_FOUND,
-          'Session not found: it ended (or the daemon restarted); initialize a new one',
-        );
-    } else if (method === 'POST' && isInitializeRequest(parsedBody)) {
-      agent = await this.#openSession(res, url, parsedBody.params);
-      if (!agent) return;
-    } else
+    let agent = typeof sessionId === 'string' ? this.#sessions.get(sessionId) : undefined;
+    if (typeof sessionId === 'string' && !agent)
       return replyError(
         res,
-        400,
-        SERVER_ERROR,
-        'Bad Request: Mcp-Session-Id header is required (initialize first)',
+        404,
+        SESSION_NOT_FOUND,
+        'Session not found: it ended (or the daemon restarted); initialize a new one',
       );
+    const batch = batchRefusal(parsedBody, agent?.protocolVersion);
+    if (batch !== undefined) return replyError(res, 400, INVALID_REQUEST, batch);
+    if (!agent) {
+      if (method !== 'POST' || !isInitializeRequest(parsedBody))
+        return replyError(
+          res,
+          400,
+          SERVER_ERROR,
+          'Bad Request: Mcp-Session-Id header is required (initialize first)',
+        );
+      agent = await this.#openSession(res, url, parsedBody.params);
+      if (!agent) return;
+    }
     if (agent.open >= limits.maxStreamsPerSession)
       return this.#busy(
         res,
@@ -264,16 +285,15 @@ export class HttpEndpoint {
     parsedBody: unknown,
   ): Promise<void> {
     agent.open += 1;
+    if (method === 'GET') agent.streams += 1;
     agent.lastActive = Date.now();
     try {
       // A plain request on a served session: no web objects, a JSON answer (fast-path.ts).
+      const wrote = () => this.#unread.wrote(res, agent.id);
       const fast =
         method === 'POST' && agent.servesFast ? fastRequestOf(req, parsedBody) : undefined;
       if (fast) {
-        const reply = new FastResponse(res, agent.id, {
-          maxBufferedBytes: this.#o.limits.maxStreamBufferedBytes,
-          onOverflow: () => this.#overflow(agent),
-        });
+        const reply = new FastResponse(res, agent.id, { wrote });
         agent.serveFast(fast, fastExtraOf(req, url), reply);
         return await reply.done;
       }
@@ -298,16 +318,16 @@ export class HttpEndpoint {
       const streaming =
         response.status === 200 && response.headers.get('content-type') === 'text/event-stream';
       await sendResponse(res, response, {
-        maxBufferedBytes: this.#o.limits.maxStreamBufferedBytes,
+        wrote,
         ...(prefix !== undefined && streaming ? { prefix } : {}),
         // Everything sent on the GET stream up to here went to this stream.
         ...(standalone && streaming
           ? { onEnd: () => (agent.standaloneMark = agent.store.mark(STANDALONE_STREAM)) }
           : {}),
-        onOverflow: () => this.#overflow(agent),
       });
     } finally {
       agent.open -= 1;
+      if (method === 'GET') agent.streams -= 1;
       agent.lastActive = Date.now();
     }
   }
@@ -318,12 +338,22 @@ export class HttpEndpoint {
     init: InitializeRequest['params'],
   ): Promise<HttpAgentSession | undefined> {
     const { limits, daemon } = this.#o;
+    let evicted: HttpAgentSession | undefined;
     if (this.#sessions.size + this.#opening >= limits.maxSessions) {
-      this.#busy(
-        res,
-        `${limits.maxSessions} MCP sessions are open, the daemon's limit; close one (DELETE) or wait for an idle one to expire`,
+      evicted = this.#leastRecentlyActiveIdle();
+      if (!evicted) {
+        this.#busy(
+          res,
+          `all ${limits.maxSessions} MCP sessions the daemon holds (its limit) are busy, each with a request in flight or a stream open; try again in a moment`,
+        );
+        return undefined;
+      }
+      // Out of the table at once (its next request is 404), its place taken before any await.
+      this.#sessions.delete(evicted.id);
+      this.#o.log.info(
+        { session: evicted.session?.id ?? null, http: evicted.id.slice(0, 8) },
+        `http agent ${evicted.id.slice(0, 8)} gives its place to a new one: ${limits.maxSessions} MCP sessions are open, the daemon's limit, and it was the least recently active idle one (${Math.round((Date.now() - evicted.lastActive) / 1000)} s ago); it gets 404 and initializes again`,
       );
-      return undefined;
     }
     // mcpctl's own client (a pool connection): an entry of this endpoint in a file mcpctl
     // watches. Served, so the server shows Ready, but with nothing: no loop through itself.
@@ -342,7 +372,8 @@ export class HttpEndpoint {
     this.#opening += 1;
     let agent: HttpAgentSession;
     try {
-      agent = await HttpAgentSession.open(spec, {
+      await evicted?.close();
+      agent = await HttpAgentSession.open(spec, negotiatedVersion(init.protocolVersion), {
         daemon,
         version: this.#o.version,
         limits,
@@ -402,24 +433,22 @@ export class HttpEndpoint {
       return `?metaTools=${meta} is not one of off, add, only`;
     const metaTools: MetaToolsMode = meta;
     const workspace = params.get('workspace');
+    const { daemon } = this.#o;
     if (workspace !== null) {
       if (!path.isAbsolute(workspace))
         return `?workspace= must be an absolute path (got a relative one); the daemon has no working directory of yours`;
-      return { kind: 'session', session: { workspace }, source: 'url', metaTools };
+      const session = folderSessionSpec(daemon, workspace);
+      return { kind: 'session', session, source: 'url', metaTools };
     }
-    const own = this.#o.daemon.defaultSession;
-    const daemons: SessionSpec = {
-      workspace: own.workspace,
-      ...(own.mcpConfigPath ? { mcpConfigPath: own.mcpConfigPath } : {}),
-      ...(own.lspConfigPath ? { lspConfigPath: own.lspConfigPath } : {}),
-    };
-    if (declaresRoots) return { kind: 'roots', fallback: daemons, metaTools };
-    return {
-      kind: 'session',
-      session: daemons,
-      source: 'daemon',
-      metaTools,
-    };
+    const daemons = daemonSessionSpec(daemon);
+    if (declaresRoots)
+      return {
+        kind: 'roots',
+        fallback: daemons,
+        specOf: (folder) => folderSessionSpec(daemon, folder),
+        metaTools,
+      };
+    return { kind: 'session', session: daemons, source: 'daemon', metaTools };
   }
 
   /** Why `req` must be refused for its Host or Origin, or undefined. */
@@ -436,11 +465,44 @@ export class HttpEndpoint {
     return undefined;
   }
 
-  #overflow(agent: HttpAgentSession): void {
+  /** The log's word on a response dropped for what its client left unread. */
+  #dropped(drop: UnreadDrop): void {
+    const { limits } = this.#o;
+    const who = `http agent ${drop.owner.slice(0, 8)}`;
+    const kept = "(a stream's events stay for a resume)";
+    const msg =
+      drop.scope === 'stream'
+        ? `${who} left more than ${sizeText(limits.maxStreamBufferedBytes)} of one answer or stream unread; it is dropped ${kept}`
+        : drop.scope === 'session'
+          ? `${who} left ${sizeText(drop.ownerBytes + drop.bytes)} unread over its answers and streams, more than the ${sizeText(limits.maxSessionUnreadBytes)} one session may; its largest (${sizeText(drop.bytes)}) is dropped ${kept}`
+          : `HTTP agents left ${sizeText(drop.totalBytes + drop.bytes)} unread together, more than the daemon's ${sizeText(limits.maxUnreadBytes)}; the largest answer or stream (${sizeText(drop.bytes)}) of ${who}, which holds the most, is dropped ${kept}`;
     this.#o.log.warn(
-      { session: agent.session?.id ?? null },
-      `http agent ${agent.id.slice(0, 8)} left more than ${sizeText(this.#o.limits.maxStreamBufferedBytes)} of a stream unread; the stream is dropped (its events stay for a resume)`,
+      {
+        session: this.#sessions.get(drop.owner)?.session?.id ?? null,
+        http: drop.owner.slice(0, 8),
+        unread: { dropped: drop.bytes, session: drop.ownerBytes, all: drop.totalBytes },
+      },
+      msg,
     );
+  }
+
+  /**
+   * The session to close for a new one when the table is full: an idle one (HttpAgentSession
+   * `idle`), one without a GET stream before one with, the least recently active first.
+   */
+  #leastRecentlyActiveIdle(): HttpAgentSession | undefined {
+    let best: HttpAgentSession | undefined;
+    const rank = (a: HttpAgentSession) => (a.streams > 0 ? 1 : 0);
+    for (const agent of this.#sessions.values()) {
+      if (!agent.idle) continue;
+      if (
+        !best ||
+        rank(agent) < rank(best) ||
+        (rank(agent) === rank(best) && agent.lastActive < best.lastActive)
+      )
+        best = agent;
+    }
+    return best;
   }
 
   #busy(res: ServerResponse, why: string): void {

@@ -20,7 +20,8 @@
  *   take the transport), the response becomes an event stream, carrying it and then the
  *   answer (without event ids: this stream is not resumable). A request that gets no answer
  *   (cancelled, or the session ended) gets an empty event stream, so the client's exchange
- *   ends. Unread bytes past `maxBufferedBytes` drop the response, as on the slow path.
+ *   ends. Every write is told to `wrote`, which counts the unread bytes it leaves, also of an
+ *   answer written whole (unread.ts); a response dropped for them ends, as on the slow path.
  * - `done` resolves once the response is over, or the client left (an answer that comes after
  *   is dropped).
  */
@@ -93,20 +94,14 @@ export class FastResponse implements FastReply {
   readonly done: Promise<void>;
   readonly #res: ServerResponse;
   readonly #sessionId: string;
-  readonly #maxBufferedBytes: number;
-  readonly #onOverflow: () => void;
+  readonly #wrote: () => boolean;
   #state: 'waiting' | 'streaming' | 'over' = 'waiting';
   #finish: () => void = () => undefined;
 
-  constructor(
-    res: ServerResponse,
-    sessionId: string,
-    options: { readonly maxBufferedBytes: number; readonly onOverflow: () => void },
-  ) {
+  constructor(res: ServerResponse, sessionId: string, options: { readonly wrote: () => boolean }) {
     this.#res = res;
     this.#sessionId = sessionId;
-    this.#maxBufferedBytes = options.maxBufferedBytes;
-    this.#onOverflow = options.onOverflow;
+    this.#wrote = options.wrote;
     this.done = new Promise<void>((resolve) => (this.#finish = resolve));
     res.once('close', this.#over);
   }
@@ -123,6 +118,8 @@ export class FastResponse implements FastReply {
         'mcp-session-id': this.#sessionId,
       });
       this.#res.end(body);
+      // Written whole, it may still be unread: counted until the client took it.
+      this.#wrote();
     }
     this.#over();
   }
@@ -146,12 +143,10 @@ export class FastResponse implements FastReply {
     this.#res.writeHead(200, { ...SSE_HEADERS, 'mcp-session-id': this.#sessionId });
   }
 
-  /** Writes one event; false when the client's unread bytes passed the limit (dropped). */
+  /** Writes one event; false when the response was dropped for its unread bytes. */
   #event(message: JSONRPCMessage): boolean {
     this.#res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-    if (this.#res.writableLength <= this.#maxBufferedBytes) return true;
-    this.#onOverflow();
-    this.#res.destroy();
+    if (this.#wrote()) return true;
     this.#over();
     return false;
   }

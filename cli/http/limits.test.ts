@@ -9,6 +9,8 @@ describe('http limits', () => {
   it("follow the socket's: the one message limit, unread bytes, requests in flight", () => {
     assert.equal(defaults.maxBodyBytes, DEFAULT_RPC_LIMITS.maxLineBytes);
     assert.equal(defaults.maxStreamBufferedBytes, DEFAULT_RPC_LIMITS.maxPendingWriteBytes);
+    assert.equal(defaults.maxSessionUnreadBytes, DEFAULT_RPC_LIMITS.maxPendingWriteBytes);
+    assert.equal(defaults.maxUnreadBytes, 2 * DEFAULT_RPC_LIMITS.maxPendingWriteBytes);
     assert.equal(defaults.maxRequestsInFlight, DEFAULT_RPC_LIMITS.maxRequestsInFlight);
     for (const [name, value] of Object.entries(defaults))
       assert.ok(Number.isFinite(value) && value > 0, name);

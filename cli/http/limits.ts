@@ -6,9 +6,11 @@
  * - Every limit has a finite default: no client, nor all of them together, makes the daemon
  *   hold unbounded memory for bodies, streams, sessions or replay windows.
  * - A request body has the one MCP message limit (api/limits.ts, the socket's `maxLineBytes`,
- *   lowered with it by MCPCTL_RPC_LIMITS); the stream's unread bytes have the socket's
- *   `maxPendingWriteBytes`; an agent session's requests in flight the socket's
- *   `maxRequestsInFlight`.
+ *   lowered with it by MCPCTL_RPC_LIMITS); an agent session's requests in flight the socket's
+ *   `maxRequestsInFlight`. Its unread bytes, one stream's and all of the session's together,
+ *   have the socket's `maxPendingWriteBytes`: an HTTP session is one agent connection, as one
+ *   serve's socket is. All sessions' together have twice that: one client at its limit leaves
+ *   as much again to all others, and the daemon holds at most 128 MiB its clients do not read.
  * - `MCPCTL_HTTP_LIMITS` (for tests) can only lower a limit, never raise one; a bad value is
  *   refused with a message naming the variable, the entry and the fix.
  */
@@ -23,8 +25,12 @@ export interface HttpLimits {
   readonly maxStreams: number;
   /** HTTP exchanges open at once for one MCP session. */
   readonly maxStreamsPerSession: number;
-  /** Unread bytes one stream may hold in the daemon; past it the stream is dropped. */
+  /** Unread bytes one response (an answer or stream) may hold in the daemon; past it, dropped. */
   readonly maxStreamBufferedBytes: number;
+  /** Unread bytes of one session's responses together; past it, its largest is dropped. */
+  readonly maxSessionUnreadBytes: number;
+  /** Unread bytes of all responses; past it, the largest of the session holding most goes. */
+  readonly maxUnreadBytes: number;
   /** Requests of one MCP session waiting for their answer. */
   readonly maxRequestsInFlight: number;
   /** A session with no request and no open stream this long is closed (later: 404). */
@@ -47,6 +53,8 @@ export function defaultHttpLimits(socket: RpcLimits): HttpLimits {
     maxStreams: socket.maxConnections * 8,
     maxStreamsPerSession: socket.maxRequestsInFlight,
     maxStreamBufferedBytes: socket.maxPendingWriteBytes,
+    maxSessionUnreadBytes: socket.maxPendingWriteBytes,
+    maxUnreadBytes: 2 * socket.maxPendingWriteBytes,
     maxRequestsInFlight: socket.maxRequestsInFlight,
     idleSessionMs: 60 * 60_000,
     maxReplayBytes: 64 * MiB,

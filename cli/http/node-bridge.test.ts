@@ -3,6 +3,12 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
 import { sendResponse } from './node-bridge.js';
+import { UnreadLedger, type UnreadDrop } from './unread.js';
+
+const ledger = (drops: UnreadDrop[] = []) =>
+  new UnreadLedger({ perStream: 10_000, perSession: 100_000, total: 100_000 }, (d) =>
+    drops.push(d),
+  );
 
 /** A response whose client reads nothing: every byte written stays unread. */
 class UnreadResponse extends EventEmitter {
@@ -48,12 +54,13 @@ describe('http node bridge', () => {
         cancelled = true;
       },
     });
-    let overflowed = 0;
+    const drops: UnreadDrop[] = [];
+    const unread = ledger(drops);
     let ended = 0;
     await sendResponse(
       res as unknown as ServerResponse,
       new Response(body, { headers: { 'content-type': 'text/event-stream' } }),
-      { maxBufferedBytes: 10_000, onOverflow: () => (overflowed += 1), onEnd: () => (ended += 1) },
+      { wrote: () => unread.wrote(res, 's'), onEnd: () => (ended += 1) },
     );
     assert.equal(res.status, 200);
     assert.ok(
@@ -61,7 +68,11 @@ describe('http node bridge', () => {
       `${res.writableLength} unread bytes held`,
     );
     assert.ok(enqueued <= 13, `${enqueued} events taken from the transport`);
-    assert.equal(overflowed, 1);
+    assert.deepEqual(
+      drops.map((d) => d.scope),
+      ['stream'],
+    );
+    assert.equal(unread.bytes, 0, 'a dropped stream is counted no more');
     assert.equal(res.destroyed, true, 'the stream is dropped');
     assert.equal(cancelled, true, 'the transport is told the stream is gone');
     assert.equal(ended, 1);
@@ -75,9 +86,9 @@ describe('http node bridge', () => {
         cancelled = true;
       },
     });
+    const unread = ledger();
     const sent = sendResponse(res as unknown as ServerResponse, new Response(body), {
-      maxBufferedBytes: 10_000,
-      onOverflow: () => undefined,
+      wrote: () => unread.wrote(res, 's'),
     });
     res.destroy();
     await sent;

@@ -4,15 +4,16 @@
  * Why not the SDK's Node wrapper: it pipes a stream's events to the socket only as fast as the
  * client reads, and everything the client does not read piles up, unbounded, in the stream's
  * queue inside the daemon. Here the queue is emptied as events come, into the socket's buffer,
- * where it is counted: a stream whose unread bytes pass the limit is dropped (its events stay
- * in the replay window, so the client can come back for them with Last-Event-ID).
+ * where it is counted (unread.ts): a stream whose unread bytes pass a limit is dropped (its
+ * events stay in the replay window, so the client can come back for them with Last-Event-ID).
  *
  * Guarantees:
  * - `readBody` never holds more than `maxBytes` of a body: a declared Content-Length over it is
  *   refused before a byte is read, a longer body as soon as it passes the limit.
  * - `sendResponse` writes status, headers (within the tick, so an SSE client sees its stream
- *   open) and body; unread bytes of the response never pass `maxBufferedBytes` plus one event; when the
- *   client goes away, the body is cancelled (the transport forgets the stream).
+ *   open) and body, and tells `wrote` after every write; once `wrote` says the response was
+ *   dropped, nothing more is taken from the body. When the client goes away, or the response
+ *   is dropped, the body is cancelled (the transport forgets the stream).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -77,12 +78,13 @@ export function webRequestOf(req: IncomingMessage, url: URL): Request {
 }
 
 export interface SendOptions {
-  /** Unread bytes past which the response is dropped. */
-  readonly maxBufferedBytes: number;
+  /**
+   * Called after each write: counts the response's unread bytes (UnreadLedger.wrote); false
+   * when the response was dropped for them.
+   */
+  readonly wrote: () => boolean;
   /** Written before the body (an SSE priming event). */
   readonly prefix?: string;
-  /** The response was dropped for its unread bytes. */
-  readonly onOverflow: () => void;
   /**
    * Runs once the body is over — ended, dropped, or cancelled because the client left — right
    * after the transport was told (synchronously with that, so nothing is sent between).
@@ -131,17 +133,17 @@ export async function sendResponse(
   };
   res.once('close', end);
   try {
-    if (options.prefix) res.write(options.prefix);
-    for (;;) {
+    let kept = true;
+    if (options.prefix) {
+      res.write(options.prefix);
+      kept = options.wrote();
+    }
+    while (kept) {
       const { done, value } = await reader.read();
       if (done || res.destroyed) break;
       soon();
       res.write(value);
-      if (res.writableLength > options.maxBufferedBytes) {
-        options.onOverflow();
-        res.destroy();
-        break;
-      }
+      kept = options.wrote();
     }
   } catch {
     // The body failed or was cancelled: end what was sent.
