@@ -3,11 +3,17 @@
  * - A server stuck in `initialize` (an MCP server and a language server, each with a connect
  *   timeout of a minute) ends as soon as the config removes it, and `mcpctl stop` returns
  *   within its normal shutdown time with the process gone, not after the connect timeout.
+ * - `mcpctl stop` and `mcpctl restart` return only once the daemon process itself is gone,
+ *   also with a server that ignores SIGTERM (the daemon's shutdown then waits for SIGKILL);
+ *   one that hangs up and keeps running fails `stop`, naming its pid.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { run } from '../cli/program.js';
 import { until } from '../testing/until.js';
 import { TestEnv, isAlive, isReady, processesMentioning } from './harness.js';
 import { fakeEntry } from './lsp-agent.js';
@@ -146,4 +152,64 @@ describe('processes really stop (e2e)', () => {
       assert.ok(!isAlive(daemon.pid), 'the daemon is gone');
     },
   );
+
+  it(
+    'mcpctl stop and restart return only once the daemon process is gone (a SIGTERM-ignoring server)',
+    T,
+    async () => {
+      env.write(env.userSettingsPath, {
+        mcpServers: {
+          stubborn: env.fixture('stubborn', ['--ignore-sigterm', '--ignore-stdin-end']),
+        },
+      });
+      // The command runs in this process, so the check below comes the moment it returns: a
+      // separate CLI process's own exit would hide most of the window between the daemon
+      // hanging up and its process ending.
+      let said = '';
+      const io = { out: (t: string) => (said += t), err: (t: string) => (said += t) };
+      const quiet = { ...io, stdoutIsTTY: false, stderrIsTTY: false };
+      for (const command of ['stop', 'restart', 'stop', 'restart']) {
+        const daemon = await env.startDaemon();
+        const servers = await env.untilServers((m) => isReady(m.get('stubborn')), 'Ready');
+        const server = servers.get('stubborn')?.status.pid ?? -1;
+        env.trackPid(server);
+        said = '';
+        const r = await run(['node', 'mcpctl', '--socket', env.socket, command], quiet);
+        const daemonRuns = isAlive(daemon.pid);
+        const serverRuns = isAlive(server);
+        assert.equal(r.code, 0, `${command}: ${said}`);
+        assert.match(said, new RegExp(`pid ${daemon.pid}\\) at .* stopped`));
+        assert.ok(!daemonRuns, `${command} returned while the daemon ${daemon.pid} runs`);
+        assert.ok(!serverRuns, `${command} returned while its server ${server} runs`);
+        await daemon.exited;
+      }
+    },
+  );
+
+  it('a daemon that hangs up but keeps running: stop fails, naming its pid', T, async () => {
+    // A stand-in daemon: answers daemon.stop with the pid of a process that never exits, and
+    // hangs up at once, as a daemon stuck after closing its socket would.
+    const stuck = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
+      stdio: 'ignore',
+    });
+    const pid = stuck.pid ?? -1;
+    env.trackPid(pid);
+    mkdirSync(path.dirname(env.socket), { recursive: true, mode: 0o700 });
+    const fake = createServer((socket) => {
+      socket.once('data', (line) => {
+        const { id } = JSON.parse(line.toString()) as { id: number };
+        socket.end(`${JSON.stringify({ jsonrpc: '2.0', id, result: { pid } })}\n`);
+      });
+    });
+    await new Promise<void>((resolve) => fake.listen(env.socket, resolve));
+    try {
+      const r = await env.cli(['stop'], { timeoutMs: 60_000 });
+      assert.equal(r.code, 1, r.stdout);
+      assert.match(r.stderr, new RegExp(`pid ${pid}\\).*still runs.*kill ${pid}`));
+      assert.ok(isAlive(pid), 'stop signals nothing itself');
+    } finally {
+      await new Promise((resolve) => fake.close(resolve));
+      stuck.kill('SIGKILL');
+    }
+  });
 });
