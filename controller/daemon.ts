@@ -3,7 +3,8 @@
  *
  * Guarantees:
  * - At start, the children a previous daemon left behind (killed hard) are reaped from the
- *   state file before anything writes to it; then ONE recorder of that file (`processes`)
+ *   state file before anything writes to it (with their descendants that carry its run mark,
+ *   proc/run-mark.ts); then ONE recorder of that file (`processes`)
  *   serves every pool — MCP servers and language servers alike — and the default session (the `--workspace`
  *   of the daemon, with its ceiling, --mcp-config and `defaultSessionEnv`) is opened and
  *   pinned: openers never close it, only `stop()` does.
@@ -219,7 +220,7 @@ export class Daemon {
       // Before the pool exists: its first write replaces the file with its own records.
       const report = await reapOrphans(options.stateFile);
       reaped = {
-        killed: report.killed.length,
+        killed: report.killed.length + report.marked.length,
         skipped: report.skipped.length,
         errors: report.errors,
       };
@@ -227,6 +228,11 @@ export class Daemon {
         log.warn(
           { serverPid: r.pid, kind: kindOf(r), connectionId: r.connectionId },
           `reaped ${whatWasReaped(r)} left by a previous daemon`,
+        );
+      for (const p of report.marked)
+        log.warn(
+          { pid: p.pid },
+          "reaped a server's descendant left by a previous daemon (found by its run mark)",
         );
       for (const e of report.errors) log.warn({ file: options.stateFile }, e);
     }

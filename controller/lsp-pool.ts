@@ -25,7 +25,7 @@ import { LspConnection, type LspServerOptions } from '../lsp/connection.js';
 import type { SpawnServer } from '../lsp/server-process.js';
 import { ConnectionPool, type ConnectionStats } from '../pool/pool.js';
 import type { LanguageServerTicket } from '../pool/ticket.js';
-import type { Holder, ReleaseOptions } from '../pool/types.js';
+import type { AcquireOptions, Holder, ReleaseOptions } from '../pool/types.js';
 import { recordingHooks, type ProcessRecorder } from '../proc/index.js';
 
 /** A session's hold on one language server process. */
@@ -43,7 +43,12 @@ export interface LanguageServerLease {
 export type LspPoolStats = ConnectionStats & ReturnType<LspConnection['stats']>;
 
 export interface LspPool {
-  acquire(ticket: LanguageServerTicket, holder: Holder): Promise<LanguageServerLease>;
+  /** An abort of `options.signal` while it waits lets go as a `config` release (pool.ts). */
+  acquire(
+    ticket: LanguageServerTicket,
+    holder: Holder,
+    options?: AcquireOptions,
+  ): Promise<LanguageServerLease>;
   release(key: string, sessionId: string, options: ReleaseOptions): void;
   releaseSession(sessionId: string): void;
   /** The connection of `key` while it is served (ready or draining). */
@@ -171,8 +176,8 @@ export function createLspPool(options: LspPoolOptions = {}): LspPool {
     warn,
   });
   return {
-    async acquire(ticket, holder) {
-      const { connection, startedAt } = await connections.acquire(ticket, holder);
+    async acquire(ticket, holder, acquireOptions) {
+      const { connection, startedAt } = await connections.acquire(ticket, holder, acquireOptions);
       await carried.reopen(ticket.connectionId, connection);
       return {
         key: ticket.connectionId,

@@ -115,7 +115,7 @@ export class SessionLanguageServers {
       desired: () => this.#desired(),
       kind: this.#kind(),
       events: deps.events,
-      enqueue: (name) => this.#queue.add(name),
+      enqueue: (name) => this.enqueue(name),
       onPendingApproval: (server) => pending.push(server),
       now: () => deps.now(),
       backoff: (failures) => exponentialDelay(failures, backoff.baseDelayMs, backoff.maxDelayMs),
@@ -131,7 +131,7 @@ export class SessionLanguageServers {
       events: deps.events,
       servers: () => deps.store.current().languageServers,
       refreshGating: () => deps.store.refreshGating(),
-      enqueue: (name) => this.#queue.add(name),
+      enqueue: (name) => this.enqueue(name),
     });
     this.#workers = new Workers<string>({
       queue: this.#queue,
@@ -159,11 +159,12 @@ export class SessionLanguageServers {
   /** Starts the workers and reconciles every configured language server. */
   start(): void {
     this.#workers.start();
-    for (const name of Object.keys(this.#deps.store.current().languageServers))
-      this.#queue.add(name);
+    for (const name of Object.keys(this.#deps.store.current().languageServers)) this.enqueue(name);
   }
 
+  /** Queues `name` for a pass; a connect of it in progress stops if it may not run now. */
   enqueue(name: string): void {
+    this.#reconciler.preempt(name);
     this.#queue.add(name);
   }
 
@@ -174,23 +175,28 @@ export class SessionLanguageServers {
       ...Object.keys(this.#deps.store.current().languageServers),
       ...this.#reconciler.records().keys(),
     ]);
-    for (const name of names) this.#queue.add(name);
+    for (const name of names) this.enqueue(name);
   }
 
   /** Approvals changed elsewhere: every project language server is judged again. */
   approvalsChanged(): void {
     for (const server of Object.values(this.#deps.store.current().languageServers))
-      if (server.scope === 'project') this.#queue.add(server.name);
+      if (server.scope === 'project') this.enqueue(server.name);
   }
 
   settled(): Promise<void> {
     return this.#workers.whenIdle();
   }
 
-  /** Stops the workers and releases every lease of the session (they drain). */
+  /**
+   * Releases every lease of the session (they drain) and stops the workers; a pass waiting for
+   * a connection stops waiting at once.
+   */
   async stop(): Promise<void> {
-    await this.#workers.stop();
     this.#reconciler.close();
+    this.#deps.pool.releaseSession(this.#deps.sessionId);
+    await this.#workers.stop();
+    // What a pass still acquired meanwhile (it releases what it gets after close; belt and braces).
     this.#deps.pool.releaseSession(this.#deps.sessionId);
   }
 

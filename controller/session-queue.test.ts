@@ -1,6 +1,7 @@
 /**
  * Queue semantics seen through a session, on in-memory servers whose connect we can hold:
- * edits during a running reconcile coalesce into exactly one more pass.
+ * edits during a running reconcile coalesce into exactly one more pass; an edit that refuses
+ * the server being connected stops that connect at once.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -9,7 +10,7 @@ import { createPool } from '../pool/index.js';
 import { inMemoryConnector } from '../pool/testing/in-memory.js';
 import { SessionApprovals } from '../approvals/index.js';
 import { Session } from './session.js';
-import { harness, servers, sleep, type Harness } from './testing/harness.js';
+import { condition, harness, servers, sleep, type Harness } from './testing/harness.js';
 import { until } from '../testing/until.js';
 
 const T = { timeout: 30_000 };
@@ -60,6 +61,36 @@ describe('session and the work queue', T, () => {
     assert.deepEqual(passes, ['a', 'a'], 'the running pass plus exactly one more');
     assert.deepEqual(versions, ['v1', 'v3'], 'the intermediate edit was never connected');
   });
+
+  it(
+    'a server refused while it connects: the pass stops waiting, the connect is cancelled',
+    T,
+    async () => {
+      const a = { command: 'mem', args: ['v1'] };
+      h.write(h.files.user, servers({ a, b: { command: 'mem', args: ['v2'] } }));
+      const s = await h.session();
+      await until('both connects started', () => versions.length === 2);
+      // The connects never finish by themselves (the hold stays shut): only a preempt ends a's.
+      h.write(h.files.user, {
+        ...servers({ a, b: { command: 'mem', args: ['v2'] } }),
+        mcp: { excluded: ['a'] },
+      });
+      await until('a refused', () => condition(s.get('a'), 'Admitted') === 'False/Excluded');
+      assert.equal(condition(s.get('a'), 'Ready'), 'False/NotAdmitted');
+      assert.deepEqual(
+        h.pool.stats().map((e) => e.name),
+        ['b'],
+        'a is gone from the pool; b still connects',
+      );
+      assert.equal(
+        s.eventList().filter((e) => e.reason === 'ConnectFailed').length,
+        0,
+        'a preempted connect is no failure',
+      );
+      hold.open();
+      await until('b ready', () => condition(s.get('b'), 'Ready') === 'True/Connected');
+    },
+  );
 
   it('reload before start is a safe no-op', T, async () => {
     h.write(h.files.user, servers({ a: { command: 'mem', args: ['v1'] } }));

@@ -25,7 +25,12 @@
  *   (StaleDecisionError, approval-decisions.ts).
  * - Back-off is configured once (`backoffBaseMs`, `backoffCapMs`): a failed reconcile's retries
  *   (the queue) and a crashed server's reconnects (the reconciler) follow the same schedule.
- * - `close()` stops the watchers, drains the queue and releases every lease of the session.
+ * - Every name queued first lets a connect in progress for it stop when nothing of it may run
+ *   now (ServerReconciler.preempt): a removed or refused server stuck in its handshake ends at
+ *   once, not at its connect timeout.
+ * - `close()` stops the watchers, drains the queue and releases every lease of the session;
+ *   a pass waiting for a connection stops waiting at once (the connection goes on without this
+ *   session, and the pool drains or closes it).
  * - Language servers: `settled()` waits for both kinds, `reload()` reconciles both, a change of
  *   the Ready ones is a `registry` event named `languageserver/NAME` (so the gateway's list
  *   follows it); their statuses change with `languageServerChange`, their prompts with
@@ -249,7 +254,7 @@ export class Session {
       desired: () => this.#store.current(),
       kind: mcpKind(opts.pool, this.registry),
       events: this.events,
-      enqueue: (name) => this.#queue.add(name),
+      enqueue: (name) => this.#enqueue(name),
       onPendingApproval: (server) => pending.push(server),
       now: this.#now,
       backoff: (failures) => exponentialDelay(failures, backoff.baseDelayMs, backoff.maxDelayMs),
@@ -264,14 +269,14 @@ export class Session {
       events: this.events,
       servers: () => this.#store.current().servers,
       refreshGating: () => this.#store.refreshGating(),
-      enqueue: (name) => this.#queue.add(name),
+      enqueue: (name) => this.#enqueue(name),
     });
     this.#logins = new LoginWaits({
       desired: () => this.#store.current(),
       admission: this.#admission,
       why: (name) => this.why(name),
       reconciler: this.#reconciler,
-      enqueue: (name) => this.#queue.add(name),
+      enqueue: (name) => this.#enqueue(name),
       announce: (name) => this.#emitter.emit('loginRequired', name),
     });
     this.#workers = new Workers<string>({
@@ -330,14 +335,20 @@ export class Session {
     await this.#store.start();
     this.#store.onChange((change) => {
       if (change.configValidityChanged) this.#updateSessionConditions();
-      for (const name of change.names) this.#queue.add(name);
+      for (const name of change.names) this.#enqueue(name);
       for (const name of change.languageServers) this.#lsp.enqueue(name);
     });
     this.#updateSessionConditions();
     this.#decisions.reportInvalid();
     this.#workers.start();
-    for (const name of Object.keys(this.#store.current().servers)) this.#queue.add(name);
+    for (const name of Object.keys(this.#store.current().servers)) this.#enqueue(name);
     this.#lsp.start();
+  }
+
+  /** Queues `name` for a pass; a connect of it in progress stops if it may not run now. */
+  #enqueue(name: string): void {
+    this.#reconciler.preempt(name);
+    this.#queue.add(name);
   }
 
   /** The session's own conditions: ConfigValid and Trusted (session-conditions.ts). */
@@ -549,7 +560,7 @@ export class Session {
     if (!this.#started || this.#closed) return;
     const { servers } = await this.#store.resync();
     this.#updateSessionConditions();
-    for (const name of servers) this.#queue.add(name);
+    for (const name of servers) this.#enqueue(name);
     // Every language server, as it was and is now, through its own queue.
     this.#lsp.reload();
     await this.settled();
@@ -599,9 +610,12 @@ export class Session {
     if (this.#closed) return;
     this.#closed = true;
     await this.#store.close();
-    await this.#workers.stop();
-    await this.#lsp.stop();
+    // Before the workers stop: a pass waiting for a connection (a server stuck in its
+    // handshake) ends now instead of at its connect timeout.
     this.#reconciler.close();
+    this.#opts.pool.releaseSession(this.id);
+    await Promise.all([this.#workers.stop(), this.#lsp.stop()]);
+    // What a pass still acquired meanwhile (it releases what it gets after close; belt and braces).
     this.#opts.pool.releaseSession(this.id);
     await this.#ownLspPool?.close();
     this.#emitter.removeAllListeners();

@@ -2,7 +2,7 @@
  * e2e (hardening #13, Low 14): a server's descendant that leaves its process group with
  * `setsid` (node's `detached: true`) must not outlive the server — not after `mcpctl stop`,
  * not after the server is removed from the config, not after the daemon was SIGKILLed and
- * started again (the orphan reaper).
+ * started again (the orphan reaper), also when it was killed before it ever saw the grandchild.
  *
  * The fixture server starts such a grandchild and writes its pid to a file. Its command line
  * does not mention the temp dir, so every test hands the pid to the harness for cleanup.
@@ -113,5 +113,22 @@ describe('security: a setsid grandchild ends with its server (e2e)', () => {
     assert.ok(isAlive(pid), 'it outlived the killed daemon');
     await env.startDaemon();
     await gone(pid, 'the next daemon to reap the setsid grandchild');
+  });
+
+  it('a daemon killed with SIGKILL before any scan saw it: the next one reaps it', T, async () => {
+    const file = env.pidFile('escaped');
+    env.write(env.userSettingsPath, {
+      mcpServers: { fx: env.fixture('fx', [`--detached-grandchild-pid-file=${file}`]) },
+    });
+    const first = await env.startDaemon();
+    const servers = await env.untilServers((m) => isReady(m.get('fx')), 'fx Ready');
+    env.trackPid(servers.get('fx')?.status.pid);
+    const pid = await escapedPid(env, file);
+    // At once: the daemon's periodic look at the tree (every 5 s) has not come yet.
+    first.child.kill('SIGKILL');
+    await first.exited;
+    assert.ok(isAlive(pid), 'it outlived the killed daemon');
+    await env.startDaemon();
+    await gone(pid, 'the next daemon to reap the setsid grandchild it never recorded');
   });
 });

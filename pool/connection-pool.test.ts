@@ -194,3 +194,49 @@ test('a config release cancels an open nobody wants; a session release drains', 
   }
   assert.deepEqual(made[1]?.events.slice(-1), ['close']);
 });
+
+test(
+  "an aborted acquire lets go as the config does, never cancelling another session's wait",
+  T,
+  async () => {
+    const { pool, made, ticket } = rig(60_000);
+    try {
+      const stopA = new AbortController();
+      const a = pool.acquire(ticket('a'), new Holder('a'), { signal: stopA.signal });
+      const b = pool.acquire(ticket('b'), new Holder('b'));
+      stopA.abort(new Error('a: removed from the config'));
+      await assert.rejects(a, /a: removed from the config/);
+      assert.deepEqual(pool.stats()[0]?.refs, ['b'], "b's wait keeps the open going");
+      assert.ok(!made[0]?.events.some((e) => e.startsWith('cancel')), 'not cancelled');
+      made[0]?.succeed();
+      const lb = await b;
+      assert.deepEqual(lb, { key: 'ls::1', startedAt: new Date(1000) });
+
+      // The last one waiting aborts: the open is cancelled and no entry is left.
+      pool.release('ls::1', 'b', { reason: 'config' });
+      const stopC = new AbortController();
+      const c = pool.acquire(ticket('c'), new Holder('c'), { signal: stopC.signal });
+      assert.equal(made.length, 2);
+      stopC.abort(new Error('c: not admitted any more'));
+      await assert.rejects(c, /c: not admitted any more/);
+      assert.ok(made[1]?.events.includes('cancel: released: no session wants it any more'));
+      assert.deepEqual(pool.stats(), []);
+
+      // Aborted before it asks: nothing is made. Aborted after its lease: nothing changes.
+      await assert.rejects(
+        pool.acquire(ticket('d'), new Holder('d'), { signal: stopC.signal }),
+        /c: not admitted any more/,
+      );
+      assert.equal(made.length, 2);
+      const stopE = new AbortController();
+      const e = pool.acquire(ticket('e'), new Holder('e'), { signal: stopE.signal });
+      made[2]?.succeed();
+      await e;
+      stopE.abort(new Error('too late'));
+      assert.deepEqual(pool.stats()[0]?.refs, ['e']);
+      assert.equal(pool.stats()[0]?.state, 'ready');
+    } finally {
+      await pool.close();
+    }
+  },
+);

@@ -5,6 +5,7 @@
  * `reconcilers/admission.ts` only (tests use `pool/testing/tickets.ts`).
  */
 export type {
+  AcquireOptions,
   Attachment,
   CallOptions,
   ClientSetup,

@@ -100,7 +100,8 @@ export function createPool(options: PoolOptions = {}): Pool {
   }
 
   return {
-    acquire: (ticket, holder) => connections.acquire(ticket, holder),
+    acquire: (ticket, holder, acquireOptions) =>
+      connections.acquire(ticket, holder, acquireOptions),
     release: (key, sessionId, releaseOptions) =>
       connections.release(key, sessionId, releaseOptions),
     releaseSession: (sessionId) => connections.releaseSession(sessionId),

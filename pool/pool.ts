@@ -9,6 +9,10 @@
  * - `acquire` is single-flight per key: concurrent acquires make and open one connection; when
  *   opening fails, the connection is closed first and then every waiter is rejected with the
  *   same error, and no entry is left.
+ * - An acquirer whose `signal` aborts while it still waits lets go at once, as a `config`
+ *   release: its promise rejects with the signal's reason, and the open in progress is cancelled
+ *   unless another session still holds or waits for the key (that one keeps waiting for the
+ *   very same connection). An abort after the lease was handed out changes nothing.
  * - The pool decides nothing about admission: it accepts a ticket only for the session it was
  *   made for, and only when `refuse` finds nothing wrong with it (see mcp-pool.ts).
  * - Refs are a set of sessions. Who lets go says why (ReleaseReason): when the last ref goes
@@ -43,6 +47,14 @@ export type ReleaseReason = 'config' | 'sessionClosed';
 
 export interface ReleaseOptions {
   readonly reason: ReleaseReason;
+}
+
+export interface AcquireOptions {
+  /**
+   * The acquirer stops waiting: aborted before the lease is handed out, the wait ends as a
+   * `config` release of the session would (see the module comment).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** What the lifecycle reads of an admission ticket. */
@@ -199,8 +211,10 @@ export class ConnectionPool<
   }
 
   /** Single-flight per key: concurrent acquires of one key open one connection. */
-  acquire(ticket: T, holder: H): Promise<LeaseOf<C>> {
+  acquire(ticket: T, holder: H, options: AcquireOptions = {}): Promise<LeaseOf<C>> {
+    const { signal } = options;
     if (this.#closing) return Promise.reject(new PoolError('the pool is closed'));
+    if (signal?.aborted) return Promise.reject(abortReasonOf(signal));
     if (holder.sessionId !== ticket.sessionId) {
       return Promise.reject(
         new PoolError(
@@ -237,7 +251,25 @@ export class ConnectionPool<
         e.connection.lease(e.startedAt ?? new Date(this.#now())) as LeaseOf<C>,
       );
     return new Promise<LeaseOf<C>>((resolve, reject) => {
-      e.waiters.push({ sessionId: holder.sessionId, resolve, reject });
+      const onAbort = (): void => {
+        if (!signal || !e.waiters.includes(waiter)) return;
+        e.waiters = e.waiters.filter((w) => w !== waiter);
+        reject(abortReasonOf(signal));
+        this.#letGo(e, holder.sessionId, 'config');
+      };
+      const waiter: Waiter<LeaseOf<C>> = {
+        sessionId: holder.sessionId,
+        resolve: (lease) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(lease);
+        },
+        reject: (err) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      };
+      e.waiters.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
@@ -247,7 +279,12 @@ export class ConnectionPool<
    */
   release(key: string, sessionId: string, { reason }: ReleaseOptions): void {
     const entry = this.#entries.get(key);
-    if (!entry) return;
+    if (entry) this.#letGo(entry, sessionId, reason);
+  }
+
+  /** `release` of one entry (also one an aborted acquirer waits for). */
+  #letGo(entry: Entry<H, C>, sessionId: string, reason: ReleaseReason): void {
+    if (this.#entries.get(entry.key) !== entry) return;
     const held = entry.refs.delete(sessionId);
     if (held) entry.connection.unhold?.(sessionId);
     const mine = entry.waiters.filter((w) => w.sessionId === sessionId);
@@ -419,4 +456,9 @@ export class ConnectionPool<
       this.#retire(entry);
     }
   }
+}
+
+function abortReasonOf(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new PoolError(`acquire aborted: ${String(reason)}`);
 }

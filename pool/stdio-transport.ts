@@ -10,7 +10,8 @@
  * Guarantees:
  * - The process is a GroupChild (proc/group-child.ts): its own process group, descendants
  *   that leave the group (`setsid`) remembered and ended with it, PID-reuse safe;
- *   `onSpawn`, `onDescendant` and `onGone` are its hooks (the orphan record's feed).
+ *   `onSpawn`, `onDescendant` and `onGone` are its hooks (the orphan record's feed), and
+ *   `markEnv` the daemon run's mark in its environment (proc/run-mark.ts).
  * - `close()` ends stdin, waits `graceMs` for the group to leave by itself, sends SIGTERM to
  *   the group, waits `graceMs` again, then sends SIGKILL to the group. It resolves only when
  *   the child has exited and the group is gone (`kill(-pgid, 0)` fails), or, for members
@@ -130,6 +131,7 @@ export class GroupStdioTransport implements Transport {
         ...(o.onSpawn ? { onSpawn: o.onSpawn } : {}),
         ...(o.onDescendant ? { onDescendant: o.onDescendant } : {}),
         ...(o.onGone ? { onGone: o.onGone } : {}),
+        ...(o.markEnv ? { markEnv: o.markEnv } : {}),
         onSignalError: (err) => this.onerror?.(err),
       });
     } catch (err) {

@@ -15,6 +15,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type {
+  AcquireOptions,
   ConnectionStats,
   EntryState,
   LostCause,
@@ -25,7 +26,7 @@ import type {
 import type { AdmissionTicket } from './ticket.js';
 import type { FloodReport, OversizedLine, TrafficGuard } from './traffic.js';
 
-export type { EntryState, LostCause, ReleaseOptions, ReleaseReason };
+export type { AcquireOptions, EntryState, LostCause, ReleaseOptions, ReleaseReason };
 
 /** Who holds a lease, and how the pool tells them about the connection's life. */
 export interface Holder extends PoolHolder {
@@ -178,8 +179,11 @@ export interface CallOptions {
 }
 
 export interface Pool {
-  /** Single-flight per key: concurrent acquires of one key start one connection. */
-  acquire(ticket: AdmissionTicket, holder: Holder): Promise<Lease>;
+  /**
+   * Single-flight per key: concurrent acquires of one key start one connection. An abort of
+   * `options.signal` while it waits lets go as a `config` release (pool.ts).
+   */
+  acquire(ticket: AdmissionTicket, holder: Holder, options?: AcquireOptions): Promise<Lease>;
   /**
    * Drops the session's ref. At zero refs: `config` closes the connection now (a connect in
    * progress is cancelled); `sessionClosed` lets it drain for drainDelayMs.

@@ -10,7 +10,8 @@
  *
  * Guarantees:
  * - Spawned with `detached: true` (POSIX), so its pid is its process group id; `shell: false`;
- *   environment = `baseEnv` (default: this process's own) + `env`; cwd = `cwd` as given.
+ *   environment = `baseEnv` (default: this process's own) + `env` + `markEnv` (the owner's
+ *   mark, run-mark.ts, which no `env` can override); cwd = `cwd` as given.
  * - `GroupChild.spawn` throws what a synchronous spawn failure throws; `started` resolves
  *   with the pid once the process runs, or rejects with the spawn error (ENOENT, EACCES…).
  *   `child.pid` is set as soon as spawn returns, so an `end()` racing `started` still finds
@@ -20,7 +21,8 @@
  *   DEFAULT_TREE_SCAN_MS, on `scanTree()` and when `end()` starts), each told once to
  *   `onDescendant`; `onGone` hears of each of them, and of the pid, once `end()` ended them.
  *   One that escaped and was never seen before the server exited cannot be told from any
- *   other child of PID 1 and is not touched.
+ *   other child of PID 1 and is not touched here (after a hard kill of the daemon, the next
+ *   one finds it by its `markEnv`: orphans.ts).
  * - `end(timings)` ends stdin, waits `stdinGraceMs` for the group to leave by itself, sends
  *   SIGTERM to the group, waits `graceMs`, then SIGKILL and up to `reapWaitMs` more (members
  *   that only PID 1 can reap); then the remembered descendants outside the group get the same
@@ -43,7 +45,7 @@ import {
 
 const POSIX = process.platform !== 'win32';
 
-/** What the owner hears of a server's processes (for the orphan record: orphans.ts). */
+/** What the owner hears of a server's processes, and how it marks them (orphans.ts). */
 export interface ProcessHooks {
   /** It runs (pid = its process group id), before anything is written to it. */
   readonly onSpawn?: (pid: number) => void;
@@ -51,6 +53,12 @@ export interface ProcessHooks {
   readonly onDescendant?: (pid: number) => void;
   /** A process told by onSpawn or onDescendant is gone (end() ended it). */
   readonly onGone?: (pid: number) => void;
+  /**
+   * Set in its environment over everything else, so every descendant that keeps its
+   * environment carries it: the daemon run's mark (run-mark.ts), how the next daemon finds
+   * descendants no scan saw after a hard kill.
+   */
+  readonly markEnv?: Readonly<Record<string, string>>;
 }
 
 export interface GroupChildOptions extends ProcessHooks {
@@ -105,7 +113,7 @@ export class GroupChild {
   static spawn(options: GroupChildOptions): GroupChild {
     const child = spawn(options.command, [...(options.args ?? [])], {
       cwd: options.cwd,
-      env: { ...(options.baseEnv ?? process.env), ...options.env },
+      env: { ...(options.baseEnv ?? process.env), ...options.env, ...options.markEnv },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: POSIX,
       shell: false,

@@ -30,4 +30,5 @@ export {
   type RecordInfo,
   type ServerKind,
 } from './orphans.js';
+export { markedProcesses, RUN_MARK_ENV, type MarkedProcess, type RunMark } from './run-mark.js';
 export { LineTail } from './line-tail.js';

@@ -147,6 +147,7 @@ test('reapOrphans copes with no file, a bad file and processes that are gone', T
   try {
     assert.deepEqual(await reapOrphans(dir.file('missing.json')), {
       killed: [],
+      marked: [],
       skipped: [],
       errors: [],
     });

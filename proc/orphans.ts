@@ -17,6 +17,12 @@
  *   leader is still running with the recorded start time. It never signals a reused pid, a
  *   record without a start time (systems without /proc), pgid 0/1 or ourselves. It returns
  *   what it killed and what it left and why, and removes the file.
+ * - The file also holds the run's mark (run-mark.ts), which `recordingHooks` puts in every
+ *   server's environment (`markEnv`): `reapOrphans` also ends, each alone (SIGTERM, grace,
+ *   SIGKILL, while it is still itself), every process that carries that mark and is not in a
+ *   recorded group it ends anyway — the descendants that left their server's group before any
+ *   scan saw them. Only processes `markedProcesses` names are touched: this user's, started in
+ *   that boot after that daemon, never ourselves or an ancestor of ours.
  * - Each record says which kind of server it serves (`McpServer`, `LanguageServer`).
  * - One file, one recorder: call `reapOrphans` first, then hand ONE `ProcessRecorder` to every
  *   pool (a recorder's first write replaces the file with its own records, so two recorders on
@@ -28,7 +34,15 @@ import { dirname } from 'node:path';
 import type { LanguageServer, McpServer } from '../api/index.js';
 import type { ProcessHooks } from './group-child.js';
 import { groupAlive, signalGroup, waitFor } from './process-group.js';
-import { readStat } from './process-tree.js';
+import { endProcesses, readStat } from './process-tree.js';
+import {
+  asRunMark,
+  markedProcesses,
+  markEnvOf,
+  newRunMark,
+  type MarkedProcess,
+  type RunMark,
+} from './run-mark.js';
 
 /** The kind of server a recorded process runs (the object kinds of api/object.ts). */
 export type ServerKind = McpServer['kind'] | LanguageServer['kind'];
@@ -57,6 +71,8 @@ interface StateFileContent {
   readonly version: 1;
   /** The daemon that wrote the file (for humans reading it). */
   readonly ownerPid: number;
+  /** The mark in its servers' environments; absent where none is made (and in older files). */
+  readonly run?: RunMark;
   readonly processes: readonly ProcessRecord[];
 }
 
@@ -83,6 +99,8 @@ function writeAtomicSync(file: string, text: string): void {
 
 /** The live record of the server processes of this daemon (every pool shares one). */
 export class ProcessRecorder {
+  /** This run's mark, for every server's environment (undefined without /proc). */
+  readonly mark: RunMark | undefined = newRunMark();
   readonly #file: string;
   readonly #onError: (message: string) => void;
   readonly #records = new Map<number, ProcessRecord>();
@@ -121,6 +139,7 @@ export class ProcessRecorder {
       const content: StateFileContent = {
         version: 1,
         ownerPid: process.pid,
+        ...(this.mark ? { run: this.mark } : {}),
         processes: this.records(),
       };
       writeAtomicSync(this.#file, `${JSON.stringify(content, null, 2)}\n`);
@@ -133,7 +152,8 @@ export class ProcessRecorder {
 
 /**
  * The hooks that keep `recorder` in step with one server's processes: its group leader and
- * every descendant that left the group are recorded while they run, and removed once gone.
+ * every descendant that left the group are recorded while they run, and removed once gone;
+ * and all of them carry the run's mark.
  */
 export function recordingHooks(
   recorder: ProcessRecorder,
@@ -144,6 +164,7 @@ export function recordingHooks(
     onDescendant: (pid) =>
       recorder.add(pid, { ...info, command: `a descendant of ${info.command ?? 'the server'}` }),
     onGone: (pid) => recorder.remove(pid),
+    markEnv: markEnvOf(recorder.mark),
   };
 }
 
@@ -152,6 +173,8 @@ export interface ReapReport {
   readonly killed: ProcessRecord[];
   /** Records left alone, and why (not running, pid reused, no start time…). */
   readonly skipped: Array<{ readonly record: ProcessRecord; readonly reason: string }>;
+  /** Processes no record named that carried the run's mark (descendants no scan saw), ended. */
+  readonly marked: MarkedProcess[];
   /** Problems with the file itself. */
   readonly errors: string[];
 }
@@ -176,7 +199,7 @@ export async function reapOrphans(
   stateFile: string,
   options: ReapOptions = {},
 ): Promise<ReapReport> {
-  const report: ReapReport = { killed: [], skipped: [], errors: [] };
+  const report: ReapReport = { killed: [], marked: [], skipped: [], errors: [] };
   let text: string;
   try {
     text = readFileSync(stateFile, 'utf8');
@@ -187,10 +210,14 @@ export async function reapOrphans(
     return report;
   }
   let records: unknown[] = [];
+  let mark: RunMark | undefined;
   try {
-    const parsed = JSON.parse(text) as { processes?: unknown };
+    const parsed = JSON.parse(text) as { processes?: unknown; run?: unknown };
     if (Array.isArray(parsed.processes)) records = parsed.processes;
     else report.errors.push(`process state file ${stateFile} has no "processes" list`);
+    mark = asRunMark(parsed.run);
+    if (parsed.run !== undefined && mark === undefined)
+      report.errors.push(`process state file ${stateFile} has a malformed "run" mark: ignored`);
   } catch (err) {
     report.errors.push(`process state file ${stateFile} is not valid JSON: ${messageOf(err)}`);
   }
@@ -208,6 +235,12 @@ export async function reapOrphans(
     }
     report.killed.push(record);
     kills.push(endGroup(record, graceMs));
+  }
+  if (mark) {
+    // A member of a group ended above goes with its group.
+    const groups = new Set(report.killed.map((r) => r.pgid));
+    report.marked.push(...markedProcesses(mark).filter((p) => !groups.has(p.pgrp)));
+    if (report.marked.length > 0) kills.push(endProcesses(report.marked, graceMs, 3000));
   }
   await Promise.all(kills);
   try {

@@ -10,7 +10,7 @@
  * which may see lsp/ (DESIGN §3).
  */
 import { approvalHashOf, type DesiredServer, type McpServerConfig } from '../api/index.js';
-import type { Holder, Lease, Pool, ReleaseOptions } from '../pool/types.js';
+import type { AcquireOptions, Holder, Lease, Pool, ReleaseOptions } from '../pool/types.js';
 import type { AdmissionTicket } from '../pool/ticket.js';
 import {
   admit,
@@ -25,7 +25,8 @@ import { toolFilterOf } from './tool-filter.js';
 
 /** The part of a pool the reconciler drives: acquire with a ticket, release by key. */
 export interface KindPool<T, L> {
-  acquire(ticket: T, holder: Holder): Promise<L>;
+  /** An abort of `options.signal` while it waits lets go as a `config` release would. */
+  acquire(ticket: T, holder: Holder, options?: AcquireOptions): Promise<L>;
   release(key: string, sessionId: string, options: ReleaseOptions): void;
 }
 

@@ -15,6 +15,13 @@
  * - A failed config is not tried again before its backoff window ends, and a server that
  *   needs a login not before a login; an edited config tries at once.
  * - The queue guarantees one pass per name at a time; pool callbacks only mark and enqueue.
+ * - A connect in progress does not outlive the config's decision to run nothing for a name:
+ *   `preempt(name)` (the session calls it with every enqueue) stops a pass's wait for a
+ *   connection when a pass would connect nothing now (removed, refused, not runnable): the pool
+ *   lets go of it as a `config` release, so its process ends unless another session wants it,
+ *   and the pass ends without a failure; the pass queued by the same change then does what the
+ *   config says. (An edited config does not preempt: the running pass ends as it would, and the
+ *   queued one rolls to the new config, so edits coalesce.)
  * - How each outcome shows (conditions, events, backoff, flooding): server-status.ts.
  * - A message over the size limit from a server (the pool dropped it; its request failed) is a
  *   Warning event `MessageTooLarge` per message, saying what it was; the connection stays Ready.
@@ -30,6 +37,12 @@ import type { Reconciler, Result } from './reconcile.js';
 import { ServerRecord, type LiveConnection, type ServedLease } from './server-record.js';
 import type { KindServer, ServerKindAdapter } from './server-kind.js';
 import { connectFailed, lost, markReady, type StatusDeps } from './server-status.js';
+
+/** A pass's connect in progress: the connectionId it waits for, and how to stop the wait. */
+interface Connecting {
+  readonly connectionId: string;
+  readonly abort: AbortController;
+}
 
 /** The slice of the session's desired state a reconcile reads, for one kind. */
 export interface DesiredView<S = DesiredServer> {
@@ -69,6 +82,8 @@ export class ServerReconciler<
   readonly #records = new Map<string, ServerRecord<S['config'], L>>();
   /** Names configured earlier in this session and gone now (rule 16 `Removed`). */
   readonly #removed = new Set<string>();
+  /** The connect each running pass waits for, by name: what it connects and how to stop it. */
+  readonly #connecting = new Map<string, Connecting>();
   #closed = false;
 
   constructor(deps: ServerReconcilerDeps<S, T, L>) {
@@ -88,11 +103,37 @@ export class ServerReconciler<
     return this.#removed.has(name);
   }
 
-  /** Ends every lease (they drain: the agent may come back); later passes do nothing. */
+  /**
+   * Ends every lease (they drain: the agent may come back); later passes do nothing, and a
+   * running pass stops waiting for its connection (the session releases its waits).
+   */
   close(): void {
     this.#closed = true;
     for (const rec of this.#records.values())
       this.#teardown(rec, 'session closed', 'sessionClosed', false);
+  }
+
+  /**
+   * The desired state of `name` may have changed: a connect in progress for it stops at once
+   * when a pass would connect nothing for it now (see the module comment). Decides nothing
+   * else: the pass queued after it does.
+   */
+  preempt(name: string): void {
+    const connecting = this.#connecting.get(name);
+    if (!connecting || connecting.abort.signal.aborted || this.#wantsRunning(name)) return;
+    connecting.abort.abort(
+      new Error(`${this.#noun()} ${name}: the config no longer runs ${connecting.connectionId}`),
+    );
+  }
+
+  /** Whether a pass would connect something for `name` now (in the config, admitted, runnable). */
+  #wantsRunning(name: string): boolean {
+    if (this.#closed) return false;
+    const desired = this.#deps.desired();
+    const server = Object.hasOwn(desired.servers, name) ? desired.servers[name] : undefined;
+    if (!server) return false;
+    const admission = this.#kind.admit(server, this.#deps.admissionContext(desired));
+    return admission.admitted && admission.runnable;
   }
 
   /**
@@ -336,15 +377,23 @@ export class ServerReconciler<
     }
 
     let lease: L;
+    const abort = new AbortController();
+    this.#connecting.set(name, { connectionId: wanted, abort });
     try {
-      lease = await this.#kind.pool.acquire(ticket, {
-        sessionId: d.sessionId,
-        onLost: (reason, cause) => this.#onLost(name, wanted, reason, cause),
-        onListChanged: () => d.enqueue(name),
-        onFlooding: () => d.enqueue(name),
-        onOversized: (line) => this.#onOversized(name, wanted, line),
-      });
+      lease = await this.#kind.pool.acquire(
+        ticket,
+        {
+          sessionId: d.sessionId,
+          onLost: (reason, cause) => this.#onLost(name, wanted, reason, cause),
+          onListChanged: () => d.enqueue(name),
+          onFlooding: () => d.enqueue(name),
+          onOversized: (line) => this.#onOversized(name, wanted, line),
+        },
+        { signal: abort.signal },
+      );
     } catch (err) {
+      // Preempted or closed: not a failure of the server; the next pass (queued) decides.
+      if (abort.signal.aborted || this.#closed) return {};
       return connectFailed(
         this.#deps,
         rec,
@@ -353,10 +402,12 @@ export class ServerReconciler<
         rolling,
         this.#kind.restartPolicy?.(server),
       );
+    } finally {
+      this.#connecting.delete(name);
     }
 
-    if (this.#closed || this.#records.get(name) !== rec) {
-      // The session closed or the server went away while we were connecting.
+    if (this.#closed || this.#records.get(name) !== rec || abort.signal.aborted) {
+      // The session closed, or the config changed its mind, while we were connecting.
       this.#kind.pool.release(lease.key, d.sessionId, {
         reason: this.#closed ? 'sessionClosed' : 'config',
       });

@@ -1,7 +1,9 @@
 /**
  * `mcpctl stop` and `mcpctl restart`: graceful daemon shutdown. Both return once the daemon
- * has closed every session and connection (it hangs up on us last), so no server process of
- * it outlives the command.
+ * has closed every session and connection (it hangs up on us last) and its process is gone
+ * (the pid `daemon.stop` answered; a zombie counts as gone), so neither a server process of it
+ * nor the daemon itself outlives the command. A daemon that hung up but still runs after
+ * EXIT_TIMEOUT_MS fails the command (exit 1), naming its pid and how to end it.
  *
  * What the agents' serves do (cli/PROTOCOL.md, "When the daemon goes away"):
  * - `stop`: their calls in flight fail; their sessions stay open and wait, and the next
@@ -21,11 +23,14 @@ import {
   type GlobalOptions,
   type Io,
 } from '../command-env.js';
+import { processStateOf } from '../daemon-liveness.js';
 import { CliError } from '../errors.js';
 import { connectClient } from '../rpc-client.js';
 import { daemonLogPath } from '../serve/daemon-link.js';
 
 const STOP_TIMEOUT_MS = 120_000;
+/** After it hung up, how long the daemon's process may take to exit. */
+const EXIT_TIMEOUT_MS = 10_000;
 /** How long `restart` waits for an agent's serve to bring a new daemon up. */
 const TAKEOVER_TIMEOUT_MS = 60_000;
 
@@ -88,11 +93,39 @@ async function stopDaemon(
       throw new CliError(
         `the daemon (pid ${answer.pid}) did not finish stopping within ${STOP_TIMEOUT_MS / 1000}s; check its log, or end it with 'kill ${answer.pid}'`,
       );
+    if (!(await exited(answer.pid, EXIT_TIMEOUT_MS)))
+      throw new CliError(
+        `the daemon (pid ${answer.pid}) closed every server and hung up, but its process still runs ${EXIT_TIMEOUT_MS / 1000}s later; end it with 'kill ${answer.pid}' (or 'kill -9 ${answer.pid}'; the next start reaps whatever it left), and see ${daemonLogPath(env.socket)}`,
+      );
     return {
       pid: answer.pid,
       ...(typeof answer.agents === 'number' ? { agents: answer.agents } : {}),
     };
   });
+}
+
+/** Whether process `pid` is gone (or a zombie) within `timeoutMs`; true at once for no pid. */
+async function exited(pid: unknown, timeoutMs: number): Promise<boolean> {
+  // An answer without a usable pid (never ours) leaves nothing to wait for.
+  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 1) return true;
+  const deadline = Date.now() + timeoutMs;
+  while (running(pid)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+/** Running = exists and, where /proc says, is not a zombie (it exited; its parent's wait is left). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    // ESRCH: gone. EPERM: the pid belongs to another user's process now, so not our daemon.
+    return false;
+  }
+  const state = processStateOf(pid);
+  return state !== 'Z' && state !== 'X';
 }
 
 /** The pid of a daemon other than `old` answering at `socket`, once one does (or undefined). */

@@ -10,7 +10,7 @@ import type { LanguageServer, McpServerConfig, McpServer } from '../../api/index
 import { ApprovalStore, SessionApprovals } from '../../approvals/index.js';
 import { createPool } from '../../pool/index.js';
 import type { AdmissionTicket } from '../../pool/ticket.js';
-import type { Holder, Lease, Pool } from '../../pool/types.js';
+import type { AcquireOptions, Holder, Lease, Pool } from '../../pool/types.js';
 import { fixtureConfig } from '../../pool/testing/fixtures.js';
 import { createSession, type Session, type SessionOptions } from '../session.js';
 
@@ -21,9 +21,9 @@ export class SpyPool implements Pool {
   readonly acquired: string[] = [];
   readonly released: string[] = [];
   constructor(readonly inner: Pool) {}
-  acquire(ticket: AdmissionTicket, holder: Holder): Promise<Lease> {
+  acquire(ticket: AdmissionTicket, holder: Holder, options?: AcquireOptions): Promise<Lease> {
     this.acquired.push(ticket.name);
-    return this.inner.acquire(ticket, holder);
+    return this.inner.acquire(ticket, holder, options);
   }
   release(...args: Parameters<Pool['release']>): void {
     this.released.push(args[0]);

@@ -17,7 +17,7 @@ import { ApprovalStore, SessionApprovals } from '../../../approvals/index.js';
 import { createPool } from '../../../pool/index.js';
 import { inMemoryConnector, type InMemoryServer } from '../../../pool/testing/in-memory.js';
 import type { AdmissionTicket } from '../../../pool/ticket.js';
-import type { Holder, Lease } from '../../../pool/types.js';
+import type { AcquireOptions, Holder, Lease } from '../../../pool/types.js';
 import { createSession, type Session } from '../../session.js';
 import { SpyPool } from '../harness.js';
 import { SERVER_TOOLS, VARIANTS, type Model, type ModelScope, type Name } from './model.js';
@@ -41,11 +41,15 @@ export class CheckingPool extends SpyPool {
   /** Set by the test to the model every acquire must agree with. */
   check: (ticket: AdmissionTicket, holder: Holder) => string | undefined = () => undefined;
 
-  override acquire(ticket: AdmissionTicket, holder: Holder): Promise<Lease> {
+  override acquire(
+    ticket: AdmissionTicket,
+    holder: Holder,
+    options?: AcquireOptions,
+  ): Promise<Lease> {
     this.acquires.push({ name: ticket.name, connectionId: ticket.connectionId });
     const problem = this.check(ticket, holder);
     if (problem !== undefined) this.violations.push(problem);
-    return super.acquire(ticket, holder);
+    return super.acquire(ticket, holder, options);
   }
 }
 
