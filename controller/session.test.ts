@@ -446,7 +446,7 @@ describe('session: hot reload with real processes', T, () => {
     );
     assert.match(
       s.conditions.find((c) => c.type === 'ConfigValid')?.message ?? '',
-      /mcpServers\.b\.args: expected an array of strings, got "a b"/,
+      /mcpServers\.b\.args: expected an array of strings, got a string/,
     );
     assert.equal(s.get('b'), undefined);
     assert.equal(readyPid(s, 'a'), pid);
