@@ -102,6 +102,15 @@ describe('human printers escape every value', { timeout: 10_000 }, () => {
           disclosure: { fields: [['command', OSC52]], sends: NASTY, warnings: [CLEAR] },
           stderr: NASTY,
           events: [],
+          sessionConditions: [
+            {
+              type: 'ConfigValid',
+              status: 'False',
+              reason: 'ParseError',
+              message: OSC52,
+              lastTransitionTime: '',
+            },
+          ],
         },
         0,
         styleFor({ isTTY: true }, {}),
