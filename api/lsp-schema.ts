@@ -5,7 +5,7 @@
  * Guarantees (the MCP rules of schema.ts, with its helpers):
  * - A bad entry yields errors naming the server, the field path, what was expected and the fix,
  *   e.g. `typescript.extensionToLanguage: expected an object mapping extensions such as ".ts"
- *   to language ids, got "ts"`.
+ *   to language ids, got a string`.
  * - `command` and `extensionToLanguage` are required: each missing one is an error naming it.
  *   Every key of `extensionToLanguage` starts with "." and every language id is non-empty.
  * - `transport` "socket" or "tcp" is an error (mcpctl starts language servers over stdio only);
@@ -15,7 +15,7 @@
  *   is outside — never silently the root.
  * - `startupTimeout` and `shutdownTimeout` are whole milliseconds a timer can wait (at most
  *   2^31 − 1: Node fires a longer timer at once).
- * - `env` values are never quoted (they may be secrets): a bad one is described by type only.
+ * - No message quotes a value of the file (schema.ts): a bad one is described by its type.
  * - Unknown fields are kept and reported as warnings, never errors.
  * - A server name that is empty or holds a control character is an error, shown escaped.
  * - Entries are validated once per entry object (the informer shares unchanged subtrees from
@@ -23,8 +23,8 @@
  */
 import path from 'node:path';
 import { languageServerConfigSchema, type LanguageServerConfig } from './lsp-config.js';
+import { describeType } from './redact.js';
 import {
-  describeValue,
   fieldIssues,
   formatPath,
   quoteName,
@@ -160,7 +160,7 @@ function ruleIssues(
     errors.push(
       issue(
         [...base, 'transport'],
-        `${describeValue(raw.transport)} is not supported: mcpctl starts language servers over stdio only; remove "transport" or set it to "stdio"`,
+        `a socket or TCP transport is not supported: mcpctl starts language servers over stdio only; remove "transport" or set it to "stdio"`,
       ),
     );
   }
@@ -178,7 +178,7 @@ function ruleIssues(
       errors.push(
         issue(
           [...base, field],
-          `${value} ms is more than a timer can wait (${MAX_TIMER_MS} ms, about 24 days); use a smaller number of milliseconds`,
+          `more than a timer can wait (${MAX_TIMER_MS} ms, about 24 days); use a smaller number of milliseconds`,
         ),
       );
   }
@@ -190,7 +190,7 @@ function ruleIssues(
       errors.push(
         issue(
           [...base, 'workspaceFolder'],
-          `${describeValue(folder)} leaves the workspace; use a folder inside it (relative to the workspace root, e.g. "packages/app"), or remove the field for the root`,
+          `the path leaves the workspace; use a folder inside it (relative to the workspace root, e.g. "packages/app"), or remove the field for the root`,
         ),
       );
   }
@@ -205,7 +205,7 @@ export function validateLanguageServerConfig(
   if (!isPlainObject(raw))
     return {
       errors: [
-        issue(base, `expected an object describing the language server, got ${describeValue(raw)}`),
+        issue(base, `expected an object describing the language server, got ${describeType(raw)}`),
       ],
       warnings: [],
     };
@@ -247,7 +247,7 @@ export function validateLanguageServerDocument(doc: unknown): LanguageServerDocu
   if (!isPlainObject(doc)) {
     errors.push({
       path: [],
-      message: `expected a JSON object with a key per language server, e.g. {"typescript": {"command": "typescript-language-server", "args": ["--stdio"], "extensionToLanguage": {".ts": "typescript"}}}, got ${describeValue(doc)}`,
+      message: `expected a JSON object with a key per language server, e.g. {"typescript": {"command": "typescript-language-server", "args": ["--stdio"], "extensionToLanguage": {".ts": "typescript"}}}, got ${describeType(doc)}`,
     });
     return { servers, errors, warnings };
   }
@@ -288,6 +288,6 @@ export function workspaceFolderOf(
   const field = name === undefined ? 'workspaceFolder' : formatPath([name, 'workspaceFolder']);
   return {
     ok: false,
-    message: `${field}: ${describeValue(written)} is ${folder}, outside the workspace ${root}; use a folder inside the workspace, or remove the field for the workspace root`,
+    message: `${field}: the folder it names is outside the workspace ${root}; use a folder inside the workspace, or remove the field for the workspace root`,
   };
 }

@@ -9,8 +9,8 @@
  *   `url`, `httpUrl` and the `oauth` endpoints; `scrubUrl` to every place a message quotes the
  *   URL or its secrets.
  * - `isSecretField` names the server fields whose values may be or carry a secret (env, headers,
- *   oauth, and the URLs, whose query or userinfo may hold a token); validation messages never
- *   quote their values, and `describeHidden` says only what type was found.
+ *   oauth, and the URLs, whose query or userinfo may hold a token). Validation messages quote
+ *   no value at all, of these fields or any other: `describeType` says what type was found.
  *
  * A value that is a reference to the agent's environment (`${GITHUB_TOKEN}`, `Bearer ${TOKEN}`)
  * is shown as the file wrote it: the text holds no secret, and seeing which variable a server
@@ -37,12 +37,13 @@ export function isSecretField(field: string | number | undefined): boolean {
   return typeof field === 'string' && SECRET_FIELDS.has(field);
 }
 
-function typeWord(value: unknown): string {
+/** What a validation message says of a value instead of quoting it: its type only. */
+export function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   switch (typeof value) {
     case 'string':
-      return 'a string';
+      return value === '' ? 'an empty string' : 'a string';
     case 'number':
     case 'bigint':
       return 'a number';
@@ -55,13 +56,6 @@ function typeWord(value: unknown): string {
     default:
       return `a ${typeof value}`;
   }
-}
-
-/** What a validation message says instead of a value that may be a secret: its type only. */
-export function describeHidden(value: unknown): string {
-  return value === undefined || value === null
-    ? typeWord(value)
-    : `${typeWord(value)} (not shown: it may be a secret)`;
 }
 
 const SECRET_OAUTH_KEYS = /secret|token|password|key/i;

@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  describeValue,
-  formatPath,
-  quoteName,
-  validateServerConfig,
-  validateSourceDocument,
-} from './schema.js';
+import { describeType } from './redact.js';
+import { formatPath, quoteName, validateServerConfig, validateSourceDocument } from './schema.js';
 import type { McpServerConfig } from './server-config.js';
 import { normalizeServerConfig } from './transport.js';
 
@@ -21,91 +16,91 @@ describe('validateServerConfig error messages', { timeout: 10_000 }, () => {
       'args as a string',
       'fs',
       { command: 'node', args: 'a b' },
-      'mcpServers.fs.args: expected an array of strings, got "a b"',
+      'mcpServers.fs.args: expected an array of strings, got a string',
     ],
     [
       'an args element',
       'fs',
       { command: 'node', args: ['a', 2] },
-      'mcpServers.fs.args[1]: expected a string, got 2',
+      'mcpServers.fs.args[1]: expected a string, got a number',
     ],
     [
       'an env value',
       'fs',
       { command: 'node', env: { TOKEN: 5 } },
-      'mcpServers.fs.env.TOKEN: expected a string, got a number (not shown: it may be a secret)',
+      'mcpServers.fs.env.TOKEN: expected a string, got a number',
     ],
     [
       'headers',
       'web',
       { httpUrl: 'https://a.test', headers: 'x' },
-      'mcpServers.web.headers: expected an object of string values, got a string (not shown: it may be a secret)',
+      'mcpServers.web.headers: expected an object of string values, got a string',
     ],
     [
       'url',
       'web',
       { url: 'not a url' },
-      'mcpServers.web.url: expected an absolute URL (SSE), got a string (not shown: it may be a secret)',
+      'mcpServers.web.url: expected an absolute URL (SSE), got a string',
     ],
     [
       'httpUrl',
       'web',
       { httpUrl: 'nope' },
-      'mcpServers.web.httpUrl: expected an absolute URL (streamable HTTP), got a string (not shown: it may be a secret)',
+      'mcpServers.web.httpUrl: expected an absolute URL (streamable HTTP), got a string',
     ],
     [
       'empty command',
       'fs',
       { command: '' },
-      'mcpServers.fs.command: expected a non-empty string, got ""',
+      'mcpServers.fs.command: expected a non-empty string, got an empty string',
     ],
     [
       'timeout',
       'fs',
       { command: 'node', timeout: -5 },
-      'mcpServers.fs.timeout: expected a positive whole number of milliseconds, got -5',
+      'mcpServers.fs.timeout: expected a positive whole number of milliseconds, got a number',
     ],
     [
       'fractional discoveryTimeoutMs',
       'fs',
       { command: 'node', discoveryTimeoutMs: 1.5 },
-      'mcpServers.fs.discoveryTimeoutMs: expected a positive whole number of milliseconds, got 1.5',
+      'mcpServers.fs.discoveryTimeoutMs: expected a positive whole number of milliseconds, got a number',
     ],
     [
       'type',
       'fs',
       { command: 'node', type: 'grpc' },
-      'mcpServers.fs.type: expected one of "stdio", "sse", "http", got "grpc"',
+      'mcpServers.fs.type: expected one of "stdio", "sse", "http", got a string',
     ],
     [
       'updateStrategy',
       'fs',
       { command: 'node', updateStrategy: 'BlueGreen' },
-      'mcpServers.fs.updateStrategy: expected one of "RollingUpdate", "Recreate", got "BlueGreen"',
+      'mcpServers.fs.updateStrategy: expected one of "RollingUpdate", "Recreate", got a string',
     ],
     [
       'trust',
       'fs',
       { command: 'node', trust: 'yes' },
-      'mcpServers.fs.trust: expected true or false, got "yes"',
+      'mcpServers.fs.trust: expected true or false, got a string',
     ],
     [
       'includeTools element',
       'fs',
       { command: 'node', includeTools: [1] },
-      'mcpServers.fs.includeTools[0]: expected a string, got 1',
+      'mcpServers.fs.includeTools[0]: expected a string, got a number',
     ],
     [
       'oauth',
       'fs',
       { command: 'node', oauth: 'token' },
-      'mcpServers.fs.oauth: expected an object, got a string (not shown: it may be a secret)',
+      'mcpServers.fs.oauth: expected an object, got a string',
     ],
     [
       'a non-object entry',
       'fs',
       'node server.js',
-      'mcpServers.fs: expected an object describing the server, got "node server.js"',
+      'mcpServers.fs: expected an object describing the server, got a string',
     ],
     [
       'a null entry',
@@ -135,8 +130,8 @@ describe('validateServerConfig error messages', { timeout: 10_000 }, () => {
 
   it('reports every bad field, not just the first', () => {
     assert.deepEqual(errorsOf('fs', { command: 'node', args: 'a', trust: 1 }), [
-      'mcpServers.fs.args: expected an array of strings, got "a"',
-      'mcpServers.fs.trust: expected true or false, got 1',
+      'mcpServers.fs.args: expected an array of strings, got a string',
+      'mcpServers.fs.trust: expected true or false, got a number',
     ]);
   });
 
@@ -144,24 +139,31 @@ describe('validateServerConfig error messages', { timeout: 10_000 }, () => {
     assert.equal(validateServerConfig({ command: 1 }, ['mcpServers', 'fs']).config, undefined);
   });
 
-  it('shortens long offending values', () => {
-    const long = 'x'.repeat(200);
-    const [message] = errorsOf('fs', { command: 'node', args: long });
-    assert.equal(
-      message,
-      `mcpServers.fs.args: expected an array of strings, got "${'x'.repeat(56)}...`,
-    );
-    assert.equal(describeValue(undefined), 'nothing');
+  it('quotes no value, of any field: a secret lands in args as easily as in env', () => {
+    const secret = 'sk-live-0123456789';
+    const messages = [
+      ...errorsOf('fs', { command: 'node', args: `--api-key=${secret}` }),
+      ...errorsOf('fs', { command: 'node', type: secret }),
+      ...errorsOf('fs', { command: secret.length }),
+      ...errorsOf('fs', `node --key ${secret}`),
+    ];
+    assert.equal(messages.length, 4);
+    for (const m of messages) {
+      assert.ok(!m.includes(secret), m);
+      assert.ok(!m.includes(String(secret.length)), m);
+    }
   });
 
-  it('describes values JSON cannot render by kind', () => {
-    const cyclic: Record<string, unknown> = {};
-    cyclic.self = cyclic;
-    assert.equal(describeValue(cyclic), 'an object that cannot be shown as JSON');
-    assert.equal(describeValue(10n), '10');
-    assert.equal(describeValue(Symbol('s')), 'Symbol(s)');
+  it('describes a value by its type only', () => {
+    assert.equal(describeType(undefined), 'nothing');
+    assert.equal(describeType(null), 'null');
+    assert.equal(describeType(''), 'an empty string');
+    assert.equal(describeType('x'), 'a string');
+    assert.equal(describeType(10n), 'a number');
+    assert.equal(describeType([1]), 'an array');
+    assert.equal(describeType({}), 'an object');
     assert.equal(
-      describeValue(() => 1),
+      describeType(() => 1),
       'a function',
     );
   });
@@ -220,7 +222,7 @@ describe('validateSourceDocument', { timeout: 10_000 }, () => {
     );
     assert.deepEqual(
       result.errors.map((e) => e.message),
-      ['mcpServers.bad.args: expected an array of strings, got "a b"'],
+      ['mcpServers.bad.args: expected an array of strings, got a string'],
     );
     assert.deepEqual(result.errors[0]?.path, ['mcpServers', 'bad', 'args']);
     assert.deepEqual(
@@ -245,13 +247,13 @@ describe('validateSourceDocument', { timeout: 10_000 }, () => {
   it('rejects a document or mcpServers that is not an object', () => {
     assert.deepEqual(
       validateSourceDocument([1], normalizeServerConfig).errors.map((e) => e.message),
-      ['expected a JSON object at the top of the file, got [1]'],
+      ['expected a JSON object at the top of the file, got an array'],
     );
     assert.deepEqual(
       validateSourceDocument({ mcpServers: ['fs'] }, normalizeServerConfig).errors.map(
         (e) => e.message,
       ),
-      ['mcpServers: expected an object mapping server names to their config, got ["fs"]'],
+      ['mcpServers: expected an object mapping server names to their config, got an array'],
     );
   });
 
@@ -284,9 +286,9 @@ describe('validateSourceDocument', { timeout: 10_000 }, () => {
     assert.deepEqual(
       result.errors.map((e) => e.message),
       [
-        'mcp.allowed: expected an array of server names (strings), got "fs"',
-        'mcp.excluded: expected an array of server names (strings), got [1]',
-        'mcp.serverCommand: expected a string, got 3',
+        'mcp.allowed: expected an array of server names (strings), got a string',
+        'mcp.excluded: expected an array of server names (strings), got an array',
+        'mcp.serverCommand: expected a string, got a number',
       ],
     );
   });
@@ -304,7 +306,7 @@ describe('validateSourceDocument', { timeout: 10_000 }, () => {
         { security: { folderTrust: { enabled: 'yes' } } },
         normalizeServerConfig,
       ).errors.map((e) => e.message),
-      ['security.folderTrust.enabled: expected true or false, got "yes"'],
+      ['security.folderTrust.enabled: expected true or false, got a string'],
     );
   });
 
@@ -418,10 +420,10 @@ describe('validation never quotes a secret', { timeout: 10_000 }, () => {
 
   it('still shows the value of fields that are not secret', () => {
     assert.deepEqual(messagesOf({ mcpServers: { fs: { command: 'node', args: 'a b' } } }), [
-      'mcpServers.fs.args: expected an array of strings, got "a b"',
+      'mcpServers.fs.args: expected an array of strings, got a string',
     ]);
     assert.deepEqual(messagesOf({ mcpServers: { fs: [{ command: 'node' }] } }), [
-      'mcpServers.fs: expected an object describing the server, got [{"command":"node"}]',
+      'mcpServers.fs: expected an object describing the server, got an array',
     ]);
   });
 });

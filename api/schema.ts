@@ -3,11 +3,12 @@
  * file mcpctl reads.
  *
  * Guarantees:
- * - A bad entry yields errors that name the server, the field path and what was expected,
- *   e.g. `mcpServers.fs.args: expected an array of strings, got "a b"`.
- * - Values that may be secrets are never quoted (see redact.ts `isSecretField`): a bad `env`,
- *   `headers`, `oauth`, `url` or `httpUrl` is described by its type only, and inside any
- *   quoted object or array those fields' values are replaced by `<redacted>`.
+ * - A bad entry yields errors that name the server, the field path, what was expected and the
+ *   type found, e.g. `mcpServers.fs.args: expected an array of strings, got a string`.
+ * - No message quotes a value of the file, whatever the field: a secret lands in the wrong
+ *   field as easily as in `env` (`"args": "--api-key=…"`), and these messages reach events,
+ *   conditions, the daemon log and every CLI output. The file's line and column (the informer
+ *   adds them) say where the value is.
  * - Unknown fields are kept (passthrough) and reported as warnings, never as errors.
  * - A server needs `command`, `httpUrl` or `url`; one without is an error, not a late surprise.
  * - A server name holding a character that is not shown as itself (escape.ts: controls incl.
@@ -17,7 +18,7 @@
  */
 import type { z } from 'zod';
 import { UNSHOWN, quoted } from './escape.js';
-import { REDACTED, describeHidden, isSecretField } from './redact.js';
+import { describeType } from './redact.js';
 import { serverConfigSchema, type McpServerConfig } from './server-config.js';
 
 /** Human words for what each known MCP server field must be; used in error messages. */
@@ -84,40 +85,6 @@ export function formatPath(path: ConfigPath): string {
     .replace(/\.\[/g, '[');
 }
 
-/** For what JSON cannot render: bigint, symbol, function, or an object with a cycle. */
-function nonJsonText(value: unknown): string {
-  switch (typeof value) {
-    case 'bigint':
-    case 'symbol':
-      return value.toString();
-    case 'function':
-      return 'a function';
-    default:
-      // String() would print "[object Object]", which tells the reader nothing.
-      return 'an object that cannot be shown as JSON';
-  }
-}
-
-/** JSON.stringify replacer: a secret field met inside a quoted value shows as `<redacted>`. */
-function hidingSecrets(key: string, value: unknown): unknown {
-  return isSecretField(key) && value !== undefined ? REDACTED : value;
-}
-
-/**
- * A short rendering of the offending value for messages (never the whole of a big value, never
- * the value of a secret field found inside it).
- */
-export function describeValue(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  let text: string;
-  try {
-    text = JSON.stringify(value, hidingSecrets) ?? nonJsonText(value);
-  } catch {
-    text = nonJsonText(value);
-  }
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
 function valueAt(root: unknown, path: ConfigPath): unknown {
   let cur = root;
   for (const key of path) {
@@ -133,15 +100,16 @@ function expectedFor(relPath: ConfigPath, issue: z.ZodIssue, words: FieldWords):
   if (known && rest.length === 0) return words.fields[field];
   if (known && rest.length === 1 && Object.hasOwn(words.elements, field))
     return words.elements[field];
-  // zod's own words may quote the value; a secret field is never described with them.
-  if (isSecretField(field)) return 'a string';
+  // Never zod's own words: they may quote the value (`received 'x'`).
   if (issue.code === 'invalid_type') return `a value of type ${issue.expected}`;
-  return issue.message.toLowerCase();
+  if (issue.code === 'invalid_enum_value')
+    return `one of ${issue.options.map((o) => JSON.stringify(o)).join(', ')}`;
+  return 'a valid value';
 }
 
 /**
  * One message per zod issue of an entry at `basePath`: the field's path, what was expected
- * (in `words`) and what was found, a secret field's value never quoted.
+ * (in `words`) and the type found, never the value.
  */
 export function fieldIssues(
   raw: unknown,
@@ -151,8 +119,7 @@ export function fieldIssues(
 ): ConfigIssue[] {
   return issues.map((issue) => {
     const path = [...basePath, ...issue.path];
-    const value = valueAt(raw, issue.path);
-    const got = isSecretField(issue.path[0]) ? describeHidden(value) : describeValue(value);
+    const got = describeType(valueAt(raw, issue.path));
     return {
       path,
       message: `${formatPath(path)}: expected ${expectedFor(issue.path, issue, words)}, got ${got}`,
@@ -191,7 +158,7 @@ export function validateServerConfig(raw: unknown, basePath: ConfigPath): Server
       errors: [
         {
           path: basePath,
-          message: `${where}: expected an object describing the server, got ${describeValue(raw)}`,
+          message: `${where}: expected an object describing the server, got ${describeType(raw)}`,
         },
       ],
       warnings: [],
@@ -234,7 +201,7 @@ function stringList(raw: unknown, path: ConfigPath, errors: ConfigIssue[]): stri
   if (!Array.isArray(raw) || raw.some((x) => typeof x !== 'string')) {
     errors.push({
       path,
-      message: `${formatPath(path)}: expected an array of server names (strings), got ${describeValue(raw)}`,
+      message: `${formatPath(path)}: expected an array of server names (strings), got ${describeType(raw)}`,
     });
     return undefined;
   }
@@ -378,7 +345,7 @@ export function validateSourceDocument(
   if (typeof doc !== 'object' || Array.isArray(doc)) {
     errors.push({
       path: [],
-      message: `expected a JSON object at the top of the file, got ${describeValue(doc)}`,
+      message: `expected a JSON object at the top of the file, got ${describeType(doc)}`,
     });
     return { content, errors, warnings };
   }
@@ -388,7 +355,7 @@ export function validateSourceDocument(
     if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
       errors.push({
         path: ['mcpServers'],
-        message: `mcpServers: expected an object mapping server names to their config, got ${describeValue(servers)}`,
+        message: `mcpServers: expected an object mapping server names to their config, got ${describeType(servers)}`,
       });
     } else {
       const map = validatedServerMap(servers, normalize);
@@ -400,7 +367,7 @@ export function validateSourceDocument(
   if (top.mcp !== undefined) {
     const mcp = top.mcp;
     if (mcp === null || typeof mcp !== 'object' || Array.isArray(mcp)) {
-      errors.push({ path: ['mcp'], message: `mcp: expected an object, got ${describeValue(mcp)}` });
+      errors.push({ path: ['mcp'], message: `mcp: expected an object, got ${describeType(mcp)}` });
     } else {
       const m = mcp as Record<string, unknown>;
       const section: McpSettings = {};
@@ -413,7 +380,7 @@ export function validateSourceDocument(
         else
           errors.push({
             path: ['mcp', 'serverCommand'],
-            message: `mcp.serverCommand: expected a string, got ${describeValue(m.serverCommand)}`,
+            message: `mcp.serverCommand: expected a string, got ${describeType(m.serverCommand)}`,
           });
       }
       content.mcp = section;
@@ -429,7 +396,7 @@ export function validateSourceDocument(
     else
       errors.push({
         path: ['security', 'folderTrust', 'enabled'],
-        message: `security.folderTrust.enabled: expected true or false, got ${describeValue(folderTrust.enabled)}`,
+        message: `security.folderTrust.enabled: expected true or false, got ${describeType(folderTrust.enabled)}`,
       });
   }
   return { content, errors, warnings };

@@ -7,22 +7,28 @@
  * server per workspace for every agent; `npm run bench:lsp`), printed as a table with the machine, and written
  * to $BENCH_OUT or bench/results.json.
  *
+ * Every figure runs under a guard (sections.ts): one that throws is `{ "failed": "<message>" }`
+ * in results.json and a FAILED line in the table, the others still run, results.json is
+ * written all the same, and the run exits 1.
+ *
  * Every process a figure starts is ended by that figure; at the end, anything still running
  * with a bench folder in its command line is reported and killed, and the run fails.
  * BENCH_PROFILE=0 skips the profiled extra edits of the largest scale row.
  */
 import { fileURLToPath } from 'node:url';
 import { gapFigures } from './gap.js';
-import { httpFigure } from './http.js';
+import { httpFigure, httpLines } from './http.js';
 import { machine } from './machine.js';
 import { poolFigure } from './pool-sharing.js';
 import { proxyFigure } from './proxy/figure.js';
+import { proxyLines } from './proxy/report.js';
 import { killAll, processesMentioning } from './processes.js';
 import { reloadFigure } from './reload.js';
-import { restartFigure } from './restart/figure.js';
-import { lspFigure } from './lsp/figure.js';
-import { table, writeResults, type Results } from './report.js';
-import { scaleFigure } from './scale-figure.js';
+import { restartFigure, restartLines } from './restart/figure.js';
+import { lspFigure, lspLines } from './lsp/figure.js';
+import { gapLines, poolLines, reloadLines, scaleLines, tableHead, writeResults } from './report.js';
+import { isScaleResult, scaleFigure } from './scale-figure.js';
+import { runSections, type BenchSection } from './sections.js';
 
 /** The repository's bench/results.json, whether we run from dist/ or another build folder. */
 const DEFAULT_OUT = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
@@ -31,35 +37,94 @@ function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
+/** The nine figures in order; each fills its keys of results.json and prints its lines. */
+const SECTIONS: readonly BenchSection[] = [
+  {
+    title: '1/9 reload latency (stdio fixture, real watcher and debounce)',
+    keys: ['reload'],
+    async run(say) {
+      const r = await reloadFigure();
+      say(`    ${r.figure.reloadMs} ms vs raw connect ${r.figure.rawConnectMs} ms`);
+      return { figures: { reload: r.figure }, lines: reloadLines(r.figure, r.detail) };
+    },
+  },
+  {
+    title: '2/9 scale (in-memory servers, one child process per N)',
+    keys: ['scale'],
+    async run(say) {
+      const scale = await scaleFigure((r) =>
+        say(
+          isScaleResult(r)
+            ? `    N=${r.row.servers}: ${r.row.cpuMs} ms cpu, ${r.row.connects}/${r.row.disconnects}`
+            : `    N=${r.servers}: failed: ${r.failed}`,
+        ),
+      );
+      return {
+        figures: { scale: scale.map((s) => (isScaleResult(s) ? s.row : s)) },
+        lines: scaleLines(scale),
+        failedFigures: scale.flatMap((s) => (isScaleResult(s) ? [] : [`N=${s.servers}`])),
+      };
+    },
+  },
+  {
+    title: '3-4/9 tool gaps (20 servers × 50 edits: RollingUpdate, Recreate, restart-all)',
+    keys: ['gapUnchanged', 'gapChanged'],
+    async run() {
+      const gap = await gapFigures();
+      return { figures: { ...gap.figures }, lines: gapLines(gap.figures, gap.detail) };
+    },
+  },
+  {
+    title: '5/9 pool sharing (10 sessions × 5 stdio servers, pooled and a pool per session)',
+    keys: ['pool'],
+    async run() {
+      const pool = await poolFigure();
+      return { figures: { pool: pool.figure }, lines: poolLines(pool.figure, pool.detail) };
+    },
+  },
+  {
+    title: '6/9 proxy (echo calls direct, through mcpctl serve, through mcp-hub)',
+    keys: ['proxy'],
+    async run(say) {
+      const proxy = await proxyFigure(say);
+      return { figures: { proxy: proxy.figure }, lines: proxyLines(proxy.figure, proxy.detail) };
+    },
+  },
+  {
+    title: '7/9 http (20 agent sessions through serve and over HTTP: processes, echo calls)',
+    keys: ['http'],
+    async run(say) {
+      const http = await httpFigure(say);
+      return { figures: { http }, lines: httpLines(http) };
+    },
+  },
+  {
+    title: '8/9 restart (the daemon SIGKILLed under an agent with 10 servers)',
+    keys: ['restart'],
+    async run(say) {
+      const restart = await restartFigure(say);
+      return {
+        figures: { restart: restart.figure },
+        lines: restartLines(restart.figure, restart.detail),
+      };
+    },
+  },
+  {
+    title:
+      '9/9 lsp (a TypeScript project of 300 files: cold vs warm, per request, 5 agents, edits)',
+    keys: ['lsp'],
+    async run(say) {
+      const lsp = await lspFigure(say);
+      return { figures: { lsp }, lines: ['', ...lspLines(lsp)] };
+    },
+  },
+];
+
 async function main(): Promise<number> {
   const started = performance.now();
   const m = machine();
   log(`bench on ${m.cpus} cpus, node ${m.node}, load ${m.loadAverage}`);
-
-  log('1/9 reload latency (stdio fixture, real watcher and debounce)…');
-  const reload = await reloadFigure();
-  log(`    ${reload.figure.reloadMs} ms vs raw connect ${reload.figure.rawConnectMs} ms`);
-
-  log('2/9 scale (in-memory servers, one child process per N)…');
-  const scale = await scaleFigure((r) =>
-    log(`    N=${r.row.servers}: ${r.row.cpuMs} ms cpu, ${r.row.connects}/${r.row.disconnects}`),
-  );
-
-  log('3-4/9 tool gaps (20 servers × 50 edits: RollingUpdate, Recreate, restart-all)…');
-  const gap = await gapFigures();
-
-  log('5/9 pool sharing (10 sessions × 5 stdio servers, pooled and a pool per session)…');
-  const pool = await poolFigure();
-
-  log('6/9 proxy (echo calls direct, through mcpctl serve, through mcp-hub)…');
-  const proxy = await proxyFigure(log);
-
-  log('7/9 http (20 agent sessions through serve and over HTTP: processes, echo calls)…');
-  const http = await httpFigure(log);
-  log('8/9 restart (the daemon SIGKILLed under an agent with 10 servers)…');
-  const restart = await restartFigure(log);
-  log('9/9 lsp (a TypeScript project of 300 files: cold vs warm, per request, 5 agents, edits)…');
-  const lsp = await lspFigure(log);
+  const outcome = await runSections(SECTIONS, log);
 
   const leftovers = processesMentioning('mcpctl-bench-');
   if (leftovers.length > 0) {
@@ -67,35 +132,23 @@ async function main(): Promise<number> {
     killAll(leftovers);
   }
 
-  const results: Results = {
-    machine: { cpus: m.cpus, node: m.node },
-    reload: reload.figure,
-    scale: scale.map((s) => s.row),
-    gapUnchanged: gap.figures.gapUnchanged,
-    gapChanged: gap.figures.gapChanged,
-    pool: pool.figure,
-    proxy: proxy.figure,
-    http,
-    restart: restart.figure,
-    lsp,
-  };
+  // Written whatever failed: the figures that were measured are kept.
   const out = process.env.BENCH_OUT || DEFAULT_OUT;
-  writeResults(results, out);
+  writeResults({ machine: { cpus: m.cpus, node: m.node }, ...outcome.figures }, out);
   const seconds = Math.round((performance.now() - started) / 1000);
+  const failed = outcome.failed.length === 0 ? '' : `; FAILED: ${outcome.failed.join(', ')}`;
   process.stdout.write(
-    `${table(results, {
-      machine: m,
-      reload: reload.detail,
-      scale,
-      gap: gap.detail,
-      pool: pool.detail,
-      proxy: proxy.detail,
-      restart: restart.detail,
-      seconds,
-      leftovers: leftovers.length,
-    })}\n\nwritten to ${out}\n`,
+    [
+      ...tableHead(m),
+      ...outcome.lines,
+      '',
+      `${seconds} s in all; processes left behind: ${leftovers.length}${failed}`,
+      '',
+      `written to ${out}`,
+      '',
+    ].join('\n'),
   );
-  return leftovers.length === 0 ? 0 : 1;
+  return leftovers.length === 0 && outcome.failed.length === 0 ? 0 : 1;
 }
 
 main().then(

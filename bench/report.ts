@@ -1,53 +1,22 @@
 /**
  * The results of a bench run: results.json in exactly the shape issue 8 gives (outside checks
- * read it), and the table a human reads, each figure beside its baseline with the ratio.
+ * read it; a figure that failed is `{ "failed": "<message>" }` in its place, sections.ts), and
+ * the table a human reads, each figure beside its baseline with the ratio: a head, then each
+ * section's lines (the sections print their own: reloadLines … lspLines).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { GapDetail, GapFigures } from './gap.js';
-import { httpLines, type HttpFigure } from './http.js';
-import type { Machine, MachineDetail } from './machine.js';
+import type { MachineDetail } from './machine.js';
 import type { PoolFigure, PoolRun } from './pool-sharing.js';
-import type { ProxyDetail, ProxyFigure } from './proxy/figure.js';
-import { proxyLines } from './proxy/report.js';
 import type { ReloadDetail, ReloadFigure } from './reload.js';
-import { lspLines, type LspFigure } from './lsp/figure.js';
-import { restartLines, type RestartDetail, type RestartFigure } from './restart/figure.js';
-import type { ScaleResult } from './scale-figure.js';
+import { isScaleResult, type ScaleOutcome } from './scale-figure.js';
+import { failedLine } from './sections.js';
 import type { ScaleRow } from './scale.js';
 import { round } from './stats.js';
 
-export interface Results {
-  readonly machine: Machine;
-  readonly reload: ReloadFigure;
-  readonly scale: readonly ScaleRow[];
-  readonly gapUnchanged: GapFigures['gapUnchanged'];
-  readonly gapChanged: GapFigures['gapChanged'];
-  readonly pool: PoolFigure;
-  /** Issue 14's `proxy` section (bench/proxy/figure.ts). */
-  readonly proxy: ProxyFigure;
-  /** Issue 26's `http` section (bench/http.ts). */
-  readonly http: HttpFigure;
-  /** Issue 25's `restart` section (bench/restart/figure.ts). */
-  readonly restart: RestartFigure;
-  /** Issue 24's `lsp` section (bench/lsp/figure.ts). */
-  readonly lsp: LspFigure;
-}
-
-export interface Details {
-  readonly machine: MachineDetail;
-  readonly reload: ReloadDetail;
-  readonly scale: readonly ScaleResult[];
-  readonly gap: GapDetail;
-  readonly pool: { pooled: PoolRun; unpooled: PoolRun };
-  readonly proxy: ProxyDetail;
-  readonly restart: RestartDetail;
-  readonly seconds: number;
-  readonly leftovers: number;
-}
-
 /** Writes our keys and keeps the others (`npm run bench:peer` stores its `peer` key there). */
-export function writeResults(results: Results, file: string): void {
+export function writeResults(results: Readonly<Record<string, unknown>>, file: string): void {
   mkdirSync(dirname(file), { recursive: true });
   let previous: Record<string, unknown> = {};
   try {
@@ -96,17 +65,18 @@ function growth(rows: readonly ScaleRow[]): string {
   return `${steps.join(', ')}; overall cpu ∝ N^${round(k, 2)}`;
 }
 
-export function table(results: Results, d: Details): string {
-  const m = d.machine;
-  const out: string[] = [];
-  out.push(
+/** The table's head: the machine, and the columns every figure's rows fill. */
+export function tableHead(m: MachineDetail): string[] {
+  return [
     `mcpctl bench — ${m.cpus} × ${m.model}, ${m.memoryGb} GiB, ${m.platform}, node ${m.node}, load ${m.loadAverage} at start`,
     '',
     row(['figure', 'mcpctl', 'baseline', 'ratio', 'goal']),
     row(COLUMNS.map((w) => '-'.repeat(w))),
-  );
-  const r = results.reload;
-  out.push(
+  ];
+}
+
+export function reloadLines(r: ReloadFigure, d: ReloadDetail): string[] {
+  return [
     row([
       '1 reload: write→Ready − settle, ms',
       `${r.reloadMs}`,
@@ -115,14 +85,23 @@ export function table(results: Results, d: Details): string {
       `≤ 1.2 ${mark(r.overheadRatio <= 1.2)}`,
     ]),
     row([
-      `    range of ${d.reload.reload.length} samples, ms`,
-      spread(d.reload.reload),
-      spread(d.reload.raw),
+      `    range of ${d.reload.length} samples, ms`,
+      spread(d.reload),
+      spread(d.raw),
       '',
       `settle ${r.settleMs}`,
     ]),
-  );
-  for (const s of d.scale) {
+  ];
+}
+
+/** Figure 2: a block per N (or the line saying it failed), the growth, the profile. */
+export function scaleLines(scale: readonly ScaleOutcome[]): string[] {
+  const out: string[] = [];
+  for (const s of scale) {
+    if (!isScaleResult(s)) {
+      out.push(failedLine(`2 scale N=${s.servers}`, s.failed));
+      continue;
+    }
     const x = s.row;
     const exact = x.connects === 1 && x.disconnects === 1;
     out.push(
@@ -149,8 +128,9 @@ export function table(results: Results, d: Details): string {
       ]),
     );
   }
-  out.push(row(['  growth of reload CPU', growth(results.scale)]));
-  const profiled = d.scale.find((s) => s.hot);
+  const measured = scale.filter(isScaleResult);
+  out.push(row(['  growth of reload CPU', growth(measured.map((s) => s.row))]));
+  const profiled = measured.find((s) => s.hot);
   if (profiled?.hot) {
     const line = (h: { ms: number; share: number; name: string }) =>
       `      ${h.ms.toFixed(1).padStart(7)} ms ${(h.share * 100).toFixed(0).padStart(3)}%  ${h.name}`;
@@ -160,9 +140,14 @@ export function table(results: Results, d: Details): string {
     out.push('    self time, anywhere:');
     for (const h of profiled.hot.self) out.push(line(h));
   }
-  const g = results.gapUnchanged;
-  const c = results.gapChanged;
-  out.push(
+  return out;
+}
+
+/** Figures 3 and 4. */
+export function gapLines(f: GapFigures, d: GapDetail): string[] {
+  const g = f.gapUnchanged;
+  const c = f.gapChanged;
+  return [
     row([
       '3 gap, 19 unchanged × 50 edits, ms',
       `${g.mcpctlMs}`,
@@ -172,8 +157,8 @@ export function table(results: Results, d: Details): string {
     ]),
     row([
       '    1 ms samples with a gap',
-      `${d.gap.rolling.watchedSamples} of ${d.gap.rolling.samples}`,
-      `${d.gap.restartAll.watchedSamples} of ${d.gap.restartAll.samples}`,
+      `${d.rolling.watchedSamples} of ${d.rolling.samples}`,
+      `${d.restartAll.watchedSamples} of ${d.restartAll.samples}`,
     ]),
     row([
       '4 gap, the changed server × 50, ms',
@@ -184,12 +169,15 @@ export function table(results: Results, d: Details): string {
     ]),
     row([
       '    1 ms samples with a gap',
-      `${d.gap.rolling.changedSamples} of ${d.gap.rolling.samples}`,
-      `${d.gap.recreate.changedSamples} of ${d.gap.recreate.samples}`,
+      `${d.rolling.changedSamples} of ${d.rolling.samples}`,
+      `${d.recreate.changedSamples} of ${d.recreate.samples}`,
     ]),
-  );
-  const p = results.pool;
-  out.push(
+  ];
+}
+
+/** Figure 5. */
+export function poolLines(p: PoolFigure, d: { pooled: PoolRun; unpooled: PoolRun }): string[] {
+  return [
     row([
       `5 pool, ${p.sessions} sessions × ${p.servers}: processes`,
       `${p.processes}`,
@@ -200,22 +188,14 @@ export function table(results: Results, d: Details): string {
     row([
       '    daemon RSS, MiB',
       `${p.daemonRssMb}`,
-      `${d.pool.unpooled.daemonRssMb}`,
-      ratio(p.daemonRssMb, d.pool.unpooled.daemonRssMb),
+      `${d.unpooled.daemonRssMb}`,
+      ratio(p.daemonRssMb, d.unpooled.daemonRssMb),
     ]),
     row([
       '    server processes RSS, MiB',
-      `${d.pool.pooled.serversRssMb}`,
-      `${d.pool.unpooled.serversRssMb}`,
-      ratio(d.pool.pooled.serversRssMb, d.pool.unpooled.serversRssMb),
+      `${d.pooled.serversRssMb}`,
+      `${d.unpooled.serversRssMb}`,
+      ratio(d.pooled.serversRssMb, d.unpooled.serversRssMb),
     ]),
-    ...proxyLines(results.proxy, d.proxy),
-    ...httpLines(results.http),
-    ...restartLines(results.restart, d.restart),
-    '',
-    ...lspLines(results.lsp),
-    '',
-    `${d.seconds} s in all; processes left behind: ${d.leftovers}`,
-  );
-  return out.join('\n');
+  ];
 }

@@ -1,7 +1,8 @@
 /**
  * Figure 2 as the bench runs it: one child process per N (scale-child.ts), and for the largest
  * N five extra, uncounted edits under the V8 profiler, summarised so the output says where a
- * reload's CPU goes.
+ * reload's CPU goes. Each N runs under its own guard: a child that fails is that row's
+ * `{ servers, failed }` (sections.ts), and the larger N still run.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { summarizeFile, type HotSpot } from './profile-summary.js';
 import type { ScaleDetail, ScaleRow } from './scale.js';
+import { failureMessage, type FailedFigure } from './sections.js';
 
 export const SCALE_SIZES = [10, 100, 1000, 10_000] as const;
 
@@ -25,6 +27,17 @@ export interface ScaleResult {
     /** Any function by self time: what the time is actually spent doing. */
     readonly self: readonly HotSpot[];
   };
+}
+
+/** One N that could not be measured. */
+export interface FailedScaleRow extends FailedFigure {
+  readonly servers: number;
+}
+
+export type ScaleOutcome = ScaleResult | FailedScaleRow;
+
+export function isScaleResult(r: ScaleOutcome): r is ScaleResult {
+  return 'row' in r;
 }
 
 function runChild(n: number, edits: number, profileFile?: string): Promise<ScaleResult> {
@@ -60,9 +73,9 @@ function ours(h: HotSpot): boolean {
 }
 
 export async function scaleFigure(
-  onRow: (r: ScaleResult) => void = () => undefined,
-): Promise<ScaleResult[]> {
-  const results: ScaleResult[] = [];
+  onRow: (r: ScaleOutcome) => void = () => undefined,
+): Promise<ScaleOutcome[]> {
+  const results: ScaleOutcome[] = [];
   const profiling = process.env.BENCH_PROFILE !== '0';
   for (const n of SCALE_SIZES) {
     const largest = n === SCALE_SIZES[SCALE_SIZES.length - 1];
@@ -79,6 +92,10 @@ export async function scaleFigure(
       const result = hot ? { ...r, hot } : r;
       results.push(result);
       onRow(result);
+    } catch (err) {
+      const failed: FailedScaleRow = { servers: n, failed: failureMessage(err) };
+      results.push(failed);
+      onRow(failed);
     } finally {
       if (profileDir) rmSync(profileDir, { recursive: true, force: true });
     }

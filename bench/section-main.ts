@@ -4,11 +4,14 @@
  * same lines as the full bench printed, and every process it left behind reported and killed.
  *
  * Guarantees: an unreadable results file fails before the run, not after; exit 0 only when
- * the figure ran and nothing was left behind; a failed run kills what its folder prefix names.
+ * the figure ran and nothing was left behind. A figure that throws runs under the full
+ * bench's guard (sections.ts): its key gets `{ "failed": "<message>" }`, a FAILED line is
+ * printed, and the run exits 1; anything else failing kills what its folder prefix names.
  */
 import { fileURLToPath } from 'node:url';
 import { existingResults, mergeResultKey } from './peer/results.js';
 import { killAll, processesMentioning } from './processes.js';
+import { runSections } from './sections.js';
 
 /** The repository's bench/results.json, whether we run from dist/ or another build folder. */
 const DEFAULT_OUT = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
@@ -29,23 +32,35 @@ function log(line: string): void {
 async function main<F>(section: Section<F>): Promise<number> {
   const out = process.env.BENCH_OUT || DEFAULT_OUT;
   existingResults(out); // Fails now, not after the run, when it could not be merged.
-  const { figure, lines } = await section.run(log);
+  const outcome = await runSections(
+    [
+      {
+        title: section.key,
+        keys: [section.key],
+        async run(say) {
+          const { figure, lines } = await section.run(say);
+          return { figures: { [section.key]: figure }, lines };
+        },
+      },
+    ],
+    log,
+  );
   const leftovers = processesMentioning(section.processPrefix);
   if (leftovers.length > 0) {
     log(`processes left behind, killing them: ${leftovers.join(' ')}`);
     killAll(leftovers);
   }
-  mergeResultKey(out, section.key, figure);
+  mergeResultKey(out, section.key, outcome.figures[section.key]);
   process.stdout.write(
     [
-      ...lines,
+      ...outcome.lines,
       '',
       `processes left behind: ${leftovers.length}`,
       `written to ${out} (key "${section.key}")`,
       '',
     ].join('\n'),
   );
-  return leftovers.length === 0 ? 0 : 1;
+  return leftovers.length === 0 && outcome.failed.length === 0 ? 0 : 1;
 }
 
 /** Runs `section` as the whole process and exits with its outcome. */

@@ -16,11 +16,13 @@
  * - `terminalSafeIo` is the one door of every command's output: control characters that are
  *   not our own colours are escaped there (output/escape.ts), whatever printed them.
  * - A session-scoped command (`withSession`) run outside every session's folder says on
- *   stderr which session it acts on (the daemon's default one).
+ *   stderr which session it acts on (the daemon's default one), and says on stderr which of
+ *   the session's files do not parse or validate (unless the command says it itself).
  */
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Selector } from './methods/context.js';
+import type { SessionResolved } from './methods/sessions.js';
 import { CliError, noDaemonMessage } from './errors.js';
 import { answerTimeoutMs } from './answer-timeout.js';
 import { notAnsweringMessage, silenceOf } from './daemon-liveness.js';
@@ -165,23 +167,39 @@ export async function withDaemon<T>(
   }
 }
 
+/** `warning: …` lines on stderr, one per file of the session that does not parse or validate. */
+export function printConfigWarnings(io: Io, warnings: readonly string[]): void {
+  for (const w of warnings) io.err(`warning: ${w}\n`);
+}
+
+export interface WithSessionOptions {
+  /**
+   * False: the command says itself what the session's files have wrong (reload and diff as
+   * errors, describe in its body). Default: a warning line on stderr per broken file.
+   */
+  readonly configWarnings?: boolean;
+}
+
 /**
  * `withDaemon` for commands that act on one session: when the session is not the current
  * folder's (nothing matched it, so the daemon's default session is used), a line on stderr
- * says which one, and how to choose. A `--workspace` named by the user needs no such line.
+ * says which one, and how to choose (a `--workspace` named by the user needs no such line);
+ * a file of the session that does not parse or validate is a `warning:` line on stderr (so
+ * `-o json` stays machine-readable), naming the file, line, fix and what is in force.
  */
-export function withSession<T>(env: CommandEnv, fn: (client: RpcClient) => Promise<T>): Promise<T> {
+export function withSession<T>(
+  env: CommandEnv,
+  fn: (client: RpcClient) => Promise<T>,
+  options: WithSessionOptions = {},
+): Promise<T> {
   return withDaemon(env, async (client) => {
-    if (env.selector.openIfMissing !== true) {
-      const found = await client.call<{ workspace: string; match: string }>(
-        'session.resolve',
-        env.selector,
+    const found = await client.call<SessionResolved>('session.resolve', env.selector);
+    if (found.match === 'default' && env.selector.openIfMissing !== true)
+      env.io.err(
+        `acting on session ${found.workspace} (the daemon's; use --workspace DIR to choose)\n`,
       );
-      if (found.match === 'default')
-        env.io.err(
-          `acting on session ${found.workspace} (the daemon's; use --workspace DIR to choose)\n`,
-        );
-    }
+    // An older daemon says nothing of its files: nothing to warn about.
+    if (options.configWarnings !== false) printConfigWarnings(env.io, found.configWarnings ?? []);
     return fn(client);
   });
 }

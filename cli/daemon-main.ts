@@ -9,6 +9,8 @@
  * - The socket is claimed before anything else happens (two daemons racing: one wins, the
  *   other exits 1, also when both found a stale socket file: they take turns, claim-lock.ts);
  *   calls arriving during start-up wait until the default session is open.
+ * - The `--http` address is bound next, before any session opens (http-port-hold.ts): a port in
+ *   use is exit 1 naming the address, with no server spawned.
  * - The socket file is checked every second: deleted, it is made again (connections, sessions
  *   and servers untouched); replaced by anything else (another daemon's socket), the daemon
  *   shuts down gracefully, since clients now reach that (socket-guard.ts).
@@ -40,6 +42,7 @@ import type { ReconnectMode } from './rpc-protocol.js';
 import { StopNotices, type StopNotice } from './stop-notices.js';
 import { VERSION } from './version.js';
 import { startHttp, type HttpServeOptions } from './http/serve-http.js';
+import { holdHttpPort, type HttpPortHold } from './http-port-hold.js';
 
 /** How often the socket file is checked (a deleted one is made again; see socket-guard.ts). */
 const SOCKET_CHECK_INTERVAL_MS = 1000;
@@ -121,6 +124,16 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
   } finally {
     releaseClaim();
   }
+  // Before any session opens: a port in use fails the start with no server spawned.
+  let httpHold: HttpPortHold | undefined;
+  if (o.http) {
+    try {
+      httpHold = await holdHttpPort(o.http);
+    } catch (err) {
+      await server.close();
+      throw err;
+    }
+  }
 
   // A deleted socket file is made again; a path taken by someone else stops this daemon.
   const stopGuard = guardSocketFile({
@@ -173,6 +186,7 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
   } catch (err) {
     failReady(err);
     stopGuard();
+    await httpHold?.release();
     await server.close();
     removeHandlers();
     throw new CliError(`cannot start the daemon: ${errorText(err)}`);
@@ -181,6 +195,7 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
   let http: { close(): Promise<void> } | undefined;
   if (o.http) {
     try {
+      await httpHold?.release();
       http = await startHttp(o.http, { daemon, limits, version: VERSION, log });
     } catch (err) {
       stopGuard();

@@ -114,6 +114,8 @@ export interface ConnectionList {
 /** What `describe server` needs in one round trip. */
 export interface ServerDescription {
   server: McpServer;
+  /** The session's own conditions (ConfigValid, Trusted): a broken file shows there. */
+  sessionConditions: Condition[];
   /**
    * What its config runs or contacts and sends where, as the file writes it: the description
    * the approval question and `approve` show too (api/disclosure.ts).
@@ -128,6 +130,8 @@ export interface ServerDescription {
 /** What `describe languageserver` needs in one round trip. */
 export interface LanguageServerDescription {
   server: LanguageServer;
+  /** The session's own conditions (ConfigValid, Trusted). */
+  sessionConditions: Condition[];
   /** What its config runs and sends, as the file writes it (the approval's disclosure). */
   disclosure: Disclosure;
   /** Last stderr lines; filled only when the server is not Ready. */

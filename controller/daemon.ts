@@ -22,6 +22,8 @@
  *   groups gone), and resolves when all is done.
  * - One language-server pool (lsp-pool.ts) serves every session: two sessions of one workspace
  *   folder share one language server process.
+ * - Every event of every session is logged (a Warning at warn level), those recorded while the
+ *   session started included: a daemon started on a file that does not parse says so.
  * - Nothing here reads a process-global behind the caller's back: home, paths and seams are
  *   options, so tests run daemons side by side.
  */
@@ -439,6 +441,9 @@ export class Daemon {
       // One SharedSources for all sessions: the user settings file is watched once.
       storeFactory: (storeOptions) => createSessionStore({ ...storeOptions, sharedSources }),
     });
+    // What the session recorded while it started (a file that does not parse, say) is logged
+    // too, then everything after: no event in between, as both run in this one turn.
+    for (const e of session.eventList()) logEvent(this.#log, id, e);
     session.events.onEvent((e) => logEvent(this.#log, id, e));
     return session;
   }

@@ -3,14 +3,23 @@ import { summaryLine, type SubjectSummary } from '../approvals/index.js';
 import type { WhyAnswer } from '../reconcilers/why.js';
 
 export class UnknownServerError extends Error {
+  /**
+   * `broken`: the session's files of this kind that do not parse or validate, where the name
+   * may be (their servers are not known until they are fixed).
+   */
   constructor(
     readonly serverName: string,
     known: readonly string[],
     noun = 'server',
+    broken: readonly string[] = [],
   ) {
     const near = closest(serverName, known);
+    const maybe =
+      broken.length === 0
+        ? ''
+        : `; it may be in ${broken.join(' or ')}, which does not parse or validate: fix ${broken.length === 1 ? 'that file' : 'those files'} (mcpctl get ${noun === 'server' ? 'servers' : 'lsp'} says where)`;
     super(
-      `no ${noun} named ${serverName} in this session${near.length ? `; did you mean ${near.join(' or ')}?` : ''}`,
+      `no ${noun} named ${serverName} in this session${near.length ? `; did you mean ${near.join(' or ')}?` : ''}${maybe}`,
     );
     this.name = 'UnknownServerError';
   }

@@ -26,6 +26,13 @@ export interface DiffLine {
   readonly detail?: string;
 }
 
+/** `diff`'s answer: the lines, and what the files on disk have wrong (configWarnings). */
+export interface ReloadPreview {
+  readonly lines: DiffLine[];
+  /** One sentence per file that does not parse or validate; a reload keeps its last good content. */
+  readonly configWarnings: string[];
+}
+
 export interface DiffInput {
   readonly next: { servers: DesiredServers };
   readonly records: ReadonlyMap<string, ServerRecord>;

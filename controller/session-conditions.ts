@@ -3,16 +3,42 @@
  * validates) and `Trusted` (the workspace folder is trusted).
  *
  * Guarantees:
- * - `ConfigValid=False` names each failing file, line and column, and says that the last good
- *   content stays in force (DESIGN §5 "Keep last good"); its reason is `ParseError` when any
- *   file does not parse, else `InvalidConfig`.
+ * - configWarnings() gives one sentence per failing file: each error with the file, line,
+ *   column and what to do, then what of the file is in force until it is fixed: its last good
+ *   content (DESIGN §5 "Keep last good": "its servers are as it was last read"), or nothing
+ *   when it was never read well ("its servers are missing"). What every door shows: the CLI's
+ *   warnings, `reload` and `diff`, the daemon log, the agent's instructions.
+ * - `ConfigValid=False` says those sentences; its reason is `ParseError` when any file does
+ *   not parse, else `InvalidConfig`.
  * - A condition keeps its transition time while its status holds (api/object.ts).
  * - Each new set of source errors is one Warning event `ConfigInvalid`; the end of the errors
  *   one Normal event `ConfigValid`. The same errors read again record nothing new.
  */
 import { setCondition, type Condition } from '../api/index.js';
-import type { DesiredState, SourceStatus } from '../informers/types.js';
+import { formatSourceError } from '../informers/parse.js';
+import type { DesiredState, SourceHolds, SourceStatus } from '../informers/types.js';
 import type { EventSink } from '../reconcilers/events.js';
+
+/** What a file's content is, in the sentence about it. */
+const HELD: Record<SourceHolds, string> = {
+  servers: 'its servers',
+  languageServers: 'its language servers',
+  trust: 'its trusted folders',
+};
+
+/** The sentence about one file that has errors (see the guarantees). */
+function warningOf(source: SourceStatus): string {
+  const errors = source.errors.map(formatSourceError).join('; ');
+  const held = HELD[source.holds];
+  return source.inForce
+    ? `${errors}; until the file is fixed, ${held} are as it was last read`
+    : `${errors}; the file was never read, so ${held} are missing until it is fixed`;
+}
+
+/** One sentence per source with errors, in the order of `sources` (see the guarantees). */
+export function configWarnings(sources: readonly SourceStatus[]): string[] {
+  return sources.filter((s) => s.errors.length > 0).map(warningOf);
+}
 
 export interface SessionConditionsDeps {
   readonly sessionId: string;
@@ -40,9 +66,7 @@ export class SessionConditions {
     const d = this.#deps;
     const now = new Date(d.now());
     const errors = desired.sources.flatMap((s: SourceStatus) => s.errors);
-    const message = errors
-      .map((e) => `${e.file}${e.line ? `:${e.line}:${e.column}` : ''}: ${e.message}`)
-      .join('; ');
+    const message = configWarnings(desired.sources).join('; ');
     let next = setCondition(
       this.#conditions,
       errors.length === 0
@@ -51,7 +75,7 @@ export class SessionConditions {
             type: 'ConfigValid',
             status: 'False',
             reason: errors.some((e) => e.kind === 'parse') ? 'ParseError' : 'InvalidConfig',
-            message: `${message} (the last good content stays in force)`,
+            message,
           },
       now,
     ).conditions;

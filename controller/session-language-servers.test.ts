@@ -354,7 +354,7 @@ describe('session: language servers', T, () => {
     assert.equal(condition(s.getLanguageServer('fake'), 'Ready'), 'False/InvalidConfig');
     const answer = s.whyLanguageServer('fake');
     assert.equal(answer.reason, 'InvalidConfig');
-    assert.match(answer.message, /workspaceFolder: "..\/elsewhere" is .*outside the workspace/);
+    assert.match(answer.message, /workspaceFolder: the folder it names is outside the workspace/);
     assert.deepEqual(spawned, []);
   });
 });

@@ -446,7 +446,7 @@ describe('session: hot reload with real processes', T, () => {
     );
     assert.match(
       s.conditions.find((c) => c.type === 'ConfigValid')?.message ?? '',
-      /mcpServers\.b\.args: expected an array of strings, got "a b"/,
+      /mcpServers\.b\.args: expected an array of strings, got a string/,
     );
     assert.equal(s.get('b'), undefined);
     assert.equal(readyPid(s, 'a'), pid);
@@ -473,7 +473,8 @@ describe('session: hot reload with real processes', T, () => {
       mcp: { excluded: ['blocked'] },
     });
     const acquired = h.pool.acquired.length;
-    const lines = await s.diff();
+    const { lines, configWarnings } = await s.diff();
+    assert.deepEqual(configWarnings, []);
     assert.deepEqual(
       lines.map((l) => `${l.action} ${l.name}${l.detail ? ` ${l.detail}` : ''}`),
       ['add added', 'blocked blocked Excluded', 'restart edit args', 'remove gone', 'keep keep'],

@@ -79,15 +79,15 @@ import {
   type ApprovalStoreLike,
   type SessionApprovalsLike,
 } from './approval-decisions.js';
-import { diffReload, type DiffLine } from './reload-preview.js';
+import { diffReload, type ReloadPreview } from './reload-preview.js';
 import { LoginWaits } from './login-waits.js';
 import { SessionAdmission } from './session-admission.js';
 import { createLspPool, type LspPool } from './lsp-pool.js';
 import type { LspTarget } from './lsp-target.js';
 import { SessionLanguageServers } from './session-language-servers.js';
-import { SessionConditions } from './session-conditions.js';
+import { SessionConditions, configWarnings } from './session-conditions.js';
 import { SharedSettleWait } from './settle-wait.js';
-import { ServerUnavailableError } from './errors.js';
+import { ServerUnavailableError, UnknownServerError } from './errors.js';
 
 // Re-exported so callers of the session find its errors beside it.
 export {
@@ -356,6 +356,32 @@ export class Session {
     return this.#conditions.current;
   }
 
+  /**
+   * One sentence per file of the session that does not parse or validate, saying where, the
+   * fix, and what of it is in force meanwhile (session-conditions.ts); empty when all are good.
+   */
+  configWarnings(): string[] {
+    return configWarnings(this.#store.current().sources);
+  }
+
+  /**
+   * The error for a name the session does not know, naming the closest names of its kind and,
+   * when a file of that kind does not parse or validate, that file: the server may be in it.
+   */
+  unknownServer(name: string, options: KindOption = {}): UnknownServerError {
+    const desired = this.#store.current();
+    const lsp = options.kind === 'LanguageServer';
+    const broken = desired.sources
+      .filter((s) => s.errors.length > 0 && s.holds === (lsp ? 'languageServers' : 'servers'))
+      .map((s) => s.file);
+    return new UnknownServerError(
+      name,
+      Object.keys(lsp ? desired.languageServers : desired.servers),
+      lsp ? 'language server' : 'server',
+      broken,
+    );
+  }
+
   on<E extends keyof SessionEvents>(
     event: E,
     listener: (...args: SessionEvents[E]) => void,
@@ -566,17 +592,23 @@ export class Session {
     await this.settled();
   }
 
-  /** What a reload would do, MCP servers then language servers; reads files, connects nothing. */
-  async diff(): Promise<DiffLine[]> {
+  /**
+   * What a reload would do, MCP servers then language servers, and what the files on disk
+   * have wrong; reads files, connects nothing.
+   */
+  async diff(): Promise<ReloadPreview> {
     const next = await this.#store.peek();
-    return [
-      ...diffReload({
-        next,
-        records: this.#reconciler.records(),
-        admission: this.#admission.context(next),
-      }),
-      ...this.#lsp.diff(next),
-    ];
+    return {
+      lines: [
+        ...diffReload({
+          next,
+          records: this.#reconciler.records(),
+          admission: this.#admission.context(next),
+        }),
+        ...this.#lsp.diff(next),
+      ],
+      configWarnings: configWarnings(next.sources),
+    };
   }
 
   /**

@@ -13,6 +13,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServerList } from '../api/index.js';
@@ -377,6 +378,44 @@ describe('mcpctl daemon (e2e)', () => {
       const notGated = await env.cli(['approve', 'fx']);
       assert.equal(notGated.code, 1);
       assert.match(notGated.stderr, /needs no approval/);
+    },
+  );
+
+  it(
+    '--http on a port in use: exit 1 naming the address, before any server starts',
+    T,
+    async () => {
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const { port } = taken.address() as AddressInfo;
+      try {
+        // A shell writes the marker the moment it is spawned: it shows any start, however short.
+        const marker = path.join(env.root, 'started');
+        env.write(env.userSettingsPath, {
+          mcpServers: {
+            fx: { command: '/bin/sh', args: ['-c', `echo started > '${marker}'; exec sleep 60`] },
+          },
+        });
+        const daemon = env.spawnDaemon([
+          'daemon',
+          '--workspace',
+          env.workspace,
+          '--http',
+          `127.0.0.1:${port}`,
+        ]);
+        assert.deepEqual(await daemon.exited, { code: 1, signal: null });
+        assert.match(
+          daemon.stderr(),
+          new RegExp(
+            `cannot serve HTTP on 127\\.0\\.0\\.1:${port}: the port is in use; pass another --http`,
+          ),
+        );
+        assert.ok(!existsSync(marker), 'no server was started');
+        assert.deepEqual(processesMentioning(marker), [], 'no server process is left');
+        assert.ok(!existsSync(env.socket), 'the socket is removed');
+      } finally {
+        await new Promise((resolve) => taken.close(resolve));
+      }
     },
   );
 });

@@ -25,6 +25,7 @@ import {
   type DaemonProcess,
 } from './harness.js';
 import { until } from '../testing/until.js';
+import { fakeEntry } from './lsp-agent.js';
 
 const T = { timeout: 120_000 };
 
@@ -67,8 +68,12 @@ interface Agent {
 }
 
 /** An agent running `mcpctl serve --workspace ws` over stdio, as Claude or Qwen would. */
-async function connectAgent(env: TestEnv, ws: string): Promise<Agent> {
-  const { transport } = env.serveTransport({ workspace: ws });
+async function connectAgent(
+  env: TestEnv,
+  ws: string,
+  args: readonly string[] = [],
+): Promise<Agent> {
+  const { transport } = env.serveTransport({ workspace: ws, args });
   const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
   await client.connect(transport);
   const pid = transport.pid;
@@ -231,6 +236,63 @@ describe('processes that really stop (e2e, default drain delay)', () => {
         assert.equal(back?.status.state, 'Ready');
         assert.equal(back?.status.sessions.length, 1);
         await agent.close();
+      } finally {
+        await agent.close().catch(() => undefined);
+        await stopDaemon(env);
+      }
+    },
+  );
+
+  it(
+    'a language server its session left drains as an MCP server does: Draining, with time left',
+    T,
+    async () => {
+      env.write(env.userSettingsPath, { mcpServers: { fx: env.fixture('fx') } });
+      const lspConfig = path.join(env.root, 'lsp.json');
+      env.write(lspConfig, { fake: fakeEntry(env) });
+      const ws2 = path.join(realpathSync(env.root), 'agent-ws');
+      mkdirSync(ws2);
+      await startDefaultDaemon(env);
+      const agent = await connectAgent(env, ws2, ['--lsp-config', lspConfig]);
+      try {
+        const pid = await echoPid(agent, 'fx__echo');
+        const ofAgent = async () =>
+          (await connections(env)).filter(
+            (c) =>
+              c.status.pid === pid ||
+              (c.spec.kind === 'LanguageServer' && c.spec.server === 'fake'),
+          );
+        const held = await until('both connections Ready and held', async () => {
+          const both = await ofAgent();
+          return both.length === 2 && both.every((c) => c.status.state === 'Ready')
+            ? both
+            : undefined;
+        });
+        assert.deepEqual(held.map((c) => c.spec.kind).sort(), ['LanguageServer', 'McpServer']);
+
+        await agent.close();
+        const draining = await until(
+          'both to drain',
+          async () => {
+            const both = await ofAgent();
+            return both.length === 2 && both.every((c) => c.status.sessions.length === 0)
+              ? both
+              : undefined;
+          },
+          { timeoutMs: 15_000 },
+        );
+        for (const c of draining) {
+          assert.equal(c.status.state, 'Draining', `${c.spec.kind} ${c.spec.server}`);
+          assert.ok(c.status.drainEndsAt, `${c.spec.kind} says when its drain ends`);
+        }
+        const table = await env.cli(['get', 'connections']);
+        assert.equal(table.code, 0, table.stderr);
+        for (const kind of ['McpServer', 'LanguageServer'])
+          assert.match(
+            table.stdout,
+            new RegExp(`\\s${kind}\\s.*<none>\\s+Draining \\(\\d+s left\\)\\s+\\S+$`, 'm'),
+            table.stdout,
+          );
       } finally {
         await agent.close().catch(() => undefined);
         await stopDaemon(env);

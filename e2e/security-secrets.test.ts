@@ -4,6 +4,7 @@
  * and never quote the value: not in `get sessions`, `get events`, `describe`, nor the daemon log.
  */
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { SessionList } from '../cli/objects.js';
 import { TestEnv } from './harness.js';
@@ -12,6 +13,8 @@ import { until } from '../testing/until.js';
 const T = { timeout: 90_000 };
 const SECRET = 'sk-e2e-Q7mSECRETx3';
 const NUMBER_SECRET = '918273645546372819';
+/** A number a wrongly typed field may hold (small enough to print exactly). */
+const SHORT_NUMBER = '9182736451';
 
 describe('security: config errors never quote secrets (e2e)', () => {
   let env: TestEnv;
@@ -76,4 +79,67 @@ describe('security: config errors never quote secrets (e2e)', () => {
     assert.ok(!daemon.stderr().includes(SECRET), 'the daemon log quotes no secret');
     assert.ok(!daemon.stderr().includes(NUMBER_SECRET), 'the daemon log quotes no number');
   });
+
+  it(
+    'no field of a bad type is quoted: args, type, trust, lsp transport and folder',
+    T,
+    async () => {
+      const lspJson = path.join(env.workspace, '.lsp.json');
+      // Fields that are not secret by name still hold one when the user errs: a key in `args`.
+      env.write(
+        env.mcpJsonPath,
+        `{ "mcpServers": {
+        "proj": { "command": "node", "args": "--api-key=${SECRET}" },
+        "kind": { "command": "node", "type": "${SECRET}" },
+        "flag": { "command": "node", "trust": ${SHORT_NUMBER} }
+      } }`,
+      );
+      env.write(
+        lspJson,
+        `{
+        "ts": { "command": "tsls", "args": "--token=${SECRET}", "extensionToLanguage": { ".ts": "typescript" } },
+        "tcp": { "command": "x", "transport": "${SECRET}", "extensionToLanguage": { ".x": "x" } },
+        "out": { "command": "x", "workspaceFolder": "../${SECRET}", "extensionToLanguage": { ".y": "y" } }
+      }`,
+      );
+      const daemon = await env.startDaemon();
+      const valid = await until('ConfigValid=False naming both files', async () => {
+        const list = await env.json<SessionList>(['get', 'sessions', '-o', 'json']);
+        const c = list.items[0]?.status.conditions.find((x) => x.type === 'ConfigValid');
+        return c?.status === 'False' &&
+          c.message.includes('.lsp.json') &&
+          c.message.includes('.mcp.json')
+          ? c
+          : undefined;
+      });
+      // Field and type, so the user knows what to fix.
+      assert.match(
+        valid.message,
+        /mcpServers\.proj\.args: expected an array of strings, got a string/,
+      );
+      assert.match(valid.message, /mcpServers\.flag\.trust: expected true or false, got a number/);
+      assert.match(valid.message, /ts\.args: expected an array of strings, got a string/);
+      const outputs = await Promise.all(
+        [
+          ['get', 'sessions', '-o', 'json'],
+          ['get', 'events'],
+          ['get', 'events', '-o', 'json'],
+          ['get', 'servers'],
+          ['get', 'lsp'],
+          ['why', 'proj'],
+          ['describe', 'server', 'proj'],
+          ['describe', 'languageserver', 'ts'],
+          ['reload'],
+          ['diff'],
+        ].map(async (args) => ({ args, result: await env.cli(args) })),
+      );
+      for (const { args, result } of outputs)
+        for (const text of [result.stdout, result.stderr]) {
+          assert.ok(!text.includes(SECRET), `mcpctl ${args.join(' ')} quoted the value:\n${text}`);
+          assert.ok(!text.includes(SHORT_NUMBER), `mcpctl ${args.join(' ')} quoted the number`);
+        }
+      assert.ok(!daemon.stderr().includes(SECRET), 'the daemon log quotes no value');
+      assert.ok(!daemon.stderr().includes(SHORT_NUMBER), 'the daemon log quotes no number');
+    },
+  );
 });

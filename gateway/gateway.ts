@@ -245,11 +245,22 @@ export function createGatewayServer(
   };
 }
 
-/** The servers' instructions, each under its server's name, after a line about mcpctl. */
-export function joinInstructions(servers: readonly ServerTools[]): string {
+/**
+ * The servers' instructions, each under its server's name, after a line about mcpctl and,
+ * when some config file does not parse or validate, a paragraph saying which (`configErrors`,
+ * Session.configWarnings): an agent with fewer tools than expected, or none, learns why.
+ */
+export function joinInstructions(
+  servers: readonly ServerTools[],
+  configErrors: readonly string[] = [],
+): string {
   const parts = [
     'mcpctl serves the MCP servers configured for this workspace. Tools and prompts are named server__tool (a name that cannot be written so gets a short hash instead); the set changes live as config files change.',
   ];
+  if (configErrors.length > 0)
+    parts.push(
+      `Warning: ${configErrors.length === 1 ? 'a config file of this workspace does' : 'config files of this workspace do'} not parse or validate, so servers may be missing; tell the user. ${configErrors.join(' — ')}`,
+    );
   for (const s of servers)
     // Verbatim: a server's instructions are its own words.
     if (s.instructions?.trim()) parts.push(`## ${s.server}\n\n${s.instructions}`);

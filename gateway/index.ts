@@ -7,7 +7,8 @@
  *
  * Guarantees: opening waits (at most `firstListWaitMs`) for the session to settle, so the
  * agent's `initialize` carries the instructions of the servers that were still connecting and
- * its first listing sees them. That is one wait per busy spell of the session, shared with the
+ * its first listing sees them (the instructions also name the config files that do not parse
+ * or validate: servers may be missing). That is one wait per busy spell of the session, shared with the
  * first listing and with every other agent (SessionPort.settled): a server stuck connecting
  * delays an agent once, not at connect and again at its first tools/list, nor every agent that
  * connects while it stays stuck. `close()` ends the agent connection and everything it held in
@@ -58,7 +59,7 @@ export interface Gateway {
 export async function openGateway(session: Session, options: GatewayOptions): Promise<Gateway> {
   const port = new LocalSessionPort(session);
   await port.settled(options.firstListWaitMs ?? 0).catch(() => undefined);
-  const instructions = joinInstructions(await port.list());
+  const instructions = joinInstructions(await port.list(), session.configWarnings());
   return fromPort(port, instructions, options);
 }
 

@@ -145,6 +145,10 @@ export class LocalSessionPort implements SessionPort {
     );
   }
 
+  configWarnings(): Promise<string[]> {
+    return Promise.resolve(this.session.configWarnings());
+  }
+
   why(server: string): Promise<WhyText> {
     return Promise.resolve(this.session.why(server));
   }

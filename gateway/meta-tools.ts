@@ -1,7 +1,8 @@
 /**
  * `mcpctl serve --meta-tools`: two tools whose names and schemas never change, for agents that
  * list tools once and never again (they ignore `tools/list_changed`). One finds the session's
- * current tools (and says why a configured server offers none), one calls any of them.
+ * current tools (and says why a configured server offers none, and which config files do not
+ * parse or validate, so servers may be missing), one calls any of them.
  *
  * Guarantees: the names cannot collide with a forwarded tool (those are `server__tool` or
  * `hint_…`, see tool-names.ts; these have no `__` and another prefix); the search matches every
@@ -20,7 +21,7 @@ export const META_TOOLS: readonly Tool[] = [
   {
     name: FIND_TOOLS,
     description:
-      "Lists or searches the tools this workspace's MCP servers offer right now (the set changes live as config files change), with each tool's input schema, and says why a configured server offers none. Call the tools found with mcpctl_call_tool.",
+      "Lists or searches the tools this workspace's MCP servers offer right now (the set changes live as config files change), with each tool's input schema, and says why a configured server offers none (configErrors: config files that do not parse, so their servers may be missing). Call the tools found with mcpctl_call_tool.",
     inputSchema: {
       type: 'object',
       properties: {
@@ -62,10 +63,16 @@ export interface UnavailableServer {
   readonly action: string;
 }
 
+/**
+ * `configErrors`: the session's config files that do not parse or validate (a server of one
+ * may be missing from `tools` and `unavailable` alike); the answer has the field only when
+ * there are some.
+ */
 export function findTools(
   tools: readonly FoundTool[],
   unavailable: readonly UnavailableServer[],
   query: string | undefined,
+  configErrors: readonly string[] = [],
 ): CallToolResult {
   const words = (query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   const hit = (t: FoundTool) => {
@@ -73,7 +80,11 @@ export function findTools(
     return words.every((w) => text.includes(w));
   };
   const found = tools.filter(hit);
-  const structured = { tools: found, unavailable };
+  const structured = {
+    tools: found,
+    unavailable,
+    ...(configErrors.length > 0 ? { configErrors } : {}),
+  };
   return {
     content: [{ type: 'text', text: JSON.stringify(structured) }],
     structuredContent: structured,
@@ -92,7 +103,7 @@ export interface FoundOwnTools {
  */
 export function ownMetaTools(
   catalog: Catalog,
-  port: Pick<SessionPort, 'unavailable'>,
+  port: Pick<SessionPort, 'unavailable' | 'configWarnings'>,
   tools: Pick<ToolCalls, 'handleToolCall'>,
   own: readonly FoundOwnTools[] = [],
 ): OwnTools {
@@ -113,6 +124,7 @@ export function ownMetaTools(
           [...owned.flatMap((o) => o.tools), ...found],
           [...(await port.unavailable()), ...owned.flatMap((o) => o.unavailable)],
           query,
+          (await port.configWarnings?.()) ?? [],
         );
       }
       const target = args.name;

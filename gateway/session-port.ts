@@ -82,6 +82,11 @@ export interface SessionPort {
   /** The configured servers that offer nothing now, each with its `why` answer. */
   unavailable(): Promise<(WhyText & { readonly server: string })[]>;
   /**
+   * The session's config files that do not parse or validate, one sentence each (where, the
+   * fix, what of it is in force): why servers may be missing. Absent: a port with no files.
+   */
+  configWarnings?(): Promise<string[]>;
+  /**
    * Decides about the config of `server` of `kind` whose approval hash is `hash` (the one the
    * user was shown). A config that changed since is not decided about: `{ decided: false }`.
    */

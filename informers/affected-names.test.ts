@@ -83,7 +83,14 @@ test('identical states affect nothing', { timeout: 5000 }, () => {
 });
 
 test('sourceErrorsChanged follows errors, not warnings or existence', { timeout: 5000 }, () => {
-  const base = { file: '/f', scope: 'user' as const, exists: true, warnings: [] };
+  const base = {
+    file: '/f',
+    scope: 'user' as const,
+    holds: 'servers' as const,
+    exists: true,
+    warnings: [],
+    inForce: true,
+  };
   const bad = [{ ...base, errors: [{ file: '/f', line: 1, column: 2, message: 'x' }] }];
   const good = [{ ...base, errors: [] }];
   assert.equal(sourceErrorsChanged(good, bad), true);

@@ -16,8 +16,9 @@
  *   (cli), replace never merge; their gating is computeGating() with no settings: `allowed` the
  *   LSP ceiling when given, nothing excluded, `pending` the project ones whose lookup is not
  *   `approved` (without a lookup: every project one). A deleted `.lsp.json` means none.
- * - Every source is listed in `sources` with its file, scope, existence, errors and warnings;
- *   a source's last good content is what is assembled, whatever its current errors.
+ * - Every source is listed in `sources` with its file, scope, what it holds, existence, errors,
+ *   warnings and whether content of it is in force; a source's last good content is what is
+ *   assembled, whatever its current errors.
  */
 import {
   assembleLanguageServers,
@@ -85,13 +86,19 @@ export function folderTrustEnabled(system: SourceContent, user: SourceContent): 
   return system.folderTrustEnabled ?? user.folderTrustEnabled ?? false;
 }
 
-function status(snapshot: FileSnapshot<unknown>, scope: SourceStatus['scope']): SourceStatus {
+function status(
+  snapshot: FileSnapshot<unknown>,
+  scope: SourceStatus['scope'],
+  holds: SourceStatus['holds'] = 'servers',
+): SourceStatus {
   return {
     file: snapshot.file,
     scope,
+    holds,
     exists: snapshot.exists,
     errors: snapshot.errors,
     warnings: snapshot.warnings,
+    inForce: snapshot.document !== undefined,
   };
 }
 
@@ -138,9 +145,9 @@ export function assembleDesiredState(input: AssembleInput): DesiredState {
   if (s.workspace) sources.push(status(s.workspace, 'workspace'));
   sources.push(status(s.project, 'project'));
   if (s.cli) sources.push(status(s.cli, 'cli'));
-  sources.push(status(s.projectLsp, 'project'));
-  if (s.cliLsp) sources.push(status(s.cliLsp, 'cli'));
-  sources.push(status(s.trustedFolders, 'trust'));
+  sources.push(status(s.projectLsp, 'project', 'languageServers'));
+  if (s.cliLsp) sources.push(status(s.cliLsp, 'cli', 'languageServers'));
+  sources.push(status(s.trustedFolders, 'trust', 'trust'));
   const languageServers = assembleLanguageServers([
     { scope: 'project', file: s.projectLsp.file, servers: s.projectLsp.value },
     ...(s.cliLsp ? [{ scope: 'cli' as const, file: s.cliLsp.file, servers: s.cliLsp.value }] : []),

@@ -84,13 +84,13 @@ test(
     const tree = parseJsonc(F, text).tree();
     const args = locateIssue(F, text, tree, {
       path: ['mcpServers', 'fs', 'args'],
-      message: 'mcpServers.fs.args: expected an array of strings, got "a b"',
+      message: 'mcpServers.fs.args: expected an array of strings, got a string',
     });
     assert.deepEqual(args, {
       file: F,
       line: 4,
       column: 7,
-      message: 'mcpServers.fs.args: expected an array of strings, got "a b"',
+      message: 'mcpServers.fs.args: expected an array of strings, got a string',
     });
     // A field that is not there is reported at its object's key.
     const missing = locateIssue(F, text, tree, {

@@ -63,7 +63,7 @@ test(
     assert.deepEqual(v.errors[0]?.path, ['/bad']);
     assert.match(
       v.errors[0]?.message ?? '',
-      /expected one of "TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST", got "TRUST"/,
+      /expected one of "TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST", got a string/,
     );
     assert.equal(v.warnings.length, 1);
     assert.match(v.warnings[0]?.message ?? '', /not an absolute path/);

@@ -15,7 +15,7 @@
  *   workspace's realpath, rules are taken as written.
  */
 import path from 'node:path';
-import { describeValue, type ConfigIssue } from '../api/index.js';
+import { describeType, type ConfigIssue } from '../api/index.js';
 
 export const TRUST_LEVELS = ['TRUST_FOLDER', 'TRUST_PARENT', 'DO_NOT_TRUST'] as const;
 export type TrustLevel = (typeof TRUST_LEVELS)[number];
@@ -44,7 +44,7 @@ export function validateTrustRules(doc: unknown): TrustRulesValidation {
   if (typeof doc !== 'object' || Array.isArray(doc)) {
     errors.push({
       path: [],
-      message: `expected an object mapping folder paths to ${TRUST_LEVELS.join(' | ')}, got ${describeValue(doc)}`,
+      message: `expected an object mapping folder paths to ${TRUST_LEVELS.join(' | ')}, got ${describeType(doc)}`,
     });
     return { value, errors, warnings };
   }
@@ -52,7 +52,7 @@ export function validateTrustRules(doc: unknown): TrustRulesValidation {
     if (!isTrustLevel(level)) {
       errors.push({
         path: [folder],
-        message: `${folder}: expected one of ${TRUST_LEVELS.map((l) => `"${l}"`).join(', ')}, got ${describeValue(level)}`,
+        message: `${folder}: expected one of ${TRUST_LEVELS.map((l) => `"${l}"`).join(', ')}, got ${describeType(level)}`,
       });
       continue;
     }

@@ -30,14 +30,24 @@ export type SourceKind =
   | 'projectLspJson'
   | 'trustedFolders';
 
+/** What a source file gives its session: MCP servers (and gating), language servers, or trust. */
+export type SourceHolds = 'servers' | 'languageServers' | 'trust';
+
 export interface SourceStatus {
   readonly file: string;
   readonly scope: Scope | 'trust';
+  readonly holds: SourceHolds;
   /** True when the file exists (a missing file is an empty source, not an error). */
   readonly exists: boolean;
   /** Errors of the latest read; empty when the last read was good. The last good content stays. */
   readonly errors: readonly SourceError[];
   readonly warnings: readonly SourceError[];
+  /**
+   * True when content of the file is in force: its last good document. False when no read of
+   * it ever gave one (never read well, or empty or missing when it was), so while it has
+   * errors nothing of it is in force.
+   */
+  readonly inForce: boolean;
 }
 
 export interface DesiredState {

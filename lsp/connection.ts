@@ -380,9 +380,13 @@ export class LspConnection {
     return { connection: this, startedAt };
   }
 
+  /**
+   * What it adds to its pool entry's stats. Its own lifecycle is `lspState`: the entry's
+   * `state` (connecting, ready, draining) is the pool's, and this must not hide it.
+   */
   stats(): {
     kind: 'languageServer';
-    state: LspConnectionState;
+    lspState: LspConnectionState;
     positionEncoding: PositionEncoding;
     openDocuments: number;
     /** What the client keeps of the server's own messages (each within its bound). */
@@ -393,7 +397,7 @@ export class LspConnection {
     const kept = this.#store.size;
     return {
       kind: 'languageServer',
-      state: this.#state,
+      lspState: this.#state,
       positionEncoding: this.#encoding,
       openDocuments: this.documents.openCount,
       retained: {

@@ -101,8 +101,11 @@ export interface PooledConnection<T extends PoolTicket = PoolTicket> {
   close(): Promise<void>;
   /** A holder's view of it, handed to acquirers once it is ready. */
   lease(startedAt: Date): unknown;
-  /** What the connection adds to its entry's stats. */
-  stats(): object;
+  /**
+   * What the connection adds to its entry's stats, never one of the entry's own fields: a
+   * connection's `state` once hid that its entry was draining.
+   */
+  stats(): object & { readonly [K in keyof ConnectionStats]?: never };
 }
 
 export type LeaseOf<C extends PooledConnection> = ReturnType<C['lease']>;

@@ -1,6 +1,6 @@
 /**
  * `mcpctl describe server NAME` / `describe languageserver NAME`: everything about one server,
- * kubectl describe style.
+ * kubectl describe style, with the session's conditions when a config file of it is broken.
  */
 import { Argument, type Command } from 'commander';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
@@ -29,22 +29,29 @@ export function registerDescribe(program: Command, io: Io): void {
     .action(async (resource: string, name: string, _opts: object, cmd: Command) => {
       const env = commandEnv(cmd.optsWithGlobals<GlobalOptions>(), io);
       if (parseObjectRef(`${resource}/${name}`).kind === 'LanguageServer') {
-        const d = await withSession(env, (client) =>
-          client.call<LanguageServerDescription>('languageservers.describe', {
-            ...env.selector,
-            name,
-            showSecrets: env.showSecrets,
-          }),
+        const d = await withSession(
+          env,
+          (client) =>
+            client.call<LanguageServerDescription>('languageservers.describe', {
+              ...env.selector,
+              name,
+              showSecrets: env.showSecrets,
+            }),
+          // Its Session Conditions say it.
+          { configWarnings: false },
         );
         io.out(describeLanguageServer(d, env.now(), env.style));
         return;
       }
-      const d = await withSession(env, (client) =>
-        client.call<ServerDescription>('servers.describe', {
-          ...env.selector,
-          name,
-          showSecrets: env.showSecrets,
-        }),
+      const d = await withSession(
+        env,
+        (client) =>
+          client.call<ServerDescription>('servers.describe', {
+            ...env.selector,
+            name,
+            showSecrets: env.showSecrets,
+          }),
+        { configWarnings: false },
       );
       io.out(describeServer(d, env.now(), env.style));
     });

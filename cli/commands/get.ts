@@ -6,7 +6,8 @@
  * EventList / ConnectionList exactly (DESIGN §6), or the bare object for a single named server; `--watch`
  * prints the current state, then every change, until SIGINT (exit 0) or until the daemon goes
  * away (exit 1). Connections are the daemon's whole pool (no session selects them) and have
- * no watch.
+ * no watch. A config file of the session that does not parse or validate is a `warning:` line
+ * on stderr (command-env.ts withSession; for `get sessions`, per session from its ConfigValid).
  */
 import { Argument, Option, type Command } from 'commander';
 import {
@@ -34,7 +35,8 @@ import {
   type ObjectPrinter,
 } from '../output/printers.js';
 import type { RpcClient } from '../rpc-client.js';
-import type { WatchEnd, WatchEvent, WatchTopic } from '../objects.js';
+import type { SessionList, WatchEnd, WatchEvent, WatchTopic } from '../objects.js';
+import { findCondition } from '../../api/index.js';
 
 /**
  * What `get` lists: every watch topic, and the pool's connections. (The user calls it a
@@ -141,6 +143,16 @@ async function list(
   });
   env.io.out(printed.stdout);
   if (printed.stderr) env.io.err(printed.stderr);
+  if (topic === 'sessions') warnInvalidSessions(env, result as unknown as SessionList);
+}
+
+/** A session whose files do not all parse or validate: a warning line on stderr saying so. */
+function warnInvalidSessions(env: CommandEnv, list: SessionList): void {
+  for (const s of list.items) {
+    const valid = findCondition(s.status.conditions, 'ConfigValid');
+    if (valid?.status === 'False')
+      env.io.err(`warning: session ${s.metadata.name} (${s.spec.workspace}): ${valid.message}\n`);
+  }
 }
 
 async function watch(

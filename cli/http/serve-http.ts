@@ -27,6 +27,14 @@ export interface HttpServeDeps {
   readonly log: HttpEndpointLog;
 }
 
+/** What a failure to bind `host:port` says: the address, and what to do. */
+export function listenError(o: Pick<HttpServeOptions, 'host' | 'port'>, err: unknown): CliError {
+  const where = `${o.host}:${o.port}`;
+  if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+    return new CliError(`cannot serve HTTP on ${where}: the port is in use; pass another --http`);
+  return new CliError(`cannot serve HTTP on ${where}: ${errorText(err)}`);
+}
+
 export async function startHttp(o: HttpServeOptions, deps: HttpServeDeps): Promise<HttpEndpoint> {
   let limits;
   try {
@@ -48,11 +56,7 @@ export async function startHttp(o: HttpServeOptions, deps: HttpServeDeps): Promi
       log: deps.log,
     });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const where = `${o.host}:${o.port}`;
-    if (code === 'EADDRINUSE')
-      throw new CliError(`cannot serve HTTP on ${where}: the port is in use; pass another --http`);
-    throw new CliError(`cannot serve HTTP on ${where}: ${errorText(err)}`);
+    throw listenError(o, err);
   }
   deps.log.info(
     { url: endpoint.url, remote: o.allowRemote },

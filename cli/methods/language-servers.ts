@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { findCondition, languageServerDisclosureOf } from '../../api/index.js';
-import { UnknownServerError, type Session } from '../../controller/session.js';
+import type { Session } from '../../controller/session.js';
 import {
   languageServerList,
   type LanguageServer,
@@ -52,6 +52,7 @@ export function languageServerMethods(ctx: MethodContext): MethodTable {
         const desired = session.desired().languageServers[p.name];
         return {
           server,
+          sessionConditions: session.conditions,
           disclosure: desired
             ? languageServerDisclosureOf(desired.config, desired.scope)
             : { fields: [], inputs: [], sends: [], warnings: [] },
@@ -72,5 +73,5 @@ export function mustGetLanguageServer(
 ): LanguageServer {
   const server = session.getLanguageServer(name, opts);
   if (server) return server;
-  throw new UnknownServerError(name, Object.keys(session.desired().languageServers));
+  throw session.unknownServer(name, { kind: 'LanguageServer' });
 }

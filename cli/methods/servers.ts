@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { disclosureOf, findCondition } from '../../api/index.js';
-import { UnknownServerError, summaryOf, type Session } from '../../controller/session.js';
+import { summaryOf, type Session } from '../../controller/session.js';
 import type { WhyAnswer } from '../../controller/session.js';
 import {
   serverList,
@@ -80,6 +80,7 @@ export function serverMethods(ctx: MethodContext): MethodTable {
         const desired = session.desired().servers[p.name];
         return {
           server,
+          sessionConditions: session.conditions,
           disclosure: desired
             ? disclosureOf(desired.config, desired.scope)
             : { fields: [], inputs: [], sends: [], warnings: [] },
@@ -96,16 +97,11 @@ export function serverMethods(ctx: MethodContext): MethodTable {
         if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
           const answer = session.whyLanguageServer(p.name);
           if (answer.reason === 'Unknown')
-            throw new UnknownServerError(
-              p.name,
-              Object.keys(session.desired().languageServers),
-              'language server',
-            );
+            throw session.unknownServer(p.name, { kind: 'LanguageServer' });
           return answer;
         }
         const answer = session.why(p.name);
-        if (answer.reason === 'Unknown')
-          throw new UnknownServerError(p.name, Object.keys(session.desired().servers));
+        if (answer.reason === 'Unknown') throw session.unknownServer(p.name);
         return answer;
       },
     ),
@@ -178,5 +174,5 @@ function mustGet(session: Session, name: string, opts: { showSecrets?: boolean }
   const answer = session.why(name);
   if (answer.reason === 'Removed')
     throw new RpcError(RpcCodes.NotFound, `${answer.message}; ${answer.action}`);
-  throw new UnknownServerError(name, Object.keys(session.desired().servers));
+  throw session.unknownServer(name);
 }

@@ -3,7 +3,9 @@
  *
  * Guarantees: `session.open` returns the id of a session the calling connection holds until it
  * closes or calls `session.close`; `session.reload` answers once the session settled, with a
- * line per server saying what the reload did; `session.diff` connects nothing.
+ * line per server saying what the reload did; `session.diff` connects nothing. `resolve`,
+ * `reload` and `diff` say which files do not parse or validate (`configWarnings`), so every
+ * command can say so.
  */
 import path from 'node:path';
 import { z } from 'zod';
@@ -14,7 +16,7 @@ import {
   type McpServerConfig,
 } from '../../api/index.js';
 import type { AgentOpener, SessionSpec } from '../../controller/daemon.js';
-import type { DiffLine } from '../../controller/reload-preview.js';
+import type { DiffLine, ReloadPreview } from '../../controller/reload-preview.js';
 import type { Session } from '../../controller/session.js';
 import {
   eventList,
@@ -71,6 +73,15 @@ export function openSpec(p: OpenParams): SessionSpec {
   };
 }
 
+/** What `session.resolve` answers (the CLI's withSession reads it before every command). */
+export interface SessionResolved {
+  readonly sessionId: string;
+  readonly workspace: string;
+  readonly match: SessionMatch;
+  /** The session's files that do not parse or validate, one sentence each (empty: all good). */
+  readonly configWarnings: string[];
+}
+
 export function sessionMethods(ctx: MethodContext): MethodTable {
   const selector = z.object(selectorShape);
   return {
@@ -84,10 +95,15 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
     ),
     'session.resolve': method(
       selector,
-      '{ sessionId, workspace, match }: the session a selector picks, and how ("default" when nothing matched)',
-      async (p, call): Promise<{ sessionId: string; workspace: string; match: SessionMatch }> => {
+      '{ sessionId, workspace, match, configWarnings }: the session a selector picks, how ("default" when nothing matched), and what its files have wrong',
+      async (p, call): Promise<SessionResolved> => {
         const { session, match } = await resolveSession(ctx, p, call);
-        return { sessionId: session.id, workspace: session.workspace, match };
+        return {
+          sessionId: session.id,
+          workspace: session.workspace,
+          match,
+          configWarnings: session.configWarnings(),
+        };
       },
     ),
     'session.close': method(
@@ -104,20 +120,23 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
     ),
     'session.reload': method(
       selector,
-      '{ changes: DiffLine[] }: re-reads every source, reconciles, answers when settled',
+      '{ changes: DiffLine[], configWarnings }: re-reads every source, reconciles, answers when settled; configWarnings: the files that do not parse or validate (kept at their last good content)',
       async (p, call) => {
         const session = await selectSession(ctx, p, call);
         const before = snapshot(session);
         await session.reload();
-        return { changes: reloadChanges(before, snapshot(session), session.workspace) };
+        return {
+          changes: reloadChanges(before, snapshot(session), session.workspace),
+          configWarnings: session.configWarnings(),
+        };
       },
     ),
     'session.diff': method(
       selector,
-      '{ lines: DiffLine[] }: what a reload would do now; connects nothing',
-      async (p, call) => {
+      '{ lines: DiffLine[], configWarnings }: what a reload would do now, and what the files on disk have wrong; connects nothing',
+      async (p, call): Promise<ReloadPreview> => {
         const session = await selectSession(ctx, p, call);
-        return { lines: await session.diff() };
+        return session.diff();
       },
     ),
     'events.list': method(

@@ -2,7 +2,9 @@
  * `mcpctl describe server NAME`, in kubectl's describe layout: labelled fields, the spec as
  * indented YAML (already redacted by the daemon unless --show-secrets), what it contacts and
  * sends where (the disclosure the approval question and `approve` show), a Conditions table,
- * the last stderr lines when the server is not Ready, and an Events table or `Events: <none>`.
+ * the session's conditions when one is not True (a config file that does not parse or
+ * validate), the last stderr lines when the server is not Ready, and an Events table or
+ * `Events: <none>`.
  */
 import {
   ANNOTATION_SCOPE,
@@ -11,7 +13,7 @@ import {
   escapeField,
   findCondition,
 } from '../../api/index.js';
-import type { Disclosure, ServerStatusBase } from '../../api/index.js';
+import type { Condition, Disclosure, ServerStatusBase } from '../../api/index.js';
 import type {
   LanguageServerDescription,
   McpEvent,
@@ -55,6 +57,8 @@ interface Described {
   readonly disclosure: Disclosure;
   readonly stderr: readonly string[];
   readonly events: readonly McpEvent[];
+  /** The session's ConfigValid and Trusted. */
+  readonly sessionConditions: readonly Condition[];
 }
 
 export function describeServer(d: ServerDescription, now: number, style: Style): string {
@@ -86,6 +90,24 @@ export function describeLanguageServer(
     now,
     style,
   );
+}
+
+/** A Conditions table under `title`, or `title <none>`. */
+function conditionsBlock(title: string, conditions: readonly Condition[], style: Style): string {
+  if (conditions.length === 0) return `${style.bold(title)} <none>`;
+  const rows: CellInput[][] = conditions.map((c) => [
+    c.type,
+    { text: c.status, paint: statusColour(style, c.status) },
+    c.lastTransitionTime,
+    c.reason ?? '',
+    c.message ?? '',
+  ]);
+  return `${style.bold(title)}\n${indent(
+    renderTable(
+      ['Type', 'Status', 'LastTransitionTime', 'Reason', 'Message'],
+      [['----', '------', '------------------', '------', '-------'], ...rows],
+    ).trimEnd(),
+  )}`;
 }
 
 /** `kindRows`: what the kind's status adds after the rows every server's status has. */
@@ -135,24 +157,10 @@ function describeObject(
         '  ',
       ),
   );
-  if (st.conditions.length === 0) out.push(`${style.bold('Conditions:')} <none>`);
-  else {
-    const rows: CellInput[][] = st.conditions.map((c) => [
-      c.type,
-      { text: c.status, paint: statusColour(style, c.status) },
-      c.lastTransitionTime,
-      c.reason ?? '',
-      c.message ?? '',
-    ]);
-    out.push(
-      `${style.bold('Conditions:')}\n${indent(
-        renderTable(
-          ['Type', 'Status', 'LastTransitionTime', 'Reason', 'Message'],
-          [['----', '------', '------------------', '------', '-------'], ...rows],
-        ).trimEnd(),
-      )}`,
-    );
-  }
+  out.push(conditionsBlock('Conditions:', st.conditions, style));
+  // The session's own, when one is not True: a file that does not parse shows here.
+  if (d.sessionConditions.some((c) => c.status !== 'True'))
+    out.push(conditionsBlock('Session Conditions:', d.sessionConditions, style));
   const ready = findCondition(st.conditions, 'Ready');
   if (ready?.status !== 'True' && d.stderr.length > 0)
     out.push(

@@ -119,6 +119,15 @@ describe('human printers escape every value', { timeout: 10_000 }, () => {
           },
           stderr: NASTY,
           events: [],
+          sessionConditions: [
+            {
+              type: 'ConfigValid',
+              status: 'False',
+              reason: 'ParseError',
+              message: OSC52,
+              lastTransitionTime: '',
+            },
+          ],
         },
         0,
         styleFor({ isTTY: true }, {}),
