@@ -6,10 +6,12 @@
  * Guarantees:
  * - Framing and its limits stay the socket's (rpc-connection.ts): a line past the size limit, or
  *   one that stalls, ends the connection with an error line; nothing here buffers lines.
- * - What the gateway sends keeps the same size limit (`maxLineBytes`, the one MCP message
- *   limit: api/limits.ts): an answer past it is replaced by an error answer for its id
- *   (-32005, naming the limit), so the agent's request fails and the connection goes on; any
- *   other message past it is not sent (`send` rejects) and is logged.
+ * - What the gateway sends fits what the agent behind serve reads on its stdio
+ *   (MAX_AGENT_STDIO_MESSAGE_BYTES, 9 MiB, or the socket's lower `maxLineBytes`;
+ *   agent-message-size.ts): an answer past it is replaced by an error answer for its id
+ *   (-32005, naming the limit), so the agent's request fails and its session goes on (its
+ *   SDK would drop the whole connection on a longer line); any other message past it is not
+ *   sent (`send` rejects) and is logged.
  * - Every line is checked as one JSON-RPC 2.0 message of MCP's shape (gateway/agent-message.ts)
  *   before anything else: one that is not is answered with its JSON-RPC error (-32700, -32600,
  *   -32602; id null unless the request's own id is valid) and dropped, and the connection goes
@@ -31,7 +33,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { checkAgentLine } from '../gateway/agent-message.js';
 import type { HandedOver } from './rpc-methods.js';
-import { sizeText } from '../api/limits.js';
+import { MAX_AGENT_STDIO_MESSAGE_BYTES } from '../api/limits.js';
+import { oversizeOf } from './agent-message-size.js';
 import { DAEMON_STOPPING, GATEWAY_OPEN, JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
 import type { StopNotice } from './stop-notices.js';
 
@@ -52,6 +55,8 @@ export class GatewaySocketTransport implements Transport {
 
   readonly #connection: HandedOver;
   readonly #log: (message: string) => void;
+  /** The largest message sent: what an agent reads on its stdio, at most the socket's limit. */
+  readonly #maxSendBytes: number;
   /** Ids of the agent's requests not answered yet (nor cancelled by the agent). */
   readonly #inFlight = new Set<RequestId>();
   /** Sends waiting for the socket to drain (or close). */
@@ -64,6 +69,7 @@ export class GatewaySocketTransport implements Transport {
   constructor(connection: HandedOver, options: GatewaySocketOptions) {
     this.#connection = connection;
     this.#log = options.log;
+    this.#maxSendBytes = Math.min(connection.limits.maxLineBytes, MAX_AGENT_STDIO_MESSAGE_BYTES);
   }
 
   start(): Promise<void> {
@@ -92,19 +98,11 @@ export class GatewaySocketTransport implements Transport {
         : undefined;
     if (answered !== undefined) this.#inFlight.delete(answered);
     const text = JSON.stringify(message);
-    const max = this.#connection.limits.maxLineBytes;
-    // Cheap first: a string's UTF-8 length is at least its length and at most thrice it.
-    if (text.length > max || (text.length * 3 > max && Buffer.byteLength(text) > max)) {
-      const over = `${sizeText(Buffer.byteLength(text))}, over the ${sizeText(max)} message limit`;
-      if (answered !== undefined)
-        return this.#reply(
-          answered,
-          RpcCodes.LimitExceeded,
-          `the answer to this request is ${over}; mcpctl dropped it: ask for less at a time`,
-        );
-      const what = 'method' in message ? message.method : 'a message';
-      this.#log(`not sent to the agent: ${what} of ${over}`);
-      return Promise.reject(new Error(`${what} of ${over}: not sent`));
+    const over = oversizeOf(message, text, this.#maxSendBytes);
+    if (over && 'answer' in over) return this.#reply(over.answer, over.code, over.message);
+    if (over) {
+      this.#log(`not sent to the agent: ${over.dropped}`);
+      return Promise.reject(new Error(`${over.dropped}: not sent`));
     }
     return this.#write(`${text}\n`);
   }

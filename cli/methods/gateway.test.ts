@@ -519,6 +519,30 @@ describe('gateway connections under the socket limits', T, () => {
     },
   );
 
+  it(
+    "an MCP answer under the line limit but over what an agent's stdio reads fails that request",
+    T,
+    async () => {
+      w = await world();
+      w.writeUser({ mcpServers: { big: { command: 'mem', args: ['repeat'] } } });
+      await w.daemon.defaultSession.reload();
+      const a = await agent(w);
+      const repeat = (times: number) =>
+        a.client.callTool({ name: 'big__repeat', arguments: { text: 'x', times } });
+      // 10 MiB: within the 16 MiB of a message, past the 9 MiB an agent's MCP SDK reads.
+      await assert.rejects(repeat(10 * 1024 * 1024), (err: { code?: number; message?: string }) => {
+        assert.equal(err.code, RpcCodes.LimitExceeded);
+        assert.match(
+          err.message ?? '',
+          /the answer to this request is 10\.0 MiB, over the 9 MiB message limit/,
+        );
+        return true;
+      });
+      assert.equal(text(await repeat(3)), 'xxx');
+      await a.client.close();
+    },
+  );
+
   it('a stalled unfinished gateway.open line is timed out', T, async () => {
     w = await world({ idleFrameMs: 200 });
     const socket = await rawConnect(w.socket);

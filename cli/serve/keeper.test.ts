@@ -412,4 +412,51 @@ describe('SessionKeeper', () => {
     assert.match(w.logs.join('\n'), /ended this connection/);
     assert.equal(w.reopens, 0);
   });
+
+  it(
+    'a line longer than the agent reads: an answer is its size error, the rest is dropped',
+    T,
+    async () => {
+      const w = await start();
+      await handshake(w);
+      const g = w.gateways[0];
+      const tenMiB = 'x'.repeat(10 * 1024 * 1024);
+      w.agent({ id: 5, method: 'tools/call', params: { name: 'big' } });
+      await g.expect('the call', (m) => m.id === 5);
+      g.send({ result: { content: [{ type: 'text', text: tenMiB }] }, id: 5 });
+      g.send({ method: 'notifications/message', params: { data: tenMiB } });
+      g.send({ id: 'ask-1', method: 'sampling/createMessage', params: { data: tenMiB } });
+      // Longer than serve holds at all (no daemon sends one): dropped as it streams.
+      g.socket.write(`{"jsonrpc":"2.0","method":"x","params":"${'y'.repeat(17 * 1024 * 1024)}"}\n`);
+      g.send({ method: 'notifications/message', params: { data: 'small' } });
+      const small = await until('the small notification', () =>
+        w.agentGot.find((m) => (m.params as Json | undefined)?.data === 'small'),
+      );
+      assert.ok(small);
+      const answer = w.agentGot.find((m) => m.id === 5);
+      assert.deepEqual(answer?.error, {
+        code: -32005,
+        message:
+          'the answer to this request is 10.0 MiB, over the 9 MiB message limit; mcpctl dropped it: ask for less at a time',
+      });
+      assert.deepEqual(
+        w.agentGot
+          .filter((m) => m.id !== undefined || m.method !== undefined)
+          .map((m) => m.id ?? m.method),
+        [0, 1, 2, 3, 4, 5, 'notifications/message'],
+        'nothing else reached the agent',
+      );
+      // The gateway's question got the error instead of waiting for an answer.
+      const refused = await g.expect('the refusal', (m) => m.id === 'ask-1');
+      assert.equal((refused.error as Json).code, -32005);
+      assert.match(
+        w.logs.join('\n'),
+        /not passed to the agent: notifications\/message of 10\.0 MiB, over the 9 MiB message limit/,
+      );
+      assert.match(w.logs.join('\n'), /a line of the daemon's longer than 16777216 bytes/);
+      // The session goes on.
+      w.agent({ id: 6, method: 'ping' });
+      await g.expect('the ping', (m) => m.id === 6);
+    },
+  );
 });

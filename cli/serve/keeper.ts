@@ -10,6 +10,10 @@
  *   are rewritten, answered here or dropped. At most one MCP message of each direction is held
  *   (line-framer.ts), and lines waiting for a daemon are bounded (MAX_QUEUED_BYTES: past it
  *   the agent's input is not read until they are sent or answered).
+ * - No line longer than MAX_AGENT_STDIO_MESSAGE_BYTES reaches the agent (its MCP SDK would drop
+ *   the connection, and with it every server): such an answer becomes the size error (-32005)
+ *   for its request, such a request of the gateway's is answered with it, anything else is
+ *   dropped; each is logged (agent-message-size.ts; the daemon's gateway sends none).
  * - The agent's requests in flight when the socket closes are answered at once with an MCP
  *   error (-32000) saying the daemon went away and the call may or may not have run: never a
  *   hang, never a made-up success. (A daemon that said it stops may still answer some; its
@@ -37,7 +41,12 @@
  */
 import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import { MAX_MESSAGE_BYTES } from '../../api/limits.js';
+import {
+  LIMIT_EXCEEDED_CODE,
+  MAX_AGENT_STDIO_MESSAGE_BYTES,
+  MAX_MESSAGE_BYTES,
+} from '../../api/limits.js';
+import { answerTooLargeMessage, droppedText } from '../agent-message-size.js';
 import { errorText } from '../errors.js';
 import { DAEMON_STOPPING, RpcCodes, isObject, type ReconnectMode } from '../rpc-protocol.js';
 import { AgentRecord } from './agent-record.js';
@@ -115,6 +124,8 @@ interface Current {
   readonly link: Link;
   readonly gen: number;
   readonly framer: LineFramer;
+  /** Inside a line too long to hold, which is dropped piece by piece. */
+  dropping?: boolean;
   /** What the daemon said before it closed, if it said anything (DAEMON_STOPPING). */
   notice?: { reconnect: ReconnectMode; reason: string };
 }
@@ -279,9 +290,7 @@ export class SessionKeeper {
 
   /** An error answer of serve's own to the agent's request `id` (the id's JSON text). */
   #answerAgent(id: string, code: number, message: string): void {
-    this.#toAgent(
-      Buffer.from(`{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify({ code, message })}}\n`),
-    );
+    this.#toAgent(errorLine(id, code, message));
   }
 
   #toAgent(line: Buffer): boolean {
@@ -314,7 +323,8 @@ export class SessionKeeper {
 
   #fromGateway(current: Current, line: Buffer, whole: boolean): void {
     if (this.#current !== current) return;
-    if (!whole) return this.#out(current, line);
+    if (!whole) return this.#dropPiece(current, line);
+    if (line.length - 1 > MAX_AGENT_STDIO_MESSAGE_BYTES) return this.#oversized(line);
     const peek = peekMessage(line, 0, line.length - 1);
     if (peek?.response) {
       const id = peek.id;
@@ -350,6 +360,50 @@ export class SessionKeeper {
       }
     }
     this.#out(current, line);
+  }
+
+  /**
+   * A line of the gateway's that the agent could not read (its MCP SDK drops the connection,
+   * and with it every server, on one longer than MAX_AGENT_STDIO_MESSAGE_BYTES): an answer
+   * becomes the size error for its request, a request of the gateway's is answered so, anything
+   * else is dropped. A daemon of this mcpctl never sends one; an older one may.
+   */
+  #oversized(line: Buffer): void {
+    const bytes = line.length - 1;
+    const max = MAX_AGENT_STDIO_MESSAGE_BYTES;
+    const peek = peekMessage(line, 0, bytes);
+    const id = peek?.id;
+    if (peek?.response && id !== undefined) {
+      const error = errorLine(id, LIMIT_EXCEEDED_CODE, answerTooLargeMessage(bytes, max));
+      if (this.#ownIds.delete(id)) return this.#ownAnswer(id, error);
+      const method = this.#inFlight.get(id)?.method ?? 'request';
+      this.#inFlight.delete(id);
+      this.#o.log(
+        `not passed to the agent: ${droppedText(`the answer to its ${method}`, bytes, max)} (more than an agent reads in one message); it gets the size error instead`,
+      );
+      return void this.#toAgent(error);
+    }
+    const what = peek?.method ?? 'a line';
+    this.#o.log(
+      `not passed to the agent: ${droppedText(what, bytes, max)} (more than an agent reads in one message)`,
+    );
+    if (peek?.method !== undefined && id !== undefined)
+      this.#toGateway(
+        errorLine(
+          id,
+          LIMIT_EXCEEDED_CODE,
+          `mcpctl serve did not pass this request on: ${droppedText(what, bytes, max)}, more than the agent reads in one message`,
+        ),
+      );
+  }
+
+  /** A piece of a line longer than serve holds (never sent by a daemon): dropped, logged once. */
+  #dropPiece(current: Current, piece: Buffer): void {
+    if (!current.dropping)
+      this.#o.log(
+        `not passed to the agent: a line of the daemon's longer than ${MAX_MESSAGE_BYTES} bytes`,
+      );
+    current.dropping = piece[piece.length - 1] !== 0x0a;
   }
 
   /** A request of the gateway's to the agent (sampling, elicitation, roots/list, ping). */
@@ -606,6 +660,11 @@ export class SessionKeeper {
     current?.link.socket.destroy();
     this.#resolve(code);
   }
+}
+
+/** An error answer to the request `id` (its JSON text), as a line. */
+function errorLine(id: string, code: number, message: string): Buffer {
+  return Buffer.from(`{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify({ code, message })}}\n`);
 }
 
 /** `"method":…,"params":…` of a request serve sends itself. */
