@@ -6,10 +6,12 @@
  * Guarantees:
  * - Framing and its limits stay the socket's (rpc-connection.ts): a line past the size limit, or
  *   one that stalls, ends the connection with an error line; nothing here buffers lines.
- * - What the gateway sends keeps the same size limit (`maxLineBytes`, the one MCP message
- *   limit: api/limits.ts): an answer past it is replaced by an error answer for its id
- *   (-32005, naming the limit), so the agent's request fails and the connection goes on; any
- *   other message past it is not sent (`send` rejects) and is logged.
+ * - What the gateway sends fits what the agent behind serve reads on its stdio
+ *   (MAX_AGENT_STDIO_MESSAGE_BYTES, 9 MiB, or the socket's lower `maxLineBytes`;
+ *   agent-message-size.ts): an answer past it is replaced by an error answer for its id
+ *   (-32005, naming the limit), so the agent's request fails and its session goes on (its
+ *   SDK would drop the whole connection on a longer line); any other message past it is not
+ *   sent (`send` rejects) and is logged.
  * - Every line is checked as one JSON-RPC 2.0 message of MCP's shape (gateway/agent-message.ts)
  *   before anything else: one that is not is answered with its JSON-RPC error (-32700, -32600,
  *   -32602; id null unless the request's own id is valid) and dropped, and the connection goes
@@ -21,6 +23,9 @@
  *   (no new work is taken on for it); `send` resolves once its line is written or buffered
  *   below the socket's high-water mark. Unread output past `maxPendingWriteBytes` (answers
  *   that were already on their way) ends the connection, logged.
+ * - With `receipts` (gateway protocol 3), each of the agent's requests reaches the gateway only
+ *   once the daemon's receipt naming it (REQUESTS_RECEIVED) is written, in the order the
+ *   messages came (gateway-receipts.ts): what serve saw no receipt for never ran here.
  * - `onclose` fires exactly once, however the connection ends (either side, or `close()`);
  *   after it `send` rejects.
  * - `notifyStopping` writes the daemon's stop notice (DAEMON_STOPPING, for serve, not MCP)
@@ -31,7 +36,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { checkAgentLine } from '../gateway/agent-message.js';
 import type { HandedOver } from './rpc-methods.js';
-import { sizeText } from '../api/limits.js';
+import { MAX_AGENT_STDIO_MESSAGE_BYTES } from '../api/limits.js';
+import { oversizeOf } from './agent-message-size.js';
+import { ReceiptGate } from './gateway-receipts.js';
 import { DAEMON_STOPPING, GATEWAY_OPEN, JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
 import type { StopNotice } from './stop-notices.js';
 
@@ -43,6 +50,8 @@ const CLOSE_GRACE_MS = 1000;
 export interface GatewaySocketOptions {
   /** Where the transport reports a connection it ended (never the agent's channel). */
   readonly log: (message: string) => void;
+  /** Gateway protocol 3: receipts for the agent's requests before they run (gateway-receipts.ts). */
+  readonly receipts?: boolean;
 }
 
 export class GatewaySocketTransport implements Transport {
@@ -52,6 +61,10 @@ export class GatewaySocketTransport implements Transport {
 
   readonly #connection: HandedOver;
   readonly #log: (message: string) => void;
+  /** The largest message sent: what an agent reads on its stdio, at most the socket's limit. */
+  readonly #maxSendBytes: number;
+  /** With receipts: what the agent's messages pass through on their way to the gateway. */
+  readonly #gate: ReceiptGate | undefined;
   /** Ids of the agent's requests not answered yet (nor cancelled by the agent). */
   readonly #inFlight = new Set<RequestId>();
   /** Sends waiting for the socket to drain (or close). */
@@ -64,6 +77,13 @@ export class GatewaySocketTransport implements Transport {
   constructor(connection: HandedOver, options: GatewaySocketOptions) {
     this.#connection = connection;
     this.#log = options.log;
+    this.#maxSendBytes = Math.min(connection.limits.maxLineBytes, MAX_AGENT_STDIO_MESSAGE_BYTES);
+    this.#gate = options.receipts
+      ? new ReceiptGate(
+          (line, done) => this.#writeReceipt(line, done),
+          (message) => this.onmessage?.(message),
+        )
+      : undefined;
   }
 
   start(): Promise<void> {
@@ -92,19 +112,11 @@ export class GatewaySocketTransport implements Transport {
         : undefined;
     if (answered !== undefined) this.#inFlight.delete(answered);
     const text = JSON.stringify(message);
-    const max = this.#connection.limits.maxLineBytes;
-    // Cheap first: a string's UTF-8 length is at least its length and at most thrice it.
-    if (text.length > max || (text.length * 3 > max && Buffer.byteLength(text) > max)) {
-      const over = `${sizeText(Buffer.byteLength(text))}, over the ${sizeText(max)} message limit`;
-      if (answered !== undefined)
-        return this.#reply(
-          answered,
-          RpcCodes.LimitExceeded,
-          `the answer to this request is ${over}; mcpctl dropped it: ask for less at a time`,
-        );
-      const what = 'method' in message ? message.method : 'a message';
-      this.#log(`not sent to the agent: ${what} of ${over}`);
-      return Promise.reject(new Error(`${what} of ${over}: not sent`));
+    const over = oversizeOf(message, text, this.#maxSendBytes);
+    if (over && 'answer' in over) return this.#reply(over.answer, over.code, over.message);
+    if (over) {
+      this.#log(`not sent to the agent: ${over.dropped}`);
+      return Promise.reject(new Error(`${over.dropped}: not sent`));
     }
     return this.#write(`${text}\n`);
   }
@@ -173,7 +185,24 @@ export class GatewaySocketTransport implements Transport {
           this.#inFlight.delete(cancelled);
       }
     }
-    this.onmessage?.(message);
+    if (this.#gate) this.#gate.push(message);
+    else this.onmessage?.(message);
+  }
+
+  /** Writes a receipt; `done` says whether it reached the kernel whole (gateway-receipts.ts). */
+  #writeReceipt(line: string, done: (written: boolean) => void): void {
+    const { socket, limits } = this.#connection;
+    if (this.#closed || socket.destroyed || socket.writableEnded) return done(false);
+    const flushed = socket.write(line, (err) => done(!err));
+    if (socket.writableLength > limits.maxPendingWriteBytes) {
+      this.#log(
+        `an agent connection left more than ${limits.maxPendingWriteBytes} bytes of MCP messages unread; closing it`,
+      );
+      socket.destroy();
+      return;
+    }
+    // As for any line: take no new work from an agent that does not read.
+    if (!flushed) socket.pause();
   }
 
   #reply(id: RequestId | null, code: number, message: string): Promise<void> {
@@ -202,6 +231,7 @@ export class GatewaySocketTransport implements Transport {
     this.#closed = true;
     clearTimeout(this.#cutOff);
     this.#inFlight.clear();
+    this.#gate?.close();
     for (const resolve of this.#waiting.splice(0)) resolve();
     this.onclose?.();
   }

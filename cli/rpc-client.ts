@@ -4,6 +4,10 @@
  * Guarantees:
  * - `connectClient` rejects with DaemonUnavailableError when nothing listens at the path (no
  *   file, or a stale file nobody answers), so every command can say the same sentence.
+ * - Nothing connects to a socket that may not be this user's daemon's (its directory not
+ *   private, the path a symbolic link, another user's socket, one others may connect to): every
+ *   connection, the CLI's and serve's, rejects with UnsafeSocketError (a CliError) before a
+ *   byte is sent (socket-path.ts, `checkSocketPlace`).
  * - Every `call` settles: with the result, with an RpcCallError carrying the daemon's code and
  *   message, or with ConnectionLostError when the daemon goes away first (carrying what the
  *   daemon said about the connection before closing it, such as a limit, if it said anything).
@@ -20,6 +24,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { DEFAULT_RPC_LIMITS } from './rpc-limits.js';
+import { checkSocketPlace } from './socket-path.js';
 import {
   JSONRPC,
   LineReader,
@@ -273,6 +278,8 @@ export async function connectClient(
  */
 export function connectSocket(socketPath: string, timeoutMs = 5000): Promise<Socket> {
   return new Promise<Socket>((resolve, reject) => {
+    // Whoever listens there gets what we send: the agent's environment, for serve.
+    checkSocketPlace(socketPath);
     const socket = connect(socketPath);
     const timer = setTimeout(() => {
       socket.destroy();

@@ -13,8 +13,8 @@ import { MAX_MESSAGE_BYTES } from '../api/limits.js';
 
 export interface RpcLimits {
   /**
-   * Largest message (one line) a client may send; on an agent connection, also the largest MCP
-   * message the gateway sends it (api/limits.ts: one limit for every MCP message, either way).
+   * Largest message (one line) a client may send; on an agent connection, also a bound of the
+   * MCP messages the gateway sends it, with MAX_AGENT_STDIO_MESSAGE_BYTES (api/limits.ts).
    */
   readonly maxLineBytes: number;
   /** Bytes of unfinished messages held for all connections together. */

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import {
   chmodSync,
+  chownSync,
   linkSync,
   mkdirSync,
+  symlinkSync,
   mkdtempSync,
   rmSync,
   statSync,
@@ -15,6 +17,8 @@ import { after, describe, it } from 'node:test';
 import { CliError } from './errors.js';
 import {
   SocketDirError,
+  UnsafeSocketError,
+  checkSocketPlace,
   homeDirectory,
   prepareSocketDir,
   probeSocket,
@@ -122,5 +126,68 @@ describe('probeSocket', () => {
     const plain = path.join(root, 'plain');
     writeFileSync(plain, 'x');
     assert.equal(await probeSocket(plain), 'notSocket');
+  });
+});
+
+describe('checkSocketPlace (issue 31)', () => {
+  const uid = process.getuid?.() ?? 0;
+  const refused = (socket: string, what: RegExp, asUid = uid) =>
+    assert.throws(
+      () => checkSocketPlace(socket, asUid),
+      (e: Error) =>
+        e instanceof UnsafeSocketError &&
+        e.message.startsWith(`mcpctl refuses to connect to ${socket}, so nothing`) &&
+        what.test(e.message),
+      what.source,
+    );
+
+  it("passes the daemon's own socket, and nothing at the path or no directory", async () => {
+    const dir = path.join(root, 'place-ok');
+    mkdirSync(dir, { mode: 0o700 });
+    const sock = path.join(dir, 'd.sock');
+    checkSocketPlace(sock);
+    checkSocketPlace(path.join(root, 'no-such-dir', 'd.sock'));
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(sock, resolve));
+    try {
+      chmodSync(sock, 0o600);
+      checkSocketPlace(sock);
+      // Another user's socket in our directory: only root can make one (the directory-owner
+      // case below covers every uid).
+      if (uid === 0) {
+        chownSync(sock, 65534, 65534);
+        refused(sock, /the socket is owned by uid 65534, not by you \(uid 0\)/);
+        chownSync(sock, 0, 0);
+      }
+      chmodSync(sock, 0o660);
+      refused(sock, /writable by its group \(mode 660\)/);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('refuses what the daemon would refuse to make: a directory not private, or shared', () => {
+    const open = path.join(root, 'place-open');
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    refused(path.join(open, 'd.sock'), /socket directory .* is writable by everyone \(mode 777\)/);
+    const shared = path.join(root, 'place-shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    refused(path.join(shared, 'd.sock'), /is a shared directory .*sticky/);
+    const theirs = path.join(root, 'place-theirs');
+    mkdirSync(theirs, { mode: 0o700 });
+    refused(path.join(theirs, 'd.sock'), /socket directory .* is owned by uid/, uid + 1);
+  });
+
+  it('refuses a symbolic link and a file that is not a socket', () => {
+    const dir = path.join(root, 'place-odd');
+    mkdirSync(dir, { mode: 0o700 });
+    const link = path.join(dir, 'link.sock');
+    symlinkSync('/elsewhere/real.sock', link);
+    refused(link, /it is a symbolic link \(to "\/elsewhere\/real\.sock"\)/);
+    const plain = path.join(dir, 'plain.sock');
+    writeFileSync(plain, '');
+    refused(plain, /it is not a socket but a regular file/);
   });
 });

@@ -12,10 +12,17 @@
  *   a path that is not a directory, is owned by another user, or is group/world writable. It
  *   never changes an existing directory: that is the user's to fix, and the error says how —
  *   never by changing the mode of a shared (sticky) directory such as /tmp.
+ * - `checkSocketPlace` is the clients' side of the same rule (issue 31): before a byte goes to
+ *   the socket (a command's request, serve's `gateway.open` with the agent's environment), the
+ *   directory must pass the very checks `prepareSocketDir` makes, and what is at the path must
+ *   be a socket (not a symbolic link, not another file) owned by this user that others cannot
+ *   connect to, as the daemon makes it (0600). Else UnsafeSocketError (a CliError: exit 1)
+ *   says which path, what is wrong and the fix. Nothing at the path, or no directory, passes:
+ *   connecting then fails as it always did (no daemon).
  * - `probeSocket` tells a live daemon from a stale socket file (nobody answers) from nothing,
  *   without sending a byte.
  */
-import { lstatSync, mkdirSync } from 'node:fs';
+import { lstatSync, mkdirSync, readlinkSync, type Stats } from 'node:fs';
 import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -87,10 +94,13 @@ export function prepareSocketDir(socketPath: string): void {
   } catch (err) {
     throw new SocketDirError(`cannot create socket directory ${dir}: ${(err as Error).message}`);
   }
-  const st = lstatSync(dir);
+  checkSocketDir(dir, lstatSync(dir), process.getuid?.());
+}
+
+/** Why `dir` (its lstat `st`) is not a private directory of user `uid`, thrown; or nothing. */
+function checkSocketDir(dir: string, st: Stats, uid: number | undefined): void {
   if (!st.isDirectory())
     throw new SocketDirError(`socket directory ${dir} is not a directory; pass another --socket`);
-  const uid = process.getuid?.();
   if (uid !== undefined && st.uid !== uid)
     throw new SocketDirError(
       `socket directory ${dir} is owned by uid ${st.uid}, not by you (uid ${uid}); refusing to use it. Put the socket ${OWN_DIR}`,
@@ -107,6 +117,69 @@ export function prepareSocketDir(socketPath: string): void {
     throw new SocketDirError(
       `socket directory ${dir} is writable by ${who} (mode ${mode}); refusing to use it. If only you use ${dir}, run 'chmod 700 ${dir}'; otherwise put the socket ${OWN_DIR}`,
     );
+  }
+}
+
+/** A socket a client must not talk to: whoever listens there may not be this user's daemon. */
+export class UnsafeSocketError extends CliError {
+  override name = 'UnsafeSocketError';
+}
+
+/**
+ * Checks, before a client sends anything, that `socketPath` is where only this user's daemon
+ * can listen (see the guarantees). `uid` is the user's (tests pass another).
+ * @throws UnsafeSocketError naming the path, what is wrong and the fix.
+ */
+export function checkSocketPlace(socketPath: string, uid = process.getuid?.()): void {
+  if (uid === undefined) return; // No owners to compare (Windows has no Unix sockets anyway).
+  const dir = path.dirname(socketPath);
+  const refuse = (what: string) =>
+    new UnsafeSocketError(
+      `mcpctl refuses to connect to ${socketPath}, so nothing (no request, no environment) was sent there: ${what}`,
+    );
+  let dirStat: Stats;
+  try {
+    dirStat = lstatSync(dir);
+  } catch {
+    return; // No directory, so no socket: the connect says there is no daemon.
+  }
+  try {
+    checkSocketDir(dir, dirStat, uid);
+  } catch (err) {
+    if (err instanceof SocketDirError) throw refuse(err.message);
+    throw err;
+  }
+  let st: Stats;
+  try {
+    st = lstatSync(socketPath);
+  } catch {
+    return; // Nothing there: the connect says there is no daemon.
+  }
+  if (st.isSymbolicLink())
+    throw refuse(
+      `it is a symbolic link (to ${JSON.stringify(linkTarget(socketPath))}), and the daemon's socket never is; pass the real socket's path to --socket (or set ${SOCKET_ENV})`,
+    );
+  if (!st.isSocket())
+    throw refuse(
+      `it is not a socket but ${st.isFile() ? 'a regular file' : st.isDirectory() ? 'a directory' : 'another kind of file'}; remove it or pass another --socket`,
+    );
+  if (st.uid !== uid)
+    throw refuse(
+      `the socket is owned by uid ${st.uid}, not by you (uid ${uid}), so it is not your daemon's; pass your own --socket (or set ${SOCKET_ENV})`,
+    );
+  if ((st.mode & 0o022) !== 0) {
+    const mode = (st.mode & 0o777).toString(8);
+    throw refuse(
+      `the socket is writable by ${st.mode & 0o002 ? 'everyone' : 'its group'} (mode ${mode}), and the daemon makes its socket 0600, so another program listens there; stop it, or pass another --socket`,
+    );
+  }
+}
+
+function linkTarget(file: string): string {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return '?';
   }
 }
 

@@ -7,8 +7,8 @@
  * for unfinished messages is bounded across connections; bad ids are refused unexecuted.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { SessionList } from '../cli/objects.js';
@@ -294,4 +294,137 @@ describe('the daemon socket under attack (e2e)', T, () => {
       assert.equal(one.stdout.trim(), 'server/s7');
     },
   );
+});
+
+/** A stranger's listener at `socketPath`: counts the connections it gets and the bytes. */
+async function strangerListener(
+  socketPath: string,
+): Promise<{ connections: () => number; bytes: () => number; close: () => Promise<void> }> {
+  let connections = 0;
+  let bytes = 0;
+  const open = new Set<Socket>();
+  const server = createServer((conn) => {
+    connections += 1;
+    open.add(conn);
+    conn.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    conn.on('error', () => undefined);
+    conn.on('close', () => open.delete(conn));
+  });
+  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+  return {
+    connections: () => connections,
+    bytes: () => bytes,
+    close: async () => {
+      for (const conn of open) conn.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('a socket that may not be our daemon (e2e, issue 31)', T, () => {
+  let env: TestEnv;
+  beforeEach(() => {
+    env = new TestEnv();
+  });
+  afterEach(async () => {
+    await env.cleanup();
+  });
+
+  /**
+   * Places a stranger could listen at, each made by `make` (which returns the socket path and
+   * what the refusal must say). Every one works whatever uid runs the test; a root run adds a
+   * socket owned by another user.
+   */
+  const places: {
+    name: string;
+    make: () => Promise<{
+      socket: string;
+      says: RegExp;
+      stranger: Awaited<ReturnType<typeof strangerListener>>;
+    }>;
+  }[] = [
+    {
+      name: 'a directory anyone may write',
+      make: async () => {
+        const dir = path.join(env.root, 'open');
+        mkdirSync(dir);
+        chmodSync(dir, 0o777);
+        const socket = path.join(dir, 'mcpctl.sock');
+        const stranger = await strangerListener(socket);
+        return {
+          socket,
+          stranger,
+          says: /socket directory .*\/open is writable by everyone \(mode 777\).*chmod 700/,
+        };
+      },
+    },
+    {
+      name: 'a socket anyone may connect to',
+      make: async () => {
+        const dir = path.join(env.root, 'mine');
+        mkdirSync(dir, { mode: 0o700 });
+        const socket = path.join(dir, 'mcpctl.sock');
+        const stranger = await strangerListener(socket);
+        chmodSync(socket, 0o666);
+        return { socket, stranger, says: /the socket is writable by everyone \(mode 666\)/ };
+      },
+    },
+    {
+      name: 'a symbolic link to a socket elsewhere',
+      make: async () => {
+        const elsewhere = path.join(env.root, 'elsewhere');
+        mkdirSync(elsewhere, { mode: 0o700 });
+        const target = path.join(elsewhere, 'real.sock');
+        const stranger = await strangerListener(target);
+        const dir = path.join(env.root, 'mine');
+        mkdirSync(dir, { mode: 0o700 });
+        const socket = path.join(dir, 'mcpctl.sock');
+        symlinkSync(target, socket);
+        return { socket, stranger, says: /it is a symbolic link \(to ".*real\.sock"\)/ };
+      },
+    },
+    ...(process.getuid?.() === 0
+      ? [
+          {
+            name: "another user's socket",
+            make: async () => {
+              const dir = path.join(env.root, 'mine');
+              mkdirSync(dir, { mode: 0o700 });
+              const socket = path.join(dir, 'mcpctl.sock');
+              const stranger = await strangerListener(socket);
+              chownSync(socket, 65534, 65534);
+              return { socket, stranger, says: /the socket is owned by uid 65534, not by you/ };
+            },
+          },
+        ]
+      : []),
+  ];
+
+  for (const place of places)
+    it(`serve, a command and login send nothing to ${place.name}`, T, async () => {
+      const { socket, says, stranger } = await place.make();
+      try {
+        const extra = { MCPCTL_SOCKET: socket, GITHUB_TOKEN: 'ghp_secret_of_the_agent' };
+        for (const args of [['serve'], ['get', 'servers'], ['login', 'remote', '--no-browser']]) {
+          const r = await env.cli(args, { env: extra, timeoutMs: 30_000 });
+          assert.deepEqual(
+            { connections: stranger.connections(), bytes: stranger.bytes() },
+            { connections: 0, bytes: 0 },
+            `${args.join(' ')} sent nothing to the stranger (it said: ${r.stderr})`,
+          );
+          assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+          assert.equal(r.stdout, '', `${args.join(' ')} printed nothing on stdout`);
+          assert.ok(
+            r.stderr.startsWith(
+              `mcpctl refuses to connect to ${socket}, so nothing (no request, no environment) was sent there: `,
+            ),
+            r.stderr,
+          );
+          assert.match(r.stderr, says, args.join(' '));
+          assert.doesNotMatch(r.stderr, /ghp_secret/);
+        }
+      } finally {
+        await stranger.close();
+      }
+    });
 });

@@ -9,6 +9,9 @@
  *   lists are equal before and after; a resource subscription still delivers
  *   `resources/updated`; one daemon runs afterwards;
  * - five serves whose daemon is killed: one daemon starts, all five recover;
+ * - three agents, one call in flight, kill -9: the calls each agent makes once that call
+ *   failed (sent after the death, some into sockets the dying daemon had not closed yet)
+ *   wait for the new daemon and run once, round after round (issue 31, item 14);
  * - an approval question open when the daemon dies is asked again by the new one, and the
  *   late answer to the old question decides nothing;
  * - `mcpctl stop` under agents: their calls in flight fail, no daemon comes back by itself,
@@ -226,6 +229,56 @@ describe("the agent's session outlives the daemon (e2e)", () => {
   });
 
   it(
+    'calls sent after the daemon died wait for the daemon that stays and run once',
+    { timeout: 300_000 },
+    async () => {
+      // Three agents, one call in flight, kill -9; once that call's error is back, every agent
+      // calls echo: those calls were sent after the death, so each must run, once. Several
+      // rounds: which serve notices the close first, and which daemon wins the start, vary.
+      const calls = path.join(env.root, 'calls.jsonl');
+      env.write(env.userSettingsPath, {
+        mcpServers: { fx: env.fixture('fx', ['--tools=echo,sleep', `--call-log=${calls}`]) },
+      });
+      const three = [await connect('agent-a'), await connect('agent-b'), await connect('agent-c')];
+      for (const agent of three)
+        await until('the tools', async () => (await agent.toolNames()).includes('fx__sleep'));
+      for (let round = 1; round <= 4; round += 1) {
+        const old = await daemonPid(env);
+        const call = await slowCall(env, three[0], `round-${round}`);
+        process.kill(old, 'SIGKILL');
+        assert.match(
+          await call.outcome,
+          /^failed: MCP error -32000: the mcpctl daemon went away while this tools\/call request was in flight/,
+        );
+        const values = three.map((_, i) => round * 10 + i);
+        const outcomes = await Promise.all(
+          three.map((agent, i) =>
+            echo(agent, values[i]).then(
+              (r) => `answered ${r.args.value}`,
+              (err: Error) => `failed: ${err.message}`,
+            ),
+          ),
+        );
+        assert.deepEqual(
+          outcomes,
+          values.map((v) => `answered ${v}`),
+          `round ${round}; serves said:\n${three.map((a) => a.stderr()).join('\n')}`,
+        );
+        await oneDaemon(env, three);
+      }
+      // Each echo ran exactly once (the servers, one per daemon, logged every call they ran).
+      const ran = readFileSync(calls, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { tool: string; args: { value?: number } })
+        .filter((c) => c.tool === 'echo')
+        .map((c) => c.args.value ?? -1)
+        .sort((x, y) => x - y);
+      assert.deepEqual(ran, [10, 11, 12, 20, 21, 22, 30, 31, 32, 40, 41, 42]);
+    },
+  );
+
+  it(
     'an approval question open when the daemon dies is asked again by the new one',
     T,
     async () => {
@@ -317,7 +370,7 @@ describe("the agent's session outlives the daemon (e2e)", () => {
         assert.equal(r.stdout, '', 'nothing but MCP on stdout');
         assert.match(
           r.stderr,
-          /the running mcpctl daemon at .* \(mcpctl 9\.9\.9, pid 4242\) speaks gateway protocol 99, this mcpctl serve \(.*\) 1 to 2: run `mcpctl stop`; the next mcpctl serve then starts a daemon of its own version/,
+          /the running mcpctl daemon at .* \(mcpctl 9\.9\.9, pid 4242\) speaks gateway protocol 99, this mcpctl serve \(.*\) 1 to 3: run `mcpctl stop`; the next mcpctl serve then starts a daemon of its own version/,
         );
         const stop = await env.cli(['stop'], { timeoutMs: 30_000 });
         assert.equal(stop.code, 0, stop.stderr);

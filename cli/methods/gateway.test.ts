@@ -340,7 +340,7 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
       const v1 = await open({ workspace: w.ws });
       try {
         assert.deepEqual(v2.result, { sessionId: 'default', protocol: 2, ...daemon });
-        assert.deepEqual(future.result, { sessionId: 'default', protocol: 2, ...daemon });
+        assert.deepEqual(future.result, { sessionId: 'default', protocol: 3, ...daemon });
         assert.deepEqual(v1.result, { sessionId: 'default' }, 'protocol 1 gets what it knows');
         await w.stopNotices.announce({ reconnect: 'now', reason: 'mcpctl restart' });
         const notice = {
@@ -353,6 +353,58 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
         assert.deepEqual(v1.lines, [], 'protocol 1 knows no notice');
       } finally {
         for (const c of [v2, future, v1]) c.socket.destroy();
+      }
+    },
+  );
+
+  it(
+    'protocol 3: a receipt names the requests before they run, in order; 2 gets none',
+    T,
+    async () => {
+      const open = async (params: Record<string, unknown>) => {
+        const socket = await rawConnect(w.socket);
+        const answer = readLine(socket);
+        const request = { jsonrpc: '2.0', id: 1, method: 'gateway.open', params };
+        socket.write(`${JSON.stringify(request)}\n`);
+        const { line } = await answer;
+        const lines: string[] = [];
+        const reader = new LineReader(1 << 20);
+        socket.on('data', (chunk: Buffer) => lines.push(...reader.push(chunk)));
+        socket.resume();
+        return { socket, result: (JSON.parse(line ?? '{}') as { result?: unknown }).result, lines };
+      };
+      const v2 = await open({ workspace: w.ws, protocol: 2 });
+      const v3 = await open({ workspace: w.ws, protocol: 3 });
+      try {
+        for (const c of [v2, v3])
+          c.socket.write(
+            [
+              INIT,
+              '{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+              '{"jsonrpc":"2.0","id":"p","method":"ping"}\n',
+            ].join(''),
+          );
+        type Line = { id?: string | number; method?: string; params?: { ids?: unknown[] } };
+        const parsed = (c: { lines: string[] }) => c.lines.map((l) => JSON.parse(l) as Line);
+        const answered = (c: { lines: string[] }) =>
+          parsed(c).filter((m) => m.method === undefined && m.id !== undefined);
+        await until('the answers', () => answered(v3).length === 2 && answered(v2).length === 2);
+        // Each answer of protocol 3 comes after a receipt naming its request.
+        const v3Lines = parsed(v3);
+        for (const answer of answered(v3)) {
+          const at = v3Lines.indexOf(answer);
+          const receipted = v3Lines
+            .slice(0, at)
+            .some((m) => m.method === 'mcpctl/received' && m.params?.ids?.includes(answer.id));
+          assert.ok(receipted, `a receipt before the answer to ${answer.id}: ${v3.lines.join('')}`);
+        }
+        const ids = v3Lines.flatMap((m) =>
+          m.method === 'mcpctl/received' ? (m.params?.ids ?? []) : [],
+        );
+        assert.deepEqual(ids, [1, 'p'], 'each request named once');
+        assert.ok(!parsed(v2).some((m) => m.method === 'mcpctl/received'), 'protocol 2: none');
+      } finally {
+        for (const c of [v2, v3]) c.socket.destroy();
       }
     },
   );
@@ -515,6 +567,30 @@ describe('gateway connections under the socket limits', T, () => {
       });
       assert.equal(text(await repeat(3)), 'xxx');
       assert.deepEqual(await a.client.ping(), {});
+      await a.client.close();
+    },
+  );
+
+  it(
+    "an MCP answer under the line limit but over what an agent's stdio reads fails that request",
+    T,
+    async () => {
+      w = await world();
+      w.writeUser({ mcpServers: { big: { command: 'mem', args: ['repeat'] } } });
+      await w.daemon.defaultSession.reload();
+      const a = await agent(w);
+      const repeat = (times: number) =>
+        a.client.callTool({ name: 'big__repeat', arguments: { text: 'x', times } });
+      // 10 MiB: within the 16 MiB of a message, past the 9 MiB an agent's MCP SDK reads.
+      await assert.rejects(repeat(10 * 1024 * 1024), (err: { code?: number; message?: string }) => {
+        assert.equal(err.code, RpcCodes.LimitExceeded);
+        assert.match(
+          err.message ?? '',
+          /the answer to this request is 10\.0 MiB, over the 9 MiB message limit/,
+        );
+        return true;
+      });
+      assert.equal(text(await repeat(3)), 'xxx');
       await a.client.close();
     },
   );

@@ -52,6 +52,8 @@ interface World {
   pid: number | undefined;
   /** Makes the next reopen fail with this, or hang (null). */
   nextReopen: Error | null | undefined;
+  /** The gateway protocol the next links speak (default 2). */
+  protocol: number;
 }
 
 describe('SessionKeeper', () => {
@@ -83,10 +85,10 @@ describe('SessionKeeper', () => {
     await new Promise<void>((resolve) => socket.once('connect', resolve));
     await until('the connection to be accepted', () => accepted.length > before);
     w.gateways.push(new Gateway(accepted[accepted.length - 1]));
-    return { socket, opened: { rest: Buffer.alloc(0), protocol: 2, pid: 1 } };
+    return { socket, opened: { rest: Buffer.alloc(0), protocol: w.protocol, pid: 1 } };
   }
 
-  async function start(options: Partial<KeeperOptions> = {}): Promise<World> {
+  async function start(options: Partial<KeeperOptions> = {}, protocol = 2): Promise<World> {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     const reader = new LineReader(1 << 24);
@@ -104,6 +106,7 @@ describe('SessionKeeper', () => {
       logs: [],
       pid: undefined,
       nextReopen: undefined,
+      protocol,
     };
     stdout.on('data', (chunk: Buffer) => {
       for (const line of reader.push(chunk)) w.agentGot.push(JSON.parse(line) as Json);
@@ -412,4 +415,89 @@ describe('SessionKeeper', () => {
     assert.match(w.logs.join('\n'), /ended this connection/);
     assert.equal(w.reopens, 0);
   });
+
+  it(
+    'a line longer than the agent reads: an answer is its size error, the rest is dropped',
+    T,
+    async () => {
+      const w = await start();
+      await handshake(w);
+      const g = w.gateways[0];
+      const tenMiB = 'x'.repeat(10 * 1024 * 1024);
+      w.agent({ id: 5, method: 'tools/call', params: { name: 'big' } });
+      await g.expect('the call', (m) => m.id === 5);
+      g.send({ result: { content: [{ type: 'text', text: tenMiB }] }, id: 5 });
+      g.send({ method: 'notifications/message', params: { data: tenMiB } });
+      g.send({ id: 'ask-1', method: 'sampling/createMessage', params: { data: tenMiB } });
+      // Longer than serve holds at all (no daemon sends one): dropped as it streams.
+      g.socket.write(`{"jsonrpc":"2.0","method":"x","params":"${'y'.repeat(17 * 1024 * 1024)}"}\n`);
+      g.send({ method: 'notifications/message', params: { data: 'small' } });
+      const small = await until('the small notification', () =>
+        w.agentGot.find((m) => (m.params as Json | undefined)?.data === 'small'),
+      );
+      assert.ok(small);
+      const answer = w.agentGot.find((m) => m.id === 5);
+      assert.deepEqual(answer?.error, {
+        code: -32005,
+        message:
+          'the answer to this request is 10.0 MiB, over the 9 MiB message limit; mcpctl dropped it: ask for less at a time',
+      });
+      assert.deepEqual(
+        w.agentGot
+          .filter((m) => m.id !== undefined || m.method !== undefined)
+          .map((m) => m.id ?? m.method),
+        [0, 1, 2, 3, 4, 5, 'notifications/message'],
+        'nothing else reached the agent',
+      );
+      // The gateway's question got the error instead of waiting for an answer.
+      const refused = await g.expect('the refusal', (m) => m.id === 'ask-1');
+      assert.equal((refused.error as Json).code, -32005);
+      assert.match(
+        w.logs.join('\n'),
+        /not passed to the agent: notifications\/message of 10\.0 MiB, over the 9 MiB message limit/,
+      );
+      assert.match(w.logs.join('\n'), /a line of the daemon's longer than 16777216 bytes/);
+      // The session goes on.
+      w.agent({ id: 6, method: 'ping' });
+      await g.expect('the ping', (m) => m.id === 6);
+    },
+  );
+
+  it(
+    'protocol 3: a request no receipt named when the daemon died waits for the next one',
+    T,
+    async () => {
+      const w = await start({}, 3);
+      await handshake(w);
+      const first = w.gateways[0];
+      w.agent({ id: 5, method: 'tools/call', params: { name: 'taken' } });
+      await first.expect('the call', (m) => m.id === 5);
+      first.send({ method: 'mcpctl/received', params: { ids: [5] } });
+      // The daemon reads the next request, but dies before it takes it: no receipt names it.
+      w.agent({ id: 6, method: 'tools/call', params: { name: 'not taken' } });
+      await first.expect('the second call', (m) => m.id === 6);
+      first.socket.destroy();
+      const error = await until('the error answer', () => w.agentGot.find((m) => m.id === 5));
+      assert.match(
+        (error.error as Json).message as string,
+        /went away while this tools\/call request was in flight .*may or may not have run/,
+      );
+      const second = await until('a new gateway', () => w.gateways[1]);
+      const init = await second.expect('the replayed initialize', (m) => m.method === 'initialize');
+      second.send({ id: init.id, result: {} });
+      const again = await second.expect(
+        'the request the gone daemon never took',
+        (m) => m.id === 6,
+      );
+      assert.deepEqual(again.params, { name: 'not taken' });
+      second.send({ id: 6, result: { content: [] } });
+      const answer = await until('its answer', () => w.agentGot.find((m) => m.id === 6));
+      assert.deepEqual(answer.result, { content: [] });
+      assert.ok(!second.got.some((m) => m.id === 5), 'the taken request is not sent again');
+      assert.match(
+        w.logs.join('\n'),
+        /went away before it took 1 request of this agent's; it waits/,
+      );
+    },
+  );
 });

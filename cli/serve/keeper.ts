@@ -9,12 +9,32 @@
  *   never re-encoded), after a look at its top-level keys (mcp-peek.ts); only the lines below
  *   are rewritten, answered here or dropped. At most one MCP message of each direction is held
  *   (line-framer.ts), and lines waiting for a daemon are bounded (MAX_QUEUED_BYTES: past it
- *   the agent's input is not read until they are sent or answered).
- * - The agent's requests in flight when the socket closes are answered at once with an MCP
- *   error (-32000) saying the daemon went away and the call may or may not have run: never a
- *   hang, never a made-up success. (A daemon that said it stops may still answer some; its
- *   errors then are replaced by that one.) (The agent's `initialize` is the exception while it has no
- *   answer yet: it is sent again, and answered by the new gateway.)
+ *   the agent's input is not read until they are sent or answered), as are the lines of sent
+ *   requests kept until their daemon took them (MAX_UNTAKEN_BYTES, below).
+ * - No line longer than MAX_AGENT_STDIO_MESSAGE_BYTES reaches the agent (its MCP SDK would drop
+ *   the connection, and with it every server): such an answer becomes the size error (-32005)
+ *   for its request, such a request of the gateway's is answered with it, anything else is
+ *   dropped; each is logged (agent-message-size.ts; the daemon's gateway sends none).
+ * - The agent's requests in flight when the socket closes, that its daemon may have run, are
+ *   answered at once with an MCP error (-32000) saying the daemon went away and the call may
+ *   or may not have run: never a hang, never a made-up success. (A daemon that said it stops
+ *   may still answer some; its errors then are replaced by that one.) (The agent's
+ *   `initialize` is the exception while it has no answer yet: it is sent again, and answered
+ *   by the new gateway.)
+ * - A request its daemon provably never ran waits for the next daemon instead, and runs there
+ *   once (issue 31). A SIGKILLed daemon's sockets close one by one as the kernel tears it down
+ *   (the dying process can be preempted between two), so another agent may see the death and
+ *   call again while this socket still takes bytes that nobody will read: the write succeeds,
+ *   then the socket closes, and only the daemon could say it never read them. Provably means:
+ *   - its line never reached the kernel whole: the socket was closed or ended already, or the
+ *     write failed while it was the only one under way (a failed write of several lines may
+ *     have delivered the first ones, so those are not resent; lines are never corked); or
+ *   - gateway protocol 3: no receipt (REQUESTS_RECEIVED) named it, and the connection's end
+ *     was read while the socket flowed. The daemon writes each receipt before the request
+ *     reaches its gateway (cli/gateway-receipts.ts); the kernel hands serve every byte queued
+ *     before the end, and a flowing socket hands them on: every receipt written was seen.
+ *   Lines are kept for that at most MAX_UNTAKEN_BYTES (past it a request is failed as above).
+ *   Everything else is "may or may not have run": serve never sends a request twice.
  * - Then, unless the daemon said to wait for the agent's next request (a `mcpctl stop`) or
  *   only this connection ended (the same daemon answers: serve exits 1, as before), a daemon is
  *   brought back (`reopen`: started when none answers; serves racing end up on one) and the
@@ -37,9 +57,20 @@
  */
 import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import { MAX_MESSAGE_BYTES } from '../../api/limits.js';
+import {
+  LIMIT_EXCEEDED_CODE,
+  MAX_AGENT_STDIO_MESSAGE_BYTES,
+  MAX_MESSAGE_BYTES,
+} from '../../api/limits.js';
+import { answerTooLargeMessage, droppedText } from '../agent-message-size.js';
 import { errorText } from '../errors.js';
-import { DAEMON_STOPPING, RpcCodes, isObject, type ReconnectMode } from '../rpc-protocol.js';
+import {
+  DAEMON_STOPPING,
+  REQUESTS_RECEIVED,
+  RpcCodes,
+  isObject,
+  type ReconnectMode,
+} from '../rpc-protocol.js';
 import { AgentRecord } from './agent-record.js';
 import type { OpenedGateway } from './gateway-open.js';
 import { LineFramer } from './line-framer.js';
@@ -49,6 +80,8 @@ import { idText, peekMessage } from './mcp-peek.js';
 const STDIN_END_GRACE_MS = 1000;
 /** Lines of the agent's held while no gateway is connected, at most (then it is not read). */
 const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+/** Lines of requests kept to be sent again should their daemon not take them, at most. */
+const MAX_UNTAKEN_BYTES = 4 * 1024 * 1024;
 /** Ids of the gateways' requests to the agent remembered, at most (oldest forgotten). */
 const MAX_GATEWAY_ASKS = 10_000;
 /** MCP's SDK code for a closed connection: what a call cut off by a lost daemon gets. */
@@ -93,8 +126,28 @@ interface AgentCall {
   readonly method: string;
   /** A task-augmented tools/call: its answer may name a task. */
   readonly task: boolean;
-  /** Kept for `initialize` only: sent again when its gateway went away before answering. */
-  readonly line?: Buffer;
+  /**
+   * Its line while it may be sent again: `initialize`'s always (sent again while unanswered),
+   * any other's until a daemon may have taken it (see Sending), within MAX_UNTAKEN_BYTES.
+   */
+  line?: Buffer;
+  /** Its last sending to a gateway, if it was sent. */
+  sending?: Sending;
+}
+
+/**
+ * What is known of one sending of a request to one gateway, so that when that gateway goes
+ * away serve can tell a request its daemon never ran (sent again) from one it may have run.
+ * - `writing`: handed to the socket; the write has not completed.
+ * - `unsent`: provably not one whole line reached the daemon: the socket was closed already,
+ *   or the write failed while it was the only one under way (a failed write of several lines
+ *   at once may have delivered the first ones).
+ * - `written`: in the kernel, on its way to the daemon; whether it read it, only a receipt says.
+ * - `received`: the daemon's receipt named it (protocol 3): it may have run.
+ */
+interface Sending {
+  readonly gen: number;
+  state: 'writing' | 'unsent' | 'written' | 'received';
 }
 
 /** A line of the agent's waiting for a gateway. */
@@ -115,8 +168,18 @@ interface Current {
   readonly link: Link;
   readonly gen: number;
   readonly framer: LineFramer;
+  /** Inside a line too long to hold, which is dropped piece by piece. */
+  dropping?: boolean;
   /** What the daemon said before it closed, if it said anything (DAEMON_STOPPING). */
   notice?: { reconnect: ReconnectMode; reason: string };
+  /** The daemon says which requests it took (gateway protocol 3, REQUESTS_RECEIVED). */
+  readonly receipts: boolean;
+  /**
+   * The connection's end was read (EOF, or a reset when the daemon died with bytes of ours
+   * unread) while the socket was flowing: every byte the daemon sent before it was seen, so
+   * every receipt it wrote.
+   */
+  endRead?: boolean;
 }
 
 export class SessionKeeper {
@@ -128,6 +191,8 @@ export class SessionKeeper {
   #current: Current | undefined;
   #gen = 0;
   readonly #inFlight = new Map<string, AgentCall>();
+  /** Bytes of the lines kept in #inFlight to be sent again (initialize's not counted). */
+  #untakenBytes = 0;
   readonly #asks = new Map<string, GatewayAsk>();
   #askCount = 0;
   /** Ids of serve's own requests on the current gateway (the restore): their answers stay here. */
@@ -171,11 +236,8 @@ export class SessionKeeper {
   // ---- the agent's side -------------------------------------------------------------------
 
   readonly #onStdinData = (chunk: Buffer | string) => {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    const socket = this.#current?.link.socket;
-    socket?.cork();
-    this.#agentFramer.push(bytes);
-    socket?.uncork();
+    // Not corked: each request is a write of its own, so its fate is known (Sending).
+    this.#agentFramer.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   };
 
   readonly #onStdinEnd = () => {
@@ -221,11 +283,7 @@ export class SessionKeeper {
       task: method === 'tools/call' && line.includes('"task"'),
       ...(method === 'initialize' ? { line } : {}),
     };
-    if (this.#phase === 'open') {
-      this.#inFlight.set(id, call);
-      this.#toGateway(line);
-      return;
-    }
+    if (this.#phase === 'open') return this.#sendRequest(id, call, line);
     this.#enqueue({ line, request: { id, call, until: Date.now() + this.#waitMs } });
     this.#bringBack();
   }
@@ -242,7 +300,7 @@ export class SessionKeeper {
       const cancelled = requestIdOf(line);
       if (cancelled !== undefined) {
         // The gateway does not answer a request the agent cancelled.
-        this.#inFlight.delete(cancelled);
+        this.#settle(cancelled);
         if (this.#phase !== 'open') this.#unqueue(cancelled);
       }
     }
@@ -264,10 +322,60 @@ export class SessionKeeper {
     if (this.#phase === 'open') this.#toGateway(line);
   }
 
-  #toGateway(line: Buffer): void {
+  /** Sends a request of the agent's to the current gateway, knowing what becomes of it. */
+  #sendRequest(id: string, call: AgentCall, line: Buffer): void {
+    const current = this.#current;
+    if (!current)
+      return this.#enqueue({ line, request: { id, call, until: Date.now() + this.#waitMs } });
+    const sending: Sending = { gen: current.gen, state: 'writing' };
+    call.sending = sending;
+    if (call.method !== 'initialize' && this.#untakenBytes + line.length <= MAX_UNTAKEN_BYTES) {
+      call.line = line;
+      this.#untakenBytes += line.length;
+    }
+    this.#inFlight.set(id, call);
+    this.#toGateway(line, (fate) => {
+      if (sending.state !== 'writing') return; // A receipt came first.
+      sending.state = fate;
+      // Without receipts nothing more will be known: a line written is kept no longer.
+      if (fate === 'written' && !current.receipts) this.#forgetLine(call);
+    });
+  }
+
+  /** The agent's request `id` needs nothing more from this gateway: answered or cancelled. */
+  #settle(id: string): AgentCall | undefined {
+    const call = this.#inFlight.get(id);
+    if (!call) return undefined;
+    this.#inFlight.delete(id);
+    this.#forgetLine(call);
+    return call;
+  }
+
+  #forgetLine(call: AgentCall): void {
+    if (call.line === undefined || call.method === 'initialize') return;
+    this.#untakenBytes -= call.line.length;
+    call.line = undefined;
+  }
+
+  /**
+   * Writes `line` to the current gateway. `fate` (for requests) hears whether one whole copy
+   * surely never reached the daemon (`unsent`) or it is in the kernel (`written`).
+   */
+  #toGateway(line: Buffer, fate?: (state: 'unsent' | 'written') => void): void {
     const socket = this.#current?.link.socket;
-    if (!socket || socket.destroyed) return;
-    if (!socket.write(line) && !this.#socketBlocked) {
+    if (!socket || socket.destroyed || socket.writableEnded) return fate?.('unsent');
+    // Alone: not queued behind another write, so no write of several lines fails with it.
+    const alone = socket.writableLength === 0 && socket.writableCorked === 0;
+    const done = fate
+      ? (err?: NodeJS.ErrnoException | null) => {
+          const code = err?.code;
+          // Never handed to the kernel (the stream had ended or was destroyed), or a failed
+          // write of this line alone: its newline never arrived, so no daemon read it whole.
+          const never = code === 'ERR_STREAM_WRITE_AFTER_END' || code === 'ERR_STREAM_DESTROYED';
+          fate(!err ? 'written' : never || alone ? 'unsent' : 'written');
+        }
+      : undefined;
+    if (!socket.write(line, done) && !this.#socketBlocked) {
       this.#socketBlocked = true;
       this.#flowStdin();
       socket.once('drain', () => {
@@ -279,9 +387,7 @@ export class SessionKeeper {
 
   /** An error answer of serve's own to the agent's request `id` (the id's JSON text). */
   #answerAgent(id: string, code: number, message: string): void {
-    this.#toAgent(
-      Buffer.from(`{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify({ code, message })}}\n`),
-    );
+    this.#toAgent(errorLine(id, code, message));
   }
 
   #toAgent(line: Buffer): boolean {
@@ -296,11 +402,16 @@ export class SessionKeeper {
     const framer = new LineFramer(MAX_MESSAGE_BYTES + 1, (line, whole) =>
       this.#fromGateway(current, line, whole),
     );
-    const current: Current = { link, gen, framer };
+    const current: Current = { link, gen, framer, receipts: link.opened.protocol >= 3 };
     this.#current = current;
     this.#socketBlocked = false;
     const { socket } = link;
-    socket.on('error', () => undefined); // 'close' follows and says what happened.
+    // 'close' follows either; each says whether every byte of the daemon's was seen first
+    // (a flowing socket hands on all it read, and the kernel gives queued bytes before the end).
+    socket.once('end', () => (current.endRead = true));
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.syscall === 'read' && !socket.isPaused()) current.endRead = true;
+    });
     socket.on('data', (chunk: Buffer) => {
       if (this.#current !== current) return;
       this.#o.stdout.cork();
@@ -314,7 +425,8 @@ export class SessionKeeper {
 
   #fromGateway(current: Current, line: Buffer, whole: boolean): void {
     if (this.#current !== current) return;
-    if (!whole) return this.#out(current, line);
+    if (!whole) return this.#dropPiece(current, line);
+    if (line.length - 1 > MAX_AGENT_STDIO_MESSAGE_BYTES) return this.#oversized(line);
     const peek = peekMessage(line, 0, line.length - 1);
     if (peek?.response) {
       const id = peek.id;
@@ -324,7 +436,7 @@ export class SessionKeeper {
         // A stopping daemon fails the calls it cuts off with errors of its servers' closing;
         // serve's own answer at the close says what happened.
         if (current.notice && errorOf(line) !== undefined) return;
-        this.#inFlight.delete(id);
+        this.#settle(id);
         if (call.method === 'initialize') this.#record.noteInitializeAnswer(line);
         else if (call.task && line.includes('"taskId"')) this.#record.noteTaskAnswer(line);
       }
@@ -336,6 +448,8 @@ export class SessionKeeper {
         current.notice = stopNoticeOf(line);
         return;
       }
+      if (peek.method === REQUESTS_RECEIVED && current.receipts)
+        return this.#received(current, line);
       if (peek.method === 'notifications/cancelled') {
         // The gateway gave up on one of its requests: under the id the agent knows it by.
         const cancelled = requestIdOf(line);
@@ -350,6 +464,59 @@ export class SessionKeeper {
       }
     }
     this.#out(current, line);
+  }
+
+  /**
+   * A line of the gateway's that the agent could not read (its MCP SDK drops the connection,
+   * and with it every server, on one longer than MAX_AGENT_STDIO_MESSAGE_BYTES): an answer
+   * becomes the size error for its request, a request of the gateway's is answered so, anything
+   * else is dropped. A daemon of this mcpctl never sends one; an older one may.
+   */
+  #oversized(line: Buffer): void {
+    const bytes = line.length - 1;
+    const max = MAX_AGENT_STDIO_MESSAGE_BYTES;
+    const peek = peekMessage(line, 0, bytes);
+    const id = peek?.id;
+    if (peek?.response && id !== undefined) {
+      const error = errorLine(id, LIMIT_EXCEEDED_CODE, answerTooLargeMessage(bytes, max));
+      if (this.#ownIds.delete(id)) return this.#ownAnswer(id, error);
+      const method = this.#settle(id)?.method ?? 'request';
+      this.#o.log(
+        `not passed to the agent: ${droppedText(`the answer to its ${method}`, bytes, max)} (more than an agent reads in one message); it gets the size error instead`,
+      );
+      return void this.#toAgent(error);
+    }
+    const what = peek?.method ?? 'a line';
+    this.#o.log(
+      `not passed to the agent: ${droppedText(what, bytes, max)} (more than an agent reads in one message)`,
+    );
+    if (peek?.method !== undefined && id !== undefined)
+      this.#toGateway(
+        errorLine(
+          id,
+          LIMIT_EXCEEDED_CODE,
+          `mcpctl serve did not pass this request on: ${droppedText(what, bytes, max)}, more than the agent reads in one message`,
+        ),
+      );
+  }
+
+  /** A piece of a line longer than serve holds (never sent by a daemon): dropped, logged once. */
+  #dropPiece(current: Current, piece: Buffer): void {
+    if (!current.dropping)
+      this.#o.log(
+        `not passed to the agent: a line of the daemon's longer than ${MAX_MESSAGE_BYTES} bytes`,
+      );
+    current.dropping = piece[piece.length - 1] !== 0x0a;
+  }
+
+  /** The daemon's receipt: the requests it names may run now, so none of them is sent again. */
+  #received(current: Current, line: Buffer): void {
+    for (const id of receiptIdsOf(line)) {
+      const call = this.#inFlight.get(id);
+      if (!call?.sending || call.sending.gen !== current.gen) continue;
+      call.sending.state = 'received';
+      this.#forgetLine(call);
+    }
   }
 
   /** A request of the gateway's to the agent (sampling, elicitation, roots/list, ping). */
@@ -388,7 +555,7 @@ export class SessionKeeper {
     this.#ownIds.clear();
     this.#restoreInitId = undefined;
     this.#record.loseTasks();
-    this.#failInFlight();
+    this.#failInFlight(current);
     const notice = current.notice;
     if (notice) {
       if (notice.reconnect === 'now') {
@@ -420,14 +587,21 @@ export class SessionKeeper {
     });
   }
 
-  /** Every call the gone gateway did not answer gets its error now (initialize: sent again). */
-  #failInFlight(): void {
+  /**
+   * Every call the gone gateway did not answer gets its error now, but those its daemon never
+   * ran, which wait for the next one (and an unanswered initialize, which is sent again).
+   */
+  #failInFlight(current: Current): void {
     const again: Queued[] = [];
     for (const [id, call] of this.#inFlight) {
-      if (call.method === 'initialize' && call.line && !this.#record.initializeResult) {
-        again.push({ line: call.line, request: { id, call, until: Date.now() + this.#waitMs } });
+      const line = call.line;
+      const initialize = call.method === 'initialize' && !this.#record.initializeResult;
+      if (line && (initialize || neverRan(current, call))) {
+        this.#forgetLine(call);
+        again.push({ line, request: { id, call, until: Date.now() + this.#waitMs } });
         continue;
       }
+      this.#forgetLine(call);
       this.#answerAgent(
         id,
         DAEMON_GONE_CODE,
@@ -435,6 +609,11 @@ export class SessionKeeper {
       );
     }
     this.#inFlight.clear();
+    const resent = again.filter((q) => q.request?.call.method !== 'initialize').length;
+    if (resent > 0)
+      this.#o.log(
+        `the daemon went away before it took ${resent === 1 ? '1 request' : `${resent} requests`} of this agent's; ${resent === 1 ? 'it waits' : 'they wait'} for the next daemon`,
+      );
     if (again.length > 0) {
       this.#queue = [...again, ...this.#queue];
       for (const q of again) this.#queuedBytes += q.line.length;
@@ -516,12 +695,11 @@ export class SessionKeeper {
     this.#queue = [];
     this.#queuedBytes = 0;
     clearTimeout(this.#queueTimer);
-    this.#current?.link.socket.cork();
+    // Not corked: each request is a write of its own (see #sendRequest).
     for (const q of queued) {
-      if (q.request) this.#inFlight.set(q.request.id, q.request.call);
-      this.#toGateway(q.line);
+      if (q.request) this.#sendRequest(q.request.id, q.request.call, q.line);
+      else this.#toGateway(q.line);
     }
-    this.#current?.link.socket.uncork();
     this.#flowStdin();
     if (replayed)
       for (const what of ['tools', 'prompts', 'resources'])
@@ -605,6 +783,37 @@ export class SessionKeeper {
     this.#current = undefined;
     current?.link.socket.destroy();
     this.#resolve(code);
+  }
+}
+
+/** An error answer to the request `id` (its JSON text), as a line. */
+function errorLine(id: string, code: number, message: string): Buffer {
+  return Buffer.from(`{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify({ code, message })}}\n`);
+}
+
+/**
+ * Whether the request `call`, unanswered when the gateway `current` went away, provably never
+ * ran there: its line never reached the daemon whole, or the daemon's receipts (all of them
+ * seen: the end was read) never named it.
+ */
+function neverRan(current: Current, call: AgentCall): boolean {
+  const sending = call.sending;
+  if (!sending || sending.gen !== current.gen) return false;
+  if (sending.state === 'unsent') return true;
+  return sending.state === 'written' && current.receipts && current.endRead === true;
+}
+
+/** The ids (as id text) a REQUESTS_RECEIVED line names. */
+function receiptIdsOf(line: Buffer): string[] {
+  try {
+    const message: unknown = JSON.parse(line.toString('utf8'));
+    const ids = isObject(message) && isObject(message.params) ? message.params.ids : undefined;
+    if (!Array.isArray(ids)) return [];
+    return ids
+      .filter((id): id is string | number => typeof id === 'string' || typeof id === 'number')
+      .map((id) => idText(JSON.stringify(id)));
+  } catch {
+    return [];
   }
 }
 

@@ -6,10 +6,10 @@ import { StdioLineTransport } from './stdio-transport.js';
 
 const T = { timeout: 5000 };
 
-function pair(maxLineBytes?: number) {
+function pair(maxLineBytes?: number, maxSendBytes?: number) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
-  const transport = new StdioLineTransport(stdin, stdout, maxLineBytes);
+  const transport = new StdioLineTransport(stdin, stdout, maxLineBytes, maxSendBytes);
   const got: JSONRPCMessage[] = [];
   const written: unknown[] = [];
   let closed = 0;
@@ -61,4 +61,34 @@ describe('StdioLineTransport', () => {
     assert.equal(p.closed(), 1);
     assert.deepEqual(p.got, []);
   });
+
+  it(
+    'an answer past what the agent reads is its size error; other messages are not sent',
+    T,
+    async () => {
+      const p = pair(undefined, 1024);
+      await p.transport.start();
+      const big = 'x'.repeat(2000);
+      await p.transport.send({ jsonrpc: '2.0', id: 3, result: { big } });
+      await assert.rejects(
+        p.transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { big } }),
+        /notifications\/message of 2\.0 KiB, over the 1 KiB message limit: not sent/,
+      );
+      await p.transport.send({ jsonrpc: '2.0', id: 4, result: {} });
+      await tick();
+      assert.deepEqual(p.written, [
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          error: {
+            code: -32005,
+            message:
+              'the answer to this request is 2.0 KiB, over the 1 KiB message limit; mcpctl dropped it: ask for less at a time',
+          },
+        },
+        { jsonrpc: '2.0', id: 4, result: {} },
+      ]);
+      await p.transport.close();
+    },
+  );
 });

@@ -11,13 +11,17 @@
  *   a valid notification is never answered; the connection goes on.
  * - A line longer than `maxLineBytes` is answered -32600 (id null) and ends the connection (its
  *   bytes are not held).
+ * - What it sends fits what the agent reads (`maxSendBytes`, MAX_AGENT_STDIO_MESSAGE_BYTES): an
+ *   answer past it becomes the size error for its id (-32005), anything else past it is not
+ *   sent (`send` rejects); see cli/agent-message-size.ts.
  * - `send` resolves once its line is written or, past the stream's high-water mark, drained.
  * - `close()` stops reading and fires `onclose` once; stdin and stdout themselves stay open
  *   (they are the process's).
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_MESSAGE_BYTES } from '../../api/limits.js';
+import { MAX_AGENT_STDIO_MESSAGE_BYTES, MAX_MESSAGE_BYTES } from '../../api/limits.js';
+import { oversizeOf } from '../agent-message-size.js';
 import { checkAgentLine } from '../../gateway/agent-message.js';
 import { JSONRPC, LineReader, LineTooLongError, RpcCodes } from '../rpc-protocol.js';
 
@@ -34,6 +38,7 @@ export class StdioLineTransport implements Transport {
     private readonly stdin: NodeJS.ReadableStream = process.stdin,
     private readonly stdout: NodeJS.WritableStream = process.stdout,
     maxLineBytes = MAX_MESSAGE_BYTES,
+    private readonly maxSendBytes = MAX_AGENT_STDIO_MESSAGE_BYTES,
   ) {
     this.#reader = new LineReader(maxLineBytes);
   }
@@ -47,7 +52,11 @@ export class StdioLineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.#write(`${JSON.stringify(message)}\n`);
+    const text = JSON.stringify(message);
+    const over = oversizeOf(message, text, this.maxSendBytes);
+    if (over && 'answer' in over) return this.#reply(over.answer, over.code, over.message);
+    if (over) return Promise.reject(new Error(`${over.dropped}: not sent to the agent`));
+    return this.#write(`${text}\n`);
   }
 
   close(): Promise<void> {
