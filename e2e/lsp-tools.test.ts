@@ -247,4 +247,23 @@ describe("the README's .lsp.json example, as written, on a cold server", () => {
       assert.equal(def.partial, undefined, 'a complete answer');
     },
   );
+
+  test(
+    'lsp_diagnostics of a file an earlier call opened answers at once, every time',
+    // Well below the 30 s a call waited for a publish that had already come.
+    { timeout: 20_000 },
+    async () => {
+      await agent.call('lsp_hover', { file: 'src/shapes.ts', line: 1, column: 1 });
+      // Another file's diagnostics: by their answer the server has published for the open
+      // documents, src/shapes.ts included (typescript-language-server checks them together).
+      await agent.call('lsp_diagnostics', { file: 'src/main.ts' });
+      for (let ask = 1; ask <= 3; ask += 1) {
+        const result = await agent.callRaw('lsp_diagnostics', { file: 'src/shapes.ts' });
+        assert.equal(result.isError, undefined, `ask ${ask}: ${textOf(result)}`);
+        const view = result.structuredContent as direct.DiagnosticsView;
+        assert.equal(view.state, 'current');
+        assert.deepEqual(view.state === 'current' ? view.diagnostics : undefined, []);
+      }
+    },
+  );
 });

@@ -32,6 +32,8 @@
  * - `whenReady()` asks a question once the work the server reports (work-done progress: loading
  *   a project, indexing) is done, bounded by `readyWaitMs`; an answer it could not wait for
  *   says so in `partial` (server-progress.ts). A server that reports no work is asked at once.
+ * - An answer to a request about an open document proves the server took in that document's
+ *   version: it is that version's diagnostics barrier (diagnostics.ts, rule 3).
  */
 import {
   ApplyWorkspaceEditRequest,
@@ -72,6 +74,7 @@ import { BoundedMessageReader } from './message-reader.js';
 import { encodingOf, type PositionEncoding } from './positions.js';
 import { ServerProgress } from './server-progress.js';
 import { ServerRequests } from './server-requests.js';
+import { pathOf } from './workspace-files.js';
 import { waitFor, type ProcessHooks } from '../proc/index.js';
 import {
   describeExit,
@@ -197,7 +200,10 @@ export class LspConnection {
       onNote: (note) => this.#note(note),
     });
     this.documents = new DocumentSync(
-      { notify: (method, params) => this.notify(method, params) },
+      {
+        notify: (method, params) => this.notify(method, params),
+        opened: (doc, reopened) => this.#store.opened(doc.path, doc.version, reopened),
+      },
       options.extensionToLanguage,
       options.documents,
     );
@@ -327,6 +333,7 @@ export class LspConnection {
     const cancelled = () =>
       new LspError('cancelled', `${this.#who()}: ${method} was cancelled by the asker`);
     if (signal?.aborted) return Promise.reject(cancelled());
+    const about = this.#documentOf(params);
     const source = new CancellationTokenSource();
     return new Promise<R>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -346,8 +353,15 @@ export class LspConnection {
       rpc
         .sendRequest<R>(method, params, source.token)
         .then(
-          (result) => resolve(result),
-          (err: unknown) => reject(this.#requestError(method, err)),
+          (result) => {
+            this.#answered(about);
+            resolve(result);
+          },
+          (err: unknown) => {
+            // An error answer is an answer too: the server read everything sent before it.
+            if (err instanceof ResponseError) this.#answered(about);
+            reject(this.#requestError(method, err));
+          },
         )
         .finally(() => {
           clearTimeout(timer);
@@ -602,6 +616,19 @@ export class LspConnection {
         },
       );
     return new LspError('server', `${this.#who()}: ${method} failed: ${messageOf(err)}`);
+  }
+
+  /** The open document a request is about, and its version when the request was sent. */
+  #documentOf(params: object | null): { path: string; version: number } | undefined {
+    const uri = (params as { textDocument?: { uri?: unknown } } | null)?.textDocument?.uri;
+    const file = typeof uri === 'string' ? pathOf(uri) : undefined;
+    const doc = file === undefined ? undefined : this.documents.get(file);
+    return doc ? { path: doc.path, version: doc.version } : undefined;
+  }
+
+  /** The server answered about `about`'s version: it took that version in. */
+  #answered(about: { path: string; version: number } | undefined): void {
+    if (about) this.#store.answered(about.path, about.version);
   }
 
   /** Pull diagnostics: offered statically or registered later. */
