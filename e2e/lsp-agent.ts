@@ -63,7 +63,7 @@ function linked(env: TestEnv, file: string): string {
   return link;
 }
 
-/** typescript-language-server 5.3 on TypeScript 6.0, no syntax server (see lsp/testing). */
+/** typescript-language-server 5.3 on TypeScript 6.0, configured as the README's example. */
 export function typescriptEntry(env: TestEnv, more: Partial<LspEntry> = {}): LspEntry {
   return {
     command: process.execPath,
@@ -72,9 +72,7 @@ export function typescriptEntry(env: TestEnv, more: Partial<LspEntry> = {}): Lsp
       '--stdio',
     ],
     extensionToLanguage: { '.ts': 'typescript', '.tsx': 'typescriptreact' },
-    initializationOptions: {
-      tsserver: { path: path.join(moduleDir('typescript-6'), 'lib'), useSyntaxServer: 'never' },
-    },
+    initializationOptions: { tsserver: { path: path.join(moduleDir('typescript-6'), 'lib') } },
     ...more,
   };
 }
@@ -168,6 +166,8 @@ export async function lspAgent(
   opts: {
     workspace?: string;
     args?: readonly string[];
+    /** The agent's environment beyond the test's (PATH, variables an entry expands). */
+    extraEnv?: Record<string, string>;
     /** How the agent's user answers a question (elicitation); absent: none is declared. */
     elicit?: (message: string) => ElicitResult;
   } = {},

@@ -5,7 +5,8 @@
  * on the same files, and the answers must be equal. One warm server each for the whole file.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { LspConnection } from '../lsp/connection.js';
@@ -26,6 +27,18 @@ import {
 } from './lsp-agent.js';
 
 const T = { timeout: 120_000 };
+
+const requireHere = createRequire(import.meta.url);
+const moduleDir = (pkg: string): string => path.dirname(requireHere.resolve(`${pkg}/package.json`));
+
+/** The `.lsp.json` example of the README's "Language servers (`.lsp.json`)" section. */
+function readmeExample(): string {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('### Language servers (`.lsp.json`)'));
+  const block = /```json\n([\s\S]*?)\n```/.exec(section)?.[1];
+  assert.ok(block, 'the README section has a json block');
+  return block;
+}
 
 describe('lsp_* tools through serve equal a direct LSP client', () => {
   let env: TestEnv;
@@ -182,4 +195,75 @@ describe('lsp_* tools through serve equal a direct LSP client', () => {
     });
     assert.ok(again.symbols.length > 0);
   });
+});
+
+describe("the README's .lsp.json example, as written, on a cold server", () => {
+  let env: TestEnv;
+  let agent: LspAgent;
+
+  before(async () => {
+    env = new TestEnv();
+    writeProject(env.workspace);
+    // What the example expects: typescript-language-server on PATH, TypeScript in the
+    // workspace's node_modules (6.0 here, the dev dependency `typescript-6`).
+    const bin = path.join(env.root, 'bin');
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(
+      path.join(moduleDir('typescript-language-server'), 'lib', 'cli.mjs'),
+      path.join(bin, 'typescript-language-server'),
+    );
+    mkdirSync(path.join(env.workspace, 'node_modules'));
+    symlinkSync(moduleDir('typescript-6'), path.join(env.workspace, 'node_modules', 'typescript'));
+    const lspConfig = path.join(env.root, 'lsp.json');
+    writeFileSync(lspConfig, readmeExample());
+    agent = await lspAgent(env, {
+      args: ['--lsp-config', lspConfig],
+      extraEnv: { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` },
+    });
+    await untilLanguageServers(env, 'typescript to be Ready', (s) => lspReady(s.get('typescript')));
+  });
+
+  after(async () => {
+    await agent?.close();
+    await env.cli(['stop']);
+    await env.cleanup();
+  });
+
+  test(
+    "the first lsp_definition answers the declaration, not the syntax server's import line",
+    T,
+    async () => {
+      // The server's first question: its project is not loaded yet, and nothing was opened.
+      const at = { file: 'src/main.ts', ...spot(FILES['src/main.ts'], 'totalArea', 2, 2) };
+      const def = await agent.call<{ locations: direct.LocationView[]; partial?: string }>(
+        'lsp_definition',
+        at,
+      );
+      const decl = spot(FILES['src/shapes.ts'], 'totalArea');
+      assert.deepEqual(
+        def.locations.map((l) => `${l.file}:${l.line}:${l.column}`),
+        [`src/shapes.ts:${decl.line}:${decl.column}`],
+      );
+      assert.equal(def.partial, undefined, 'a complete answer');
+    },
+  );
+
+  test(
+    'lsp_diagnostics of a file an earlier call opened answers at once, every time',
+    // Well below the 30 s a call waited for a publish that had already come.
+    { timeout: 20_000 },
+    async () => {
+      await agent.call('lsp_hover', { file: 'src/shapes.ts', line: 1, column: 1 });
+      // Another file's diagnostics: by their answer the server has published for the open
+      // documents, src/shapes.ts included (typescript-language-server checks them together).
+      await agent.call('lsp_diagnostics', { file: 'src/main.ts' });
+      for (let ask = 1; ask <= 3; ask += 1) {
+        const result = await agent.callRaw('lsp_diagnostics', { file: 'src/shapes.ts' });
+        assert.equal(result.isError, undefined, `ask ${ask}: ${textOf(result)}`);
+        const view = result.structuredContent as direct.DiagnosticsView;
+        assert.equal(view.state, 'current');
+        assert.deepEqual(view.state === 'current' ? view.diagnostics : undefined, []);
+      }
+    },
+  );
 });

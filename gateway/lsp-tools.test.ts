@@ -479,7 +479,8 @@ describe('answers too long for an agent, through the gateway', T, () => {
     mkdirSync(dir.file('b'));
     for (const folder of [dir.path, dir.file('b')]) {
       writeFileSync(path.join(folder, 'symbols.txt'), 'fn\n');
-      const conn = new LspConnection(fakeServer(folder, 'normal'));
+      // A short wait for the work a server reports: past it, answers say they may be partial.
+      const conn = new LspConnection(fakeServer(folder, 'normal', { readyWaitMs: 200 }));
       await conn.open();
       conns.push(conn);
     }
@@ -545,4 +546,27 @@ describe('answers too long for an agent, through the gateway', T, () => {
       assert.equal('truncated' in whole, false);
     },
   );
+
+  it('an answer given while its server is still at work says so; merged ones too', T, async () => {
+    writeFileSync(dir.file('one.txt'), 'x\n');
+    const at = { file: 'one.txt', line: 1, column: 1 };
+    await conns[0].request('fake/work', { token: 'index', title: 'Indexing' });
+    const busy = /^language server "fake-normal" was still at work \("Indexing"\) when it answered/;
+    const refs = answerOf(await agent.call('lsp_references', at)) as {
+      locations: unknown[];
+      partial?: string;
+    };
+    assert.equal(refs.locations.length, 1);
+    assert.match(refs.partial ?? '', busy);
+    const symbols = answerOf(await agent.call('lsp_workspace_symbols', { query: 'many1' })) as {
+      symbols: { file: string }[];
+      partial?: string;
+    };
+    assert.deepEqual(symbols.symbols.map((s) => s.file).sort(), ['b/symbols.txt', 'symbols.txt']);
+    assert.match(symbols.partial ?? '', busy);
+    assert.equal(symbols.partial?.split('still at work').length, 2, 'only the busy server');
+    await conns[0].request('fake/workDone', { token: 'index' });
+    const after = answerOf(await agent.call('lsp_references', at)) as { partial?: string };
+    assert.equal(after.partial, undefined);
+  });
 });

@@ -18,6 +18,8 @@
  *   order, each symbol once; it fails only when every server did, and otherwise names the
  *   servers that did not answer (`notAnswered`).
  * - `lsp_rename` previews: mcpctl writes no file.
+ * - An answer the server gave while still at work (loading its project) past the wait says so
+ *   in `partial` (lsp/requests.ts); `lsp_workspace_symbols` joins its servers' `partial`s.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { LspTarget } from '../controller/lsp-target.js';
@@ -100,6 +102,11 @@ const TRUNCATED: Schema = {
   properties: { total: { type: 'integer' }, shown: { type: 'integer' } },
   required: ['total', 'shown'],
 };
+const PARTIAL: Schema = {
+  type: 'string',
+  description:
+    'present when the language server was still loading or indexing when it answered: the answer may be incomplete',
+};
 /** Said in the descriptions of the tools whose answers are lists. */
 const atMost = (counting = ''): string =>
   `At most ${MAX_ANSWER_ITEMS}${counting} are answered, the first in the server's order; "truncated" then says how many there were.`;
@@ -116,7 +123,9 @@ export const LSP_TOOLS: readonly Tool[] = [
     name: LSP_DEFINITION,
     description: `Go to definition: where the symbol at a position (a use of a function, type, variable…) is declared, from the workspace's language server. Answers each location with its line's text (for a file in the workspace). ${atMost()}`,
     inputSchema: object(POSITION, ['file', 'line', 'column']),
-    outputSchema: object({ locations: LOCATIONS, truncated: TRUNCATED }, ['locations']),
+    outputSchema: object({ locations: LOCATIONS, truncated: TRUNCATED, partial: PARTIAL }, [
+      'locations',
+    ]),
     annotations: READ_ONLY,
   },
   {
@@ -132,7 +141,9 @@ export const LSP_TOOLS: readonly Tool[] = [
       },
       ['file', 'line', 'column'],
     ),
-    outputSchema: object({ locations: LOCATIONS, truncated: TRUNCATED }, ['locations']),
+    outputSchema: object({ locations: LOCATIONS, truncated: TRUNCATED, partial: PARTIAL }, [
+      'locations',
+    ]),
     annotations: READ_ONLY,
   },
   {
@@ -140,7 +151,7 @@ export const LSP_TOOLS: readonly Tool[] = [
     description:
       'Hover: the type signature and documentation of the symbol at a position, as an editor shows them on hover (markdown). Empty when there is nothing there.',
     inputSchema: object(POSITION, ['file', 'line', 'column']),
-    outputSchema: object({ contents: { type: 'string' } }, ['contents']),
+    outputSchema: object({ contents: { type: 'string' }, partial: PARTIAL }, ['contents']),
     annotations: READ_ONLY,
   },
   {
@@ -193,6 +204,7 @@ export const LSP_TOOLS: readonly Tool[] = [
           },
         },
         truncated: TRUNCATED,
+        partial: PARTIAL,
       },
       ['symbols'],
     ),
@@ -228,6 +240,7 @@ export const LSP_TOOLS: readonly Tool[] = [
           },
         },
         truncated: TRUNCATED,
+        partial: PARTIAL,
         notAnswered: {
           type: 'array',
           description: 'language servers that could not answer, and why',
@@ -273,6 +286,7 @@ export const LSP_TOOLS: readonly Tool[] = [
             required: ['file', 'edits'],
           },
         },
+        partial: PARTIAL,
       },
       ['changes'],
     ),
@@ -411,6 +425,7 @@ async function symbolsOfAll(
   const notAnswered: { server: string; message: string }[] = [];
   // What the servers' own answers left out (each cut to its first items already).
   let unshown = 0;
+  const partial: string[] = [];
   answers.forEach((a, i) => {
     const server = ready[i].target.name;
     if (a.status === 'rejected') {
@@ -419,6 +434,7 @@ async function symbolsOfAll(
     }
     const cut = a.value.truncated;
     if (cut) unshown += cut.total - cut.shown;
+    if (a.value.partial !== undefined) partial.push(a.value.partial);
     for (const s of a.value.symbols) {
       const key = JSON.stringify([s.name, s.kind, s.file, s.line, s.column]);
       if (seen.has(key)) continue;
@@ -434,6 +450,7 @@ async function symbolsOfAll(
     symbols,
     ...(total > symbols.length ? { truncated: { total, shown: symbols.length } } : {}),
     ...(notAnswered.length === 0 ? {} : { notAnswered }),
+    ...(partial.length === 0 ? {} : { partial: partial.join('; ') }),
   });
 }
 

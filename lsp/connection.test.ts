@@ -211,6 +211,72 @@ describe('a well-behaved server', () => {
   );
 });
 
+describe('work the server reports (work-done progress)', () => {
+  let dir: TempDir;
+  let conn: LspConnection;
+
+  before(async () => {
+    dir = tempDir('mcpctl-lsp-work-');
+    conn = new LspConnection(fakeServer(dir.path, 'normal', { readyWaitMs: 300 }));
+    await conn.open();
+  });
+
+  after(() => closeAndRemove(conn, dir));
+
+  test('a question waits for the work to end, then is asked once', T, async () => {
+    await conn.request('fake/work', { token: 'load', title: 'Loading' });
+    let ended = false;
+    const sent: string[] = [];
+    const answer = conn.whenReady(async () => {
+      sent.push(ended ? 'after the end' : 'while it ran');
+      return conn.request<FakeState>('fake/state', null);
+    });
+    // A question sent at once would have been by the time another round trip is answered.
+    await conn.request('fake/state', null);
+    ended = true;
+    await conn.request('fake/workDone', { token: 'load' });
+    const { result, partial } = await answer;
+    assert.ok(result.initializeParams);
+    assert.equal(partial, undefined);
+    assert.deepEqual(sent, ['after the end']);
+  });
+
+  test('work that begins while a question is out: asked again once it ended', T, async () => {
+    const sent: number[] = [];
+    const answer = conn.whenReady(async () => {
+      sent.push(sent.length + 1);
+      // The first time, the server starts loading while it answers.
+      if (sent.length === 1) await conn.request('fake/work', { token: 'again', title: 'Indexing' });
+      return sent.length;
+    });
+    await until('the question to be asked', () => sent.length === 1);
+    await conn.request('fake/workDone', { token: 'again' });
+    assert.deepEqual(await answer, { result: 2 });
+  });
+
+  test(
+    'past the wait the answer says it may be partial, naming the work (escaped); later ones do not wait',
+    T,
+    async () => {
+      await conn.request('fake/work', { token: 'long', title: 'Loading \u202e project' });
+      const first = await conn.whenReady(() => Promise.resolve('first'));
+      assert.equal(first.result, 'first');
+      assert.match(
+        first.partial ?? '',
+        /^language server "fake-normal" was still at work \("Loading \\u202e project"\) when it answered: this answer may be incomplete/,
+      );
+      let sentWhileRunning = false;
+      const second = await conn.whenReady(() => {
+        sentWhileRunning = true;
+        return Promise.resolve('second');
+      });
+      assert.ok(sentWhileRunning && second.partial !== undefined, 'asked at once, and says so');
+      await conn.request('fake/workDone', { token: 'long' });
+      assert.deepEqual(await conn.whenReady(() => Promise.resolve('third')), { result: 'third' });
+    },
+  );
+});
+
 describe('a server flooding its client, and answers too long for an agent', () => {
   let dir: TempDir;
   let conn: LspConnection;

@@ -29,6 +29,11 @@
  *   rejects, never calls `onLost`.
  * - `setSettings()` sends `workspace/didChangeConfiguration` and answers later
  *   `workspace/configuration` requests from the new settings: no restart.
+ * - `whenReady()` asks a question once the work the server reports (work-done progress: loading
+ *   a project, indexing) is done, bounded by `readyWaitMs`; an answer it could not wait for
+ *   says so in `partial` (server-progress.ts). A server that reports no work is asked at once.
+ * - An answer to a request about an open document proves the server took in that document's
+ *   version: it is that version's diagnostics barrier (diagnostics.ts, rule 3).
  */
 import {
   ApplyWorkspaceEditRequest,
@@ -48,13 +53,14 @@ import {
   ShutdownRequest,
   StreamMessageWriter,
   UnregistrationRequest,
+  WorkDoneProgress,
   WorkDoneProgressCreateRequest,
   WorkspaceFoldersRequest,
   type InitializeResult,
   type ProtocolConnection,
   type ServerCapabilities,
 } from 'vscode-languageserver-protocol/node';
-import { MAX_MESSAGE_BYTES } from '../api/index.js';
+import { MAX_MESSAGE_BYTES, quoteName } from '../api/index.js';
 import { initializeParams } from './capabilities.js';
 import {
   currentDiagnostics,
@@ -66,7 +72,9 @@ import { DocumentSync, type DocumentOptions, type DocumentSnapshot } from './doc
 import { LspError, messageOf, withStderr } from './errors.js';
 import { BoundedMessageReader } from './message-reader.js';
 import { encodingOf, type PositionEncoding } from './positions.js';
+import { ServerProgress } from './server-progress.js';
 import { ServerRequests } from './server-requests.js';
+import { pathOf } from './workspace-files.js';
 import { waitFor, type ProcessHooks } from '../proc/index.js';
 import {
   describeExit,
@@ -80,6 +88,11 @@ export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 3_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_KILL_GRACE_MS = 1_000;
+/**
+ * How long a question waits for the work a server reports (loading a project) to end. A cold
+ * 300-file TypeScript project loads in 3–15 s on a loaded 2-core machine.
+ */
+export const DEFAULT_READY_WAIT_MS = 20_000;
 /** After its stdout closed, how long to wait for the exit that says why. */
 const EXIT_WAIT_MS = 500;
 /** How many of the server's log and show messages are kept for `notes()`. */
@@ -111,6 +124,8 @@ export interface LspServerOptions {
   readonly documents?: DocumentOptions;
   /** Rule 3 of diagnostics.ts. Default DEFAULT_SETTLE_MS. */
   readonly diagnosticsSettleMs?: number;
+  /** How long a question waits for the server's reported work to end. Default DEFAULT_READY_WAIT_MS. */
+  readonly readyWaitMs?: number;
 }
 
 export interface LspConnectionHooks {
@@ -136,6 +151,13 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
 }
 
+/** An answer asked for when the server was ready (`whenReady`). */
+export interface ReadyAnswer<R> {
+  readonly result: R;
+  /** Present when the server was still at work when it answered: the answer may be partial. */
+  readonly partial?: string;
+}
+
 /** What a holder of a pooled language server gets (`PooledConnection.lease`). */
 export interface LspLease {
   readonly connection: LspConnection;
@@ -153,6 +175,7 @@ export class LspConnection {
     keep: (file) => this.documents.get(file) !== undefined,
   });
   readonly #serverRequests: ServerRequests;
+  readonly #progress = new ServerProgress();
   readonly #abort = new AbortController();
   #settings: unknown;
   #state: LspConnectionState = 'new';
@@ -177,7 +200,10 @@ export class LspConnection {
       onNote: (note) => this.#note(note),
     });
     this.documents = new DocumentSync(
-      { notify: (method, params) => this.notify(method, params) },
+      {
+        notify: (method, params) => this.notify(method, params),
+        opened: (doc, reopened) => this.#store.opened(doc.path, doc.version, reopened),
+      },
       options.extensionToLanguage,
       options.documents,
     );
@@ -307,6 +333,7 @@ export class LspConnection {
     const cancelled = () =>
       new LspError('cancelled', `${this.#who()}: ${method} was cancelled by the asker`);
     if (signal?.aborted) return Promise.reject(cancelled());
+    const about = this.#documentOf(params);
     const source = new CancellationTokenSource();
     return new Promise<R>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -326,8 +353,15 @@ export class LspConnection {
       rpc
         .sendRequest<R>(method, params, source.token)
         .then(
-          (result) => resolve(result),
-          (err: unknown) => reject(this.#requestError(method, err)),
+          (result) => {
+            this.#answered(about);
+            resolve(result);
+          },
+          (err: unknown) => {
+            // An error answer is an answer too: the server read everything sent before it.
+            if (err instanceof ResponseError) this.#answered(about);
+            reject(this.#requestError(method, err));
+          },
         )
         .finally(() => {
           clearTimeout(timer);
@@ -335,6 +369,26 @@ export class LspConnection {
           source.dispose();
         });
     });
+  }
+
+  /**
+   * `send` (a question about the workspace) once the work the server reports is done, waiting
+   * at most `readyWaitMs`; past that the answer says it may be partial (server-progress.ts).
+   */
+  async whenReady<R>(
+    send: () => Promise<R>,
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): Promise<ReadyAnswer<R>> {
+    const answer = await this.#progress.ask(send, {
+      waitMs: this.#options.readyWaitMs ?? DEFAULT_READY_WAIT_MS,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    if (answer.busy === undefined) return { result: answer.result };
+    const work = answer.busy.map((title) => quoteName(title)).join(', ');
+    return {
+      result: answer.result,
+      partial: `${this.#who()} was still at work (${work}) when it answered: this answer may be incomplete; ask again when it is done`,
+    };
   }
 
   /** Sends a notification; a failed write is the loss of the process, reported as such. */
@@ -433,7 +487,13 @@ export class LspConnection {
     rpc.onRequest(UnregistrationRequest.type, (params) =>
       requests.unregister(params.unregisterations.map((u) => u.id)),
     );
-    rpc.onRequest(WorkDoneProgressCreateRequest.type, () => undefined);
+    rpc.onRequest(WorkDoneProgressCreateRequest.type, ({ token }) => {
+      if (!this.#progress.created(token)) return;
+      const followed = rpc.onProgress(WorkDoneProgress.type, token, (value) => {
+        this.#progress.update(token, value);
+        if (value.kind === 'end') followed.dispose();
+      });
+    });
     rpc.onRequest(ShowMessageRequest.type, (params) => requests.showMessageRequest(params.message));
     rpc.onRequest(ApplyWorkspaceEditRequest.type, (params) => requests.applyEdit(params.label));
     rpc.onRequest(WorkspaceFoldersRequest.type, () => requests.workspaceFolders());
@@ -462,6 +522,7 @@ export class LspConnection {
     this.#losing ??= (async () => {
       this.#state = 'lost';
       this.documents.dispose();
+      this.#progress.dispose();
       this.#rpc?.dispose();
       const proc = this.#process;
       if (proc) await waitFor(() => proc.exit !== undefined, EXIT_WAIT_MS);
@@ -482,6 +543,7 @@ export class LspConnection {
       this.cancel(new LspError('server', `${this.#who()}: closed while starting`));
     if (this.#state !== 'lost') this.#state = 'closing';
     this.documents.dispose();
+    this.#progress.dispose();
     if (wasReady && this.#rpc && this.#process?.exit === undefined) {
       const deadline =
         Date.now() + (this.#options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
@@ -558,6 +620,19 @@ export class LspConnection {
         },
       );
     return new LspError('server', `${this.#who()}: ${method} failed: ${messageOf(err)}`);
+  }
+
+  /** The open document a request is about, and its version when the request was sent. */
+  #documentOf(params: object | null): { path: string; version: number } | undefined {
+    const uri = (params as { textDocument?: { uri?: unknown } } | null)?.textDocument?.uri;
+    const file = typeof uri === 'string' ? pathOf(uri) : undefined;
+    const doc = file === undefined ? undefined : this.documents.get(file);
+    return doc ? { path: doc.path, version: doc.version } : undefined;
+  }
+
+  /** The server answered about `about`'s version: it took that version in. */
+  #answered(about: { path: string; version: number } | undefined): void {
+    if (about) this.#store.answered(about.path, about.version);
   }
 
   /** Pull diagnostics: offered statically or registered later. */

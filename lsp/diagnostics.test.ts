@@ -6,7 +6,7 @@ import type { Diagnostic } from 'vscode-languageserver-protocol/node';
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
 import { currentDiagnostics, DiagnosticsStore, type DiagnosticsDeps } from './diagnostics.js';
-import { DocumentSync } from './documents.js';
+import { DocumentSync, type DocumentChannel } from './documents.js';
 import { LspError } from './errors.js';
 import { uriOf } from './workspace-files.js';
 
@@ -25,9 +25,18 @@ const diag = (message: string): Diagnostic => ({
 
 type Handler = (method: string, params: object) => Promise<unknown>;
 
+/** The document channel of a connection: notifications recorded, opens told to `store`. */
+function channelOf(store: DiagnosticsStore, sent: string[] = []): DocumentChannel {
+  return {
+    notify: (method) => sent.push(method),
+    opened: (doc, reopened) => store.opened(doc.path, doc.version, reopened),
+  };
+}
+
 function setup(options: { pull?: boolean; barrier?: boolean; handler?: Handler } = {}) {
   const store = new DiagnosticsStore();
-  const documents = new DocumentSync({ notify: () => undefined }, { '.ts': 'typescript' });
+  const sent: string[] = [];
+  const documents = new DocumentSync(channelOf(store, sent), { '.ts': 'typescript' });
   const asked: string[] = [];
   const deps: DiagnosticsDeps = {
     documents,
@@ -44,7 +53,7 @@ function setup(options: { pull?: boolean; barrier?: boolean; handler?: Handler }
     settleMs: 100,
     now: Date.now,
   };
-  return { store, documents, deps, asked };
+  return { store, documents, deps, asked, sent };
 }
 
 const messages = (answer: Awaited<ReturnType<typeof currentDiagnostics>>): string[] | string =>
@@ -94,7 +103,9 @@ test(
     const next = currentDiagnostics(deps, file, 5000);
     setTimeout(() => store.publish({ uri, diagnostics: [diag('fresh')] }), 20);
     assert.deepEqual(messages(await next), ['fresh']);
-    assert.deepEqual(asked, ['textDocument/documentSymbol'], 'one barrier per version');
+    // The first open got a publish before its barrier: it was opened afresh once (a new
+    // version, its own barrier), and that barrier served the next call.
+    assert.deepEqual(asked, ['textDocument/documentSymbol', 'textDocument/documentSymbol']);
     documents.dispose();
   },
 );
@@ -121,14 +132,65 @@ test('unversioned: the last publish of a burst is the answer', T, async () => {
 });
 
 test(
+  'unversioned: a file an earlier question opened, published since: answered at once, twice',
+  T,
+  async () => {
+    const { store, documents, deps, asked } = setup();
+    const file = dir.file('asked.ts');
+    const uri = uriOf(file);
+    writeFileSync(file, 'asked');
+    // A hover opened it and was answered (connection.ts tells the store), then the publish.
+    const doc = await documents.sync(file);
+    store.answered(file, doc.version);
+    store.publish({ uri, diagnostics: [diag('of the open')] });
+    for (let ask = 1; ask <= 2; ask += 1)
+      assert.deepEqual(messages(await currentDiagnostics(deps, file, 5000)), ['of the open']);
+    assert.deepEqual(asked, [], 'no barrier: the answer was one');
+    documents.dispose();
+  },
+);
+
+test(
+  'unversioned: published after a first open, before any answer: opened afresh, not a wait for nothing',
+  T,
+  async () => {
+    // The server publishes once per open, after it took it in (after the barrier's answer).
+    let opened = (): number => 0;
+    let published = 0;
+    const { store, documents, deps, sent } = setup({
+      handler: (method, params) => {
+        const { uri } = (params as { textDocument: { uri: string } }).textDocument;
+        if (method === 'textDocument/documentSymbol' && opened() > published) {
+          published = opened();
+          const n = published;
+          setTimeout(() => store.publish({ uri, diagnostics: [diag(`open ${n}`)] }), 10);
+        }
+        return Promise.resolve([]);
+      },
+    });
+    opened = () => sent.filter((m) => m === 'textDocument/didOpen').length;
+    const file = dir.file('restarted.ts');
+    writeFileSync(file, 'restarted');
+    // Opened without a question (as documents are again after a restart), and published for.
+    await documents.sync(file);
+    store.publish({ uri: uriOf(file), diagnostics: [diag('open 1')] });
+    published = 1;
+    // Without a fresh open this waits its whole bound for a publish that already came.
+    assert.deepEqual(messages(await currentDiagnostics(deps, file, 3000)), ['open 2']);
+    assert.deepEqual(sent, [
+      'textDocument/didOpen',
+      'textDocument/didClose',
+      'textDocument/didOpen',
+    ]);
+    documents.dispose();
+  },
+);
+
+test(
   'unversioned: a changed file is re-opened, never answered with the old publish',
   T,
   async () => {
-    const sent: string[] = [];
-    const store = new DiagnosticsStore();
-    const documents = new DocumentSync({ notify: (m) => sent.push(m) }, { '.ts': 'typescript' });
-    const { deps, asked } = setup();
-    const d: DiagnosticsDeps = { ...deps, store, documents };
+    const { deps: d, asked, store, documents, sent } = setup();
     const file = dir.file('r.ts');
     const uri = uriOf(file);
     writeFileSync(file, 'a');

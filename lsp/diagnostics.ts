@@ -17,14 +17,21 @@
  *    reach the server by a fresh `didOpen` (documents.ts, `delivery: 'open'`), because servers
  *    publish for every open but not always for a change (typescript-language-server stays
  *    silent when a file was clean and is clean again, so a wait for "the next publish" would
- *    hang). After the open, a barrier request about the document (`documentSymbol`, else
- *    `hover`) is sent and answered: the server has then taken in the open, and what it
- *    published before is about older content. A publish counts when it arrived after that
- *    answer, and it is the answer once `settleMs` passed without another publish for the file
- *    (servers publish several passes — syntax, then semantics — and the last one is whole).
- *    Before the sync, a burst of publishes still arriving for the file is let settle first. The
- *    barrier is made once per version: a later call about the same content takes the latest
- *    publish since it, so asking twice does not wait for a publish that already came.
+ *    hang). The barrier of the opened version is the first answer the server gave to a request
+ *    about the document after the open (any question — a definition, a hover — or, when none
+ *    came yet, a `documentSymbol`, else `hover`, sent for it): the server has then taken in the
+ *    open, and what it published before is about older content. A publish counts when it
+ *    arrived after the barrier, and it is the answer once `settleMs` passed without another
+ *    publish for the file (servers publish several passes — syntax, then semantics — and the
+ *    last one is whole). Before the sync, a burst of publishes still arriving for the file is
+ *    let settle first. The barrier is made once per version: a later call about the same
+ *    content takes the latest publish since it, so asking twice does not wait for a publish
+ *    that already came, and a file an earlier question opened is answered at once when the
+ *    server published for it since.
+ *    When the server published after a first open of the file (nothing closed before it) but
+ *    before its barrier, that publish may be for this content and none may follow: the
+ *    document is opened afresh (a new version, its own barrier) once, so a call never waits for
+ *    a publish that already came.
  *    Limits, said plainly: a server that, after answering the barrier, still publishes results
  *    it computed for older content could be taken at its word; a pass that ends more than
  *    `settleMs` after the previous one is seen by the next call, not this one.
@@ -71,6 +78,8 @@ interface FileRecord {
   withVersion?: Publish;
   withoutVersion?: Publish;
   lastAt?: number;
+  /** Its latest `didOpen`: the version, the publish count then, and whether it followed a close. */
+  opened?: { version: number; seq: number; reopened: boolean };
   /** The barrier of its current version (rule 3): one per version, shared. */
   barrier?: { version: number; seq: Promise<number | undefined> };
 }
@@ -154,6 +163,27 @@ export class DiagnosticsStore {
   /** When the last publish for `file` arrived. */
   lastAt(file: string): number | undefined {
     return this.#files.get(file)?.lastAt;
+  }
+
+  /** `version` of `file` reached the server by a `didOpen` now; `reopened`: right after a close. */
+  opened(file: string, version: number, reopened: boolean): void {
+    this.#use(file).opened = { version, seq: this.#seq, reopened };
+    this.#trim(file);
+  }
+
+  /** The latest `didOpen` of `file`. */
+  openOf(file: string): { version: number; seq: number; reopened: boolean } | undefined {
+    return this.#files.get(file)?.opened;
+  }
+
+  /**
+   * The server answered a request about `version` of `file`, sent after its open: the first such
+   * answer is the version's barrier (rule 3), unless one was made already.
+   */
+  answered(file: string, version: number): void {
+    const record = this.#files.get(file);
+    if (record?.opened?.version !== version || record.barrier?.version === version) return;
+    record.barrier = { version, seq: Promise.resolve(this.#seq) };
   }
 
   /**
@@ -320,12 +350,17 @@ async function waitUnversioned(
   await settled(deps, file, deadline);
   let doc = await deps.documents.sync(file, { delivery: 'open' });
   let after = await barrierSeq(deps, doc, deadline);
+  let afresh = false;
   for (;;) {
     if (store.versioned) return waitVersioned(deps, doc, deadline);
     const now = deps.documents.get(file);
-    if (now && now.version !== doc.version) {
+    const moved = now !== undefined && now.version !== doc.version;
+    // The server published for a first open before its barrier: open afresh, once (rule 3).
+    const again: boolean = !moved && !afresh && publishedBefore(deps, doc, after);
+    if (moved || again) {
       // Synced again by someone else: follow the newest content, by a fresh open again.
-      doc = await deps.documents.sync(file, { delivery: 'open' });
+      afresh ||= again;
+      doc = await deps.documents.sync(file, { delivery: again ? 'fresh' : 'open' });
       after = await barrierSeq(deps, doc, deadline);
       continue;
     }
@@ -343,6 +378,22 @@ async function waitUnversioned(
     if (left <= 0) return { state: 'analysing', document: doc };
     await store.next(left);
   }
+}
+
+/**
+ * True when the latest publish for `doc`'s file came after a first open of this version (no
+ * close before it) but not after its barrier: it may be for this content, and the server may
+ * not publish again (rule 3).
+ */
+function publishedBefore(
+  deps: DiagnosticsDeps,
+  doc: DocumentSnapshot,
+  barrier: number | undefined,
+): boolean {
+  const opened = deps.store.openOf(doc.path);
+  const p = deps.store.withoutVersion(doc.path);
+  if (!opened || opened.version !== doc.version || opened.reopened || !p) return false;
+  return barrier !== undefined && p.seq > opened.seq && p.seq <= barrier;
 }
 
 /** Waits until no publish for `file` arrived for settleMs (or the deadline). */

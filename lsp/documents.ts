@@ -14,6 +14,9 @@
  * - `delivery: 'open'` makes the server get the content by a fresh `didOpen` (a changed file
  *   is closed and re-opened, an unchanged one whose version came by `didChange` likewise):
  *   servers publish diagnostics for every open, not always for a change (diagnostics.ts).
+ *   `delivery: 'fresh'` re-opens even a document the server has by a `didOpen`, to make it
+ *   publish again. The channel's `opened` hears of every `didOpen`, and whether the same sync
+ *   closed the document first.
  * - `refreshOthers` re-syncs every other open document whose file changed on disk (size,
  *   mtime, ctime or inode differ), so cross-file answers (references, diagnostics that depend on
  *   another file) never see an old content of an open file; a deleted file is closed.
@@ -51,6 +54,8 @@ export interface DocumentOptions {
 /** What documents.ts needs of a connection: to notify the server. */
 export interface DocumentChannel {
   notify(method: string, params: object): void;
+  /** Told right after each `didOpen`; `reopened`: this sync closed an older version first. */
+  opened?(doc: DocumentSnapshot, reopened: boolean): void;
 }
 
 /** A document as the server has it. */
@@ -71,9 +76,11 @@ interface OpenDocument extends DocumentSnapshot {
 }
 
 export interface SyncOptions {
-  /** 'open': the server must have this content by a didOpen (see the guarantees). */
-  readonly delivery?: 'any' | 'open';
+  /** 'open': the server must have this content by a didOpen; 'fresh': by a new one. */
+  readonly delivery?: Delivery;
 }
+
+type Delivery = 'any' | 'open' | 'fresh';
 
 export class DocumentSync {
   readonly #channel: DocumentChannel;
@@ -185,7 +192,7 @@ export class DocumentSync {
     this.#sweeper = undefined;
   }
 
-  async #sync(file: string, delivery: 'any' | 'open'): Promise<DocumentSnapshot> {
+  async #sync(file: string, delivery: Delivery): Promise<DocumentSnapshot> {
     const languageId = this.languageOf(file);
     if (languageId === undefined) {
       throw new LspError(
@@ -201,7 +208,8 @@ export class DocumentSync {
     const signature = signatureFrom(read.stats);
     const doc = this.#docs.get(file);
     const now = this.#now();
-    if (doc && doc.text === read.text && (delivery === 'any' || doc.via === 'open')) {
+    const kept = delivery === 'any' || (delivery === 'open' && doc?.via === 'open');
+    if (doc && doc.text === read.text && kept) {
       const same: OpenDocument = { ...doc, signature, lastUsed: now };
       this.#docs.set(file, same);
       return same;
@@ -243,6 +251,7 @@ export class DocumentSync {
         text: opened.text,
       },
     });
+    this.#channel.opened?.(opened, doc !== undefined);
     return opened;
   }
 

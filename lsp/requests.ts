@@ -18,6 +18,9 @@
  * - A question the server offers no provider for is refused with a clear error, as is one it
  *   answers with an error. A request the server cancels because the document changed under it
  *   (ContentModified, ServerCancelled, RequestCancelled) is asked once more.
+ * - Every question but diagnostics is asked when the work the server reports (loading the
+ *   project) is done (connection.ts `whenReady`); an answer given while it was still at work
+ *   says so in `partial`, never silently.
  * - `rename` previews: it returns the edits, mcpctl writes nothing.
  * - Lists (locations, symbols, diagnostics) hold at most MAX_ANSWER_ITEMS, the first in the
  *   server's order, cut before any file is read for them; `truncated` then says how many there
@@ -38,7 +41,7 @@ import type {
 } from 'vscode-languageserver-protocol/node';
 import { firstItems, firstNodes, type Truncated } from './answer-limits.js';
 import { AnswerTexts } from './answer-texts.js';
-import type { LspConnection } from './connection.js';
+import type { LspConnection, ReadyAnswer } from './connection.js';
 import { LspError } from './errors.js';
 import {
   fromLspPosition,
@@ -88,8 +91,13 @@ export interface LocationView {
   readonly text?: string;
 }
 
+/** Said by an answer the server gave while still at work (loading): it may be incomplete. */
+export type PartialView = {
+  readonly partial?: string;
+};
+
 /** An answer of locations, cut to MAX_ANSWER_ITEMS (answer-limits.ts). */
-export type LocationsView = {
+export type LocationsView = PartialView & {
   readonly locations: LocationView[];
   readonly truncated?: Truncated;
 };
@@ -199,13 +207,13 @@ export async function definition(
   provides(conn, 'definitionProvider', 'definitions');
   const root = rootOf(conn, view);
   const at = await prepare(conn, args, root);
-  const result = await ask<Location | Location[] | LocationLink[] | null>(
+  const answer = await ask<Location | Location[] | LocationLink[] | null>(
     conn,
     'textDocument/definition',
     at.params,
     view.signal,
   );
-  return locationsView(conn, asLocations(result), root);
+  return { ...(await locationsView(conn, asLocations(answer.result), root)), ...partialOf(answer) };
 }
 
 export async function references(
@@ -216,42 +224,44 @@ export async function references(
   provides(conn, 'referencesProvider', 'references');
   const root = rootOf(conn, view);
   const at = await prepare(conn, args, root);
-  const result = await ask<Location[] | null>(
+  const answer = await ask<Location[] | null>(
     conn,
     'textDocument/references',
     { ...at.params, context: { includeDeclaration: args.includeDeclaration ?? true } },
     view.signal,
   );
-  return locationsView(conn, result ?? [], root);
+  return { ...(await locationsView(conn, answer.result ?? [], root)), ...partialOf(answer) };
 }
 
 export async function hover(
   conn: LspConnection,
   args: PositionArgs,
   view: ViewOptions = {},
-): Promise<{ contents: string }> {
+): Promise<{ contents: string } & PartialView> {
   provides(conn, 'hoverProvider', 'hover');
   const at = await prepare(conn, args, rootOf(conn, view));
-  const result = await ask<Hover | null>(conn, 'textDocument/hover', at.params, view.signal);
-  return { contents: result ? hoverText(result.contents).trim() : '' };
+  const answer = await ask<Hover | null>(conn, 'textDocument/hover', at.params, view.signal);
+  const { result } = answer;
+  return { contents: result ? hoverText(result.contents).trim() : '', ...partialOf(answer) };
 }
 
 export async function documentSymbols(
   conn: LspConnection,
   args: FileArgs,
   options: ViewOptions = {},
-): Promise<{ symbols: SymbolView[]; truncated?: Truncated }> {
+): Promise<{ symbols: SymbolView[]; truncated?: Truncated } & PartialView> {
   provides(conn, 'documentSymbolProvider', 'document symbols');
   const file = await resolveInWorkspace(rootOf(conn, options), args.file);
   await conn.documents.refreshOthers(file);
   const doc = await conn.documents.sync(file);
   const lines = new TextLines(doc.text);
-  const result = await ask<DocumentSymbol[] | SymbolInformation[] | null>(
+  const answer = await ask<DocumentSymbol[] | SymbolInformation[] | null>(
     conn,
     'textDocument/documentSymbol',
     { textDocument: { uri: doc.uri } },
     options.signal,
   );
+  const { result } = answer;
   conn.documents.touch(file);
   const view = (s: DocumentSymbol): SymbolView => {
     const at = fromLspPosition(lines, s.selectionRange.start, conn.encoding);
@@ -272,23 +282,28 @@ export async function documentSymbols(
   const cut = firstNodes(symbols, ({ children: _, ...node }, children) =>
     children ? { ...node, children } : node,
   );
-  return { symbols: cut.items, ...(cut.truncated ? { truncated: cut.truncated } : {}) };
+  return {
+    symbols: cut.items,
+    ...(cut.truncated ? { truncated: cut.truncated } : {}),
+    ...partialOf(answer),
+  };
 }
 
 export async function workspaceSymbols(
   conn: LspConnection,
   args: { readonly query: string },
   options: ViewOptions = {},
-): Promise<{ symbols: WorkspaceSymbolView[]; truncated?: Truncated }> {
+): Promise<{ symbols: WorkspaceSymbolView[]; truncated?: Truncated } & PartialView> {
   const root = rootOf(conn, options);
   provides(conn, 'workspaceSymbolProvider', 'workspace symbols');
   await conn.documents.refreshOthers();
-  const result = await ask<SymbolInformation[] | WorkspaceSymbol[] | null>(
+  const answer = await ask<SymbolInformation[] | WorkspaceSymbol[] | null>(
     conn,
     'workspace/symbol',
     { query: args.query },
     options.signal,
   );
+  const { result } = answer;
   const texts = new AnswerTexts(conn, root);
   const symbols: WorkspaceSymbolView[] = [];
   const cut = firstItems<SymbolInformation | WorkspaceSymbol>(result ?? []);
@@ -304,25 +319,30 @@ export async function workspaceSymbols(
       ...(s.containerName ? { containerName: s.containerName } : {}),
     });
   }
-  return { symbols, ...(cut.truncated ? { truncated: cut.truncated } : {}) };
+  return {
+    symbols,
+    ...(cut.truncated ? { truncated: cut.truncated } : {}),
+    ...partialOf(answer),
+  };
 }
 
 export async function rename(
   conn: LspConnection,
   args: PositionArgs & { readonly newName: string },
   options: ViewOptions = {},
-): Promise<{ changes: FileEditsView[] }> {
+): Promise<{ changes: FileEditsView[] } & PartialView> {
   provides(conn, 'renameProvider', 'rename');
   if (typeof args.newName !== 'string' || args.newName === '')
     throw new LspError('badRequest', 'newName must be a non-empty string');
   const root = rootOf(conn, options);
   const at = await prepare(conn, args, root);
-  const edit = await ask<WorkspaceEdit | null>(
+  const answer = await ask<WorkspaceEdit | null>(
     conn,
     'textDocument/rename',
     { ...at.params, newName: args.newName },
     options.signal,
   );
+  const edit = answer.result;
   const byUri = new Map<string, TextEdit[]>();
   for (const [uri, edits] of Object.entries(edit?.changes ?? {})) byUri.set(uri, [...edits]);
   for (const change of edit?.documentChanges ?? []) {
@@ -348,7 +368,7 @@ export async function rename(
     changes.push({ file: displayUri(root, uri), edits: views });
   }
   changes.sort((a, b) => a.file.localeCompare(b.file));
-  return { changes };
+  return { changes, ...partialOf(answer) };
 }
 
 /** Diagnostics of the file as it is on disk now (diagnostics.ts says how "now" is kept). */
@@ -455,21 +475,30 @@ async function prepare(
   return { file, params: { textDocument: { uri: doc.uri }, position } };
 }
 
-/** A request, asked once more when the server cancelled it for a change of the document. */
-async function ask<R>(
+/**
+ * A request, asked when the server's reported work is done, and once more when the server
+ * cancelled it for a change of the document.
+ */
+function ask<R>(
   conn: LspConnection,
   method: string,
   params: object,
   signal?: AbortSignal,
-): Promise<R> {
+): Promise<ReadyAnswer<R>> {
   const options = signal === undefined ? {} : { signal };
-  try {
-    return await conn.request<R>(method, params, options);
-  } catch (err) {
-    if (err instanceof LspError && err.code !== undefined && RETRIED_CODES.has(err.code))
-      return conn.request<R>(method, params, options);
-    throw err;
-  }
+  return conn.whenReady(async () => {
+    try {
+      return await conn.request<R>(method, params, options);
+    } catch (err) {
+      if (err instanceof LspError && err.code !== undefined && RETRIED_CODES.has(err.code))
+        return conn.request<R>(method, params, options);
+      throw err;
+    }
+  }, options);
+}
+
+function partialOf(answer: ReadyAnswer<unknown>): PartialView {
+  return answer.partial === undefined ? {} : { partial: answer.partial };
 }
 
 function asLocations(result: Location | Location[] | LocationLink[] | null): Location[] {

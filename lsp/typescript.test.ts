@@ -8,6 +8,7 @@ import { LspConnection } from './connection.js';
 import { LspError } from './errors.js';
 import {
   definition,
+  diagnostics,
   documentSymbols,
   hover,
   references,
@@ -21,6 +22,9 @@ import { FILES, spot, writeProject } from './testing/typescript-project.js';
 
 const T = { timeout: 60_000 };
 
+/** A file with one type error (TS2322) on line 1. */
+const OPENED = "export const opened: number = 'not a number';\n";
+
 const brief = (l: LocationView): string =>
   `${l.file}:${l.line}:${l.column}-${l.endLine}:${l.endColumn}`;
 
@@ -32,6 +36,8 @@ describe('typescript-language-server on a small project', () => {
   before(async () => {
     dir = tempDir('mcpctl-lsp-ts-');
     writeProject(dir.path);
+    // Written before the server starts: a file created later makes tsserver publish again.
+    writeFileSync(dir.file('src/opened.ts'), OPENED);
     conn = new LspConnection(typescriptServer(dir.path), { onLost: (r) => lost.push(r) });
     await conn.open();
   });
@@ -46,15 +52,40 @@ describe('typescript-language-server on a small project', () => {
   });
 
   test('definition: from a use in one file to the declaration in another', T, async () => {
+    // The server's first question (README config: its syntax server answers while the project
+    // loads): the declaration, not the import line, and complete.
     const main = FILES['src/main.ts'];
     const at = spot(main, 'totalArea', 2, 2);
-    const { locations } = await definition(conn, { file: 'src/main.ts', ...at });
+    const answer = await definition(conn, { file: 'src/main.ts', ...at });
     const decl = spot(FILES['src/shapes.ts'], 'totalArea');
-    assert.deepEqual(locations.map(brief), [
+    assert.deepEqual(answer.locations.map(brief), [
       `src/shapes.ts:${decl.line}:${decl.column}-${decl.line}:${decl.column + 'totalArea'.length}`,
     ]);
-    assert.equal(locations[0].text, 'export function totalArea(shapes: Shape[]): number {');
+    assert.equal(answer.locations[0].text, 'export function totalArea(shapes: Shape[]): number {');
+    assert.equal(answer.partial, undefined);
   });
+
+  test(
+    'diagnostics of a file an earlier question opened, after its publish: current, every time',
+    // Each call would wait 10 s for a publish that had already come: the test fails first.
+    { timeout: 25_000 },
+    async () => {
+      const kept = conn.stats().retained.diagnostics;
+      await hover(conn, { file: 'src/opened.ts', line: 1, column: 14 });
+      // Its type error published: the server has nothing more to say about this content.
+      await until('the server to publish the error of src/opened.ts', () =>
+        conn.stats().retained.diagnostics > kept ? true : undefined,
+      );
+      for (let ask = 1; ask <= 2; ask += 1) {
+        const view = await diagnostics(conn, { file: 'src/opened.ts' }, { timeoutMs: 10_000 });
+        assert.equal(view.state, 'current', `ask ${ask}: ${JSON.stringify(view)}`);
+        assert.deepEqual(
+          view.state === 'current' ? view.diagnostics.map((d) => `${d.line}:${d.code}`) : [],
+          ['1:2322'],
+        );
+      }
+    },
+  );
 
   test('references: every use, declaration included unless asked otherwise', T, async () => {
     const at = spot(FILES['src/shapes.ts'], 'Circle');

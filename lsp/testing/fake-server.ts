@@ -22,6 +22,8 @@
  * made-up files, asks `registrations` registrations with ids of their own, and answers how many
  * of those the client accepted and refused; `textDocument/diagnostic`
  * (pull, registered at `initialized`) → an error for each line of the document with `ERROR`;
+ * `fake/work` `{ token, title }` → creates a work-done progress token and begins it with that
+ * title, then answers; `fake/workDone` `{ token }` → ends it;
  * `textDocument/references` → a location for each `x` in the document; `textDocument/definition`
  * → a location at the start of each file the document names on a line of its own (`file:///…`),
  * as a hostile server may answer; `workspace/symbol`
@@ -151,6 +153,18 @@ function serve(): void {
     });
     child.unref();
     return child.pid ?? null;
+  });
+  rpc.onRequest('fake/work', async (p: { token: string; title: string }) => {
+    await rpc.sendRequest('window/workDoneProgress/create', { token: p.token });
+    await rpc.sendNotification('$/progress', {
+      token: p.token,
+      value: { kind: 'begin', title: p.title },
+    });
+    return null;
+  });
+  rpc.onRequest('fake/workDone', async (p: { token: string }) => {
+    await rpc.sendNotification('$/progress', { token: p.token, value: { kind: 'end' } });
+    return null;
   });
   rpc.onRequest('fake/publish', (params: { uri: string; version?: number }) => {
     void rpc.sendNotification('textDocument/publishDiagnostics', {

@@ -21,11 +21,9 @@ export function typescriptServer(
     workspaceFolder,
     extensionToLanguage: { '.ts': 'typescript', '.tsx': 'typescriptreact' },
     // TypeScript 6.0 (`typescript-6`, a dev dependency; the build's compiler stays 5.9), wherever
-    // the workspace is (a temp dir has none). No syntax server: while the project loads, it
-    // answers a definition with the import line.
-    initializationOptions: {
-      tsserver: { path: modules('typescript-6', 'lib'), useSyntaxServer: 'never' },
-    },
+    // the workspace is (a temp dir has none). Only `tsserver.path`, as the README's example: its
+    // syntax server answers while the project loads, and the client must wait that out.
+    initializationOptions: { tsserver: { path: modules('typescript-6', 'lib') } },
     startupTimeoutMs: 30_000,
     ...more,
   };
