@@ -300,6 +300,20 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
     },
   );
 
+  /** A raw gateway.open with `params`: its result, then every line the daemon sends after it. */
+  const open = async (params: Record<string, unknown>) => {
+    const socket = await rawConnect(w.socket);
+    const answer = readLine(socket);
+    const request = { jsonrpc: '2.0', id: 1, method: 'gateway.open', params };
+    socket.write(`${JSON.stringify(request)}\n`);
+    const { line } = await answer;
+    const lines: string[] = [];
+    const reader = new LineReader(1 << 20);
+    socket.on('data', (chunk: Buffer) => lines.push(...reader.push(chunk)));
+    socket.resume();
+    return { socket, result: (JSON.parse(line ?? '{}') as { result?: unknown }).result, lines };
+  };
+
   it('MCP lines that came with the gateway.open line are served after its answer', T, async () => {
     const socket = await rawConnect(w.socket);
     const got = answers(socket);
@@ -322,18 +336,6 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
     'the gateway protocol: the answer says which both speak; a stop is announced to 2',
     T,
     async () => {
-      const open = async (params: Record<string, unknown>) => {
-        const socket = await rawConnect(w.socket);
-        const answer = readLine(socket);
-        const request = { jsonrpc: '2.0', id: 1, method: 'gateway.open', params };
-        socket.write(`${JSON.stringify(request)}\n`);
-        const { line } = await answer;
-        const lines: string[] = [];
-        const reader = new LineReader(1 << 20);
-        socket.on('data', (chunk: Buffer) => lines.push(...reader.push(chunk)));
-        socket.resume();
-        return { socket, result: (JSON.parse(line ?? '{}') as { result?: unknown }).result, lines };
-      };
       const daemon = { pid: process.pid, version: '0.0.0-test' };
       const v2 = await open({ workspace: w.ws, protocol: 2 });
       const future = await open({ workspace: w.ws, protocol: 7 });
@@ -361,18 +363,6 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
     'protocol 3: a receipt names the requests before they run, in order; 2 gets none',
     T,
     async () => {
-      const open = async (params: Record<string, unknown>) => {
-        const socket = await rawConnect(w.socket);
-        const answer = readLine(socket);
-        const request = { jsonrpc: '2.0', id: 1, method: 'gateway.open', params };
-        socket.write(`${JSON.stringify(request)}\n`);
-        const { line } = await answer;
-        const lines: string[] = [];
-        const reader = new LineReader(1 << 20);
-        socket.on('data', (chunk: Buffer) => lines.push(...reader.push(chunk)));
-        socket.resume();
-        return { socket, result: (JSON.parse(line ?? '{}') as { result?: unknown }).result, lines };
-      };
       const v2 = await open({ workspace: w.ws, protocol: 2 });
       const v3 = await open({ workspace: w.ws, protocol: 3 });
       try {
