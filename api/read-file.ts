@@ -14,7 +14,7 @@
  *   the open handle is checked again before the first read. A read that could block forever
  *   would hold one of libuv's four threads, and four of them freeze every file operation of
  *   the daemon.
- * - `verify`, when given, sees the open handle's stats before anything is read, and its
+ * - `verify`, when given, sees the open handle's stats and descriptor before anything is read, and its
  *   message refuses the file (an `error`): how a caller checks that the file it opened is the
  *   one it means (lsp/ compares it with the file at a real path inside the workspace).
  * - Any other failure (no permission, …) is an `error` with a message that says what to do.
@@ -74,8 +74,11 @@ function readErrorMessage(err: unknown): string {
   return `cannot be read: ${err instanceof Error ? err.message : String(err)}`;
 }
 
-/** Checks the open handle's stats: a message refuses the file, undefined lets the read go on. */
-export type HandleCheck = (stats: BigIntStats) => Promise<string | undefined>;
+/**
+ * Checks the open handle (its stats and descriptor): a message refuses the file, undefined lets
+ * the read go on.
+ */
+export type HandleCheck = (stats: BigIntStats, fd: number) => Promise<string | undefined>;
 
 export async function readFileCapped(
   file: string,
@@ -96,7 +99,7 @@ export async function readFileCapped(
   try {
     // Checked again on the handle: the path may have been swapped since the check above.
     const stats = await handle.stat({ bigint: true });
-    const refused = refusal(stats) ?? (await verify?.(stats));
+    const refused = refusal(stats) ?? (await verify?.(stats, handle.fd));
     if (refused !== undefined) return { kind: 'error', message: refused };
     const size = Number(stats.size);
     if (size > maxBytes) return { kind: 'tooLarge', size };
@@ -112,6 +115,9 @@ export async function readFileCapped(
       chunks.push(buffer.subarray(0, bytesRead));
       total += bytesRead;
       if (total > maxBytes) return { kind: 'tooLarge', size: Math.max(total, size) };
+      // A short read of exactly the size the handle said is the end of a regular file: no
+      // second read to hear it (a file of size 0, such as those of /proc, reads on to EOF).
+      if (total === size && bytesRead < buffer.length) break;
     }
     const whole = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
     return { kind: 'ok', text: whole.toString('utf8') };

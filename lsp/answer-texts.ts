@@ -9,7 +9,8 @@
  *   text, and its positions are the server's numbers, 1-based.
  * - A document the server has open is taken as the server has it (documents.ts); any other file
  *   is read at its real path, only when it is a regular file, opened non-blocking, at most the
- *   documents' size limit (real-file.ts): a FIFO, a device (`/dev/zero`) or a 2 GB log is never
+ *   documents' size limit (real-file.ts; unless the connection's recent-files.ts proves it
+ *   unchanged since it last read it): a FIFO, a device (`/dev/zero`) or a 2 GB log is never
  *   waited for nor read, and gets no text.
  * - One answer reads at most MAX_QUOTED_BYTES of files (answer-limits.ts), one file at a time;
  *   the files past it get no text. A file is read at most once per answer.
@@ -17,7 +18,6 @@
 import { MAX_QUOTED_BYTES } from './answer-limits.js';
 import type { LspConnection } from './connection.js';
 import { fromLspPosition, TextLines, type LspRange } from './positions.js';
-import { readRealFile } from './real-file.js';
 import { pathOf, realPathInside } from './workspace-files.js';
 
 export class AnswerTexts {
@@ -81,10 +81,10 @@ export class AnswerTexts {
     const open = this.#conn.documents.get(real);
     if (open) return new TextLines(open.text);
     const maxBytes = Math.min(this.#conn.documents.maxFileBytes, this.#budget);
-    const read = await readRealFile(real, maxBytes);
+    const read = await this.#conn.recentFiles.read(real, maxBytes);
     if (read.kind !== 'ok') return undefined;
     // The size at the open, or more when the file grew while read (never over maxBytes).
-    this.#budget -= Math.max(Number(read.stats.size), read.text.length);
+    this.#budget -= Math.max(Number(read.stamp.stats.size), read.text.length);
     return new TextLines(read.text);
   }
 }

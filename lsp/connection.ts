@@ -72,6 +72,7 @@ import { DocumentSync, type DocumentOptions, type DocumentSnapshot } from './doc
 import { LspError, messageOf, withStderr } from './errors.js';
 import { BoundedMessageReader } from './message-reader.js';
 import { encodingOf, type PositionEncoding } from './positions.js';
+import { RecentFiles } from './recent-files.js';
 import { ServerProgress } from './server-progress.js';
 import { ServerRequests } from './server-requests.js';
 import { pathOf } from './workspace-files.js';
@@ -174,6 +175,8 @@ export class LspConnection {
   readonly #store = new DiagnosticsStore({
     keep: (file) => this.documents.get(file) !== undefined,
   });
+  /** The files this server's answers quoted lately (answer-texts.ts). */
+  readonly recentFiles = new RecentFiles();
   readonly #serverRequests: ServerRequests;
   readonly #progress = new ServerProgress();
   readonly #abort = new AbortController();

@@ -2,13 +2,17 @@
  * The documents a language server has open, kept equal to the files on disk.
  *
  * An agent edits files with its own tools or a shell command; the server hears nothing of it.
- * So before every request about a file, its content is read from disk and the server is told:
- * opened when it is not open, changed (full text, version + 1) when it differs from what the
- * server has. An answer is then always about the file as it is now.
+ * So before every request about a file, its content is read from disk (or proven unchanged since
+ * the last read, below) and the server is told: opened when it is not open, changed (full text,
+ * version + 1) when it differs from what the server has. An answer is then always about the file
+ * as it is now.
  *
  * Guarantees:
  * - `sync(path)` reads the file and returns what the server has afterwards: its text is the
- *   file's content at the time of the read, its version the one the server was told. Syncs of
+ *   file's content at the time of the read, its version the one the server was told. An open
+ *   document whose file one stat proves unchanged since its read (real-file.ts
+ *   `unchangedSince`: same file, size and times, last changed well before that read) is not read
+ *   again; any doubt reads it. Syncs of
  *   one file are serialised (versions only grow, notifications never interleave); versions
  *   grow across close and re-open too, so a version never names two contents.
  * - `delivery: 'open'` makes the server get the content by a fresh `didOpen` (a changed file
@@ -17,8 +21,8 @@
  *   `delivery: 'fresh'` re-opens even a document the server has by a `didOpen`, to make it
  *   publish again. The channel's `opened` hears of every `didOpen`, and whether the same sync
  *   closed the document first.
- * - `refreshOthers` re-syncs every other open document whose file changed on disk (size,
- *   mtime, ctime or inode differ), so cross-file answers (references, diagnostics that depend on
+ * - `refreshOthers` re-syncs every other open document whose file is not proven unchanged by
+ *   the same rule, so cross-file answers (references, diagnostics that depend on
  *   another file) never see an old content of an open file; a deleted file is closed.
  * - Bounded: at most `maxOpen` documents are open (the least recently used is closed first)
  *   and a document unused for `idleMs` is closed, so a server's memory does not grow with every
@@ -36,7 +40,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { MAX_MESSAGE_BYTES, sizeText } from '../api/index.js';
 import { LspError } from './errors.js';
-import { readRealFile, type RealFileRead } from './real-file.js';
+import { readRealFile, unchangedSince, type ReadStamp, type RealFileRead } from './real-file.js';
 import { uriOf } from './workspace-files.js';
 
 export const DEFAULT_IDLE_MS = 10 * 60_000;
@@ -70,8 +74,8 @@ export interface DocumentSnapshot {
 }
 
 interface OpenDocument extends DocumentSnapshot {
-  /** The file's stat when it was last read: a cheap "has it changed" for refreshOthers. */
-  readonly signature: string;
+  /** What its last read saw: one stat tells whether the file is still that (real-file.ts). */
+  readonly stamp: ReadStamp;
   lastUsed: number;
 }
 
@@ -166,8 +170,7 @@ export class DocumentSync {
     await Promise.all(
       [...this.#docs.values()].map(async (doc) => {
         if (doc.path === except) return;
-        const now = await signatureOf(doc.path).catch(() => undefined);
-        if (now !== doc.signature) stale.push(doc.path);
+        if (!(await this.#unchanged(doc))) stale.push(doc.path);
       }),
     );
     await Promise.all(stale.map((file) => this.sync(file).catch(() => undefined)));
@@ -200,17 +203,23 @@ export class DocumentSync {
         `no language server handles ${path.basename(file)}: the configured extensions are ${this.extensions().join(', ') || '(none)'}`,
       );
     }
+    const known = this.#docs.get(file);
+    const keeps = (d: OpenDocument | undefined): d is OpenDocument =>
+      d !== undefined && (delivery === 'any' || (delivery === 'open' && d.via === 'open'));
+    if (keeps(known) && (await this.#unchanged(known))) {
+      known.lastUsed = this.#now();
+      return known;
+    }
     const read = await readRealFile(file, this.#maxFileBytes);
     if (read.kind !== 'ok') {
       if (this.#docs.has(file)) this.#close(file);
       throw new LspError('badRequest', refusalOf(file, read, this.#maxFileBytes));
     }
-    const signature = signatureFrom(read.stats);
+    const { stamp } = read;
     const doc = this.#docs.get(file);
     const now = this.#now();
-    const kept = delivery === 'any' || (delivery === 'open' && doc?.via === 'open');
-    if (doc && doc.text === read.text && kept) {
-      const same: OpenDocument = { ...doc, signature, lastUsed: now };
+    if (keeps(doc) && doc.text === read.text) {
+      const same: OpenDocument = { ...doc, stamp, lastUsed: now };
       this.#docs.set(file, same);
       return same;
     }
@@ -220,7 +229,7 @@ export class DocumentSync {
         version: ++this.#version,
         text: read.text,
         via: 'change',
-        signature,
+        stamp,
         lastUsed: now,
       };
       this.#docs.set(file, changed);
@@ -239,7 +248,7 @@ export class DocumentSync {
       version: ++this.#version,
       text: read.text,
       via: 'open',
-      signature,
+      stamp,
       lastUsed: now,
     };
     this.#docs.set(file, opened);
@@ -253,6 +262,12 @@ export class DocumentSync {
     });
     this.#channel.opened?.(opened, doc !== undefined);
     return opened;
+  }
+
+  /** Whether one stat proves `doc`'s file unchanged since its read (a failed stat: no). */
+  async #unchanged(doc: OpenDocument): Promise<boolean> {
+    const now = await stat(doc.path, { bigint: true }).catch(() => undefined);
+    return now !== undefined && unchangedSince(doc.stamp, now);
   }
 
   /** Makes room for one more document: closes the least recently used idle ones. */
@@ -284,20 +299,6 @@ export class DocumentSync {
     });
     return run;
   }
-}
-
-/** A file's identity and last change, from one stat: equal signatures, same content (in practice). */
-function signatureFrom(info: {
-  size: bigint;
-  mtimeNs: bigint;
-  ctimeNs: bigint;
-  ino: bigint;
-}): string {
-  return `${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.ino}`;
-}
-
-async function signatureOf(file: string): Promise<string> {
-  return signatureFrom(await stat(file, { bigint: true }));
 }
 
 /** Why `file` was not read, naming it (and the limit, for a file over it). */

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { makeFifo, releaseReaders } from '../testing/fifo.js';
 import { tempDir } from '../testing/temp-dir.js';
-import { readRealFile } from './real-file.js';
+import { readRealFile, unchangedSince } from './real-file.js';
 
 test(
   'reads a file at its real path, with the stats of what it read',
@@ -16,7 +16,7 @@ test(
     assert.equal(read.kind, 'ok');
     if (read.kind === 'ok') {
       assert.equal(read.text, 'let a = 1;');
-      assert.equal(read.stats.ino, statSync(dir.file('a.ts'), { bigint: true }).ino);
+      assert.equal(read.stamp.stats.ino, statSync(dir.file('a.ts'), { bigint: true }).ino);
     }
     assert.deepEqual(await readRealFile(dir.file('a.ts'), 5), { kind: 'tooLarge', size: 10 });
     assert.deepEqual(await readRealFile(dir.file('gone.ts'), 100), { kind: 'missing' });
@@ -55,3 +55,29 @@ test('a FIFO is refused at once, never waited for', { timeout: 5000 }, async (t)
     /FIFO \(named pipe\), not a regular file/,
   );
 });
+
+test(
+  'unchangedSince: one stat proves a file unchanged only when it changed well before the read',
+  { timeout: 5000 },
+  async (t) => {
+    const dir = tempDir('mcpctl-lsp-real-');
+    t.after(dir.remove);
+    const file = dir.file('a.ts');
+    writeFileSync(file, 'let a = 1;');
+    const read = await readRealFile(file, 100);
+    assert.equal(read.kind, 'ok');
+    if (read.kind !== 'ok') return;
+    const now = () => statSync(file, { bigint: true });
+    // Read just after it was written: a write in the same tick of the clock would leave the
+    // same size and times, so this read proves nothing about later.
+    assert.equal(unchangedSince(read.stamp, now()), false, 'a racy read');
+    // The same stats, had the read begun 3 s after the file's last change.
+    const later = { ...read.stamp, startedNs: read.stamp.stats.ctimeNs + 3_000_000_000n };
+    assert.equal(unchangedSince(later, now()), true);
+    writeFileSync(file, 'let b = 2;');
+    assert.equal(unchangedSince(later, now()), false, 'same size, written again: ctime moved');
+    renameSync(file, dir.file('b.ts'));
+    writeFileSync(file, 'let b = 2;');
+    assert.equal(unchangedSince(later, now()), false, 'another file at the path');
+  },
+);
