@@ -459,7 +459,9 @@ describe('security: the HTTP endpoint (e2e)', () => {
       const c = await rawInitialize(http);
       assert.equal((await ping(b)).status, 404, 'b was closed for c');
       assert.equal((await ping(a)).status, 200, 'a stays');
-      assert.match(evictions()[0] ?? '', new RegExp(`http agent ${b.slice(0, 8)} `));
+      // The daemon's log is read as it comes: wait for its line rather than race it.
+      const first = await until('the eviction to be logged', () => evictions()[0]);
+      assert.match(first, new RegExp(`http agent ${b.slice(0, 8)} `));
 
       // A session holding only its GET stream is idle too (or one client with a stream per
       // session would lock everyone out); the least recently active one gives way.
@@ -515,6 +517,7 @@ describe('security: the HTTP endpoint (e2e)', () => {
       assert.match(refused.body, /all 2 MCP sessions .* are busy/);
       for (const call of await Promise.all(calls)) assert.equal(call.status, 200, call.body);
       assert.equal(typeof (await rawInitialize(http)), 'string', 'idle again: room for one more');
+      await until('the third eviction to be logged', () => evictions().length === 3);
       assert.equal(evictions().length, 3);
       streamC.end();
     },
