@@ -23,9 +23,6 @@
  *   (no new work is taken on for it); `send` resolves once its line is written or buffered
  *   below the socket's high-water mark. Unread output past `maxPendingWriteBytes` (answers
  *   that were already on their way) ends the connection, logged.
- * - With `receipts` (gateway protocol 3), each of the agent's requests reaches the gateway only
- *   once the daemon's receipt naming it (REQUESTS_RECEIVED) is written, in the order the
- *   messages came (gateway-receipts.ts): what serve saw no receipt for never ran here.
  * - `onclose` fires exactly once, however the connection ends (either side, or `close()`);
  *   after it `send` rejects.
  * - `notifyStopping` writes the daemon's stop notice (DAEMON_STOPPING, for serve, not MCP)
@@ -38,7 +35,6 @@ import { checkAgentLine } from '../gateway/agent-message.js';
 import type { HandedOver } from './rpc-methods.js';
 import { MAX_AGENT_STDIO_MESSAGE_BYTES } from '../api/limits.js';
 import { oversizeOf } from './agent-message-size.js';
-import { ReceiptGate } from './gateway-receipts.js';
 import { DAEMON_STOPPING, GATEWAY_OPEN, JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
 import type { StopNotice } from './stop-notices.js';
 
@@ -50,8 +46,6 @@ const CLOSE_GRACE_MS = 1000;
 export interface GatewaySocketOptions {
   /** Where the transport reports a connection it ended (never the agent's channel). */
   readonly log: (message: string) => void;
-  /** Gateway protocol 3: receipts for the agent's requests before they run (gateway-receipts.ts). */
-  readonly receipts?: boolean;
 }
 
 export class GatewaySocketTransport implements Transport {
@@ -63,8 +57,6 @@ export class GatewaySocketTransport implements Transport {
   readonly #log: (message: string) => void;
   /** The largest message sent: what an agent reads on its stdio, at most the socket's limit. */
   readonly #maxSendBytes: number;
-  /** With receipts: what the agent's messages pass through on their way to the gateway. */
-  readonly #gate: ReceiptGate | undefined;
   /** Ids of the agent's requests not answered yet (nor cancelled by the agent). */
   readonly #inFlight = new Set<RequestId>();
   /** Sends waiting for the socket to drain (or close). */
@@ -78,12 +70,6 @@ export class GatewaySocketTransport implements Transport {
     this.#connection = connection;
     this.#log = options.log;
     this.#maxSendBytes = Math.min(connection.limits.maxLineBytes, MAX_AGENT_STDIO_MESSAGE_BYTES);
-    this.#gate = options.receipts
-      ? new ReceiptGate(
-          (line, done) => this.#writeReceipt(line, done),
-          (message) => this.onmessage?.(message),
-        )
-      : undefined;
   }
 
   start(): Promise<void> {
@@ -185,24 +171,7 @@ export class GatewaySocketTransport implements Transport {
           this.#inFlight.delete(cancelled);
       }
     }
-    if (this.#gate) this.#gate.push(message);
-    else this.onmessage?.(message);
-  }
-
-  /** Writes a receipt; `done` says whether it reached the kernel whole (gateway-receipts.ts). */
-  #writeReceipt(line: string, done: (written: boolean) => void): void {
-    const { socket, limits } = this.#connection;
-    if (this.#closed || socket.destroyed || socket.writableEnded) return done(false);
-    const flushed = socket.write(line, (err) => done(!err));
-    if (socket.writableLength > limits.maxPendingWriteBytes) {
-      this.#log(
-        `an agent connection left more than ${limits.maxPendingWriteBytes} bytes of MCP messages unread; closing it`,
-      );
-      socket.destroy();
-      return;
-    }
-    // As for any line: take no new work from an agent that does not read.
-    if (!flushed) socket.pause();
+    this.onmessage?.(message);
   }
 
   #reply(id: RequestId | null, code: number, message: string): Promise<void> {
@@ -231,7 +200,6 @@ export class GatewaySocketTransport implements Transport {
     this.#closed = true;
     clearTimeout(this.#cutOff);
     this.#inFlight.clear();
-    this.#gate?.close();
     for (const resolve of this.#waiting.splice(0)) resolve();
     this.onclose?.();
   }

@@ -23,11 +23,9 @@ export const GATEWAY_OPEN = 'gateway.open';
  * answer, and the daemon's stop notice. `mcpctl serve` sends its own (`params.protocol`); the
  * daemon answers the one both speak (`result.protocol`), or refuses with ProtocolMismatch.
  * 1: before it had a number (no `protocol` either way, no stop notice); 2: the answer names
- * the daemon (`pid`, `version`), and a daemon that stops sends DAEMON_STOPPING first; 3: the
- * daemon says which of the agent's requests it took before its gateway gets them
- * (REQUESTS_RECEIVED), so serve knows which ones a daemon that went away never ran.
+ * the daemon (`pid`, `version`), and a daemon that stops sends DAEMON_STOPPING first.
  */
-export const GATEWAY_PROTOCOL = 3;
+export const GATEWAY_PROTOCOL = 2;
 /** The oldest protocol this mcpctl still speaks, as serve and as daemon. */
 export const MIN_GATEWAY_PROTOCOL = 1;
 
@@ -36,14 +34,6 @@ export const MIN_GATEWAY_PROTOCOL = 1;
  * `{ reconnect: "now" | "on-demand", reason }`. Serve takes it (the agent never sees it).
  */
 export const DAEMON_STOPPING = 'mcpctl/daemonStopping';
-
-/**
- * The daemon's receipt on an agent connection of protocol 3 or later: `{ ids }`, the ids of the
- * agent's requests it read. Each is written (to the kernel) before that request reaches the
- * gateway, so a request no receipt named when the connection ended never ran on this daemon.
- * Serve takes it (the agent never sees it).
- */
-export const REQUESTS_RECEIVED = 'mcpctl/received';
 
 /** How serves should come back after a stop: at once (a restart), or at their next request. */
 export type ReconnectMode = 'now' | 'on-demand';

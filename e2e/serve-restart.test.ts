@@ -370,7 +370,7 @@ describe("the agent's session outlives the daemon (e2e)", () => {
         assert.equal(r.stdout, '', 'nothing but MCP on stdout');
         assert.match(
           r.stderr,
-          /the running mcpctl daemon at .* \(mcpctl 9\.9\.9, pid 4242\) speaks gateway protocol 99, this mcpctl serve \(.*\) 1 to 3: run `mcpctl stop`; the next mcpctl serve then starts a daemon of its own version/,
+          /the running mcpctl daemon at .* \(mcpctl 9\.9\.9, pid 4242\) speaks gateway protocol 99, this mcpctl serve \(.*\) 1 to 2: run `mcpctl stop`; the next mcpctl serve then starts a daemon of its own version/,
         );
         const stop = await env.cli(['stop'], { timeoutMs: 30_000 });
         assert.equal(stop.code, 0, stop.stderr);

@@ -342,7 +342,7 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
       const v1 = await open({ workspace: w.ws });
       try {
         assert.deepEqual(v2.result, { sessionId: 'default', protocol: 2, ...daemon });
-        assert.deepEqual(future.result, { sessionId: 'default', protocol: 3, ...daemon });
+        assert.deepEqual(future.result, { sessionId: 'default', protocol: 2, ...daemon });
         assert.deepEqual(v1.result, { sessionId: 'default' }, 'protocol 1 gets what it knows');
         await w.stopNotices.announce({ reconnect: 'now', reason: 'mcpctl restart' });
         const notice = {
@@ -355,46 +355,6 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
         assert.deepEqual(v1.lines, [], 'protocol 1 knows no notice');
       } finally {
         for (const c of [v2, future, v1]) c.socket.destroy();
-      }
-    },
-  );
-
-  it(
-    'protocol 3: a receipt names the requests before they run, in order; 2 gets none',
-    T,
-    async () => {
-      const v2 = await open({ workspace: w.ws, protocol: 2 });
-      const v3 = await open({ workspace: w.ws, protocol: 3 });
-      try {
-        for (const c of [v2, v3])
-          c.socket.write(
-            [
-              INIT,
-              '{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
-              '{"jsonrpc":"2.0","id":"p","method":"ping"}\n',
-            ].join(''),
-          );
-        type Line = { id?: string | number; method?: string; params?: { ids?: unknown[] } };
-        const parsed = (c: { lines: string[] }) => c.lines.map((l) => JSON.parse(l) as Line);
-        const answered = (c: { lines: string[] }) =>
-          parsed(c).filter((m) => m.method === undefined && m.id !== undefined);
-        await until('the answers', () => answered(v3).length === 2 && answered(v2).length === 2);
-        // Each answer of protocol 3 comes after a receipt naming its request.
-        const v3Lines = parsed(v3);
-        for (const answer of answered(v3)) {
-          const at = v3Lines.indexOf(answer);
-          const receipted = v3Lines
-            .slice(0, at)
-            .some((m) => m.method === 'mcpctl/received' && m.params?.ids?.includes(answer.id));
-          assert.ok(receipted, `a receipt before the answer to ${answer.id}: ${v3.lines.join('')}`);
-        }
-        const ids = v3Lines.flatMap((m) =>
-          m.method === 'mcpctl/received' ? (m.params?.ids ?? []) : [],
-        );
-        assert.deepEqual(ids, [1, 'p'], 'each request named once');
-        assert.ok(!parsed(v2).some((m) => m.method === 'mcpctl/received'), 'protocol 2: none');
-      } finally {
-        for (const c of [v2, v3]) c.socket.destroy();
       }
     },
   );

@@ -14,8 +14,7 @@
  *   whose protocol is older than the oldest we speak is refused with ProtocolMismatch before
  *   anything opens, the message saying to run `mcpctl stop`.
  * - A connection of protocol 2 or later is told, as its last line, when the daemon stops and
- *   whether to come back at once (stop-notices.ts); one of protocol 3 or later is told which of
- *   the agent's requests the daemon took before they run (gateway-receipts.ts).
+ *   whether to come back at once (stop-notices.ts).
  * - The session is held by the connection until it closes; closing the connection closes the
  *   gateway (the agent's calls are aborted, its subscriptions dropped), and a gateway that
  *   closes itself closes the connection. A connection that hangs up while the gateway opens
@@ -81,10 +80,7 @@ export function gatewayHandovers(ctx: MethodContext): HandoverTable {
               ? { sessionId: session.id }
               : { sessionId: session.id, protocol, pid: process.pid, version: ctx.version },
           start(connection) {
-            const transport = new GatewaySocketTransport(connection, {
-              log,
-              receipts: protocol >= 3,
-            });
+            const transport = new GatewaySocketTransport(connection, { log });
             if (protocol >= 2) {
               const forget = ctx.stopNotices.add((notice) => transport.notifyStopping(notice));
               call.conn.onClose(forget);

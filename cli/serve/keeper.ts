@@ -10,7 +10,7 @@
  *   are rewritten, answered here or dropped. At most one MCP message of each direction is held
  *   (line-framer.ts), and lines waiting for a daemon are bounded (MAX_QUEUED_BYTES: past it
  *   the agent's input is not read until they are sent or answered), as are the lines of sent
- *   requests kept until their daemon took them (MAX_UNTAKEN_BYTES, below).
+ *   request kept until another line follows it (MAX_RESEND_BYTES, below).
  * - No line longer than MAX_AGENT_STDIO_MESSAGE_BYTES reaches the agent (its MCP SDK would drop
  *   the connection, and with it every server): such an answer becomes the size error (-32005)
  *   for its request, such a request of the gateway's is answered with it, anything else is
@@ -29,12 +29,15 @@
  *   - its line never reached the kernel whole: the socket was closed or ended already, or the
  *     write failed while it was the only one under way (a failed write of several lines may
  *     have delivered the first ones, so those are not resent; lines are never corked); or
- *   - gateway protocol 3: no receipt (REQUESTS_RECEIVED) named it, and the connection's end
- *     was read while the socket flowed. The daemon writes each receipt before the request
- *     reaches its gateway (cli/gateway-receipts.ts); the kernel hands serve every byte queued
- *     before the end, and a flowing socket hands them on: every receipt written was seen.
- *   Lines are kept for that at most MAX_UNTAKEN_BYTES (past it a request is failed as above).
- *   Everything else is "may or may not have run": serve never sends a request twice.
+ *   - it was the last line written to the connection, and the connection ended in a reset
+ *     (ECONNRESET on read): Linux resets a Unix stream socket when its peer closes with bytes
+ *     of ours still queued unread, and those are the last bytes written, so that line's newline
+ *     never reached the daemon's code (which acts on whole lines only). A dying daemon's
+ *     sockets close with such a reset for every line written after its death; a daemon that
+ *     had read everything closes with a plain end, which proves nothing.
+ *   Such a line is kept while it is the last one written, at most MAX_RESEND_BYTES (a longer
+ *   one is failed as above). Everything else is "may or may not have run": serve never sends a
+ *   request twice. (It costs nothing per call: no word of the daemon's is needed.)
  * - Then, unless the daemon said to wait for the agent's next request (a `mcpctl stop`) or
  *   only this connection ended (the same daemon answers: serve exits 1, as before), a daemon is
  *   brought back (`reopen`: started when none answers; serves racing end up on one) and the
@@ -64,13 +67,7 @@ import {
 } from '../../api/limits.js';
 import { answerTooLargeMessage, droppedText } from '../agent-message-size.js';
 import { errorText } from '../errors.js';
-import {
-  DAEMON_STOPPING,
-  REQUESTS_RECEIVED,
-  RpcCodes,
-  isObject,
-  type ReconnectMode,
-} from '../rpc-protocol.js';
+import { DAEMON_STOPPING, RpcCodes, isObject, type ReconnectMode } from '../rpc-protocol.js';
 import { AgentRecord } from './agent-record.js';
 import type { OpenedGateway } from './gateway-open.js';
 import { LineFramer } from './line-framer.js';
@@ -80,8 +77,8 @@ import { idText, peekMessage } from './mcp-peek.js';
 const STDIN_END_GRACE_MS = 1000;
 /** Lines of the agent's held while no gateway is connected, at most (then it is not read). */
 const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
-/** Lines of requests kept to be sent again should their daemon not take them, at most. */
-const MAX_UNTAKEN_BYTES = 4 * 1024 * 1024;
+/** The last request's line, kept to be sent again should its daemon not take it, at most. */
+const MAX_RESEND_BYTES = 4 * 1024 * 1024;
 /** Ids of the gateways' requests to the agent remembered, at most (oldest forgotten). */
 const MAX_GATEWAY_ASKS = 10_000;
 /** MCP's SDK code for a closed connection: what a call cut off by a lost daemon gets. */
@@ -128,7 +125,8 @@ interface AgentCall {
   readonly task: boolean;
   /**
    * Its line while it may be sent again: `initialize`'s always (sent again while unanswered),
-   * any other's until a daemon may have taken it (see Sending), within MAX_UNTAKEN_BYTES.
+   * any other's while it is the last line written to its gateway (see Sending), within
+   * MAX_RESEND_BYTES.
    */
   line?: Buffer;
   /** Its last sending to a gateway, if it was sent. */
@@ -142,12 +140,12 @@ interface AgentCall {
  * - `unsent`: provably not one whole line reached the daemon: the socket was closed already,
  *   or the write failed while it was the only one under way (a failed write of several lines
  *   at once may have delivered the first ones).
- * - `written`: in the kernel, on its way to the daemon; whether it read it, only a receipt says.
- * - `received`: the daemon's receipt named it (protocol 3): it may have run.
+ * - `written`: in the kernel, on its way to the daemon; that it was never read, only a reset
+ *   right after it says (Current.reset).
  */
 interface Sending {
   readonly gen: number;
-  state: 'writing' | 'unsent' | 'written' | 'received';
+  state: 'writing' | 'unsent' | 'written';
 }
 
 /** A line of the agent's waiting for a gateway. */
@@ -172,14 +170,10 @@ interface Current {
   dropping?: boolean;
   /** What the daemon said before it closed, if it said anything (DAEMON_STOPPING). */
   notice?: { reconnect: ReconnectMode; reason: string };
-  /** The daemon says which requests it took (gateway protocol 3, REQUESTS_RECEIVED). */
-  readonly receipts: boolean;
-  /**
-   * The connection's end was read (EOF, or a reset when the daemon died with bytes of ours
-   * unread) while the socket was flowing: every byte the daemon sent before it was seen, so
-   * every receipt it wrote.
-   */
-  endRead?: boolean;
+  /** The request whose line was the last one written to this gateway, if the last was one. */
+  last?: AgentCall;
+  /** The connection ended in a reset: the daemon closed with bytes of ours unread (Linux). */
+  reset?: boolean;
 }
 
 export class SessionKeeper {
@@ -191,8 +185,6 @@ export class SessionKeeper {
   #current: Current | undefined;
   #gen = 0;
   readonly #inFlight = new Map<string, AgentCall>();
-  /** Bytes of the lines kept in #inFlight to be sent again (initialize's not counted). */
-  #untakenBytes = 0;
   readonly #asks = new Map<string, GatewayAsk>();
   #askCount = 0;
   /** Ids of serve's own requests on the current gateway (the restore): their answers stay here. */
@@ -329,17 +321,9 @@ export class SessionKeeper {
       return this.#enqueue({ line, request: { id, call, until: Date.now() + this.#waitMs } });
     const sending: Sending = { gen: current.gen, state: 'writing' };
     call.sending = sending;
-    if (call.method !== 'initialize' && this.#untakenBytes + line.length <= MAX_UNTAKEN_BYTES) {
-      call.line = line;
-      this.#untakenBytes += line.length;
-    }
+    if (call.method !== 'initialize' && line.length <= MAX_RESEND_BYTES) call.line = line;
     this.#inFlight.set(id, call);
-    this.#toGateway(line, (fate) => {
-      if (sending.state !== 'writing') return; // A receipt came first.
-      sending.state = fate;
-      // Without receipts nothing more will be known: a line written is kept no longer.
-      if (fate === 'written' && !current.receipts) this.#forgetLine(call);
-    });
+    this.#toGateway(line, (fate) => (sending.state = fate), call);
   }
 
   /** The agent's request `id` needs nothing more from this gateway: answered or cancelled. */
@@ -352,18 +336,21 @@ export class SessionKeeper {
   }
 
   #forgetLine(call: AgentCall): void {
-    if (call.line === undefined || call.method === 'initialize') return;
-    this.#untakenBytes -= call.line.length;
-    call.line = undefined;
+    if (call.method !== 'initialize') call.line = undefined;
   }
 
   /**
    * Writes `line` to the current gateway. `fate` (for requests) hears whether one whole copy
-   * surely never reached the daemon (`unsent`) or it is in the kernel (`written`).
+   * surely never reached the daemon (`unsent`) or it is in the kernel (`written`); `call` is
+   * the request the line is (the last line written, until another follows).
    */
-  #toGateway(line: Buffer, fate?: (state: 'unsent' | 'written') => void): void {
-    const socket = this.#current?.link.socket;
-    if (!socket || socket.destroyed || socket.writableEnded) return fate?.('unsent');
+  #toGateway(line: Buffer, fate?: (state: 'unsent' | 'written') => void, call?: AgentCall): void {
+    const current = this.#current;
+    const socket = current?.link.socket;
+    if (!current || !socket || socket.destroyed || socket.writableEnded) return fate?.('unsent');
+    // Only the last line can be proven unread (a reset): the one before it is kept no longer.
+    if (current.last && current.last !== call) this.#forgetLine(current.last);
+    current.last = call;
     // Alone: not queued behind another write, so no write of several lines fails with it.
     const alone = socket.writableLength === 0 && socket.writableCorked === 0;
     const done = fate
@@ -402,15 +389,13 @@ export class SessionKeeper {
     const framer = new LineFramer(MAX_MESSAGE_BYTES + 1, (line, whole) =>
       this.#fromGateway(current, line, whole),
     );
-    const current: Current = { link, gen, framer, receipts: link.opened.protocol >= 3 };
+    const current: Current = { link, gen, framer };
     this.#current = current;
     this.#socketBlocked = false;
     const { socket } = link;
-    // 'close' follows either; each says whether every byte of the daemon's was seen first
-    // (a flowing socket hands on all it read, and the kernel gives queued bytes before the end).
-    socket.once('end', () => (current.endRead = true));
+    // 'close' follows and says what happened; a reset on read says some of ours went unread.
     socket.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.syscall === 'read' && !socket.isPaused()) current.endRead = true;
+      if (err.code === 'ECONNRESET' && err.syscall === 'read') current.reset = true;
     });
     socket.on('data', (chunk: Buffer) => {
       if (this.#current !== current) return;
@@ -448,8 +433,6 @@ export class SessionKeeper {
         current.notice = stopNoticeOf(line);
         return;
       }
-      if (peek.method === REQUESTS_RECEIVED && current.receipts)
-        return this.#received(current, line);
       if (peek.method === 'notifications/cancelled') {
         // The gateway gave up on one of its requests: under the id the agent knows it by.
         const cancelled = requestIdOf(line);
@@ -507,16 +490,6 @@ export class SessionKeeper {
         `not passed to the agent: a line of the daemon's longer than ${MAX_MESSAGE_BYTES} bytes`,
       );
     current.dropping = piece[piece.length - 1] !== 0x0a;
-  }
-
-  /** The daemon's receipt: the requests it names may run now, so none of them is sent again. */
-  #received(current: Current, line: Buffer): void {
-    for (const id of receiptIdsOf(line)) {
-      const call = this.#inFlight.get(id);
-      if (!call?.sending || call.sending.gen !== current.gen) continue;
-      call.sending.state = 'received';
-      this.#forgetLine(call);
-    }
   }
 
   /** A request of the gateway's to the agent (sampling, elicitation, roots/list, ping). */
@@ -793,28 +766,14 @@ function errorLine(id: string, code: number, message: string): Buffer {
 
 /**
  * Whether the request `call`, unanswered when the gateway `current` went away, provably never
- * ran there: its line never reached the daemon whole, or the daemon's receipts (all of them
- * seen: the end was read) never named it.
+ * ran there: its line never reached the daemon whole, or it was the last line written and the
+ * connection ended in a reset (its bytes were still queued unread).
  */
 function neverRan(current: Current, call: AgentCall): boolean {
   const sending = call.sending;
   if (!sending || sending.gen !== current.gen) return false;
   if (sending.state === 'unsent') return true;
-  return sending.state === 'written' && current.receipts && current.endRead === true;
-}
-
-/** The ids (as id text) a REQUESTS_RECEIVED line names. */
-function receiptIdsOf(line: Buffer): string[] {
-  try {
-    const message: unknown = JSON.parse(line.toString('utf8'));
-    const ids = isObject(message) && isObject(message.params) ? message.params.ids : undefined;
-    if (!Array.isArray(ids)) return [];
-    return ids
-      .filter((id): id is string | number => typeof id === 'string' || typeof id === 'number')
-      .map((id) => idText(JSON.stringify(id)));
-  } catch {
-    return [];
-  }
+  return sending.state === 'written' && current.reset === true && current.last === call;
 }
 
 /** `"method":…,"params":…` of a request serve sends itself. */
