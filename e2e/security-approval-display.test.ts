@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { TestEnv, condition, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
@@ -61,6 +61,23 @@ describe('security: the approval shows what a server sends where (e2e)', () => {
     http = undefined;
   });
 
+  /** An agent through serve whose user answers every question `answer`; the questions. */
+  async function askedAgent(answer: ElicitResult) {
+    const questions: string[] = [];
+    const { transport, stderr: serveStderr } = env.serveTransport({ extraEnv: SECRETS });
+    const client = new Client(
+      { name: 'display-agent', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      questions.push(request.params.message);
+      return answer;
+    });
+    await client.connect(transport);
+    env.trackPid(transport.pid ?? undefined);
+    return { questions, client, serveStderr };
+  }
+
   it(
     'question, approve and describe show ${VAR} text and "sends $VAR to host", never the values',
     T,
@@ -88,18 +105,7 @@ describe('security: the approval shows what a server sends where (e2e)', () => {
       );
 
       // The in-agent question (MCP elicitation).
-      const questions: string[] = [];
-      const { transport, stderr: serveStderr } = env.serveTransport({ extraEnv: SECRETS });
-      const client = new Client(
-        { name: 'display-agent', version: '1.0.0' },
-        { capabilities: { elicitation: {} } },
-      );
-      client.setRequestHandler(ElicitRequestSchema, (request) => {
-        questions.push(request.params.message);
-        return { action: 'cancel' as const };
-      });
-      await client.connect(transport);
-      env.trackPid(transport.pid ?? undefined);
+      const { questions, client, serveStderr } = await askedAgent({ action: 'cancel' });
       let webQuestion: string;
       let localQuestion: string;
       try {
@@ -203,18 +209,10 @@ describe('security: the approval shows what a server sends where (e2e)', () => {
       );
 
       // The agent's user approves both through the question (MCP elicitation).
-      const questions: string[] = [];
-      const { transport, stderr: serveStderr } = env.serveTransport({ extraEnv: SECRETS });
-      const client = new Client(
-        { name: 'display-agent', version: '1.0.0' },
-        { capabilities: { elicitation: {} } },
-      );
-      client.setRequestHandler(ElicitRequestSchema, (request) => {
-        questions.push(request.params.message);
-        return { action: 'accept' as const, content: { decision: 'approve' } };
+      const { questions, client, serveStderr } = await askedAgent({
+        action: 'accept',
+        content: { decision: 'approve' },
       });
-      await client.connect(transport);
-      env.trackPid(transport.pid ?? undefined);
       let mcpQuestion: string;
       let lspQuestion: string;
       try {
