@@ -13,7 +13,7 @@ import { CliError, EXIT_USAGE } from '../errors.js';
 import type { GlobalOptions } from '../command-env.js';
 import { readStarterEnv, StarterEnvError } from '../serve/daemon-env.js';
 import { INSIDE_MCPCTL_ENV } from '../serve/inert-port.js';
-import { homeDirectory, resolveSocketPath } from '../socket-path.js';
+import { homeDirectory, resolveSocketPath } from '../rpc/socket-path.js';
 import { isLoopbackHost, ListenAddressError, parseListenAddress } from '../http/address.js';
 import { TokenFileError, ensureToken, tokenPath } from '../http/token.js';
 import type { HttpServeOptions } from '../http/serve-http.js';

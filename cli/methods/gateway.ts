@@ -2,7 +2,7 @@
  * `gateway.open`: the first line of an agent's connection (what `mcpctl serve` writes). It opens
  * (or joins) a session like `session.open`, opens that session's gateway for this agent, and
  * answers `{ sessionId }`; from then on every line of the connection, both ways, is MCP between
- * the agent and its gateway (cli/gateway-socket.ts).
+ * the agent and its gateway (cli/rpc/gateway-socket.ts).
  *
  * Guarantees:
  * - Params are checked as `session.open`'s (absolute paths, the agent's environment), plus
@@ -22,9 +22,9 @@
  */
 import { z } from 'zod';
 import { openGateway } from '../../gateway/index.js';
-import { GATEWAY_OPEN, GatewaySocketTransport } from '../gateway-socket.js';
-import { GATEWAY_PROTOCOL, MIN_GATEWAY_PROTOCOL, RpcCodes, RpcError } from '../rpc-protocol.js';
-import { handover, type HandoverTable } from '../rpc-methods.js';
+import { GATEWAY_OPEN, GatewaySocketTransport } from '../rpc/gateway-socket.js';
+import { GATEWAY_PROTOCOL, MIN_GATEWAY_PROTOCOL, RpcCodes, RpcError } from '../rpc/protocol.js';
+import { handover, type HandoverTable } from '../rpc/methods.js';
 import { errorText } from '../errors.js';
 import { inbandLogin } from '../inband-login.js';
 import { openHeld, type MethodContext } from './context.js';

@@ -30,8 +30,8 @@ import {
   connectClient,
   connectSocket,
   type RpcClient,
-} from '../rpc-client.js';
-import { SocketDirError, prepareSocketDir } from '../socket-path.js';
+} from '../rpc/client.js';
+import { SocketDirError, prepareSocketDir } from '../rpc/socket-path.js';
 import { daemonProcessEnv, ownEnv, starterEnvDocument } from './daemon-env.js';
 import { INSIDE_MCPCTL_ENV } from './inert-port.js';
 

@@ -2,7 +2,7 @@
  * The agent's MCP session in `mcpctl serve`, kept across daemons: a pipe between the agent's
  * stdio and its gateway in the daemon that, when the daemon's socket closes under it, keeps
  * the agent's side open, brings a daemon back and restores the session there (issue 25;
- * README "When the daemon restarts", cli/PROTOCOL.md "When the daemon goes away").
+ * README "When the daemon restarts", cli/rpc/PROTOCOL.md "When the daemon goes away").
  *
  * Guarantees:
  * - While a gateway is connected every line passes on as it came (a view of the bytes read,
@@ -67,7 +67,7 @@ import {
 } from '../../api/limits.js';
 import { answerTooLargeMessage, droppedText } from '../agent-message-size.js';
 import { errorText } from '../errors.js';
-import { DAEMON_STOPPING, RpcCodes, isObject, type ReconnectMode } from '../rpc-protocol.js';
+import { DAEMON_STOPPING, RpcCodes, isObject, type ReconnectMode } from '../rpc/protocol.js';
 import { AgentRecord } from './agent-record.js';
 import type { OpenedGateway } from './gateway-open.js';
 import { LineFramer } from './line-framer.js';

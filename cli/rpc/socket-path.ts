@@ -26,7 +26,7 @@ import { lstatSync, mkdirSync, readlinkSync, type Stats } from 'node:fs';
 import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { CliError } from './errors.js';
+import { CliError } from '../errors.js';
 
 export const SOCKET_ENV = 'MCPCTL_SOCKET';
 
