@@ -12,7 +12,7 @@ import type { SessionEnvSpec } from '../../controller/daemon.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import type { GlobalOptions } from '../command-env.js';
 import { readStarterEnv, StarterEnvError } from '../serve/daemon-env.js';
-import { INSIDE_MCPCTL_ENV } from '../serve/inert-port.js';
+import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
 import { homeDirectory, resolveSocketPath } from '../rpc/socket-path.js';
 import { isLoopbackHost, ListenAddressError, parseListenAddress } from '../http/address.js';
 import { TokenFileError, ensureToken, tokenPath } from '../http/token.js';

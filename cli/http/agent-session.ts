@@ -19,7 +19,7 @@
  *   daemon's environment) and opens its gateway with the same options as a `serve` agent's
  *   (first-list wait, in-band OAuth login, meta tools as asked). A failure leaves nothing held.
  * - An inert session holds nothing and offers nothing (the face of a serve started by mcpctl
- *   itself, cli/serve/inert-port.ts), so mcpctl is never proxied into itself over HTTP.
+ *   itself, cli/agent/inert-port.ts), so mcpctl is never proxied into itself over HTTP.
  * - Held messages are bounded (MAX_HELD); past it a request is answered with an error at once.
  * - `close()` (the agent's DELETE, idle expiry, the daemon stopping) and the gateway closing
  *   itself end the same way, once: the transport and its streams are closed, the replay window
@@ -44,9 +44,9 @@ import {
 } from '../../gateway/index.js';
 import { LIMIT_EXCEEDED_CODE } from '../../api/limits.js';
 import { errorText } from '../errors.js';
-import { inbandLogin } from '../inband-login.js';
+import { inbandLogin } from '../agent/inband-login.js';
 import { FIRST_LIST_WAIT_MS } from '../methods/gateway.js';
-import { InertSessionPort } from '../serve/inert-port.js';
+import { InertSessionPort } from '../agent/inert-port.js';
 import { HttpAgentTransport } from './agent-transport.js';
 import type { FastReply } from './fast-path.js';
 import type { HttpLimits } from './limits.js';

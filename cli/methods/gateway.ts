@@ -26,7 +26,7 @@ import { GATEWAY_OPEN, GatewaySocketTransport } from '../rpc/gateway-socket.js';
 import { GATEWAY_PROTOCOL, MIN_GATEWAY_PROTOCOL, RpcCodes, RpcError } from '../rpc/protocol.js';
 import { handover, type HandoverTable } from '../rpc/methods.js';
 import { errorText } from '../errors.js';
-import { inbandLogin } from '../inband-login.js';
+import { inbandLogin } from '../agent/inband-login.js';
 import { openHeld, type MethodContext } from './context.js';
 import { openShape, openSpec } from './sessions.js';
 

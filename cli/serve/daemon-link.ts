@@ -33,7 +33,7 @@ import {
 } from '../rpc/client.js';
 import { SocketDirError, prepareSocketDir } from '../rpc/socket-path.js';
 import { daemonProcessEnv, ownEnv, starterEnvDocument } from './daemon-env.js';
-import { INSIDE_MCPCTL_ENV } from './inert-port.js';
+import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
 
 /** The built CLI entry (cli/main.js), relative to this file (cli/serve/daemon-link.js). */
 const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));

@@ -1,6 +1,6 @@
 /**
  * `mcpctl serve` with the gateway in this process: `--no-daemon` (a private session and pool,
- * ended with serve) and the inert serve mcpctl starts for itself (inert-port.ts). Loaded only
+ * ended with serve) and the inert serve mcpctl starts for itself (cli/agent/inert-port.ts). Loaded only
  * for these, so that the usual serve, a pipe to the daemon (pipe.ts), starts without the
  * controller, the pool and the gateway.
  *
@@ -17,8 +17,8 @@ import {
   type GatewayOptions,
 } from '../../gateway/index.js';
 import { errorText } from '../errors.js';
-import { inbandLogin } from '../inband-login.js';
-import { InertSessionPort } from './inert-port.js';
+import { inbandLogin } from '../agent/inband-login.js';
+import { InertSessionPort } from '../agent/inert-port.js';
 import { openPrivateSession, type PrivateSessionOptions } from './private-session.js';
 import { StdioLineTransport } from './stdio-transport.js';
 

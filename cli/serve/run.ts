@@ -11,7 +11,7 @@
  *   when this process ends, the daemon closes the gateway and releases the hold.
  * - A serve started by mcpctl itself (its entry is in a file mcpctl reads) serves nothing (no
  *   tools, not even the meta tools its `--meta-tools` asks for) and contacts no daemon; see
- *   inert-port.ts. The controllers serve runs (in-process, or a daemon
+ *   cli/agent/inert-port.ts. The controllers serve runs (in-process, or a daemon
  *   it starts) mark the environment of their servers for that.
  * - With a daemon, the agent's session outlives it: when the daemon goes away (crashed,
  *   killed, stopped, restarted) serve brings one back and restores the session (keeper.ts).
@@ -24,7 +24,7 @@ import type { MetaToolsMode } from '../../gateway/index.js';
 import { VERSION } from '../version.js';
 import { connectOrStartDaemon, daemonLogPath } from './daemon-link.js';
 import { ownEnv } from './daemon-env.js';
-import { INSIDE_MCPCTL_ENV } from './inert-port.js';
+import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
 import { runPipe } from './pipe.js';
 
 export interface ServeOptions {
@@ -76,7 +76,7 @@ export async function runServe(o: ServeOptions): Promise<number> {
     return serveInert(reason, { ...gatewayOptions(), metaTools: 'off' });
   }
   if (!o.daemon) {
-    // Inherited by every server the in-process controller starts (see inert-port.ts).
+    // Inherited by every server the in-process controller starts (see cli/agent/inert-port.ts).
     process.env[INSIDE_MCPCTL_ENV] = `mcpctl serve --no-daemon, pid ${process.pid}`;
     const { serveInProcess } = await import('./in-process.js');
     return serveInProcess(
