@@ -36,17 +36,10 @@ import type {
 import type { Daemon, SessionHandle, SessionSpec, WorkspaceFrom } from '../../controller/daemon.js';
 import { WorkspaceNotFoundError } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
-import {
-  openGateway,
-  openInertGateway,
-  type Gateway,
-  type MetaToolsMode,
-} from '../../gateway/index.js';
+import type { Gateway, MetaToolsMode } from '../../gateway/index.js';
 import { LIMIT_EXCEEDED_CODE } from '../../api/limits.js';
 import { errorText } from '../errors.js';
-import { inbandLogin } from '../agent/inband-login.js';
-import { FIRST_LIST_WAIT_MS } from '../methods/gateway.js';
-import { InertSessionPort } from '../agent/inert-port.js';
+import { gatewayLog, openAgentGateway, openInertAgentGateway } from '../agent/gateway.js';
 import { HttpAgentTransport } from './agent-transport.js';
 import type { FastReply } from './fast-path.js';
 import type { HttpLimits } from './limits.js';
@@ -273,10 +266,9 @@ export class HttpAgentSession {
 
   #inertGateway(reason: string): Gateway {
     const label = `http agent ${this.id.slice(0, 8)} (inert)`;
-    return openInertGateway(new InertSessionPort(reason), {
+    return openInertAgentGateway(reason, {
       version: this.#deps.version,
-      log: (message) => this.#deps.log(`gateway of ${label}: ${message}`),
-      metaTools: 'off',
+      log: gatewayLog(label, this.#deps.log),
       label,
     });
   }
@@ -295,13 +287,11 @@ export class HttpAgentSession {
     });
     const label = `http agent ${this.id.slice(0, 8)} of session ${handle.session.id}`;
     try {
-      const gateway = await openGateway(handle.session, {
+      const gateway = await openAgentGateway(daemon, handle.session, {
         version: this.#deps.version,
-        log: (message) => this.#deps.log(`gateway of ${label}: ${message}`),
-        firstListWaitMs: FIRST_LIST_WAIT_MS,
+        log: gatewayLog(label, this.#deps.log),
         metaTools,
         label,
-        login: inbandLogin(daemon, handle.session),
       });
       return [gateway, handle];
     } catch (err) {
