@@ -26,7 +26,7 @@ import {
 import { processStateOf } from '../daemon-liveness.js';
 import { CliError } from '../errors.js';
 import { connectClient } from '../rpc/client.js';
-import { daemonLogPath } from '../serve/daemon-link.js';
+import { daemonLogPath } from '../rpc/socket-path.js';
 
 const STOP_TIMEOUT_MS = 120_000;
 /** After it hung up, how long the daemon's process may take to exit. */

@@ -22,7 +22,8 @@
  */
 import type { MetaToolsMode } from '../../gateway/index.js';
 import { VERSION } from '../version.js';
-import { connectOrStartDaemon, daemonLogPath } from './daemon-link.js';
+import { daemonLogPath } from '../rpc/socket-path.js';
+import { connectOrStartDaemon } from './daemon-link.js';
 import { ownEnv } from './daemon-env.js';
 import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
 import { runPipe } from './pipe.js';
