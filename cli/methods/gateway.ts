@@ -51,7 +51,7 @@ export function gatewayHandovers(ctx: MethodContext): HandoverTable {
           name: p.pid ? `serve pid ${p.pid}` : 'serve',
         });
         const label = `agent${p.pid ? ` (serve pid ${p.pid})` : ''} of session ${session.id}`;
-        const log = gatewayLog(label, ctx.log);
+        const log = gatewayLog(label, (message) => ctx.log(message));
         const gateway = await openAgentGateway(ctx.daemon, session, {
           version: ctx.version,
           log,
