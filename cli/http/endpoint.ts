@@ -74,7 +74,7 @@ import { initializeSpecOf } from './initialize-spec.js';
 import type { HttpLimits } from './limits.js';
 import { readBody, replyError } from './node-bridge.js';
 import { ReplayWindow } from './replay.js';
-import { SessionTable } from './session-table.js';
+import { HttpSessionTable } from './session-table.js';
 import { tokenMatcher } from './token.js';
 import { UnreadLedger, type UnreadDrop } from './unread.js';
 
@@ -98,7 +98,7 @@ export interface HttpEndpointOptions {
 export class HttpEndpoint {
   readonly #o: HttpEndpointOptions;
   readonly #server: Server;
-  readonly #sessions: SessionTable;
+  readonly #sessions: HttpSessionTable;
   readonly #window: ReplayWindow;
   /** Bytes of responses the clients have not read, per session and all together. */
   readonly #unread: UnreadLedger;
@@ -111,7 +111,7 @@ export class HttpEndpoint {
   private constructor(o: HttpEndpointOptions) {
     this.#o = o;
     this.#checks = { allowRemote: o.allowRemote, tokenMatches: tokenMatcher(o.token) };
-    this.#sessions = new SessionTable(o.limits, o.log);
+    this.#sessions = new HttpSessionTable(o.limits, o.log);
     this.#window = new ReplayWindow({
       maxBytes: o.limits.maxReplayBytes,
       maxEvents: o.limits.maxReplayEvents,

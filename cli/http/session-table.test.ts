@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { HttpAgentSession } from './agent-session.js';
 import type { HttpLimits } from './limits.js';
-import { SessionTable } from './session-table.js';
+import { HttpSessionTable } from './session-table.js';
 
 /** The fields of a session the table reads. */
 function agent(id: string, o: { idle: boolean; streams?: number; lastActive: number }) {
@@ -25,7 +25,7 @@ function agent(id: string, o: { idle: boolean; streams?: number; lastActive: num
 function table(maxSessions: number) {
   const lines: string[] = [];
   const limits = { maxSessions, idleSessionMs: 60_000 } as HttpLimits;
-  return { sessions: new SessionTable(limits, { info: (_o, msg) => lines.push(msg) }), lines };
+  return { sessions: new HttpSessionTable(limits, { info: (_o, msg) => lines.push(msg) }), lines };
 }
 
 describe('the HTTP session table', () => {

@@ -16,19 +16,19 @@
 import type { HttpAgentSession } from './agent-session.js';
 import type { HttpLimits } from './limits.js';
 
-export interface SessionTableLog {
+export interface HttpSessionTableLog {
   info(obj: object, msg: string): void;
 }
 
-export class SessionTable {
+export class HttpSessionTable {
   readonly #limits: HttpLimits;
-  readonly #log: SessionTableLog;
+  readonly #log: HttpSessionTableLog;
   readonly #sessions = new Map<string, HttpAgentSession>();
   /** Sessions being opened (initialize requests in progress): they count against the limit. */
   #opening = 0;
   #sweep: NodeJS.Timeout | undefined;
 
-  constructor(limits: HttpLimits, log: SessionTableLog) {
+  constructor(limits: HttpLimits, log: HttpSessionTableLog) {
     this.#limits = limits;
     this.#log = log;
   }
