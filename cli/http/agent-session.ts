@@ -17,7 +17,8 @@
  * Guarantees:
  * - Opening holds the daemon session (opened or joined like `gateway.open` does, in the
  *   daemon's environment) and opens its gateway with the same options as a `serve` agent's
- *   (first-list wait, in-band OAuth login, meta tools as asked). A failure leaves nothing held.
+ *   (first-list wait, in-band OAuth login, meta tools as asked: cli/agent/gateway.ts, the one
+ *   place for every door). A failure leaves nothing held.
  * - An inert session holds nothing and offers nothing (the face of a serve started by mcpctl
  *   itself, cli/agent/inert-port.ts), so mcpctl is never proxied into itself over HTTP.
  * - Held messages are bounded (MAX_HELD); past it a request is answered with an error at once.
