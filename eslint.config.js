@@ -43,7 +43,7 @@ const K8S_TYPES_ONLY = {
   allowTypeImports: true,
 };
 
-export default tseslint.config(
+const config = tseslint.config(
   { ignores: ['dist/**', '.build-*/**', 'node_modules/**', 'eslint.config.js', 'scripts/**'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -154,3 +154,112 @@ export default tseslint.config(
     },
   },
 );
+
+// DESIGN §3, cli/'s rooms, bottom up, and the rooms each may import (no circle: a room imports
+// only rooms listed before it). Beside them, at cli/'s top, the entry points (CLI_ENTRIES) and
+// the small files every room shares (CLI_SHARED).
+/** @type {Record<string, { rooms: string[], shared: string[] }>} */
+const CLI_ROOMS = {
+  // What every door gives an agent: its gateway's options, the inert port, the in-band login.
+  agent: { rooms: [], shared: [] },
+  // The socket protocol, both ends: the leaf of cli/ the doors and the commands use.
+  rpc: { rooms: [], shared: ['errors', 'agent-message-size'] },
+  output: { rooms: [], shared: ['objects'] },
+  // The three doors: serve's pipe, the HTTP endpoint, the socket's methods. None imports another.
+  serve: {
+    rooms: ['agent', 'rpc'],
+    shared: ['errors', 'agent-message-size', 'answer-timeout', 'daemon-liveness', 'version'],
+  },
+  http: { rooms: ['agent', 'rpc'], shared: ['errors'] },
+  methods: { rooms: ['agent', 'rpc'], shared: ['errors', 'objects'] },
+  commands: {
+    rooms: ['agent', 'rpc', 'output', 'serve', 'http', 'methods'],
+    shared: ['*'],
+  },
+};
+/** cli/'s entry points: the command line, the client commands' shared setup, the daemon. */
+const CLI_ENTRIES = ['main', 'program', 'command-env', 'daemon-main', 'http-port-hold'];
+/** cli/'s small shared files, and the rooms they use. */
+const CLI_SHARED = [
+  'errors',
+  'version',
+  'agent-message-size',
+  'objects',
+  'object-ref',
+  'answer-timeout',
+  'daemon-liveness',
+];
+const CLI_SHARED_USES = ['rpc', 'output'];
+
+/**
+ * The patterns of a room of cli/: no other room it may not import, no file at cli/'s top it
+ * may not (the entry points never; of the shared files, those its row names).
+ * @param {string} room
+ * @param {{ rooms: string[], shared: string[] }} allowed
+ */
+function cliRoomPatterns(room, allowed) {
+  const others = Object.keys(CLI_ROOMS).filter((r) => r !== room && !allowed.rooms.includes(r));
+  const topFiles = allowed.shared.includes('*')
+    ? `(${['main', 'program'].join('|')})\\.js$`
+    : allowed.shared.length
+      ? `(?!(${allowed.shared.join('|')})\\.js$)[^/]+\\.js$`
+      : `[^/]+\\.js$`;
+  return [
+    ...(others.length
+      ? [
+          {
+            regex: `^\\.\\./(${others.join('|')})/`,
+            message: `cli/${room}/ may import only ${allowed.rooms.length ? allowed.rooms.join(', ') : 'no other room'} of cli/'s rooms (DESIGN §3).`,
+          },
+        ]
+      : []),
+    {
+      regex: `^\\.\\./${topFiles}`,
+      message: `cli/${room}/ may import ${allowed.shared.includes('*') ? "cli/'s top files but main and program" : allowed.shared.length ? `only ${allowed.shared.join(', ')} of cli/'s top files` : "no file at cli/'s top"} (DESIGN §3).`,
+    },
+  ];
+}
+
+/** The patterns of cli/'s row (DESIGN §3), as the folder table above makes them. */
+const cliPatterns = config.find((block) => block.files?.[0] === 'cli/**/*.ts')?.rules?.[
+  'no-restricted-imports'
+]?.[1]?.patterns;
+if (!Array.isArray(cliPatterns)) throw new Error("eslint.config.js: cli/'s row is missing");
+
+/**
+ * A block of cli/ files restricted to cli/'s row and `patterns` (a later no-restricted-imports
+ * replaces an earlier one, so each repeats cli/'s patterns).
+ * @param {string[]} files
+ * @param {object[]} patterns
+ */
+function cliBlock(files, patterns) {
+  return {
+    files,
+    ignores: ['**/*.test.ts', '**/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [K8S_TYPES_ONLY], patterns: [...cliPatterns, ...patterns] },
+      ],
+    },
+  };
+}
+
+export default [
+  ...config,
+  // DESIGN §3, inside cli/: which room of cli/ may import which.
+  ...Object.entries(CLI_ROOMS).map(([room, allowed]) =>
+    cliBlock([`cli/${room}/**/*.ts`], cliRoomPatterns(room, allowed)),
+  ),
+  cliBlock(
+    CLI_SHARED.map((f) => `cli/${f}.ts`),
+    [
+      {
+        regex: `^\\./(${Object.keys(CLI_ROOMS)
+          .filter((r) => !CLI_SHARED_USES.includes(r))
+          .join('|')}|${CLI_ENTRIES.join('|')})(/|\\.js$)`,
+        message: `cli/'s shared files may import only ${CLI_SHARED_USES.join(', ')} of cli/'s rooms, and none of its entry points (DESIGN §3).`,
+      },
+    ],
+  ),
+];

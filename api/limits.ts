@@ -1,7 +1,7 @@
 /**
  * The one size limit of an MCP message (one JSON-RPC line) that mcpctl passes along, whichever
  * way: server → daemon (a stdio server's stdout line), agent → daemon (a line on the daemon's
- * socket, cli/rpc-limits.ts) and daemon → agent (the gateway's messages; to an agent's stdio
+ * socket, cli/rpc/limits.ts) and daemon → agent (the gateway's messages; to an agent's stdio
  * the lower MAX_AGENT_STDIO_MESSAGE_BYTES, below).
  *
  * Why 16 MiB: far more than a model can take in one message (its context is a few MB of text),
@@ -44,6 +44,6 @@ export function sizeText(bytes: number): string {
 
 /**
  * The JSON-RPC error code of a request that failed on one of mcpctl's limits: a message over
- * MAX_MESSAGE_BYTES here, and every limit of the daemon's socket (cli/PROTOCOL.md, "Limits").
+ * MAX_MESSAGE_BYTES here, and every limit of the daemon's socket (cli/rpc/PROTOCOL.md, "Limits").
  */
 export const LIMIT_EXCEEDED_CODE = -32005;

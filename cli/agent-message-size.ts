@@ -1,6 +1,6 @@
 /**
  * An MCP message too large for the agent it goes to (api/limits.ts), and what goes instead:
- * one rule for the gateway's transport on the daemon's socket (cli/gateway-socket.ts), serve's
+ * one rule for the gateway's transport on the daemon's socket (cli/rpc/gateway-socket.ts), serve's
  * own stdio (`--no-daemon`, cli/serve/stdio-transport.ts) and the lines serve passes on from a
  * daemon (cli/serve/keeper.ts, the last guard).
  *

@@ -7,7 +7,7 @@
  * - `--answer-timeout DURATION`, else `$MCPCTL_ANSWER_TIMEOUT`, else 10 s; `0` waits forever.
  * - A value that is not a duration is a UsageError naming where it came from (exit 2).
  * - What is bounded is silence, not work: a request may take as long as it needs while the
- *   daemon answers anything (rpc-client.ts probes it); only a daemon that answers nothing for
+ *   daemon answers anything (cli/rpc/client.ts probes it); only a daemon that answers nothing for
  *   this long is given up on.
  */
 import { UsageError } from './errors.js';

@@ -11,7 +11,7 @@
  * - A daemon that answers nothing for the answer timeout (--answer-timeout,
  *   $MCPCTL_ANSWER_TIMEOUT, default 10 s) while a call waits is given up on: exit 1 with its
  *   pid, the socket, and what to do (daemon-liveness.ts). Long calls of a daemon that is alive
- *   are not cut short (rpc-client.ts).
+ *   are not cut short (cli/rpc/client.ts).
  * - The connection is closed when the command is done, whatever happened.
  * - `terminalSafeIo` is the one door of every command's output: control characters that are
  *   not our own colours are escaped there (output/escape.ts), whatever printed them.
@@ -34,9 +34,9 @@ import {
   RpcCallError,
   connectClient,
   type RpcClient,
-} from './rpc-client.js';
-import { RpcCodes } from './rpc-protocol.js';
-import { resolveSocketPath } from './socket-path.js';
+} from './rpc/client.js';
+import { RpcCodes } from './rpc/protocol.js';
+import { resolveSocketPath } from './rpc/socket-path.js';
 import { VERSION } from './version.js';
 import { escapeText } from './output/escape.js';
 import { styleFor, type Style } from './output/style.js';

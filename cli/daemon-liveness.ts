@@ -12,7 +12,7 @@
  */
 import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { ANSWER_TIMEOUT_ENV } from './answer-timeout.js';
-import { daemonLogPath } from './serve/daemon-link.js';
+import { daemonLogPath } from './rpc/socket-path.js';
 
 /** __SO_ACCEPTCON in /proc/net/unix's Flags column: a listening socket. */
 const LISTENING = 0x10000;

@@ -25,21 +25,21 @@
 import { unlinkSync } from 'node:fs';
 import pino from 'pino';
 import { Daemon, type SessionEnvSpec } from '../controller/daemon.js';
-import { claimLock } from './claim-lock.js';
+import { claimLock } from './rpc/claim-lock.js';
 import { CliError, EXIT_USAGE, errorText } from './errors.js';
 import { handoverTable, mapDomainError, methodTable, type MethodContext } from './methods/index.js';
-import { RpcLimitsError, limitsFromEnv, type RpcLimits } from './rpc-limits.js';
-import { RpcServer } from './rpc-server.js';
-import { guardSocketFile } from './socket-guard.js';
+import { RpcLimitsError, limitsFromEnv, type RpcLimits } from './rpc/limits.js';
+import { RpcServer } from './rpc/server.js';
+import { guardSocketFile } from './rpc/socket-guard.js';
 import {
   SocketDirError,
   homeDirectory,
   prepareSocketDir,
   probeSocket,
   stateFileOf,
-} from './socket-path.js';
-import type { ReconnectMode } from './rpc-protocol.js';
-import { StopNotices, type StopNotice } from './stop-notices.js';
+} from './rpc/socket-path.js';
+import type { ReconnectMode } from './rpc/protocol.js';
+import { StopNotices, type StopNotice } from './rpc/stop-notices.js';
 import { VERSION } from './version.js';
 import { startHttp, type HttpServeOptions } from './http/serve-http.js';
 import { holdHttpPort, type HttpPortHold } from './http-port-hold.js';

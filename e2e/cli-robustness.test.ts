@@ -17,7 +17,7 @@ import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { connectClient } from '../cli/rpc-client.js';
+import { connectClient } from '../cli/rpc/client.js';
 import { TestEnv, isAlive, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 

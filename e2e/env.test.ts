@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { daemonLogPath } from '../cli/serve/daemon-link.js';
+import { daemonLogPath } from '../cli/rpc/socket-path.js';
 import { TestEnv, condition, isAlive } from './harness.js';
 import { until } from '../testing/until.js';
 

@@ -15,7 +15,7 @@ import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServer, McpServerList } from '../api/index.js';
-import { stateFileOf } from '../cli/socket-path.js';
+import { stateFileOf } from '../cli/rpc/socket-path.js';
 import { TestEnv, condition, isAlive, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { FIRST_LIST_WAIT_MS } from '../cli/methods/gateway.js';
+import { FIRST_LIST_WAIT_MS } from '../cli/agent/gateway.js';
 import { TestEnv, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 

@@ -11,7 +11,7 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { SessionList } from '../cli/objects.js';
-import { connectClient, type RpcClient } from '../cli/rpc-client.js';
+import { connectClient, type RpcClient } from '../cli/rpc/client.js';
 import { TestEnv, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 

@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionList } from '../cli/objects.js';
-import { LineReader } from '../cli/rpc-protocol.js';
+import { LineReader } from '../cli/rpc/protocol.js';
 import { rawConnect } from '../cli/testing/gateway-client.js';
 import { TestEnv, isAlive } from './harness.js';
 import { until } from '../testing/until.js';

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { LineReader } from '../cli/rpc-protocol.js';
+import { LineReader } from '../cli/rpc/protocol.js';
 import { CLI, TestEnv, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { stateFileOf } from '../cli/socket-path.js';
+import { stateFileOf } from '../cli/rpc/socket-path.js';
 import { TestEnv, isAlive, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 

@@ -12,7 +12,7 @@ import { connect, createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { SessionList } from '../cli/objects.js';
-import { LineReader } from '../cli/rpc-protocol.js';
+import { LineReader } from '../cli/rpc/protocol.js';
 import { TestEnv, isAlive, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 

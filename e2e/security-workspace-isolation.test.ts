@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServer, McpServerList } from '../api/index.js';
 import type { DiffLine } from '../controller/reload-preview.js';
-import { connectClient, type RpcClient } from '../cli/rpc-client.js';
+import { connectClient, type RpcClient } from '../cli/rpc/client.js';
 import { TestEnv, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 

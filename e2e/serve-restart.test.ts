@@ -29,7 +29,7 @@ import {
   ToolListChangedNotificationSchema,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { connectClient } from '../cli/rpc-client.js';
+import { connectClient } from '../cli/rpc/client.js';
 import { until } from '../testing/until.js';
 import { RecordingAgent, connectThroughServe, textOf } from './gateway-agent.js';
 import { TestEnv, isAlive, processesMentioning } from './harness.js';

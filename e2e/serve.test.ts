@@ -30,7 +30,7 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionList } from '../cli/objects.js';
-import { connectClient } from '../cli/rpc-client.js';
+import { connectClient } from '../cli/rpc/client.js';
 import { CLI, TestEnv, isAlive, isReady, processesMentioning } from './harness.js';
 import { until } from '../testing/until.js';
 

@@ -3,7 +3,7 @@
  *
  * `openGateway` is what `cli/` calls for every agent that connects (a `mcpctl serve` pipe on
  * the daemon socket, or stdio with `--no-daemon`); `openInertGateway` is the empty face of a
- * serve that mcpctl started itself (see cli/serve/inert-port.ts).
+ * serve that mcpctl started itself (see cli/agent/inert-port.ts).
  *
  * Guarantees: opening waits (at most `firstListWaitMs`) for the session to settle, so the
  * agent's `initialize` carries the instructions of the servers that were still connecting and

@@ -19,7 +19,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { connectClient } from '../../cli/rpc-client.js';
+import { connectClient } from '../../cli/rpc/client.js';
 import { until } from '../../testing/until.js';
 import { BASE_TOOL, fleet, writePretty, type Fleet } from '../peer/fleet.js';
 import { MCPCTL, mcpctl, mcpctlEnv, socketOf } from '../peer/mcpctl.js';

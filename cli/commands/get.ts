@@ -34,7 +34,7 @@ import {
   sessionPrinter,
   type ObjectPrinter,
 } from '../output/printers.js';
-import type { RpcClient } from '../rpc-client.js';
+import type { RpcClient } from '../rpc/client.js';
 import type { SessionList, WatchEnd, WatchEvent, WatchTopic } from '../objects.js';
 import { findCondition } from '../../api/index.js';
 

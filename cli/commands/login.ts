@@ -29,7 +29,7 @@ import {
 } from '../command-env.js';
 import { CliError, UsageError } from '../errors.js';
 import { parseDuration } from '../output/age.js';
-import { RpcClient } from '../rpc-client.js';
+import { RpcClient } from '../rpc/client.js';
 import { connectOrStartDaemon } from '../serve/daemon-link.js';
 
 const DEFAULT_LOGIN_TIMEOUT = '5m';

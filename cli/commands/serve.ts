@@ -15,7 +15,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { answerTimeoutMs } from '../answer-timeout.js';
 import { translateError, type GlobalOptions } from '../command-env.js';
 import { CliError, EXIT_FAILURE } from '../errors.js';
-import { resolveSocketPath } from '../socket-path.js';
+import { resolveSocketPath } from '../rpc/socket-path.js';
 import {
   lspOptions,
   lspSessionOptions,

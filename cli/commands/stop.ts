@@ -5,7 +5,7 @@
  * nor the daemon itself outlives the command. A daemon that hung up but still runs after
  * EXIT_TIMEOUT_MS fails the command (exit 1), naming its pid and how to end it.
  *
- * What the agents' serves do (cli/PROTOCOL.md, "When the daemon goes away"):
+ * What the agents' serves do (cli/rpc/PROTOCOL.md, "When the daemon goes away"):
  * - `stop`: their calls in flight fail; their sessions stay open and wait, and the next
  *   request of an agent starts a daemon again and restores its session there. Nothing comes
  *   back by itself.
@@ -25,8 +25,8 @@ import {
 } from '../command-env.js';
 import { processStateOf } from '../daemon-liveness.js';
 import { CliError } from '../errors.js';
-import { connectClient } from '../rpc-client.js';
-import { daemonLogPath } from '../serve/daemon-link.js';
+import { connectClient } from '../rpc/client.js';
+import { daemonLogPath } from '../rpc/socket-path.js';
 
 const STOP_TIMEOUT_MS = 120_000;
 /** After it hung up, how long the daemon's process may take to exit. */

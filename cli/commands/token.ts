@@ -11,7 +11,7 @@ import type { Command } from 'commander';
 import type { Io } from '../command-env.js';
 import { CliError } from '../errors.js';
 import { TokenFileError, ensureToken, tokenPath } from '../http/token.js';
-import { homeDirectory } from '../socket-path.js';
+import { homeDirectory } from '../rpc/socket-path.js';
 
 export function registerToken(program: Command, io: Io): void {
   program

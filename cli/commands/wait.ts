@@ -28,7 +28,7 @@ import type {
   WatchTopic,
 } from '../objects.js';
 import { parseObjectRef, refText, type ObjectKind, type ObjectRef } from '../object-ref.js';
-import type { RpcClient } from '../rpc-client.js';
+import type { RpcClient } from '../rpc/client.js';
 import type { Selector } from '../methods/context.js';
 
 export interface WaitCondition {

@@ -17,9 +17,10 @@
  * Guarantees:
  * - Opening holds the daemon session (opened or joined like `gateway.open` does, in the
  *   daemon's environment) and opens its gateway with the same options as a `serve` agent's
- *   (first-list wait, in-band OAuth login, meta tools as asked). A failure leaves nothing held.
+ *   (first-list wait, in-band OAuth login, meta tools as asked: cli/agent/gateway.ts, the one
+ *   place for every door). A failure leaves nothing held.
  * - An inert session holds nothing and offers nothing (the face of a serve started by mcpctl
- *   itself, cli/serve/inert-port.ts), so mcpctl is never proxied into itself over HTTP.
+ *   itself, cli/agent/inert-port.ts), so mcpctl is never proxied into itself over HTTP.
  * - Held messages are bounded (MAX_HELD); past it a request is answered with an error at once.
  * - `close()` (the agent's DELETE, idle expiry, the daemon stopping) and the gateway closing
  *   itself end the same way, once: the transport and its streams are closed, the replay window
@@ -36,17 +37,10 @@ import type {
 import type { Daemon, SessionHandle, SessionSpec, WorkspaceFrom } from '../../controller/daemon.js';
 import { WorkspaceNotFoundError } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
-import {
-  openGateway,
-  openInertGateway,
-  type Gateway,
-  type MetaToolsMode,
-} from '../../gateway/index.js';
+import type { Gateway, MetaToolsMode } from '../../gateway/index.js';
 import { LIMIT_EXCEEDED_CODE } from '../../api/limits.js';
 import { errorText } from '../errors.js';
-import { inbandLogin } from '../inband-login.js';
-import { FIRST_LIST_WAIT_MS } from '../methods/gateway.js';
-import { InertSessionPort } from '../serve/inert-port.js';
+import { gatewayLog, openAgentGateway, openInertAgentGateway } from '../agent/gateway.js';
 import { HttpAgentTransport } from './agent-transport.js';
 import type { FastReply } from './fast-path.js';
 import type { HttpLimits } from './limits.js';
@@ -273,10 +267,9 @@ export class HttpAgentSession {
 
   #inertGateway(reason: string): Gateway {
     const label = `http agent ${this.id.slice(0, 8)} (inert)`;
-    return openInertGateway(new InertSessionPort(reason), {
+    return openInertAgentGateway(reason, {
       version: this.#deps.version,
-      log: (message) => this.#deps.log(`gateway of ${label}: ${message}`),
-      metaTools: 'off',
+      log: gatewayLog(label, this.#deps.log),
       label,
     });
   }
@@ -295,13 +288,11 @@ export class HttpAgentSession {
     });
     const label = `http agent ${this.id.slice(0, 8)} of session ${handle.session.id}`;
     try {
-      const gateway = await openGateway(handle.session, {
+      const gateway = await openAgentGateway(daemon, handle.session, {
         version: this.#deps.version,
-        log: (message) => this.#deps.log(`gateway of ${label}: ${message}`),
-        firstListWaitMs: FIRST_LIST_WAIT_MS,
+        log: gatewayLog(label, this.#deps.log),
         metaTools,
         label,
-        login: inbandLogin(daemon, handle.session),
       });
       return [gateway, handle];
     } catch (err) {

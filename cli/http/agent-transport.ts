@@ -1,6 +1,6 @@
 /**
  * The transport an HTTP agent's gateway is connected to: the SDK's web-standard Streamable HTTP
- * server transport, with the one budget of the socket's agent transport (cli/gateway-socket.ts)
+ * server transport, with the one budget of the socket's agent transport (cli/rpc/gateway-socket.ts)
  * that HTTP does not already bound.
  *
  * Guarantees:

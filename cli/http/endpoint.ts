@@ -1,6 +1,9 @@
 /**
  * The daemon's MCP Streamable HTTP endpoint (`mcpctl daemon --http [HOST:]PORT`): `/mcp`, one
- * gateway per MCP session, the same gateway a `mcpctl serve` agent reaches.
+ * gateway per MCP session, the same gateway a `mcpctl serve` agent reaches. Here: the order
+ * of the checks and the opening of sessions; its parts are checks.ts (1 to 4),
+ * session-table.ts (the table, eviction, idle expiry), initialize-spec.ts (the session an
+ * initialize asks for) and exchange.ts (serving one exchange, fast path or SDK transport).
  *
  * Every request passes these checks in this order, and one that fails gets its status and
  * nothing else (no session is looked up, no body is read, nothing reaches MCP):
@@ -48,34 +51,32 @@
  * - `close()` stops listening, ends every session (their streams end) and every connection.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import path from 'node:path';
 import { isInitializeRequest, type InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Daemon } from '../../controller/daemon.js';
 import { DaemonStoppingError, WorkspaceNotFoundError } from '../../controller/daemon.js';
-import type { MetaToolsMode } from '../../gateway/index.js';
 import { LIMIT_EXCEEDED_CODE, sizeText } from '../../api/limits.js';
 import { errorText } from '../errors.js';
 import { batchRefusal, negotiatedVersion } from './batches.js';
-import { endpointUrl, hostOfHeader, isLoopbackHost, isLoopbackOrigin } from './address.js';
-import { HttpAgentSession, STANDALONE_STREAM, type AgentSessionSpec } from './agent-session.js';
+import { endpointUrl } from './address.js';
+import { HttpAgentSession } from './agent-session.js';
+import {
+  INVALID_REQUEST,
+  PARSE_ERROR,
+  SERVER_ERROR,
+  SESSION_NOT_FOUND,
+  methodOf,
+  passesChecks,
+  type CheckOptions,
+  type HttpMethod,
+} from './checks.js';
+import { exchange } from './exchange.js';
+import { initializeSpecOf } from './initialize-spec.js';
 import type { HttpLimits } from './limits.js';
-import { FastResponse, fastExtraOf, fastRequestOf } from './fast-path.js';
-import { readBody, replyError, sendResponse, webRequestOf } from './node-bridge.js';
+import { readBody, replyError } from './node-bridge.js';
 import { ReplayWindow } from './replay.js';
-import { bearerOf, tokenMatcher } from './token.js';
+import { HttpSessionTable } from './session-table.js';
+import { tokenMatcher } from './token.js';
 import { UnreadLedger, type UnreadDrop } from './unread.js';
-import { daemonSessionSpec, folderSessionSpec } from './workspace-spec.js';
-
-/** The first protocol version whose clients take an event without data (a priming event). */
-const PRIMING_SINCE = '2025-11-25';
-const PATH = '/mcp';
-/** The name mcpctl's own MCP client gives in `initialize` (pool/connector.ts). */
-const MCPCTL_CLIENT = 'mcpctl';
-/** JSON-RPC codes of the endpoint's own refusals (the SDK transport uses the same ones). */
-const SERVER_ERROR = -32000;
-const SESSION_NOT_FOUND = -32001;
-const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
 
 export interface HttpEndpointLog {
   info(obj: object, msg: string): void;
@@ -97,22 +98,20 @@ export interface HttpEndpointOptions {
 export class HttpEndpoint {
   readonly #o: HttpEndpointOptions;
   readonly #server: Server;
-  readonly #sessions = new Map<string, HttpAgentSession>();
+  readonly #sessions: HttpSessionTable;
   readonly #window: ReplayWindow;
   /** Bytes of responses the clients have not read, per session and all together. */
   readonly #unread: UnreadLedger;
-  readonly #tokenMatches: (given: string) => boolean;
-  /** Sessions being opened (initialize requests in progress): they count against the limit. */
-  #opening = 0;
+  readonly #checks: CheckOptions;
   /** Exchanges open now, all sessions (requests being served and streams). */
   #open = 0;
-  #sweep: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
   #url = '';
 
   private constructor(o: HttpEndpointOptions) {
     this.#o = o;
-    this.#tokenMatches = tokenMatcher(o.token);
+    this.#checks = { allowRemote: o.allowRemote, tokenMatches: tokenMatcher(o.token) };
+    this.#sessions = new HttpSessionTable(o.limits, o.log);
     this.#window = new ReplayWindow({
       maxBytes: o.limits.maxReplayBytes,
       maxEvents: o.limits.maxReplayEvents,
@@ -152,9 +151,7 @@ export class HttpEndpoint {
     const address = endpoint.#server.address();
     const port = typeof address === 'object' && address !== null ? address.port : o.port;
     endpoint.#url = endpointUrl(o.host, port);
-    const every = Math.max(50, Math.min(o.limits.idleSessionMs / 4, 60_000));
-    endpoint.#sweep = setInterval(() => endpoint.#expireIdle(), every);
-    endpoint.#sweep.unref();
+    endpoint.#sessions.sweep();
     return endpoint;
   }
 
@@ -169,9 +166,8 @@ export class HttpEndpoint {
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      clearInterval(this.#sweep);
       const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
-      await Promise.all([...this.#sessions.values()].map((s) => s.close()));
+      await this.#sessions.closeAll();
       this.#server.closeAllConnections();
       await closed;
     })();
@@ -180,34 +176,10 @@ export class HttpEndpoint {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { limits } = this.#o;
-    // 1. Host and Origin: a web page (DNS rebinding or not) gets nothing.
-    const refusal = this.#foreign(req);
-    if (refusal !== undefined) return replyError(res, 403, SERVER_ERROR, refusal);
-    // 2. The path.
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    } catch {
-      return replyError(res, 400, SERVER_ERROR, 'bad request URL');
-    }
-    if (url.pathname !== PATH)
-      return replyError(res, 404, SERVER_ERROR, `not found: mcpctl serves MCP at ${PATH}`);
-    // 3. The token.
-    const given = bearerOf(req.headers.authorization);
-    if (given === undefined || !this.#tokenMatches(given))
-      return replyError(
-        res,
-        401,
-        SERVER_ERROR,
-        `${given === undefined ? 'no bearer token' : 'wrong bearer token'}: send 'Authorization: Bearer <token>' with the token 'mcpctl token' prints`,
-        { 'WWW-Authenticate': 'Bearer realm="mcpctl"' },
-      );
-    // 4. The method, and room for one more exchange.
-    const method = req.method ?? '';
-    if (method !== 'GET' && method !== 'POST' && method !== 'DELETE')
-      return replyError(res, 405, SERVER_ERROR, `method ${method} not allowed`, {
-        Allow: 'GET, POST, DELETE',
-      });
+    // 1. to 4. Host and Origin, the path, the token, the method (checks.ts).
+    const url = passesChecks(req, res, this.#checks);
+    if (url === undefined) return;
+    // 4. Room for one more exchange.
     if (this.#closing) return replyError(res, 503, SERVER_ERROR, 'the daemon is shutting down');
     if (this.#open >= limits.maxStreams)
       return this.#busy(
@@ -216,13 +188,18 @@ export class HttpEndpoint {
       );
     this.#open += 1;
     try {
-      await this.#serve(req, res, url, method);
+      await this.#serve(req, res, url, methodOf(req));
     } finally {
       this.#open -= 1;
     }
   }
 
-  async #serve(req: IncomingMessage, res: ServerResponse, url: URL, method: string): Promise<void> {
+  async #serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    method: HttpMethod,
+  ): Promise<void> {
     const { limits } = this.#o;
     // 5. The body.
     let parsedBody: unknown;
@@ -271,65 +248,9 @@ export class HttpEndpoint {
         res,
         `${limits.maxStreamsPerSession} HTTP requests and streams of this session are open, the daemon's limit`,
       );
-    await this.#exchange(agent, req, res, url, method, parsedBody);
+    await exchange(agent, this.#unread, req, res, url, method, parsedBody);
     // An initialize the transport refused (a bad one) leaves a session nobody can use.
     if (typeof sessionId !== 'string' && res.statusCode !== 200) await agent.close();
-  }
-
-  async #exchange(
-    agent: HttpAgentSession,
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-    method: string,
-    parsedBody: unknown,
-  ): Promise<void> {
-    agent.open += 1;
-    if (method === 'GET') agent.streams += 1;
-    agent.lastActive = Date.now();
-    try {
-      // A plain request on a served session: no web objects, a JSON answer (fast-path.ts).
-      const wrote = () => this.#unread.wrote(res, agent.id);
-      const fast =
-        method === 'POST' && agent.servesFast ? fastRequestOf(req, parsedBody) : undefined;
-      if (fast) {
-        const reply = new FastResponse(res, agent.id, { wrote });
-        agent.serveFast(fast, fastExtraOf(req, url), reply);
-        return await reply.done;
-      }
-      const request = webRequestOf(req, url);
-      const given = req.headers['last-event-id'];
-      // The GET stream: what was sent on it while none was open (a server's request right
-      // after initialize, say) is sent when one opens, by resuming after the session's mark.
-      const standalone =
-        method === 'GET' &&
-        (typeof given !== 'string' ||
-          (await agent.store.getStreamIdForEventId(given)) === STANDALONE_STREAM);
-      let prefix: string | undefined;
-      if (method === 'GET' && typeof given !== 'string') {
-        request.headers.set('last-event-id', agent.standaloneMark);
-        // The client gets the mark as its first id: coming back with it gets the same replay.
-        if ((req.headers['mcp-protocol-version'] ?? '') >= PRIMING_SINCE)
-          prefix = `id: ${agent.standaloneMark}\ndata: \n\n`;
-      }
-      const response = await agent.transport.handleRequest(request, {
-        ...(parsedBody === undefined ? {} : { parsedBody }),
-      });
-      const streaming =
-        response.status === 200 && response.headers.get('content-type') === 'text/event-stream';
-      await sendResponse(res, response, {
-        wrote,
-        ...(prefix !== undefined && streaming ? { prefix } : {}),
-        // Everything sent on the GET stream up to here went to this stream.
-        ...(standalone && streaming
-          ? { onEnd: () => (agent.standaloneMark = agent.store.mark(STANDALONE_STREAM)) }
-          : {}),
-      });
-    } finally {
-      agent.open -= 1;
-      if (method === 'GET') agent.streams -= 1;
-      agent.lastActive = Date.now();
-    }
   }
 
   async #openSession(
@@ -338,38 +259,20 @@ export class HttpEndpoint {
     init: InitializeRequest['params'],
   ): Promise<HttpAgentSession | undefined> {
     const { limits, daemon } = this.#o;
-    let evicted: HttpAgentSession | undefined;
-    if (this.#sessions.size + this.#opening >= limits.maxSessions) {
-      evicted = this.#leastRecentlyActiveIdle();
-      if (!evicted) {
-        this.#busy(
-          res,
-          `all ${limits.maxSessions} MCP sessions the daemon holds (its limit) are busy, each with a request in flight or a stream open; try again in a moment`,
-        );
-        return undefined;
-      }
-      // Out of the table at once (its next request is 404), its place taken before any await.
-      this.#sessions.delete(evicted.id);
-      this.#o.log.info(
-        { session: evicted.session?.id ?? null, http: evicted.id.slice(0, 8) },
-        `http agent ${evicted.id.slice(0, 8)} gives its place to a new one: ${limits.maxSessions} MCP sessions are open, the daemon's limit, and it was the least recently active idle one (${Math.round((Date.now() - evicted.lastActive) / 1000)} s ago); it gets 404 and initializes again`,
+    const evicted = this.#sessions.makeRoom();
+    if (evicted === 'busy') {
+      this.#busy(
+        res,
+        `all ${limits.maxSessions} MCP sessions the daemon holds (its limit) are busy, each with a request in flight or a stream open; try again in a moment`,
       );
+      return undefined;
     }
-    // mcpctl's own client (a pool connection): an entry of this endpoint in a file mcpctl
-    // watches. Served, so the server shows Ready, but with nothing: no loop through itself.
-    const spec: AgentSessionSpec | string =
-      init.clientInfo.name === MCPCTL_CLIENT
-        ? {
-            kind: 'inert',
-            reason:
-              "this is mcpctl's own HTTP endpoint, reached by mcpctl itself (an entry of it in a config file mcpctl reads); it offers nothing there, so mcpctl never proxies itself",
-          }
-        : this.#specOf(url, init.capabilities.roots !== undefined);
+    const spec = initializeSpecOf(daemon, url, init);
     if (typeof spec === 'string') {
       replyError(res, 400, SERVER_ERROR, spec);
       return undefined;
     }
-    this.#opening += 1;
+    this.#sessions.opening();
     let agent: HttpAgentSession;
     try {
       await evicted?.close();
@@ -407,62 +310,15 @@ export class HttpEndpoint {
       }
       throw err;
     } finally {
-      this.#opening -= 1;
+      this.#sessions.opened();
     }
     if (this.#closing) {
       await agent.close();
       replyError(res, 503, SERVER_ERROR, 'the daemon is shutting down');
       return undefined;
     }
-    this.#sessions.set(agent.id, agent);
-    agent.onEnd = () => {
-      this.#sessions.delete(agent.id);
-      this.#o.log.info(
-        { session: agent.session?.id ?? null, http: agent.id.slice(0, 8) },
-        'http agent session ended',
-      );
-    };
+    this.#sessions.add(agent);
     return agent;
-  }
-
-  /** The session an initialize asks for, or why it cannot have one. */
-  #specOf(url: URL, declaresRoots: boolean): AgentSessionSpec | string {
-    const params = url.searchParams;
-    const meta = params.get('metaTools') ?? 'off';
-    if (meta !== 'off' && meta !== 'add' && meta !== 'only')
-      return `?metaTools=${meta} is not one of off, add, only`;
-    const metaTools: MetaToolsMode = meta;
-    const workspace = params.get('workspace');
-    const { daemon } = this.#o;
-    if (workspace !== null) {
-      if (!path.isAbsolute(workspace))
-        return `?workspace= must be an absolute path (got a relative one); the daemon has no working directory of yours`;
-      const session = folderSessionSpec(daemon, workspace);
-      return { kind: 'session', session, source: 'url', metaTools };
-    }
-    const daemons = daemonSessionSpec(daemon);
-    if (declaresRoots)
-      return {
-        kind: 'roots',
-        fallback: daemons,
-        specOf: (folder) => folderSessionSpec(daemon, folder),
-        metaTools,
-      };
-    return { kind: 'session', session: daemons, source: 'daemon', metaTools };
-  }
-
-  /** Why `req` must be refused for its Host or Origin, or undefined. */
-  #foreign(req: IncomingMessage): string | undefined {
-    if (!this.#o.allowRemote) {
-      const header = req.headers.host;
-      const host = header === undefined ? undefined : hostOfHeader(header);
-      if (host === undefined || !isLoopbackHost(host))
-        return 'Forbidden: the Host header must name this machine (localhost, 127.0.0.1 or [::1])';
-    }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !isLoopbackOrigin(origin))
-      return 'Forbidden: requests from web pages of other origins are refused';
-    return undefined;
   }
 
   /** The log's word on a response dropped for what its client left unread. */
@@ -486,39 +342,7 @@ export class HttpEndpoint {
     );
   }
 
-  /**
-   * The session to close for a new one when the table is full: an idle one (HttpAgentSession
-   * `idle`), one without a GET stream before one with, the least recently active first.
-   */
-  #leastRecentlyActiveIdle(): HttpAgentSession | undefined {
-    let best: HttpAgentSession | undefined;
-    const rank = (a: HttpAgentSession) => (a.streams > 0 ? 1 : 0);
-    for (const agent of this.#sessions.values()) {
-      if (!agent.idle) continue;
-      if (
-        !best ||
-        rank(agent) < rank(best) ||
-        (rank(agent) === rank(best) && agent.lastActive < best.lastActive)
-      )
-        best = agent;
-    }
-    return best;
-  }
-
   #busy(res: ServerResponse, why: string): void {
     replyError(res, 503, LIMIT_EXCEEDED_CODE, why, { 'Retry-After': '1' });
-  }
-
-  #expireIdle(): void {
-    const now = Date.now();
-    const idle = this.#o.limits.idleSessionMs;
-    for (const agent of this.#sessions.values())
-      if (agent.open === 0 && now - agent.lastActive >= idle) {
-        this.#o.log.info(
-          { session: agent.session?.id ?? null, http: agent.id.slice(0, 8) },
-          `http agent session idle for ${Math.round(idle / 1000)} s: closed (the agent gets 404 and initializes again)`,
-        );
-        void agent.close();
-      }
   }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_RPC_LIMITS } from '../rpc-limits.js';
+import { DEFAULT_RPC_LIMITS } from '../rpc/limits.js';
 import { HttpLimitsError, defaultHttpLimits, httpLimitsFromEnv } from './limits.js';
 
 describe('http limits', () => {

@@ -1,6 +1,6 @@
 /**
  * How much the daemon's HTTP endpoint takes from its clients, in one place: the socket's
- * budgets (cli/rpc-limits.ts) carried over to HTTP.
+ * budgets (cli/rpc/limits.ts) carried over to HTTP.
  *
  * Guarantees:
  * - Every limit has a finite default: no client, nor all of them together, makes the daemon
@@ -14,7 +14,7 @@
  * - `MCPCTL_HTTP_LIMITS` (for tests) can only lower a limit, never raise one; a bad value is
  *   refused with a message naming the variable, the entry and the fix.
  */
-import type { RpcLimits } from '../rpc-limits.js';
+import type { RpcLimits } from '../rpc/limits.js';
 
 export interface HttpLimits {
   /** Largest request body (one JSON-RPC message or batch): the one MCP message limit. */

@@ -8,7 +8,7 @@
  */
 import type { Daemon } from '../../controller/daemon.js';
 import { CliError, EXIT_USAGE, errorText } from '../errors.js';
-import type { RpcLimits } from '../rpc-limits.js';
+import type { RpcLimits } from '../rpc/limits.js';
 import { HttpEndpoint, type HttpEndpointLog } from './endpoint.js';
 import { HttpLimitsError, defaultHttpLimits, httpLimitsFromEnv } from './limits.js';
 

@@ -15,7 +15,7 @@ import {
   type ConnectionState,
 } from '../objects.js';
 import { API_VERSION } from '../../api/index.js';
-import { method, type MethodTable } from '../rpc-methods.js';
+import { method, type MethodTable } from '../rpc/methods.js';
 import type { MethodContext } from './context.js';
 
 /**

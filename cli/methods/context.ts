@@ -23,9 +23,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Daemon, AgentOpener, SessionHandle, SessionSpec } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
-import { RpcCodes, RpcError, type ReconnectMode } from '../rpc-protocol.js';
-import type { StopNotices } from '../stop-notices.js';
-import type { CallContext, RpcConnection } from '../rpc-methods.js';
+import { RpcCodes, RpcError, type ReconnectMode } from '../rpc/protocol.js';
+import type { StopNotices } from '../rpc/stop-notices.js';
+import type { CallContext, RpcConnection } from '../rpc/methods.js';
 
 export interface MethodContext {
   readonly daemon: Daemon;

@@ -1,6 +1,6 @@
 /** Methods about the daemon itself: status, stop, and the method list. */
 import { z } from 'zod';
-import { method, type MethodTable } from '../rpc-methods.js';
+import { method, type MethodTable } from '../rpc/methods.js';
 import type { MethodContext } from './context.js';
 
 export interface DaemonStatus {

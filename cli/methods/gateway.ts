@@ -2,7 +2,7 @@
  * `gateway.open`: the first line of an agent's connection (what `mcpctl serve` writes). It opens
  * (or joins) a session like `session.open`, opens that session's gateway for this agent, and
  * answers `{ sessionId }`; from then on every line of the connection, both ways, is MCP between
- * the agent and its gateway (cli/gateway-socket.ts).
+ * the agent and its gateway (cli/rpc/gateway-socket.ts).
  *
  * Guarantees:
  * - Params are checked as `session.open`'s (absolute paths, the agent's environment), plus
@@ -21,20 +21,13 @@
  *   leaves nothing open (an OAuth login offered to the agent included: its listener closes).
  */
 import { z } from 'zod';
-import { openGateway } from '../../gateway/index.js';
-import { GATEWAY_OPEN, GatewaySocketTransport } from '../gateway-socket.js';
-import { GATEWAY_PROTOCOL, MIN_GATEWAY_PROTOCOL, RpcCodes, RpcError } from '../rpc-protocol.js';
-import { handover, type HandoverTable } from '../rpc-methods.js';
+import { GATEWAY_OPEN, GatewaySocketTransport } from '../rpc/gateway-socket.js';
+import { GATEWAY_PROTOCOL, MIN_GATEWAY_PROTOCOL, RpcCodes, RpcError } from '../rpc/protocol.js';
+import { handover, type HandoverTable } from '../rpc/methods.js';
 import { errorText } from '../errors.js';
-import { inbandLogin } from '../inband-login.js';
+import { gatewayLog, openAgentGateway } from '../agent/gateway.js';
 import { openHeld, type MethodContext } from './context.js';
 import { openShape, openSpec } from './sessions.js';
-
-/**
- * How long an agent waits for servers that are still connecting, at most once for its connect
- * and first listing together (and not again while the session has not settled since).
- */
-export const FIRST_LIST_WAIT_MS = 5000;
 
 export function gatewayHandovers(ctx: MethodContext): HandoverTable {
   return {
@@ -58,15 +51,12 @@ export function gatewayHandovers(ctx: MethodContext): HandoverTable {
           name: p.pid ? `serve pid ${p.pid}` : 'serve',
         });
         const label = `agent${p.pid ? ` (serve pid ${p.pid})` : ''} of session ${session.id}`;
-        const log = (message: string) => ctx.log(`gateway of ${label}: ${message}`);
-        const gateway = await openGateway(session, {
+        const log = gatewayLog(label, (message) => ctx.log(message));
+        const gateway = await openAgentGateway(ctx.daemon, session, {
           version: ctx.version,
           log,
-          firstListWaitMs: FIRST_LIST_WAIT_MS,
           metaTools: p.metaTools ?? 'off',
           label,
-          // Servers waiting for an OAuth login are offered to an agent that can open a URL.
-          login: inbandLogin(ctx.daemon, session),
         });
         // Runs at once when the agent already hung up: nothing stays open for it.
         call.conn.onClose(() => {

@@ -1,6 +1,6 @@
 /**
  * The daemon's method table: one object, method name → { summary, invoke }. To add a method,
- * add a module that returns a MethodTable and spread it in here; PROTOCOL.md lists them.
+ * add a module that returns a MethodTable and spread it in here; cli/rpc/PROTOCOL.md lists them.
  * Handover methods (a connection's first line, after which it carries another protocol) are
  * a table of their own: `gateway.open`.
  */
@@ -11,8 +11,8 @@ import {
   StaleDecisionError,
   UnknownServerError,
 } from '../../controller/session.js';
-import { RpcCodes, RpcError } from '../rpc-protocol.js';
-import type { HandoverTable, MethodTable } from '../rpc-methods.js';
+import { RpcCodes, RpcError } from '../rpc/protocol.js';
+import type { HandoverTable, MethodTable } from '../rpc/methods.js';
 import type { MethodContext } from './context.js';
 import { connectionMethods } from './connections.js';
 import { daemonMethods } from './daemon.js';

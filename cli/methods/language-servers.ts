@@ -15,7 +15,7 @@ import {
   type LanguageServerDescription,
   type LanguageServerList,
 } from '../objects.js';
-import { method, type MethodTable } from '../rpc-methods.js';
+import { method, type MethodTable } from '../rpc/methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
 
 const STDERR_LINES = 20;

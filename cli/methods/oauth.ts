@@ -10,8 +10,8 @@
  */
 import { z } from 'zod';
 import type { WhyAnswer } from '../../controller/session.js';
-import { RpcCodes, RpcError } from '../rpc-protocol.js';
-import { method, type MethodTable } from '../rpc-methods.js';
+import { RpcCodes, RpcError } from '../rpc/protocol.js';
+import { method, type MethodTable } from '../rpc/methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
 
 const loopbackUri = z

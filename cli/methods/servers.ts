@@ -20,8 +20,8 @@ import {
   type McpServerList,
   type ServerDescription,
 } from '../objects.js';
-import { RpcCodes, RpcError } from '../rpc-protocol.js';
-import { method, type MethodTable } from '../rpc-methods.js';
+import { RpcCodes, RpcError } from '../rpc/protocol.js';
+import { method, type MethodTable } from '../rpc/methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
 import { mustGetLanguageServer } from './language-servers.js';
 

@@ -25,9 +25,9 @@ import {
   type SessionList,
   type SessionObject,
 } from '../objects.js';
-import { RpcCodes, RpcError } from '../rpc-protocol.js';
-import { method, type MethodTable } from '../rpc-methods.js';
-import { INSIDE_MCPCTL_ENV } from '../serve/inert-port.js';
+import { RpcCodes, RpcError } from '../rpc/protocol.js';
+import { method, type MethodTable } from '../rpc/methods.js';
+import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
 import {
   openHeld,
   releaseHold,

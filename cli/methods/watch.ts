@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Session } from '../../controller/session.js';
 import type { WatchEnd, WatchEvent, WatchEventType } from '../objects.js';
-import { RpcCodes, RpcError } from '../rpc-protocol.js';
-import { method, type MethodTable, type RpcConnection } from '../rpc-methods.js';
+import { RpcCodes, RpcError } from '../rpc/protocol.js';
+import { method, type MethodTable, type RpcConnection } from '../rpc/methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
 import { toSessionObject } from './sessions.js';
 

@@ -30,15 +30,14 @@ import {
   connectClient,
   connectSocket,
   type RpcClient,
-} from '../rpc-client.js';
-import { SocketDirError, prepareSocketDir } from '../socket-path.js';
+} from '../rpc/client.js';
+import { SocketDirError, daemonLogPath, prepareSocketDir } from '../rpc/socket-path.js';
 import { daemonProcessEnv, ownEnv, starterEnvDocument } from './daemon-env.js';
-import { INSIDE_MCPCTL_ENV } from './inert-port.js';
+import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
 
 /** The built CLI entry (cli/main.js), relative to this file (cli/serve/daemon-link.js). */
 const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 
-export const DAEMON_LOG_NAME = 'mcpctl-daemon.log';
 const LOG_TAIL_LINES = 8;
 
 export interface DaemonLinkOptions {
@@ -61,10 +60,6 @@ export interface DaemonLinkOptions {
   /** How long a daemon that says nothing is waited for (answer-timeout.ts). Default 10 s. */
   readonly answerTimeoutMs?: number;
   readonly log: (message: string) => void;
-}
-
-export function daemonLogPath(socket: string): string {
-  return path.join(path.dirname(socket), DAEMON_LOG_NAME);
 }
 
 /** Connects to the daemon at `socket`, starting one first when nobody answers there. */

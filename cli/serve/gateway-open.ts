@@ -1,6 +1,6 @@
 /**
  * The first line of an agent's connection, from `mcpctl serve`'s side: `gateway.open`, and the
- * daemon's answer (cli/PROTOCOL.md, "Agent connections").
+ * daemon's answer (cli/rpc/PROTOCOL.md, "Agent connections").
  *
  * Guarantees:
  * - Resolves with the bytes that came after the answer (already MCP), the gateway protocol
@@ -20,7 +20,7 @@
 import type { Socket } from 'node:net';
 import { notAnsweringMessage, silenceOf } from '../daemon-liveness.js';
 import { CliError } from '../errors.js';
-import { connectClient, type RpcClient } from '../rpc-client.js';
+import { connectClient, type RpcClient } from '../rpc/client.js';
 // Not from gateway-socket.ts: that is the daemon's side, and would load the gateway here.
 import {
   GATEWAY_OPEN,
@@ -28,7 +28,7 @@ import {
   MIN_GATEWAY_PROTOCOL,
   RpcCodes,
   isObject,
-} from '../rpc-protocol.js';
+} from '../rpc/protocol.js';
 import { VERSION } from '../version.js';
 
 /** The answer to gateway.open is small; a longer first line is not a daemon speaking. */

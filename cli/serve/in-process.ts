@@ -1,6 +1,6 @@
 /**
  * `mcpctl serve` with the gateway in this process: `--no-daemon` (a private session and pool,
- * ended with serve) and the inert serve mcpctl starts for itself (inert-port.ts). Loaded only
+ * ended with serve) and the inert serve mcpctl starts for itself (cli/agent/inert-port.ts). Loaded only
  * for these, so that the usual serve, a pipe to the daemon (pipe.ts), starts without the
  * controller, the pool and the gateway.
  *
@@ -10,37 +10,32 @@
  * signal comes or the MCP connection closes, after the gateway (and the private session with
  * every server process) is closed.
  */
-import {
-  openGateway,
-  openInertGateway,
-  type Gateway,
-  type GatewayOptions,
-} from '../../gateway/index.js';
+import type { Gateway, MetaToolsMode } from '../../gateway/index.js';
 import { errorText } from '../errors.js';
-import { inbandLogin } from '../inband-login.js';
-import { InertSessionPort } from './inert-port.js';
+import {
+  openAgentGateway,
+  openInertAgentGateway,
+  type AgentGatewayOptions,
+} from '../agent/gateway.js';
 import { openPrivateSession, type PrivateSessionOptions } from './private-session.js';
 import { StdioLineTransport } from './stdio-transport.js';
 
 /** Serves no tools: every request is answered with `reason`. */
-export function serveInert(reason: string, options: GatewayOptions): Promise<number> {
-  return serveStdio(openInertGateway(new InertSessionPort(reason), options), options.log);
+export function serveInert(reason: string, options: AgentGatewayOptions): Promise<number> {
+  return serveStdio(openInertAgentGateway(reason, options), options.log);
 }
 
 /** `--no-daemon`: a session and pool of this process's own, behind a gateway on stdio. */
 export async function serveInProcess(
   session: PrivateSessionOptions,
-  options: GatewayOptions,
+  options: AgentGatewayOptions & { readonly metaTools: MetaToolsMode },
 ): Promise<number> {
   const log = options.log;
   const own = await openPrivateSession(session);
   let gateway: Gateway;
   try {
     // No daemon for `mcpctl login` to reach: the agent's user can sign in in-band only.
-    gateway = await openGateway(own.session, {
-      ...options,
-      login: inbandLogin(own.core, own.session),
-    });
+    gateway = await openAgentGateway(own.core, own.session, options);
   } catch (err) {
     await own.close();
     throw err;

@@ -8,7 +8,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { LineReader } from '../rpc-protocol.js';
+import { LineReader } from '../rpc/protocol.js';
 import { tempDir, type TempDir } from '../../testing/temp-dir.js';
 import { until } from '../../testing/until.js';
 import { SessionKeeper, type KeeperOptions, type Link } from './keeper.js';

@@ -2,15 +2,24 @@
  * The agent's MCP session in `mcpctl serve`, kept across daemons: a pipe between the agent's
  * stdio and its gateway in the daemon that, when the daemon's socket closes under it, keeps
  * the agent's side open, brings a daemon back and restores the session there (issue 25;
- * README "When the daemon restarts", cli/PROTOCOL.md "When the daemon goes away").
+ * README "When the daemon restarts", cli/rpc/PROTOCOL.md "When the daemon goes away").
+ *
+ * Why one file of about 600 lines: what is left here is the state machine itself (Phase and
+ * its transitions: connect, close, bring back, restore, finish) and the two pipes through it.
+ * Every transition reads and writes the same phase, current gateway and stdin/stdout flow, so
+ * a further split would hand each part the whole keeper. The parts that stand alone are their
+ * own modules: the ledger of calls in flight (in-flight.ts), the lines waiting for a gateway
+ * (waiting-lines.ts), the gateway's requests to the agent (gateway-asks.ts), the lines serve
+ * writes itself (keeper-lines.ts) and what the agent set up (agent-record.ts).
  *
  * Guarantees:
  * - While a gateway is connected every line passes on as it came (a view of the bytes read,
  *   never re-encoded), after a look at its top-level keys (mcp-peek.ts); only the lines below
  *   are rewritten, answered here or dropped. At most one MCP message of each direction is held
- *   (line-framer.ts), and lines waiting for a daemon are bounded (MAX_QUEUED_BYTES: past it
- *   the agent's input is not read until they are sent or answered), as are the lines of sent
- *   request kept until another line follows it (MAX_RESEND_BYTES, below).
+ *   (line-framer.ts), and lines waiting for a daemon are bounded (MAX_QUEUED_BYTES,
+ *   waiting-lines.ts: past it the agent's input is not read until they are sent or answered),
+ *   as are the lines of sent request kept until another line follows it (MAX_RESEND_BYTES,
+ *   in-flight.ts).
  * - No line longer than MAX_AGENT_STDIO_MESSAGE_BYTES reaches the agent (its MCP SDK would drop
  *   the connection, and with it every server): such an answer becomes the size error (-32005)
  *   for its request, such a request of the gateway's is answered with it, anything else is
@@ -67,20 +76,25 @@ import {
 } from '../../api/limits.js';
 import { answerTooLargeMessage, droppedText } from '../agent-message-size.js';
 import { errorText } from '../errors.js';
-import { DAEMON_STOPPING, RpcCodes, isObject, type ReconnectMode } from '../rpc-protocol.js';
+import { DAEMON_STOPPING, RpcCodes, type ReconnectMode } from '../rpc/protocol.js';
 import { AgentRecord } from './agent-record.js';
 import type { OpenedGateway } from './gateway-open.js';
+import { GatewayAsks } from './gateway-asks.js';
+import { forgetLine, InFlightCalls, neverRan, type AgentCall } from './in-flight.js';
+import {
+  errorLine,
+  errorOf,
+  methodAndParams,
+  requestIdOf,
+  stopNoticeOf,
+  withId,
+} from './keeper-lines.js';
 import { LineFramer } from './line-framer.js';
-import { idText, peekMessage } from './mcp-peek.js';
+import { peekMessage } from './mcp-peek.js';
+import { WaitingLines, type Queued } from './waiting-lines.js';
 
 /** How long serve waits for the daemon to close after stdin ended. */
 const STDIN_END_GRACE_MS = 1000;
-/** Lines of the agent's held while no gateway is connected, at most (then it is not read). */
-const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
-/** The last request's line, kept to be sent again should its daemon not take it, at most. */
-const MAX_RESEND_BYTES = 4 * 1024 * 1024;
-/** Ids of the gateways' requests to the agent remembered, at most (oldest forgotten). */
-const MAX_GATEWAY_ASKS = 10_000;
 /** MCP's SDK code for a closed connection: what a call cut off by a lost daemon gets. */
 export const DAEMON_GONE_CODE = -32000;
 
@@ -118,50 +132,6 @@ type Phase =
   | 'idle'
   | 'ended';
 
-/** A request of the agent's that the current gateway has not answered. */
-interface AgentCall {
-  readonly method: string;
-  /** A task-augmented tools/call: its answer may name a task. */
-  readonly task: boolean;
-  /**
-   * Its line while it may be sent again: `initialize`'s always (sent again while unanswered),
-   * any other's while it is the last line written to its gateway (see Sending), within
-   * MAX_RESEND_BYTES.
-   */
-  line?: Buffer;
-  /** Its last sending to a gateway, if it was sent. */
-  sending?: Sending;
-}
-
-/**
- * What is known of one sending of a request to one gateway, so that when that gateway goes
- * away serve can tell a request its daemon never ran (sent again) from one it may have run.
- * - `writing`: handed to the socket; the write has not completed.
- * - `unsent`: provably not one whole line reached the daemon: the socket was closed already,
- *   or the write failed while it was the only one under way (a failed write of several lines
- *   at once may have delivered the first ones).
- * - `written`: in the kernel, on its way to the daemon; that it was never read, only a reset
- *   right after it says (Current.reset).
- */
-interface Sending {
-  readonly gen: number;
-  state: 'writing' | 'unsent' | 'written';
-}
-
-/** A line of the agent's waiting for a gateway. */
-interface Queued {
-  readonly line: Buffer;
-  /** A request: its id, method and the time it stops waiting. */
-  readonly request?: { readonly id: string; readonly call: AgentCall; readonly until: number };
-}
-
-/** A request a gateway sent the agent, by the id the agent sees. */
-interface GatewayAsk {
-  readonly gen: number;
-  /** The gateway's own id (the same text in the first generation). */
-  readonly id: string;
-}
-
 interface Current {
   readonly link: Link;
   readonly gen: number;
@@ -184,15 +154,12 @@ export class SessionKeeper {
   #phase: Phase = 'down';
   #current: Current | undefined;
   #gen = 0;
-  readonly #inFlight = new Map<string, AgentCall>();
-  readonly #asks = new Map<string, GatewayAsk>();
-  #askCount = 0;
+  readonly #inFlight = new InFlightCalls();
+  readonly #asks = new GatewayAsks();
   /** Ids of serve's own requests on the current gateway (the restore): their answers stay here. */
   readonly #ownIds = new Set<string>();
   #restoreInitId: string | undefined;
-  #queue: Queued[] = [];
-  #queuedBytes = 0;
-  #queueTimer: NodeJS.Timeout | undefined;
+  readonly #waiting: WaitingLines;
   #attempting = false;
   #socketBlocked = false;
   /** The agent does not read: the gateway is not read either until it does. */
@@ -204,6 +171,11 @@ export class SessionKeeper {
   constructor(o: KeeperOptions) {
     this.#o = o;
     this.#waitMs = o.waitMs ?? 15_000;
+    this.#waiting = new WaitingLines({
+      answer: (id, message) => this.#answerAgent(id, DAEMON_GONE_CODE, message),
+      changed: () => this.#flowStdin(),
+      expired: `the mcpctl daemon did not come back within ${this.#waitMs / 1000} s (it is being started; see its log ${o.logFile}); try again in a moment`,
+    });
     this.#agentFramer = new LineFramer(MAX_MESSAGE_BYTES + 1, (line, whole) =>
       this.#fromAgent(line, whole),
     );
@@ -257,7 +229,7 @@ export class SessionKeeper {
     }
     // Not a message serve can read: the gateway answers it as it answers any such line.
     if (this.#phase === 'open') this.#toGateway(line);
-    else this.#enqueue({ line });
+    else this.#waiting.add({ line });
   }
 
   #agentRequest(method: string, id: string, line: Buffer): void {
@@ -276,7 +248,7 @@ export class SessionKeeper {
       ...(method === 'initialize' ? { line } : {}),
     };
     if (this.#phase === 'open') return this.#sendRequest(id, call, line);
-    this.#enqueue({ line, request: { id, call, until: Date.now() + this.#waitMs } });
+    this.#waiting.add({ line, request: { id, call, until: Date.now() + this.#waitMs } });
     this.#bringBack();
   }
 
@@ -285,15 +257,15 @@ export class SessionKeeper {
       this.#record.noteInitialized();
       if (this.#phase === 'open') this.#toGateway(line);
       // Before its initialize was answered, it follows that initialize; after, the replay says it.
-      else if (!this.#record.initializeResult) this.#enqueue({ line });
+      else if (!this.#record.initializeResult) this.#waiting.add({ line });
       return;
     }
     if (method === 'notifications/cancelled') {
       const cancelled = requestIdOf(line);
       if (cancelled !== undefined) {
         // The gateway does not answer a request the agent cancelled.
-        this.#settle(cancelled);
-        if (this.#phase !== 'open') this.#unqueue(cancelled);
+        this.#inFlight.settle(cancelled);
+        if (this.#phase !== 'open') this.#waiting.remove(cancelled);
       }
     }
     // Any other notification concerns the gateway that is gone (progress of its requests,
@@ -302,9 +274,8 @@ export class SessionKeeper {
   }
 
   #agentAnswer(id: string | undefined, line: Buffer): void {
-    const ask = id === undefined ? undefined : this.#asks.get(id);
+    const ask = id === undefined ? undefined : this.#asks.answered(id);
     if (ask && id !== undefined) {
-      this.#asks.delete(id);
       // Only the gateway that asked may have the answer, under its own id.
       if (ask.gen !== this.#gen || this.#phase !== 'open') return;
       this.#toGateway(ask.id === id ? line : withId(line, ask.id, 'id'));
@@ -318,25 +289,9 @@ export class SessionKeeper {
   #sendRequest(id: string, call: AgentCall, line: Buffer): void {
     const current = this.#current;
     if (!current)
-      return this.#enqueue({ line, request: { id, call, until: Date.now() + this.#waitMs } });
-    const sending: Sending = { gen: current.gen, state: 'writing' };
-    call.sending = sending;
-    if (call.method !== 'initialize' && line.length <= MAX_RESEND_BYTES) call.line = line;
-    this.#inFlight.set(id, call);
+      return this.#waiting.add({ line, request: { id, call, until: Date.now() + this.#waitMs } });
+    const sending = this.#inFlight.sent(id, call, current.gen, line);
     this.#toGateway(line, (fate) => (sending.state = fate), call);
-  }
-
-  /** The agent's request `id` needs nothing more from this gateway: answered or cancelled. */
-  #settle(id: string): AgentCall | undefined {
-    const call = this.#inFlight.get(id);
-    if (!call) return undefined;
-    this.#inFlight.delete(id);
-    this.#forgetLine(call);
-    return call;
-  }
-
-  #forgetLine(call: AgentCall): void {
-    if (call.method !== 'initialize') call.line = undefined;
   }
 
   /**
@@ -349,7 +304,7 @@ export class SessionKeeper {
     const socket = current?.link.socket;
     if (!current || !socket || socket.destroyed || socket.writableEnded) return fate?.('unsent');
     // Only the last line can be proven unread (a reset): the one before it is kept no longer.
-    if (current.last && current.last !== call) this.#forgetLine(current.last);
+    if (current.last && current.last !== call) forgetLine(current.last);
     current.last = call;
     // Alone: not queued behind another write, so no write of several lines fails with it.
     const alone = socket.writableLength === 0 && socket.writableCorked === 0;
@@ -421,7 +376,7 @@ export class SessionKeeper {
         // A stopping daemon fails the calls it cuts off with errors of its servers' closing;
         // serve's own answer at the close says what happened.
         if (current.notice && errorOf(line) !== undefined) return;
-        this.#settle(id);
+        this.#inFlight.settle(id);
         if (call.method === 'initialize') this.#record.noteInitializeAnswer(line);
         else if (call.task && line.includes('"taskId"')) this.#record.noteTaskAnswer(line);
       }
@@ -436,14 +391,12 @@ export class SessionKeeper {
       if (peek.method === 'notifications/cancelled') {
         // The gateway gave up on one of its requests: under the id the agent knows it by.
         const cancelled = requestIdOf(line);
-        for (const [visible, ask] of this.#asks)
-          if (ask.gen === current.gen && ask.id === cancelled) {
-            this.#asks.delete(visible);
-            return this.#out(
-              current,
-              visible === ask.id ? line : withId(line, visible, 'requestId'),
-            );
-          }
+        const visible = this.#asks.cancelled(current.gen, cancelled);
+        if (visible !== undefined)
+          return this.#out(
+            current,
+            visible === cancelled ? line : withId(line, visible, 'requestId'),
+          );
       }
     }
     this.#out(current, line);
@@ -463,7 +416,7 @@ export class SessionKeeper {
     if (peek?.response && id !== undefined) {
       const error = errorLine(id, LIMIT_EXCEEDED_CODE, answerTooLargeMessage(bytes, max));
       if (this.#ownIds.delete(id)) return this.#ownAnswer(id, error);
-      const method = this.#settle(id)?.method ?? 'request';
+      const method = this.#inFlight.settle(id)?.method ?? 'request';
       this.#o.log(
         `not passed to the agent: ${droppedText(`the answer to its ${method}`, bytes, max)} (more than an agent reads in one message); it gets the size error instead`,
       );
@@ -494,14 +447,7 @@ export class SessionKeeper {
 
   /** A request of the gateway's to the agent (sampling, elicitation, roots/list, ping). */
   #gatewayAsks(current: Current, id: string, line: Buffer): void {
-    // The first gateway's ids pass as they are; a later one's could be a gone gateway's.
-    const visible =
-      current.gen === 1 ? id : JSON.stringify(`mcpctl-${current.gen}-${(this.#askCount += 1)}`);
-    this.#asks.set(visible, { gen: current.gen, id });
-    if (this.#asks.size > MAX_GATEWAY_ASKS) {
-      const oldest = this.#asks.keys().next();
-      if (!oldest.done) this.#asks.delete(oldest.value);
-    }
+    const visible = this.#asks.add(current.gen, id);
     this.#out(current, visible === id ? line : withId(line, visible, 'id'));
   }
 
@@ -541,7 +487,7 @@ export class SessionKeeper {
         `the mcpctl daemon at ${this.#o.socketPath} stopped (${notice.reason}); this agent's session waits: its next request starts a daemon and restores the session there`,
       );
       this.#phase = 'idle';
-      if (this.#queue.length > 0) this.#bringBack();
+      if (this.#waiting.length > 0) this.#bringBack();
       return;
     }
     void this.#o.daemonPid().then((pid) => {
@@ -566,32 +512,27 @@ export class SessionKeeper {
    */
   #failInFlight(current: Current): void {
     const again: Queued[] = [];
-    for (const [id, call] of this.#inFlight) {
+    for (const [id, call] of this.#inFlight.takeAll()) {
       const line = call.line;
       const initialize = call.method === 'initialize' && !this.#record.initializeResult;
       if (line && (initialize || neverRan(current, call))) {
-        this.#forgetLine(call);
+        forgetLine(call);
         again.push({ line, request: { id, call, until: Date.now() + this.#waitMs } });
         continue;
       }
-      this.#forgetLine(call);
+      forgetLine(call);
       this.#answerAgent(
         id,
         DAEMON_GONE_CODE,
         `the mcpctl daemon went away while this ${call.method} request was in flight (it crashed, was killed, stopped or restarted): it may or may not have run on its server, so check before repeating anything that changes state. mcpctl restores this session on a new daemon; see ${this.#o.logFile}`,
       );
     }
-    this.#inFlight.clear();
     const resent = again.filter((q) => q.request?.call.method !== 'initialize').length;
     if (resent > 0)
       this.#o.log(
         `the daemon went away before it took ${resent === 1 ? '1 request' : `${resent} requests`} of this agent's; ${resent === 1 ? 'it waits' : 'they wait'} for the next daemon`,
       );
-    if (again.length > 0) {
-      this.#queue = [...again, ...this.#queue];
-      for (const q of again) this.#queuedBytes += q.line.length;
-      this.#armQueueTimer();
-    }
+    if (again.length > 0) this.#waiting.prepend(again);
   }
 
   // ---- bringing a daemon back -------------------------------------------------------------
@@ -617,7 +558,7 @@ export class SessionKeeper {
         const why = errorText(err);
         this.#o.log(`${why}; this agent's session waits: its next request tries again`);
         this.#phase = 'idle';
-        this.#failQueued(
+        this.#waiting.failAll(
           `mcpctl serve could not bring its daemon back: ${why}. This session stays open; the next request tries again`,
         );
       },
@@ -664,10 +605,7 @@ export class SessionKeeper {
         this.#sendOwn(JSON.stringify(`mcpctl-restore-${gen}-${(n += 1)}`), method, params);
     }
     this.#phase = 'open';
-    const queued = this.#queue;
-    this.#queue = [];
-    this.#queuedBytes = 0;
-    clearTimeout(this.#queueTimer);
+    const queued = this.#waiting.takeAll();
     // Not corked: each request is a write of its own (see #sendRequest).
     for (const q of queued) {
       if (q.request) this.#sendRequest(q.request.id, q.request.call, q.line);
@@ -681,63 +619,10 @@ export class SessionKeeper {
         );
   }
 
-  // ---- lines waiting for a gateway ----------------------------------------------------------
-
-  #enqueue(q: Queued): void {
-    this.#queue.push(q);
-    this.#queuedBytes += q.line.length;
-    this.#flowStdin();
-    if (q.request) this.#armQueueTimer();
-  }
-
-  #unqueue(id: string): void {
-    this.#queue = this.#queue.filter((q) => {
-      if (q.request?.id !== id) return true;
-      this.#queuedBytes -= q.line.length;
-      return false;
-    });
-    this.#flowStdin();
-  }
-
-  #armQueueTimer(): void {
-    clearTimeout(this.#queueTimer);
-    const first = this.#queue.find((q) => q.request)?.request;
-    if (!first) return;
-    this.#queueTimer = setTimeout(() => this.#expire(), Math.max(0, first.until - Date.now()));
-  }
-
-  /** Requests that waited their time are answered; the others wait on. */
-  #expire(): void {
-    const now = Date.now();
-    const expired = this.#queue.filter((q) => q.request && q.request.until <= now);
-    this.#queue = this.#queue.filter((q) => !expired.includes(q));
-    for (const q of expired) {
-      this.#queuedBytes -= q.line.length;
-      if (q.request)
-        this.#answerAgent(
-          q.request.id,
-          DAEMON_GONE_CODE,
-          `the mcpctl daemon did not come back within ${this.#waitMs / 1000} s (it is being started; see its log ${this.#o.logFile}); try again in a moment`,
-        );
-    }
-    this.#flowStdin();
-    this.#armQueueTimer();
-  }
-
-  #failQueued(message: string): void {
-    clearTimeout(this.#queueTimer);
-    const queued = this.#queue;
-    this.#queue = [];
-    this.#queuedBytes = 0;
-    for (const q of queued)
-      if (q.request) this.#answerAgent(q.request.id, DAEMON_GONE_CODE, message);
-    this.#flowStdin();
-  }
-
   /** Reads stdin unless the daemon is not taking it, or too much of it waits for one. */
   #flowStdin(): void {
     if (this.#phase === 'ended') return;
-    if (this.#socketBlocked || this.#queuedBytes > MAX_QUEUED_BYTES) this.#o.stdin.pause();
+    if (this.#socketBlocked || this.#waiting.full) this.#o.stdin.pause();
     else this.#o.stdin.resume();
   }
 
@@ -745,7 +630,7 @@ export class SessionKeeper {
     if (this.#phase === 'ended') return;
     this.#phase = 'ended';
     clearTimeout(this.#endTimer);
-    clearTimeout(this.#queueTimer);
+    this.#waiting.stop();
     process.off('SIGINT', this.#onSignal);
     process.off('SIGTERM', this.#onSignal);
     this.#o.stdin.off('data', this.#onStdinData);
@@ -756,72 +641,5 @@ export class SessionKeeper {
     this.#current = undefined;
     current?.link.socket.destroy();
     this.#resolve(code);
-  }
-}
-
-/** An error answer to the request `id` (its JSON text), as a line. */
-function errorLine(id: string, code: number, message: string): Buffer {
-  return Buffer.from(`{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify({ code, message })}}\n`);
-}
-
-/**
- * Whether the request `call`, unanswered when the gateway `current` went away, provably never
- * ran there: its line never reached the daemon whole, or it was the last line written and the
- * connection ended in a reset (its bytes were still queued unread).
- */
-function neverRan(current: Current, call: AgentCall): boolean {
-  const sending = call.sending;
-  if (!sending || sending.gen !== current.gen) return false;
-  if (sending.state === 'unsent') return true;
-  return sending.state === 'written' && current.reset === true && current.last === call;
-}
-
-/** `"method":…,"params":…` of a request serve sends itself. */
-function methodAndParams(method: string, params: Record<string, unknown>): string {
-  return `"method":${JSON.stringify(method)},"params":${JSON.stringify(params)}`;
-}
-
-/** The line with its top-level `key` (or `params.requestId`) set to the id text `id`. */
-function withId(line: Buffer, id: string, key: 'id' | 'requestId'): Buffer {
-  const message = JSON.parse(line.toString('utf8')) as Record<string, unknown>;
-  const value: unknown = JSON.parse(id);
-  if (key === 'id') message.id = value;
-  else if (isObject(message.params)) message.params = { ...message.params, requestId: value };
-  return Buffer.from(`${JSON.stringify(message)}\n`);
-}
-
-/** `params.requestId` of a notifications/cancelled line, as id text. */
-function requestIdOf(line: Buffer): string | undefined {
-  try {
-    const message: unknown = JSON.parse(line.toString('utf8'));
-    const id = isObject(message) && isObject(message.params) ? message.params.requestId : undefined;
-    return typeof id === 'string' || typeof id === 'number'
-      ? idText(JSON.stringify(id))
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function errorOf(line: Buffer): string | undefined {
-  try {
-    const message: unknown = JSON.parse(line.toString('utf8'));
-    if (!isObject(message) || !isObject(message.error)) return undefined;
-    return typeof message.error.message === 'string' ? message.error.message : 'an error';
-  } catch {
-    return 'an answer that is not JSON';
-  }
-}
-
-function stopNoticeOf(line: Buffer): { reconnect: ReconnectMode; reason: string } {
-  try {
-    const message: unknown = JSON.parse(line.toString('utf8'));
-    const params = isObject(message) && isObject(message.params) ? message.params : {};
-    return {
-      reconnect: params.reconnect === 'now' ? 'now' : 'on-demand',
-      reason: typeof params.reason === 'string' ? params.reason : 'stopped',
-    };
-  } catch {
-    return { reconnect: 'on-demand', reason: 'stopped' };
   }
 }

@@ -18,7 +18,7 @@
  */
 import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import { GATEWAY_PROTOCOL } from '../rpc-protocol.js';
+import { GATEWAY_PROTOCOL } from '../rpc/protocol.js';
 import {
   GatewayOpenError,
   daemonAnswers,

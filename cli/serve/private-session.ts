@@ -11,8 +11,8 @@
  */
 import { Daemon, type DaemonLog } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
-import { homeDirectory } from '../socket-path.js';
-import { INSIDE_MCPCTL_ENV } from './inert-port.js';
+import { homeDirectory } from '../rpc/socket-path.js';
+import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
 
 export interface PrivateSessionOptions {
   readonly workspace: string;

@@ -11,7 +11,7 @@
  *   when this process ends, the daemon closes the gateway and releases the hold.
  * - A serve started by mcpctl itself (its entry is in a file mcpctl reads) serves nothing (no
  *   tools, not even the meta tools its `--meta-tools` asks for) and contacts no daemon; see
- *   inert-port.ts. The controllers serve runs (in-process, or a daemon
+ *   cli/agent/inert-port.ts. The controllers serve runs (in-process, or a daemon
  *   it starts) mark the environment of their servers for that.
  * - With a daemon, the agent's session outlives it: when the daemon goes away (crashed,
  *   killed, stopped, restarted) serve brings one back and restores the session (keeper.ts).
@@ -22,9 +22,10 @@
  */
 import type { MetaToolsMode } from '../../gateway/index.js';
 import { VERSION } from '../version.js';
-import { connectOrStartDaemon, daemonLogPath } from './daemon-link.js';
+import { daemonLogPath } from '../rpc/socket-path.js';
+import { connectOrStartDaemon } from './daemon-link.js';
 import { ownEnv } from './daemon-env.js';
-import { INSIDE_MCPCTL_ENV } from './inert-port.js';
+import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
 import { runPipe } from './pipe.js';
 
 export interface ServeOptions {
@@ -46,24 +47,13 @@ export interface ServeOptions {
   readonly answerTimeoutMs: number;
 }
 
-/**
- * How long the agent waits for servers that are still connecting, once for its connect and
- * first tools/list together (gateway/index.ts).
- */
-const FIRST_LIST_WAIT_MS = 5000;
-
 const log = (message: string): void => {
   process.stderr.write(`mcpctl serve: ${message}\n`);
 };
 
 export async function runServe(o: ServeOptions): Promise<number> {
   // For a gateway in this process; with a daemon, serve sends metaTools in gateway.open.
-  const gatewayOptions = () => ({
-    version: VERSION,
-    log,
-    firstListWaitMs: FIRST_LIST_WAIT_MS,
-    metaTools: o.metaTools,
-  });
+  const gatewayOptions = () => ({ version: VERSION, log, metaTools: o.metaTools });
   // The gateway and the controller load only when they run here: with a daemon (the usual
   // case) serve is a pipe, and an agent waits for it to start at the start of every session.
   const startedBy = process.env[INSIDE_MCPCTL_ENV];
@@ -71,12 +61,12 @@ export async function runServe(o: ServeOptions): Promise<number> {
     const reason = `this mcpctl serve was started by mcpctl itself (${startedBy}) because its entry is in a config file mcpctl reads; it serves no tools, since mcpctl never proxies itself`;
     log(reason);
     const { serveInert } = await import('./in-process.js');
-    // Nothing at all, whatever its flags: its own meta tools would reach the agent as
-    // `mcpctl__mcpctl_find_tools`, beside the real pair, and find no tools there.
-    return serveInert(reason, { ...gatewayOptions(), metaTools: 'off' });
+    // Nothing at all, whatever its flags (cli/agent/gateway.ts: an inert gateway has no meta
+    // tools).
+    return serveInert(reason, gatewayOptions());
   }
   if (!o.daemon) {
-    // Inherited by every server the in-process controller starts (see inert-port.ts).
+    // Inherited by every server the in-process controller starts (see cli/agent/inert-port.ts).
     process.env[INSIDE_MCPCTL_ENV] = `mcpctl serve --no-daemon, pid ${process.pid}`;
     const { serveInProcess } = await import('./in-process.js');
     return serveInProcess(

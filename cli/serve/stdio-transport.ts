@@ -23,7 +23,7 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.
 import { MAX_AGENT_STDIO_MESSAGE_BYTES, MAX_MESSAGE_BYTES } from '../../api/limits.js';
 import { oversizeOf } from '../agent-message-size.js';
 import { checkAgentLine } from '../../gateway/agent-message.js';
-import { JSONRPC, LineReader, LineTooLongError, RpcCodes } from '../rpc-protocol.js';
+import { JSONRPC, LineReader, LineTooLongError, RpcCodes } from '../rpc/protocol.js';
 
 export class StdioLineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;

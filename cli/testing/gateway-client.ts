@@ -6,7 +6,7 @@
 import { connect, type Socket } from 'node:net';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { LineReader } from '../rpc-protocol.js';
+import { LineReader } from '../rpc/protocol.js';
 
 /** The agent's side of an MCP connection over a socket. */
 export class SocketClientTransport implements Transport {

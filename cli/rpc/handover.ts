@@ -14,10 +14,10 @@
  * - The lines after the request, already received or not, reach the receiver in order.
  */
 import type { Socket } from 'node:net';
-import { errorText } from './errors.js';
-import type { RpcDispatch } from './rpc-dispatch.js';
-import type { RpcLimits } from './rpc-limits.js';
-import type { HandedOver, Handover, HandoverTable, RpcConnection, RpcLog } from './rpc-methods.js';
+import { errorText } from '../errors.js';
+import type { RpcDispatch } from './dispatch.js';
+import type { RpcLimits } from './limits.js';
+import type { HandedOver, Handover, HandoverTable, RpcConnection, RpcLog } from './methods.js';
 import {
   JSONRPC,
   RpcCodes,
@@ -26,7 +26,7 @@ import {
   errorResponse,
   idOf,
   isObject,
-} from './rpc-protocol.js';
+} from './protocol.js';
 
 /**
  * The lines of a handed-over connection: held in `pending` until its protocol receives, then

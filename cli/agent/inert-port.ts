@@ -17,7 +17,7 @@ import type {
   WhyText,
 } from '../../gateway/session-port.js';
 
-/** Set in the environment of every server an mcpctl controller starts (see run.ts). */
+/** Set in the environment of every server an mcpctl controller starts (see cli/serve/run.ts). */
 export const INSIDE_MCPCTL_ENV = 'MCPCTL_SERVE_INSIDE';
 
 export class InertSessionPort implements SessionPort {

@@ -14,10 +14,10 @@
  *   wrong or missing `state` is answered 400, signs nothing in and ends nothing: the login
  *   goes on waiting for the real redirect.
  */
-import { LOGIN_TTL_MS, listenForRedirect } from '../auth/index.js';
-import type { Daemon } from '../controller/daemon.js';
-import type { Session } from '../controller/session.js';
-import type { LoginAttempt, StartLogin } from '../gateway/index.js';
+import { LOGIN_TTL_MS, listenForRedirect } from '../../auth/index.js';
+import type { Daemon } from '../../controller/daemon.js';
+import type { Session } from '../../controller/session.js';
+import type { LoginAttempt, StartLogin } from '../../gateway/index.js';
 
 /** As long as the daemon keeps a login it started. */
 export const INBAND_LOGIN_TIMEOUT_MS = LOGIN_TTL_MS;

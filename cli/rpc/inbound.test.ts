@@ -5,12 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
-import { until } from '../testing/until.js';
-import { ConnectionLostError, connectClient } from './rpc-client.js';
-import { FrameBudget, FrameRefused, InboundFrames } from './rpc-inbound.js';
-import { LineReader, RpcCodes } from './rpc-protocol.js';
-import { method, type MethodTable } from './rpc-methods.js';
-import { RpcServer } from './rpc-server.js';
+import { until } from '../../testing/until.js';
+import { ConnectionLostError, connectClient } from './client.js';
+import { FrameBudget, FrameRefused, InboundFrames } from './inbound.js';
+import { LineReader, RpcCodes } from './protocol.js';
+import { method, type MethodTable } from './methods.js';
+import { RpcServer } from './server.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-inbound-'));
 after(() => rmSync(root, { recursive: true, force: true }));

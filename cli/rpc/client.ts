@@ -23,7 +23,7 @@
  *   waiting (a watch streaming, or idle) nothing is bounded.
  */
 import { connect, type Socket } from 'node:net';
-import { DEFAULT_RPC_LIMITS } from './rpc-limits.js';
+import { DEFAULT_RPC_LIMITS } from './limits.js';
 import { checkSocketPlace } from './socket-path.js';
 import {
   JSONRPC,
@@ -33,7 +33,7 @@ import {
   isObject,
   type RpcErrorObject,
   type RpcId,
-} from './rpc-protocol.js';
+} from './protocol.js';
 
 export class DaemonUnavailableError extends Error {
   override name = 'DaemonUnavailableError';

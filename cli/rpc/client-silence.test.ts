@@ -10,9 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
-import { DaemonNotAnsweringError, connectClient } from './rpc-client.js';
-import { method } from './rpc-methods.js';
-import { RpcServer } from './rpc-server.js';
+import { DaemonNotAnsweringError, connectClient } from './client.js';
+import { method } from './methods.js';
+import { RpcServer } from './server.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-silence-'));
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -5,18 +5,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
-import { until } from '../testing/until.js';
-import type { RpcCallError } from './rpc-client.js';
+import { until } from '../../testing/until.js';
+import type { RpcCallError } from './client.js';
 import {
   AnswerTooLargeError,
   ConnectionLostError,
   DaemonUnavailableError,
   RpcClient,
   connectClient,
-} from './rpc-client.js';
-import { LineReader, RpcCodes, RpcError } from './rpc-protocol.js';
-import { method, type MethodTable } from './rpc-methods.js';
-import { RpcServer } from './rpc-server.js';
+} from './client.js';
+import { LineReader, RpcCodes, RpcError } from './protocol.js';
+import { method, type MethodTable } from './methods.js';
+import { RpcServer } from './server.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-rpc-'));
 after(() => rmSync(root, { recursive: true, force: true }));

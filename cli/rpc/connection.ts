@@ -1,5 +1,5 @@
 /**
- * One client connection of the daemon's socket server (rpc-server.ts), from accept to close:
+ * One client connection of the daemon's socket server (server.ts), from accept to close:
  * its framing, its writes, its close hooks, and where each of its lines goes.
  *
  * Guarantees:
@@ -7,23 +7,23 @@
  *   exit, daemon stop, protocol error); one added after the end runs at once. A hook that
  *   fails is logged. `ended` resolves when every hook has run.
  * - A peer that sends a line past the limits, or holds an unfinished message past the shared
- *   budget or for too long (rpc-inbound.ts), gets one error line and is closed, cut off after
+ *   budget or for too long (inbound.ts), gets one error line and is closed, cut off after
  *   a second if it lingers; what it sends meanwhile is read and dropped.
  * - A peer that stops reading (unread output past `maxPendingWriteBytes`) is cut off; a
  *   notification that cannot be encoded, or is larger than `maxResponseBytes`, ends this
  *   connection, never the daemon. Nothing is written once the connection is closed.
- * - Lines go in order: to the handover when the first line opened one (rpc-handover.ts),
- *   else each to the dispatch (rpc-dispatch.ts); blank lines are skipped before a handover.
+ * - Lines go in order: to the handover when the first line opened one (handover.ts),
+ *   else each to the dispatch (dispatch.ts); blank lines are skipped before a handover.
  *   A failure answering or taking a line costs this connection only (logged).
  */
 import type { Socket } from 'node:net';
-import { errorText } from './errors.js';
-import type { RpcDispatch } from './rpc-dispatch.js';
-import type { HandoverLines, HandoverWire, Handovers } from './rpc-handover.js';
-import { FrameRefused, InboundFrames, type FrameBudget } from './rpc-inbound.js';
-import type { RpcLimits } from './rpc-limits.js';
-import type { RpcConnection, RpcLog } from './rpc-methods.js';
-import { JSONRPC, RpcCodes, encode, errorResponse } from './rpc-protocol.js';
+import { errorText } from '../errors.js';
+import type { RpcDispatch } from './dispatch.js';
+import type { HandoverLines, HandoverWire, Handovers } from './handover.js';
+import { FrameRefused, InboundFrames, type FrameBudget } from './inbound.js';
+import type { RpcLimits } from './limits.js';
+import type { RpcConnection, RpcLog } from './methods.js';
+import { JSONRPC, RpcCodes, encode, errorResponse } from './protocol.js';
 
 /** What every connection of one server shares. */
 export interface ConnectionDeps {

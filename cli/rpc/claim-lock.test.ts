@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { tempDir, type TempDir } from '../testing/temp-dir.js';
+import { tempDir, type TempDir } from '../../testing/temp-dir.js';
 import { claimLock, claimLockPath } from './claim-lock.js';
 
 describe('claimLock', () => {

@@ -21,12 +21,14 @@
  *   connecting then fails as it always did (no daemon).
  * - `probeSocket` tells a live daemon from a stale socket file (nobody answers) from nothing,
  *   without sending a byte.
+ * - Beside the socket, and named only here: the pool's record of its children (`stateFileOf`)
+ *   and the log of a daemon mcpctl started (`daemonLogPath`).
  */
 import { lstatSync, mkdirSync, readlinkSync, type Stats } from 'node:fs';
 import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { CliError } from './errors.js';
+import { CliError } from '../errors.js';
 
 export const SOCKET_ENV = 'MCPCTL_SOCKET';
 
@@ -70,6 +72,13 @@ export function homeDirectory(home: string = os.homedir()): string {
 /** The file where the pool records its children, so a restarted daemon can reap them. */
 export function stateFileOf(socketPath: string): string {
   return `${socketPath}.children.json`;
+}
+
+export const DAEMON_LOG_NAME = 'mcpctl-daemon.log';
+
+/** The log of a daemon started by mcpctl (serve, restart), beside its socket. */
+export function daemonLogPath(socket: string): string {
+  return path.join(path.dirname(socket), DAEMON_LOG_NAME);
 }
 
 /** Where to put the socket instead of a directory that is not private (after "put it…"). */

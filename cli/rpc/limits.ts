@@ -1,5 +1,5 @@
 /**
- * How much the daemon's socket takes from its clients, in one place (cli/PROTOCOL.md, "Limits").
+ * How much the daemon's socket takes from its clients, in one place (cli/rpc/PROTOCOL.md, "Limits").
  *
  * Guarantees:
  * - Every limit has a finite default: no client, nor all of them together, makes the daemon
@@ -9,7 +9,7 @@
  *   message naming the variable, the entry and the fix.
  */
 
-import { MAX_MESSAGE_BYTES } from '../api/limits.js';
+import { MAX_MESSAGE_BYTES } from '../../api/limits.js';
 
 export interface RpcLimits {
   /**

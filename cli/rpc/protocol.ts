@@ -1,6 +1,6 @@
 /**
  * The wire format between `mcpctl` and its daemon: JSON-RPC 2.0, one JSON text per line
- * (newline-delimited), over the daemon's Unix socket. See cli/PROTOCOL.md.
+ * (newline-delimited), over the daemon's Unix socket. See cli/rpc/PROTOCOL.md.
  *
  * Guarantees:
  * - `LineReader` yields complete lines only, across any chunking, and refuses a line longer
@@ -11,7 +11,7 @@
  *   build at all: V8 caps string length) becomes a LimitExceeded error for its id.
  * - Error codes: the JSON-RPC reserved ones, plus mcpctl's own in -32000…-32099.
  */
-import { LIMIT_EXCEEDED_CODE, MAX_MESSAGE_BYTES } from '../api/limits.js';
+import { LIMIT_EXCEEDED_CODE, MAX_MESSAGE_BYTES } from '../../api/limits.js';
 
 export const JSONRPC = '2.0';
 

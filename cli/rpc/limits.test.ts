@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_RPC_LIMITS, RPC_LIMITS_ENV, RpcLimitsError, limitsFromEnv } from './rpc-limits.js';
+import { DEFAULT_RPC_LIMITS, RPC_LIMITS_ENV, RpcLimitsError, limitsFromEnv } from './limits.js';
 
 describe('socket limits', () => {
   it('every default is a finite, positive bound', () => {

@@ -4,7 +4,7 @@
  * MCP's stdio transport frames them, so `mcpctl serve` only copies bytes.
  *
  * Guarantees:
- * - Framing and its limits stay the socket's (rpc-connection.ts): a line past the size limit, or
+ * - Framing and its limits stay the socket's (connection.ts): a line past the size limit, or
  *   one that stalls, ends the connection with an error line; nothing here buffers lines.
  * - What the gateway sends fits what the agent behind serve reads on its stdio
  *   (MAX_AGENT_STDIO_MESSAGE_BYTES, 9 MiB, or the socket's lower `maxLineBytes`;
@@ -31,11 +31,11 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { checkAgentLine } from '../gateway/agent-message.js';
-import type { HandedOver } from './rpc-methods.js';
-import { MAX_AGENT_STDIO_MESSAGE_BYTES } from '../api/limits.js';
-import { oversizeOf } from './agent-message-size.js';
-import { DAEMON_STOPPING, GATEWAY_OPEN, JSONRPC, RpcCodes, isObject } from './rpc-protocol.js';
+import { checkAgentLine } from '../../gateway/agent-message.js';
+import type { HandedOver } from './methods.js';
+import { MAX_AGENT_STDIO_MESSAGE_BYTES } from '../../api/limits.js';
+import { oversizeOf } from '../agent-message-size.js';
+import { DAEMON_STOPPING, GATEWAY_OPEN, JSONRPC, RpcCodes, isObject } from './protocol.js';
 import type { StopNotice } from './stop-notices.js';
 
 export { GATEWAY_OPEN };

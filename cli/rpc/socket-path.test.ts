@@ -14,7 +14,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { CliError } from './errors.js';
+import { CliError } from '../errors.js';
 import {
   SocketDirError,
   UnsafeSocketError,

@@ -2,8 +2,8 @@
  * The daemon's side of the socket: a JSON-RPC 2.0 server over newline-delimited JSON on a
  * Unix socket, with a method table that is a plain object (add a method = add an entry).
  * This file owns the listening socket and the set of connections; one connection is
- * rpc-connection.ts, answering a line rpc-dispatch.ts, a handover rpc-handover.ts, and the
- * method table's types rpc-methods.ts.
+ * connection.ts, answering a line dispatch.ts, a handover handover.ts, and the
+ * method table's types methods.ts.
  *
  * Guarantees:
  * - The socket is created with mode 0600 (umask during bind, chmod after), so no other user
@@ -23,10 +23,10 @@
  *   `close()` resolves after every connection's hooks ran; a client that does not hang up
  *   within a second of it is cut off.
  * - A peer that sends garbage or a huge line, or stops reading, is disconnected; the daemon
- *   does not buffer without bound, for one connection or all together (rpc-inbound.ts):
+ *   does not buffer without bound, for one connection or all together (inbound.ts):
  *   unfinished messages share one byte budget, one that stalls is timed out, and connections
  *   past `maxConnections` are told so and closed. A refused peer gets one error line first.
- * - Answering is bounded (rpc-limits.ts): a batch longer than `maxBatch` is refused before
+ * - Answering is bounded (limits.ts): a batch longer than `maxBatch` is refused before
  *   any of it runs, an answer past `maxResponseBytes` becomes a LimitExceeded error, and a
  *   failure to encode or write an answer closes that one connection (logged), never the
  *   daemon nor anyone else's connection.
@@ -39,17 +39,17 @@
  */
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { SocketConnection, type ConnectionDeps } from './rpc-connection.js';
-import { RpcDispatch, type DispatchOptions } from './rpc-dispatch.js';
-import { Handovers } from './rpc-handover.js';
-import { FrameBudget } from './rpc-inbound.js';
-import { DEFAULT_RPC_LIMITS, type RpcLimits } from './rpc-limits.js';
-import type { RpcLog } from './rpc-methods.js';
-import { RpcCodes, encode, errorResponse } from './rpc-protocol.js';
+import { SocketConnection, type ConnectionDeps } from './connection.js';
+import { RpcDispatch, type DispatchOptions } from './dispatch.js';
+import { Handovers } from './handover.js';
+import { FrameBudget } from './inbound.js';
+import { DEFAULT_RPC_LIMITS, type RpcLimits } from './limits.js';
+import type { RpcLog } from './methods.js';
+import { RpcCodes, encode, errorResponse } from './protocol.js';
 
 export interface RpcServerOptions extends DispatchOptions {
   readonly log?: RpcLog;
-  /** What clients may make the server hold (rpc-limits.ts); each one defaults. */
+  /** What clients may make the server hold (limits.ts); each one defaults. */
   readonly limits?: Partial<RpcLimits>;
 }
 

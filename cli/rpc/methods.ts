@@ -1,5 +1,5 @@
 /**
- * What the daemon's socket server (rpc-server.ts) offers the code behind it: the method table,
+ * What the daemon's socket server (server.ts) offers the code behind it: the method table,
  * handover methods, the connection and call as a handler sees them, and what it logs.
  *
  * Guarantees:
@@ -10,8 +10,8 @@
  */
 import type { Socket } from 'node:net';
 import type { z } from 'zod';
-import type { RpcLimits } from './rpc-limits.js';
-import { RpcCodes, RpcError } from './rpc-protocol.js';
+import type { RpcLimits } from './limits.js';
+import { RpcCodes, RpcError } from './protocol.js';
 
 /** A connected client, as handlers see it. */
 export interface RpcConnection {

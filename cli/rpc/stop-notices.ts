@@ -1,7 +1,7 @@
 /**
  * What a stopping daemon tells the agent connections it is about to close: whether their
  * `mcpctl serve` should come back at once (a restart, a socket taken over) or at the agent's
- * next request (`mcpctl stop`, a signal). See cli/PROTOCOL.md, "When the daemon goes away".
+ * next request (`mcpctl stop`, a signal). See cli/rpc/PROTOCOL.md, "When the daemon goes away".
  *
  * Guarantees:
  * - `announce` sends one notice to every connection registered (those that speak gateway
@@ -9,7 +9,7 @@
  *   written or `withinMs` passed (an agent that does not read cannot hold up the stop).
  * - A connection sends at most one notice; one that closed is forgotten.
  */
-import type { ReconnectMode } from './rpc-protocol.js';
+import type { ReconnectMode } from './protocol.js';
 
 export interface StopNotice {
   readonly reconnect: ReconnectMode;

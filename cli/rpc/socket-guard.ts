@@ -17,7 +17,7 @@
  * - Anything else (a transient error reading the path) is logged once and checked again.
  */
 import { lstatSync, type Stats } from 'node:fs';
-import { errorText } from './errors.js';
+import { errorText } from '../errors.js';
 import { prepareSocketDir } from './socket-path.js';
 
 export interface GuardedSocket {

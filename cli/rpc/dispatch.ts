@@ -8,22 +8,16 @@
  *   id is not a string, number or null is refused (-32600, id null) and never runs.
  * - A line that is not JSON gets -32700; an empty batch, or one longer than `maxBatch`, is
  *   refused whole before any of it runs (a batch's answers are built in memory together).
- * - An answer past `maxResponseBytes` becomes a LimitExceeded error (rpc-protocol.ts).
+ * - An answer past `maxResponseBytes` becomes a LimitExceeded error (protocol.ts).
  * - Methods wait for `ready` (daemon start-up); a rejection fails them.
  * - A handover method is refused here: it is valid only alone, as a connection's first line
- *   (rpc-handover.ts), never in the middle of a conversation or a batch.
+ *   (handover.ts), never in the middle of a conversation or a batch.
  * - `afterReply` hooks run right after the response is written; one that throws is logged.
  * - A handler's failure is the error its caller gets: an RpcError as it is, a domain error as
  *   `mapError` makes it, anything else -32603 (logged).
  */
-import type { RpcLimits } from './rpc-limits.js';
-import type {
-  CallContext,
-  HandoverTable,
-  MethodTable,
-  RpcConnection,
-  RpcLog,
-} from './rpc-methods.js';
+import type { RpcLimits } from './limits.js';
+import type { CallContext, HandoverTable, MethodTable, RpcConnection, RpcLog } from './methods.js';
 import {
   JSONRPC,
   RpcCodes,
@@ -34,7 +28,7 @@ import {
   idOf,
   isObject,
   type RpcResponse,
-} from './rpc-protocol.js';
+} from './protocol.js';
 
 export interface DispatchOptions {
   readonly methods: MethodTable;

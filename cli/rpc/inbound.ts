@@ -11,8 +11,8 @@
  * - `dispose()` gives back everything the connection held and stops its timer; it is
  *   idempotent, and nothing is held after it.
  */
-import type { RpcLimits } from './rpc-limits.js';
-import { LineReader, LineTooLongError, RpcCodes } from './rpc-protocol.js';
+import type { RpcLimits } from './limits.js';
+import { LineReader, LineTooLongError, RpcCodes } from './protocol.js';
 
 /** Bytes of unfinished messages, counted over every connection of one server. */
 export class FrameBudget {
