@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
@@ -9,10 +8,12 @@ import { ApprovalStore } from '../approvals/index.js';
 import { until } from '../testing/until.js';
 import { Daemon, DaemonStoppingError } from './daemon.js';
 import type { Session } from './session.js';
+import { tempDir } from '../testing/temp-dir.js';
 
 const FIXTURE = fileURLToPath(new URL('../e2e/fixtures/stdio-server.js', import.meta.url));
-const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-daemon-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const temp = tempDir('mcpctl-daemon-');
+const root = temp.path;
+after(temp.remove);
 
 function alive(pid: number): boolean {
   try {

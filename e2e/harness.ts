@@ -17,12 +17,12 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Condition, McpServer, McpServerList } from '../api/index.js';
+import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
 
 /** The built CLI entry in this build's cli/ folder. */
@@ -108,10 +108,12 @@ export class TestEnv {
   readonly systemSettings: string;
   readonly #daemons = new Set<DaemonProcess>();
   readonly #pids = new Set<number>();
+  readonly #temp: TempDir;
 
   constructor() {
     // Short: a Unix socket path must fit in 107 bytes.
-    this.root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-e2e-'));
+    this.#temp = tempDir('mcpctl-e2e-');
+    this.root = this.#temp.path;
     this.home = path.join(this.root, 'home');
     this.workspace = path.join(this.root, 'ws');
     this.socket = path.join(this.root, 'run', 'mcpctl.sock');
@@ -369,6 +371,6 @@ export class TestEnv {
         }
       }
     }
-    rmSync(this.root, { recursive: true, force: true });
+    this.#temp.remove();
   }
 }

@@ -4,9 +4,8 @@
  * a real Daemon whose pool connects in-memory MCP servers. Files and the watcher are real.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,6 +27,7 @@ import { StopNotices } from '../stop-notices.js';
 import { openGatewayClient, rawConnect, readLine } from '../testing/gateway-client.js';
 import { until } from '../../testing/until.js';
 import { handoverTable, mapDomainError, methodTable } from './index.js';
+import { tempDir } from '../../testing/temp-dir.js';
 
 const T = { timeout: 30_000 };
 
@@ -69,6 +69,8 @@ const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string
 
 interface World {
   root: string;
+  /** Deletes `root` and all it holds. */
+  remove(): void;
   home: string;
   ws: string;
   daemon: Daemon;
@@ -80,7 +82,7 @@ interface World {
 }
 
 async function world(limits: Partial<RpcLimits> = {}): Promise<World> {
-  const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'mcpctl-gw-')));
+  const { path: root, remove } = tempDir('mcpctl-gw-');
   const home = path.join(root, 'home');
   const ws = path.join(root, 'ws');
   mkdirSync(path.join(home, '.qwen'), { recursive: true });
@@ -115,6 +117,7 @@ async function world(limits: Partial<RpcLimits> = {}): Promise<World> {
   await rpc.listen(socket);
   return {
     root,
+    remove,
     home,
     ws,
     daemon,
@@ -187,7 +190,7 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
   afterEach(async () => {
     await w.rpc.close();
     await w.daemon.stop();
-    rmSync(w.root, { recursive: true, force: true });
+    w.remove();
   });
 
   it('lists, calls and hears list_changed over the socket', T, async () => {
@@ -434,7 +437,7 @@ describe('gateway connections under the socket limits', T, () => {
   afterEach(async () => {
     await w.rpc.close();
     await w.daemon.stop();
-    rmSync(w.root, { recursive: true, force: true });
+    w.remove();
   });
 
   it(
