@@ -9,20 +9,12 @@ import { until } from '../testing/until.js';
 import { Daemon, DaemonStoppingError } from './daemon.js';
 import type { Session } from './session.js';
 import { tempDir } from '../testing/temp-dir.js';
+import { pidAlive } from '../proc/index.js';
 
 const FIXTURE = fileURLToPath(new URL('../e2e/fixtures/stdio-server.js', import.meta.url));
 const temp = tempDir('mcpctl-daemon-');
 const root = temp.path;
 after(temp.remove);
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const readyPid = (s: Session, name: string) => {
   const server = s.get(name);
@@ -88,12 +80,12 @@ describe('Daemon', () => {
           () => (daemon.pool.stats()[0]?.refs ?? []).length === 1,
         );
         assert.deepEqual(daemon.pool.stats()[0]?.refs, ['default']);
-        assert.ok(alive(pid), 'the default session still uses it');
+        assert.ok(pidAlive(pid), 'the default session still uses it');
       } finally {
         await daemon.stop();
       }
       assert.deepEqual(daemon.pool.stats(), []);
-      assert.equal(alive(pid), false, 'stop ended the server process');
+      assert.equal(pidAlive(pid), false, 'stop ended the server process');
       await assert.rejects(daemon.open({ workspace: ws2 }), DaemonStoppingError);
     },
   );
@@ -135,7 +127,7 @@ describe('Daemon', () => {
         pid = readyPid(session, 'fx')!;
         await other.reject(ws, 'fx', approvalHashFor(config));
         await until('fx down after the rejection', () => readyPid(session, 'fx') === undefined);
-        await until('the server process to end', () => !alive(pid));
+        await until('the server process to end', () => !pidAlive(pid));
         assert.equal(
           session.get('fx')?.status.conditions.find((c) => c.type === 'Admitted')?.reason,
           'Rejected',
@@ -143,7 +135,7 @@ describe('Daemon', () => {
       } finally {
         await daemon.stop();
       }
-      assert.equal(pid > 0 && alive(pid), false);
+      assert.equal(pid > 0 && pidAlive(pid), false);
     },
   );
 });

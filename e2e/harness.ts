@@ -22,6 +22,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Condition, McpServer, McpServerList } from '../api/index.js';
+import { isAlive } from '../testing/processes.js';
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
 
@@ -62,17 +63,8 @@ export async function whereRuns(c: Client, tool: string): Promise<{ pid: number;
   return { pid: parsed.pid, cwd: parsed.cwd };
 }
 
-/** Running = exists and is not a zombie (reaped or not, a zombie has exited). */
-export function isAlive(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return false;
-  }
-  const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-  return state !== 'Z' && state !== 'X';
-}
+/** Running = exists and is not a zombie (testing/processes.ts; re-exported for the e2e tests). */
+export { isAlive };
 
 /** Pids of running processes whose command line contains `needle`. */
 export function processesMentioning(needle: string): number[] {

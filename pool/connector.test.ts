@@ -13,15 +13,10 @@ import {
 import { ConnectError, DiscoveryDeadline, DiscoveryTimeoutError } from './errors.js';
 import { createPool } from './mcp-pool.js';
 import { callTool } from './testing/calls.js';
-import {
-  alive,
-  fixtureConfig,
-  readPid,
-  startHttpFixtureProcess,
-  tempDir,
-} from './testing/fixtures.js';
+import { fixtureConfig, readPid, startHttpFixtureProcess, tempDir } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';
 import { testTicket } from './testing/tickets.js';
+import { pidAlive } from '../proc/index.js';
 
 const T = { timeout: 30_000 };
 
@@ -110,7 +105,7 @@ test('an abort with a DiscoveryDeadline kills the process and names the phase', 
     assert.equal(err.timeoutMs, 1500);
     assert.match(err.message, /server "slowpoke": timed out after 1500 ms during initialize/);
     assert.match(err.message, /loading…/);
-    assert.ok(!alive(pid));
+    assert.ok(!pidAlive(pid));
   } finally {
     dir.remove();
   }
