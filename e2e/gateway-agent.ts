@@ -39,6 +39,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, isAlive, processesMentioning, type TestEnv } from './harness.js';
 import { until } from '../testing/until.js';
+import { textOf } from '../testing/tool-results.js';
 
 const requireHere = createRequire(import.meta.url);
 /** The real reference server of the MCP project, which exercises every feature of MCP. */
@@ -248,11 +249,8 @@ export async function listAll<I>(
   }
 }
 
-/** The text of a result's first content item ('' if it is not text). */
-export function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === 'text' ? first.text : '';
-}
+/** The text of a result's first content item ('' if it is not text): testing/tool-results.ts. */
+export { textOf };
 
 /**
  * Stops the daemon serve started (`mcpctl stop`), killing it if that does not end it; safe to

@@ -212,7 +212,11 @@ export async function lspAgent(
   };
 }
 
-/** The text of an `isError` answer (or of any answer). */
-export function textOf(result: CallToolResult): string {
+/**
+ * Every content item of an answer, one a line: a text item's text, any other its type (so a
+ * check on an `isError` answer, or one that a secret is absent, sees all of it; testing/'s
+ * `textOf` reads only the first item).
+ */
+export function allTextOf(result: CallToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? c.text : c.type)).join('\n');
 }

@@ -22,6 +22,7 @@ import { until } from '../testing/until.js';
 import { login, Outputs, untilUnauthorized } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 import { serveTransport } from './gateway-agent.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 120_000 };
 
@@ -136,11 +137,6 @@ class UrlAgent {
   async close(): Promise<void> {
     await this.client.close().catch(() => undefined);
   }
-}
-
-function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === 'text' ? first.text : '';
 }
 
 const URL_MODE: ClientCapabilities = { elicitation: { url: {} } };

@@ -33,6 +33,7 @@ import type { SessionList } from '../cli/objects.js';
 import { connectClient } from '../cli/rpc-client.js';
 import { CLI, TestEnv, isAlive, isReady, processesMentioning } from './harness.js';
 import { until } from '../testing/until.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 60_000 };
 const requireHere = createRequire(import.meta.url);
@@ -219,9 +220,6 @@ function selfServes(env: TestEnv): number[] {
     }
   });
 }
-
-const textOf = (r: unknown): string =>
-  ((r as CallToolResult).content[0] as { type: 'text'; text: string }).text;
 
 /** The pid a fixture tool reports in its answer. */
 async function pidFromTool(agent: Agent, tool: string): Promise<number> {

@@ -17,13 +17,9 @@ import { fixtureConfig, readPid, startHttpFixtureProcess, tempDir } from './test
 import { RecordingHolder } from './testing/holders.js';
 import { testTicket } from './testing/tickets.js';
 import { pidAlive } from '../proc/index.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 30_000 };
-
-function textOf(result: { content: unknown[] }): string {
-  const first = result.content[0] as { text?: string } | undefined;
-  return first?.text ?? '';
-}
 
 test(
   'discovery timeouts: discoveryTimeoutMs, else 30 s stdio and 10 s remote',

@@ -12,15 +12,10 @@ import { RecordingHolder } from './testing/holders.js';
 import { testTicket } from './testing/tickets.js';
 import type { Connector, Lease } from './types.js';
 import { pidAlive } from '../proc/index.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 30_000 };
 const GRACE = 300;
-
-function textOf(result: { content: unknown[] }): string {
-  const first = result.content[0] as { type: string; text?: string } | undefined;
-  assert.equal(first?.type, 'text');
-  return first.text ?? '';
-}
 
 function echoed(result: { content: unknown[] }): {
   tool: string;
@@ -29,6 +24,7 @@ function echoed(result: { content: unknown[] }): {
   cwd: string;
   env: Record<string, string | null>;
 } {
+  assert.equal((result.content[0] as { type?: string } | undefined)?.type, 'text');
   return JSON.parse(textOf(result)) as ReturnType<typeof echoed>;
 }
 

@@ -13,7 +13,6 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   ElicitRequestSchema,
   ToolListChangedNotificationSchema,
-  type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { Daemon } from '../../controller/daemon.js';
@@ -28,6 +27,7 @@ import { openGatewayClient, rawConnect, readLine } from '../testing/gateway-clie
 import { until } from '../../testing/until.js';
 import { handoverTable, mapDomainError, methodTable } from './index.js';
 import { tempDir } from '../../testing/temp-dir.js';
+import { textOf } from '../../testing/tool-results.js';
 
 const T = { timeout: 30_000 };
 
@@ -64,8 +64,6 @@ function memServer(tools: readonly string[]): McpServer {
   }
   return s;
 }
-
-const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
 
 interface World {
   root: string;
@@ -204,7 +202,7 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
         ['fs__read'],
       );
       assert.equal(
-        text(await a.client.callTool({ name: 'fs__read', arguments: { text: 'hi' } })),
+        textOf(await a.client.callTool({ name: 'fs__read', arguments: { text: 'hi' } })),
         'read:hi',
       );
       w.writeUser({
@@ -518,7 +516,7 @@ describe('gateway connections under the socket limits', T, () => {
         );
         return true;
       });
-      assert.equal(text(await repeat(3)), 'xxx');
+      assert.equal(textOf(await repeat(3)), 'xxx');
       assert.deepEqual(await a.client.ping(), {});
       await a.client.close();
     },
@@ -543,7 +541,7 @@ describe('gateway connections under the socket limits', T, () => {
         );
         return true;
       });
-      assert.equal(text(await repeat(3)), 'xxx');
+      assert.equal(textOf(await repeat(3)), 'xxx');
       await a.client.close();
     },
   );
