@@ -15,15 +15,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpServer } from '../api/index.js';
 import type { ConnectionList, ConnectionObject } from '../cli/objects.js';
-import {
-  TestEnv,
-  condition,
-  isAlive,
-  isReady,
-  processesMentioning,
-  whereRuns,
-  type DaemonProcess,
-} from './harness.js';
+import { TestEnv, condition, isAlive, isReady, whereRuns, type DaemonProcess } from './harness.js';
 import { until } from '../testing/until.js';
 import { fakeEntry } from './lsp-agent.js';
 
@@ -97,13 +89,6 @@ async function echoPid(agent: Agent, tool: string): Promise<number> {
     { timeoutMs: 30_000 },
   );
   return (await whereRuns(agent.client, tool)).pid;
-}
-
-async function stopDaemon(env: TestEnv): Promise<void> {
-  await env.cli(['stop'], { timeoutMs: 30_000 });
-  await until('the daemon to end', () => processesMentioning(env.socket).length === 0, {
-    timeoutMs: 10_000,
-  }).catch(() => undefined);
 }
 
 describe('processes that really stop (e2e, default drain delay)', () => {
@@ -238,7 +223,7 @@ describe('processes that really stop (e2e, default drain delay)', () => {
         await agent.close();
       } finally {
         await agent.close().catch(() => undefined);
-        await stopDaemon(env);
+        await env.stopDaemon();
       }
     },
   );
@@ -295,7 +280,7 @@ describe('processes that really stop (e2e, default drain delay)', () => {
           );
       } finally {
         await agent.close().catch(() => undefined);
-        await stopDaemon(env);
+        await env.stopDaemon();
       }
     },
   );

@@ -28,7 +28,6 @@ import {
   REQUEST_TIMEOUT_MS,
   RecordingAgent,
   connectThroughServe,
-  stopDaemon,
   textOf,
 } from './gateway-agent.js';
 
@@ -77,7 +76,7 @@ describe('two agents on one pooled server-everything (e2e)', { timeout: 600_000 
     async () => {
       for (const agent of [a, b]) await agent?.close().catch(() => undefined);
       if (!env) return;
-      await stopDaemon(env);
+      await env.stopDaemon();
       await env.cleanup();
     },
     { timeout: 60_000 },

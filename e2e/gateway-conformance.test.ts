@@ -39,7 +39,6 @@ import {
   connectThroughServe,
   directTransport,
   listAll,
-  stopDaemon,
   textOf,
 } from './gateway-agent.js';
 import { httpTransport, startHttpDaemon } from './http-agent.js';
@@ -685,7 +684,7 @@ describe(
         await via.close();
 
         // The third way: the same script over HTTP, to a daemon started with --http.
-        await stopDaemon(env);
+        await env.stopDaemon();
         const overHttp = new RecordingAgent({
           label: 'over-http',
           answerAs: 'the agent',
@@ -730,7 +729,7 @@ describe(
       async () => {
         for (const a of agents) await a.close().catch(() => undefined);
         if (!env) return;
-        await stopDaemon(env);
+        await env.stopDaemon();
         await env.cleanup();
       },
       { timeout: 60_000 },

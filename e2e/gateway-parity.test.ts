@@ -14,7 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { TestEnv } from './harness.js';
 import { until } from '../testing/until.js';
-import { listAll, stopDaemon } from './gateway-agent.js';
+import { listAll } from './gateway-agent.js';
 
 const T = { timeout: 120_000 };
 
@@ -120,7 +120,7 @@ describe('the same session straight and through mcpctl serve: server-filesystem,
   });
 
   after(async () => {
-    await stopDaemon(env);
+    await env.stopDaemon();
     await env.cleanup();
   });
 

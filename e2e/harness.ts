@@ -337,6 +337,22 @@ export class TestEnv {
     return d;
   }
 
+  /**
+   * Stops the daemon (`mcpctl stop`, as a user would), waits up to 10 s for every process
+   * named after this env's socket to end, and kills the ones left; resolves with the stop
+   * command's exit code. Safe to call when no daemon runs, and twice.
+   */
+  async stopDaemon(): Promise<number | null> {
+    const stop = await this.cli(['stop'], { timeoutMs: 30_000 });
+    const daemons = () => processesMentioning(this.socket);
+    try {
+      await until('the daemon to end', () => daemons().length === 0, { timeoutMs: 10_000 });
+    } catch {
+      for (const pid of daemons()) process.kill(pid, 'SIGKILL');
+    }
+    return stop.code;
+  }
+
   /** Remember a pid to kill (its whole group) at cleanup, should the test leave it. */
   trackPid(pid: number | undefined): void {
     if (pid !== undefined && pid > 1) this.#pids.add(pid);

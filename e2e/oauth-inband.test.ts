@@ -21,7 +21,6 @@ import { TestEnv, condition, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 import { login, Outputs, untilUnauthorized } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
-import { serveTransport } from './gateway-agent.js';
 import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 120_000 };
@@ -116,7 +115,7 @@ class UrlAgent {
   }
 
   async connect(env: TestEnv, args: readonly string[] = []): Promise<void> {
-    const { transport, stderr } = serveTransport(env, { args });
+    const { transport, stderr } = env.serveTransport({ args });
     this.#stderr = stderr;
     await this.client.connect(transport);
     env.trackPid(transport.pid ?? undefined);

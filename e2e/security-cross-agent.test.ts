@@ -24,7 +24,6 @@ import {
   REQUEST_TIMEOUT_MS,
   RecordingAgent,
   connectThroughServe,
-  stopDaemon,
   textOf,
 } from './gateway-agent.js';
 
@@ -84,7 +83,7 @@ describe('security: sampling, elicitation and roots stay with their agent (e2e)'
     async () => {
       for (const agent of [a, b]) await agent?.close().catch(() => undefined);
       if (!env) return;
-      await stopDaemon(env);
+      await env.stopDaemon();
       await env.cleanup();
     },
     { timeout: 60_000 },

@@ -135,19 +135,8 @@ async function connectAgent(
   serveArgs: readonly string[],
   opts: { decide?: Decide; tee?: TeeTransport } = {},
 ): Promise<Agent> {
-  const args = ['serve', '--workspace', env.workspace, '--debounce-ms', '50', ...serveArgs];
-  const stdio =
-    opts.tee ??
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, ...args],
-      env: env.env() as Record<string, string>,
-      cwd: env.workspace,
-      stderr: 'pipe',
-    });
-  let stderr = '';
-  if (stdio instanceof StdioClientTransport)
-    stdio.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const serve = opts.tee === undefined ? env.serveTransport({ args: serveArgs }) : undefined;
+  const stdio = opts.tee ?? serve!.transport;
   const client = new Client(
     { name: 'e2e-agent', version: '1.0.0' },
     { capabilities: opts.decide ? { elicitation: {} } : {} },
@@ -173,7 +162,7 @@ async function connectAgent(
     pid,
     listChanged: () => listChanged,
     errors,
-    stderr: () => (opts.tee ? opts.tee.stderr : stderr),
+    stderr: () => (opts.tee ? opts.tee.stderr : (serve?.stderr() ?? '')),
     toolNames: async () => (await client.listTools()).tools.map((t) => t.name).sort(),
     async close() {
       const started = Date.now();
@@ -227,21 +216,6 @@ async function pidFromTool(agent: Agent, tool: string): Promise<number> {
     pid: number;
   };
   return answer.pid;
-}
-
-/**
- * Stops the daemon serve started (`mcpctl stop`), killing it if that fails; resolves with the
- * stop command's exit code. Idempotent: a second call finds no daemon and kills nothing.
- */
-async function stopDaemon(env: TestEnv): Promise<number | null> {
-  const stop = await env.cli(['stop'], { timeoutMs: 30_000 });
-  const daemons = () => processesMentioning(env.socket);
-  try {
-    await until('the daemon to end', () => daemons().length === 0, { timeoutMs: 5000 });
-  } catch {
-    for (const pid of daemons()) process.kill(pid, 'SIGKILL');
-  }
-  return stop.code;
 }
 
 describe('mcpctl serve (e2e)', () => {
@@ -311,12 +285,12 @@ describe('mcpctl serve (e2e)', () => {
         assert.deepEqual(agent.errors, []);
         // The daemon outlives serve: the servers stay up for the next agent.
         assert.ok(isAlive(fixturePid));
-        assert.equal(await stopDaemon(env), 0);
+        assert.equal(await env.stopDaemon(), 0);
         assert.equal(isAlive(fixturePid), false, 'stop ended the servers');
         assert.deepEqual(selfServes(env), [], 'and the inner serve');
       } finally {
         await agent.close().catch(() => undefined);
-        await stopDaemon(env);
+        await env.stopDaemon();
       }
     },
   );
@@ -371,7 +345,7 @@ describe('mcpctl serve (e2e)', () => {
 
         // The daemon stops under a connected agent: serve says so on stderr and stays; the
         // agent's next request brings a daemon back (serve-restart.test.ts tells the rest).
-        assert.equal(await stopDaemon(env), 0);
+        assert.equal(await env.stopDaemon(), 0);
         await until('serve to say so', () =>
           /stopped \(mcpctl stop\); this agent's session waits/.test(agent.stderr()),
         );
@@ -379,7 +353,7 @@ describe('mcpctl serve (e2e)', () => {
         assert.deepEqual(await agent.toolNames(), ['fx__echo']);
       } finally {
         await agent.close().catch(() => undefined);
-        await stopDaemon(env);
+        await env.stopDaemon();
       }
     },
   );
@@ -424,10 +398,10 @@ describe('mcpctl serve (e2e)', () => {
         assert.equal(r.isError, true);
         assert.match(textOf(r), /rejected/);
         await agent.close();
-        assert.equal(await stopDaemon(env), 0);
+        assert.equal(await env.stopDaemon(), 0);
       } finally {
         await agent.close().catch(() => undefined);
-        await stopDaemon(env);
+        await env.stopDaemon();
       }
     },
   );
@@ -482,10 +456,10 @@ describe('mcpctl serve (e2e)', () => {
         await a.close();
         assert.equal(await pidFromTool(b, 'shared__echo'), pa, 'b keeps the same process');
         await b.close();
-        assert.equal(await stopDaemon(env), 0);
+        assert.equal(await env.stopDaemon(), 0);
       } finally {
         for (const agent of [a, b, c]) await agent?.close().catch(() => undefined);
-        await stopDaemon(env);
+        await env.stopDaemon();
       }
     },
   );
