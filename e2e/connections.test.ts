@@ -15,7 +15,15 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpServer } from '../api/index.js';
 import type { ConnectionList, ConnectionObject } from '../cli/objects.js';
-import { TestEnv, condition, isAlive, isReady, whereRuns, type DaemonProcess } from './harness.js';
+import {
+  TestEnv,
+  condition,
+  isAlive,
+  isReady,
+  whereRuns,
+  type DaemonProcess,
+  untilTools,
+} from './harness.js';
 import { until } from '../testing/until.js';
 import { fakeEntry } from './lsp-agent.js';
 
@@ -83,11 +91,9 @@ async function connectAgent(
 
 /** The pid the fixture's echo tool reports, once the agent lists it. */
 async function echoPid(agent: Agent, tool: string): Promise<number> {
-  await until(
-    `${tool} to be listed`,
-    async () => (await agent.client.listTools()).tools.some((t) => t.name === tool),
-    { timeoutMs: 30_000 },
-  );
+  await untilTools(agent.client, `${tool} to be listed`, (names) => names.includes(tool), {
+    timeoutMs: 30_000,
+  });
   return (await whereRuns(agent.client, tool)).pid;
 }
 

@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { daemonLogPath } from '../cli/serve/daemon-link.js';
-import { TestEnv, condition, isAlive } from './harness.js';
+import { TestEnv, condition, isAlive, untilTools } from './harness.js';
 import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
@@ -61,7 +61,7 @@ async function agent(env: TestEnv, extraEnv: Record<string, string>): Promise<Ag
 }
 
 function untilTool(a: Agent, tool: string): Promise<unknown> {
-  return until(`${tool} to be listed`, async () => (await a.tools()).includes(tool), {
+  return untilTools(a.client, `${tool} to be listed`, (names) => names.includes(tool), {
     timeoutMs: 30_000,
   });
 }

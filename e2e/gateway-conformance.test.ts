@@ -30,7 +30,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { CallToolResult, Root } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv } from './harness.js';
+import { TestEnv, untilTools } from './harness.js';
 import { until } from '../testing/until.js';
 import {
   EVERYTHING_SERVER,
@@ -663,11 +663,11 @@ describe(
         try {
           await connectThroughServe(env, via);
           // Wait for the server to be there at all (tools/list works today), then run the script.
-          await until(
+          await untilTools(
+            via.client,
             `${PREFIX}echo to be listed`,
-            async () =>
-              (await via.client.listTools({}, R)).tools.some((t) => t.name === `${PREFIX}echo`),
-            { timeoutMs: 30_000 },
+            (names) => names.includes(`${PREFIX}echo`),
+            { timeoutMs: 30_000, request: R },
           );
           recordings.via = await runScript(
             {
@@ -699,13 +699,11 @@ describe(
             httpTransport(http, { query: { workspace: realpathSync(env.workspace) } }),
             () => http.daemon.stderr(),
           );
-          await until(
+          await untilTools(
+            overHttp.client,
             `${PREFIX}echo to be listed over HTTP`,
-            async () =>
-              (await overHttp.client.listTools({}, R)).tools.some(
-                (t) => t.name === `${PREFIX}echo`,
-              ),
-            { timeoutMs: 30_000 },
+            (names) => names.includes(`${PREFIX}echo`),
+            { timeoutMs: 30_000, request: R },
           );
         } catch (err) {
           recordings.httpSetupError = err instanceof Error ? err.message : String(err);

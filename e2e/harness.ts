@@ -15,6 +15,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -84,7 +85,64 @@ export function processesMentioning(needle: string): number[] {
   return out;
 }
 
-export function condition(server: McpServer | undefined, type: string): Condition | undefined {
+/**
+ * Polls `client`'s tools/list (its first page, with `request` options) until `check` accepts
+ * the names, sorted; resolves with them. `what` says what was awaited; a timeout adds the names
+ * of the last list and, when given, serve's stderr.
+ */
+export function untilTools(
+  client: Client,
+  what: string,
+  check: (names: string[]) => boolean,
+  opts: { timeoutMs?: number; request?: RequestOptions; stderr?: () => string } = {},
+): Promise<string[]> {
+  let last: string[] = [];
+  return until(
+    what,
+    async () => {
+      last = (await client.listTools({}, opts.request)).tools.map((t) => t.name).sort();
+      return check(last) ? last : undefined;
+    },
+    opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs },
+  ).catch((err: Error) => {
+    const stderr = opts.stderr ? `; serve stderr: ${opts.stderr()}` : '';
+    throw new Error(`${err.message}; tools were: ${last.join(', ')}${stderr}`);
+  });
+}
+
+/** What `untilObjects` polls: an McpServer or a LanguageServer object. */
+export interface ServerObject {
+  readonly metadata: { readonly name: string };
+  readonly status: { readonly conditions: readonly Condition[]; readonly pid?: number };
+}
+
+/**
+ * Polls `list` (the server objects by name) until `check` accepts them; resolves with them. A
+ * rejected answer is thrown as the state seen (`name:Admitted/Ready/pid=…` under `label`),
+ * which `until` reports as its last, so a timeout says `what` and where every server was.
+ */
+export function untilObjects<O extends ServerObject>(
+  what: string,
+  list: () => Promise<Map<string, O>>,
+  check: (servers: Map<string, O>) => boolean,
+  opts: { label: string; timeoutMs: number },
+): Promise<Map<string, O>> {
+  return until(
+    what,
+    async () => {
+      const servers = await list();
+      if (check(servers)) return servers;
+      const seen = [...servers.values()].map(
+        (s) =>
+          `${s.metadata.name}:${condition(s, 'Admitted')?.reason}/${condition(s, 'Ready')?.reason}/pid=${s.status.pid}`,
+      );
+      throw new Error(`${opts.label}: ${seen.join(' ') || 'none'}`);
+    },
+    { timeoutMs: opts.timeoutMs },
+  );
+}
+
+export function condition(server: ServerObject | undefined, type: string): Condition | undefined {
   return server?.status.conditions.find((c) => c.type === type);
 }
 
@@ -256,19 +314,10 @@ export class TestEnv {
     what: string,
     opts: { timeoutMs?: number; args?: string[] } = {},
   ): Promise<Map<string, McpServer>> {
-    return until(
-      what,
-      async () => {
-        const servers = await this.servers(opts.args ? { args: opts.args } : {});
-        if (check(servers)) return servers;
-        const seen = [...servers.values()].map(
-          (s) =>
-            `${s.metadata.name}:${condition(s, 'Admitted')?.reason}/${condition(s, 'Ready')?.reason}/pid=${s.status.pid}`,
-        );
-        throw new Error(`servers: ${seen.join(' ') || 'none'}`);
-      },
-      { timeoutMs: opts.timeoutMs ?? 20_000 },
-    );
+    return untilObjects(what, () => this.servers(opts.args ? { args: opts.args } : {}), check, {
+      label: 'servers',
+      timeoutMs: opts.timeoutMs ?? 20_000,
+    });
   }
 
   /** Spawns a long-running CLI (e.g. `get --watch`); the caller ends it. */

@@ -17,7 +17,7 @@ import {
   type ElicitRequest,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv, condition, isReady } from './harness.js';
+import { TestEnv, condition, isReady, untilTools } from './harness.js';
 import { until } from '../testing/until.js';
 import { login, Outputs, untilUnauthorized } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
@@ -361,8 +361,8 @@ describe('OAuth login through the agent (e2e)', () => {
       await until('notifications/elicitation/complete', () =>
         agent.completed.includes(asked.elicitationId),
       );
-      await until('remote__whoami to be listed', async () =>
-        (await agent.tools()).includes('remote__whoami'),
+      await untilTools(agent.client, 'remote__whoami to be listed', (names) =>
+        names.includes('remote__whoami'),
       );
       const who = await agent.call('remote__whoami');
       assert.notEqual(who.isError, true, textOf(who));

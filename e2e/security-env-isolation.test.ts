@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerList } from '../api/index.js';
 import type { SessionList } from '../cli/objects.js';
-import { TestEnv, isAlive } from './harness.js';
+import { TestEnv, isAlive, untilTools } from './harness.js';
 import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
@@ -51,11 +51,9 @@ async function agent(
     pid,
     stderr,
     async echo(tool) {
-      await until(
-        `${tool} to be listed in ${workspace}`,
-        async () => (await client.listTools()).tools.some((t) => t.name === tool),
-        { timeoutMs: 30_000 },
-      );
+      await untilTools(client, `${tool} to be listed in ${workspace}`, (n) => n.includes(tool), {
+        timeoutMs: 30_000,
+      });
       const result = (await client.callTool({ name: tool, arguments: {} })) as CallToolResult;
       assert.notEqual(result.isError, true, `${tool}: ${JSON.stringify(result.content)}`);
       const first = result.content[0];

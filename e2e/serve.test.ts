@@ -31,7 +31,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionList } from '../cli/objects.js';
 import { connectClient } from '../cli/rpc-client.js';
-import { CLI, TestEnv, isAlive, isReady, processesMentioning } from './harness.js';
+import { CLI, TestEnv, isAlive, isReady, processesMentioning, untilTools } from './harness.js';
 import { until } from '../testing/until.js';
 import { textOf } from '../testing/tool-results.js';
 
@@ -173,21 +173,9 @@ async function connectAgent(
   };
 }
 
-/** Polls the agent's tool list until `check` accepts it. */
-function untilTools(agent: Agent, check: (names: string[]) => boolean, what: string) {
-  let last: string[] = [];
-  return until(
-    what,
-    async () => {
-      last = await agent.toolNames();
-      return check(last) ? last : undefined;
-    },
-    { timeoutMs: 20_000 },
-  ).catch((err: Error) => {
-    throw new Error(
-      `${err.message}; tools were: ${last.join(', ')}; serve stderr: ${agent.stderr()}`,
-    );
-  });
+/** Polls the agent's tool list until `check` accepts it (the harness' untilTools, 20 s). */
+function untilAgentTools(agent: Agent, check: (names: string[]) => boolean, what: string) {
+  return untilTools(agent.client, what, check, { timeoutMs: 20_000, stderr: () => agent.stderr() });
 }
 
 /**
@@ -250,7 +238,7 @@ describe('mcpctl serve (e2e)', () => {
       );
       const agent = await connectAgent(env, [], { tee });
       try {
-        await untilTools(
+        await untilAgentTools(
           agent,
           (n) =>
             n.includes('fx__echo') &&
@@ -304,7 +292,7 @@ describe('mcpctl serve (e2e)', () => {
       });
       const agent = await connectAgent(env, ['--allowed-mcp-server-names', 'fx,added']);
       try {
-        await untilTools(agent, (n) => n.includes('fx__echo'), 'fx tools');
+        await untilAgentTools(agent, (n) => n.includes('fx__echo'), 'fx tools');
         // The ceiling holds for the daemon serve started, too: nothing outside it ever runs.
         const outside = (await agent.client.callTool({
           name: 'outside__echo',
@@ -333,7 +321,7 @@ describe('mcpctl serve (e2e)', () => {
         env.write(env.userSettingsPath, {
           mcpServers: { fx: env.fixture('fx'), outside: env.fixture('outside') },
         });
-        await untilTools(agent, (n) => !n.includes('added__ping'), 'added tools gone');
+        await untilAgentTools(agent, (n) => !n.includes('added__ping'), 'added tools gone');
         assert.deepEqual(await agent.toolNames(), ['fx__echo']);
         const gone = (await agent.client.callTool({
           name: 'added__ping',
@@ -376,7 +364,7 @@ describe('mcpctl serve (e2e)', () => {
         },
       });
       try {
-        await untilTools(agent, (n) => n.includes('pa__yes'), 'the approved server');
+        await untilAgentTools(agent, (n) => n.includes('pa__yes'), 'the approved server');
         const status = (name: string) =>
           (
             JSON.parse(readFileSync(env.approvalsPath, 'utf8')) as Record<
@@ -415,8 +403,8 @@ describe('mcpctl serve (e2e)', () => {
       const [a, b] = await Promise.all([connectAgent(env, []), connectAgent(env, [])]);
       let c: Agent | undefined;
       try {
-        await untilTools(a, (n) => n.includes('shared__echo'), 'shared tools (agent a)');
-        await untilTools(b, (n) => n.includes('shared__echo'), 'shared tools (agent b)');
+        await untilAgentTools(a, (n) => n.includes('shared__echo'), 'shared tools (agent a)');
+        await untilAgentTools(b, (n) => n.includes('shared__echo'), 'shared tools (agent b)');
         const [pa, pb] = await Promise.all([
           pidFromTool(a, 'shared__echo'),
           pidFromTool(b, 'shared__echo'),
@@ -434,7 +422,7 @@ describe('mcpctl serve (e2e)', () => {
         const extra = path.join(env.root, 'extra-mcp.json');
         env.write(extra, { mcpServers: { more: env.fixture('more') } });
         c = await connectAgent(env, ['--mcp-config', extra]);
-        await untilTools(c, (n) => n.includes('more__echo'), 'agent c tools');
+        await untilAgentTools(c, (n) => n.includes('more__echo'), 'agent c tools');
         assert.equal(await pidFromTool(c, 'shared__echo'), pa, 'the pool shares across sessions');
         // Straight over the socket: polling with a CLI process each time is slow on 2 cores.
         const hasSession = async () => {
@@ -474,7 +462,7 @@ describe('mcpctl serve (e2e)', () => {
     );
     const agent = await connectAgent(env, [], { tee });
     try {
-      await untilTools(agent, (n) => n.includes('fx__solo'), 'fx tools');
+      await untilAgentTools(agent, (n) => n.includes('fx__solo'), 'fx tools');
       const pid = await pidFromTool(agent, 'fx__solo');
       await until('the inner serve to run', () => selfServes(env).length === 1);
       assert.deepEqual(await agent.toolNames(), ['fx__solo'], 'mcpctl does not proxy itself');
@@ -486,7 +474,7 @@ describe('mcpctl serve (e2e)', () => {
       env.write(env.userSettingsPath, {
         mcpServers: { fx: env.fixture('fx', ['--tools=solo']), two: env.fixture('two') },
       });
-      await untilTools(agent, (n) => n.includes('two__echo'), 'live edit without a daemon');
+      await untilAgentTools(agent, (n) => n.includes('two__echo'), 'live edit without a daemon');
 
       const exitMs = await agent.close();
       assert.ok(exitMs < PROMPT_EXIT_MS + 2000, `serve took ${exitMs} ms to exit`);
