@@ -20,3 +20,4 @@ export * from './escape.js';
 export * from './disclosure.js';
 export * from './limits.js';
 export * from './read-file.js';
+export * from './message-of.js';

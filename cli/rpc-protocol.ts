@@ -12,6 +12,7 @@
  * - Error codes: the JSON-RPC reserved ones, plus mcpctl's own in -32000…-32099.
  */
 import { LIMIT_EXCEEDED_CODE, MAX_MESSAGE_BYTES } from '../api/limits.js';
+import { errorText } from './errors.js';
 
 export const JSONRPC = '2.0';
 
@@ -148,7 +149,7 @@ function encodeOne(response: RpcResponse, room: number): string | undefined {
     text = JSON.stringify(response);
   } catch (err) {
     if (err instanceof RangeError) return undefined; // Past V8's string limit.
-    const message = `the answer cannot be encoded: ${err instanceof Error ? err.message : String(err)}`;
+    const message = `the answer cannot be encoded: ${errorText(err)}`;
     return JSON.stringify({
       jsonrpc: JSONRPC,
       id: response.id,

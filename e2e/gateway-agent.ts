@@ -40,6 +40,7 @@ import {
 import { isAlive, type TestEnv } from './harness.js';
 import { until } from '../testing/until.js';
 import { textOf } from '../testing/tool-results.js';
+import { messageOf } from '../api/index.js';
 
 const requireHere = createRequire(import.meta.url);
 /** The real reference server of the MCP project, which exercises every feature of MCP. */
@@ -134,9 +135,7 @@ export class RecordingAgent {
     try {
       await this.client.connect(transport);
     } catch (err) {
-      throw new Error(
-        `${this.label} could not connect: ${err instanceof Error ? err.message : String(err)}; stderr: ${stderr()}`,
-      );
+      throw new Error(`${this.label} could not connect: ${messageOf(err)}; stderr: ${stderr()}`);
     }
     if (transport instanceof StdioClientTransport) this.#pid = transport.pid ?? undefined;
   }

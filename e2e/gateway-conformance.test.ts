@@ -42,6 +42,7 @@ import {
   textOf,
 } from './gateway-agent.js';
 import { httpTransport, startHttpDaemon } from './http-agent.js';
+import { messageOf } from '../api/index.js';
 
 const SERVER = 'everything';
 const PREFIX = `${SERVER}__`;
@@ -184,7 +185,7 @@ async function runScript(
       const r = await withDeadline(fn(), STEP_MS, item);
       out.set(item, { ok: true, value: normalise(r.value), extra: r.extra ?? {} });
     } catch (err) {
-      out.set(item, { ok: false, error: err instanceof Error ? err.message : String(err) });
+      out.set(item, { ok: false, error: messageOf(err) });
     }
   };
   const scratch: { listed?: string[]; links?: string[] } = {};
@@ -479,7 +480,7 @@ async function runScript(
       )
       .then(
         () => 'answered',
-        (err: unknown) => `rejected: ${err instanceof Error ? err.message : String(err)}`,
+        (err: unknown) => `rejected: ${messageOf(err)}`,
       )
       .finally(() => (settled = true));
     await settle(
@@ -679,7 +680,7 @@ describe(
             staticUris,
           );
         } catch (err) {
-          recordings.setupError = `${err instanceof Error ? err.message : String(err)}; serve stderr: ${via.stderr()}`;
+          recordings.setupError = `${messageOf(err)}; serve stderr: ${via.stderr()}`;
         }
         await via.close();
 
@@ -706,7 +707,7 @@ describe(
             { timeoutMs: 30_000, request: R },
           );
         } catch (err) {
-          recordings.httpSetupError = err instanceof Error ? err.message : String(err);
+          recordings.httpSetupError = messageOf(err);
           return;
         }
         recordings.http = await runScript(

@@ -20,6 +20,7 @@ import fc from 'fast-check';
 import { newCounters, runScenario } from './runner.js';
 import { scenarioArb, type Scenario } from './steps.js';
 import { tempDir } from '../../../testing/temp-dir.js';
+import { messageOf } from '../../../api/index.js';
 
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -62,7 +63,7 @@ describe('model-based: a session against the model of DESIGN §4', TIMEOUT, () =
             failedAt = Date.now();
             process.stderr.write(
               `\nmodel-based test: this sequence failed; shrinking it for up to ${SHRINK_BUDGET_MS / 1000} s\n` +
-                `${JSON.stringify(scenario)}\n${err instanceof Error ? err.message : String(err)}\n\n`,
+                `${JSON.stringify(scenario)}\n${messageOf(err)}\n\n`,
             );
           }
           throw err;
