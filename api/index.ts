@@ -21,3 +21,4 @@ export * from './disclosure.js';
 export * from './limits.js';
 export * from './read-file.js';
 export * from './message-of.js';
+export * from './is-object.js';

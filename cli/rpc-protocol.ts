@@ -13,6 +13,7 @@
  */
 import { LIMIT_EXCEEDED_CODE, MAX_MESSAGE_BYTES } from '../api/limits.js';
 import { errorText } from './errors.js';
+import { isObject } from '../api/index.js';
 
 export const JSONRPC = '2.0';
 
@@ -224,6 +225,5 @@ export class LineReader {
   }
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** api/'s isObject, re-exported where cli/'s socket modules import it. */
+export { isObject };
