@@ -8,7 +8,7 @@
  * - While a gateway is connected every line passes on as it came (a view of the bytes read,
  *   never re-encoded), after a look at its top-level keys (mcp-peek.ts); only the lines below
  *   are rewritten, answered here or dropped. At most one MCP message of each direction is held
- *   (line-framer.ts), and lines waiting for a daemon are bounded (MAX_QUEUED_BYTES: past it
+ *   (line-splitter.ts), and lines waiting for a daemon are bounded (MAX_QUEUED_BYTES: past it
  *   the agent's input is not read until they are sent or answered), as are the lines of sent
  *   request kept until another line follows it (MAX_RESEND_BYTES, below).
  * - No line longer than MAX_AGENT_STDIO_MESSAGE_BYTES reaches the agent (its MCP SDK would drop
@@ -70,7 +70,7 @@ import { errorText } from '../errors.js';
 import { DAEMON_STOPPING, RpcCodes, isObject, type ReconnectMode } from '../rpc-protocol.js';
 import { AgentRecord } from './agent-record.js';
 import type { OpenedGateway } from './gateway-open.js';
-import { LineFramer } from './line-framer.js';
+import { LineSplitter } from './line-splitter.js';
 import { idText, peekMessage } from './mcp-peek.js';
 
 /** How long serve waits for the daemon to close after stdin ended. */
@@ -165,7 +165,7 @@ interface GatewayAsk {
 interface Current {
   readonly link: Link;
   readonly gen: number;
-  readonly framer: LineFramer;
+  readonly framer: LineSplitter;
   /** Inside a line too long to hold, which is dropped piece by piece. */
   dropping?: boolean;
   /** What the daemon said before it closed, if it said anything (DAEMON_STOPPING). */
@@ -180,7 +180,7 @@ export class SessionKeeper {
   readonly #o: KeeperOptions;
   readonly #waitMs: number;
   readonly #record = new AgentRecord();
-  readonly #agentFramer: LineFramer;
+  readonly #agentFramer: LineSplitter;
   #phase: Phase = 'down';
   #current: Current | undefined;
   #gen = 0;
@@ -204,7 +204,7 @@ export class SessionKeeper {
   constructor(o: KeeperOptions) {
     this.#o = o;
     this.#waitMs = o.waitMs ?? 15_000;
-    this.#agentFramer = new LineFramer(MAX_MESSAGE_BYTES + 1, (line, whole) =>
+    this.#agentFramer = new LineSplitter(MAX_MESSAGE_BYTES + 1, (line, whole) =>
       this.#fromAgent(line, whole),
     );
   }
@@ -386,7 +386,7 @@ export class SessionKeeper {
   #connect(link: Link): void {
     this.#gen += 1;
     const gen = this.#gen;
-    const framer = new LineFramer(MAX_MESSAGE_BYTES + 1, (line, whole) =>
+    const framer = new LineSplitter(MAX_MESSAGE_BYTES + 1, (line, whole) =>
       this.#fromGateway(current, line, whole),
     );
     const current: Current = { link, gen, framer };
