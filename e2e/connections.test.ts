@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpServer } from '../api/index.js';
 import type { ConnectionList, ConnectionObject } from '../cli/objects.js';
 import {
@@ -73,20 +73,7 @@ async function connectAgent(
   ws: string,
   args: readonly string[] = [],
 ): Promise<Agent> {
-  const { transport } = env.serveTransport({ workspace: ws, args });
-  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-  await client.connect(transport);
-  const pid = transport.pid;
-  assert.ok(pid, 'serve is running');
-  env.trackPid(pid);
-  return {
-    client,
-    pid,
-    async close() {
-      await client.close();
-      await until(`serve ${pid} to exit`, () => !isAlive(pid), { timeoutMs: 5000 });
-    },
-  };
+  return env.serveClient({ workspace: ws, args });
 }
 
 /** The pid the fixture's echo tool reports, once the agent lists it. */

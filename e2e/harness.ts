@@ -13,7 +13,8 @@
  *   command line mentions the temp dir or whose pid a test reported (whole process groups),
  *   and removes the temp dir. Call it from an after/afterEach hook.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -45,6 +46,17 @@ export interface CliResult {
   readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
   readonly stderr: string;
+}
+
+/** An SDK client connected through `mcpctl serve` (`TestEnv.serveClient`). */
+export interface ServeClient {
+  readonly client: Client;
+  /** serve's pid (tracked for cleanup). */
+  readonly pid: number;
+  /** Everything serve wrote to stderr so far. (Properties: a test may take them apart.) */
+  readonly stderr: () => string;
+  /** Closes the client (ends serve's stdin) and waits up to 5 s for serve to exit. */
+  readonly close: () => Promise<void>;
 }
 
 export interface DaemonProcess {
@@ -262,6 +274,31 @@ export class TestEnv {
     let stderr = '';
     transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
     return { transport, stderr: () => stderr };
+  }
+
+  /**
+   * An agent as Claude or Qwen runs one: an SDK client named `name` (no capabilities) on
+   * `mcpctl serve` (serveTransport's options), connected, with serve's pid tracked.
+   */
+  async serveClient(
+    opts: Parameters<TestEnv['serveTransport']>[0] & { name?: string } = {},
+  ): Promise<ServeClient> {
+    const { name = 'e2e-agent', ...serveOpts } = opts;
+    const { transport, stderr } = this.serveTransport(serveOpts);
+    const client = new Client({ name, version: '1.0.0' });
+    await client.connect(transport);
+    const pid = transport.pid;
+    assert.ok(pid, 'serve is running');
+    this.trackPid(pid);
+    return {
+      client,
+      pid,
+      stderr,
+      close: async () => {
+        await client.close();
+        await until(`serve ${pid} to exit`, () => !isAlive(pid), { timeoutMs: 5000 });
+      },
+    };
   }
 
   /** Runs the built CLI to completion. */

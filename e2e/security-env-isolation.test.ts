@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerList } from '../api/index.js';
 import type { SessionList } from '../cli/objects.js';
@@ -41,12 +40,8 @@ async function agent(
   workspace: string,
   extraEnv: Record<string, string>,
 ): Promise<Agent> {
-  const { transport, stderr } = env.serveTransport({ workspace, extraEnv });
-  const client = new Client({ name: 'e2e-env-isolation', version: '1.0.0' });
-  await client.connect(transport);
-  const pid = transport.pid;
-  assert.ok(pid, 'serve is running');
-  env.trackPid(pid);
+  const serve = await env.serveClient({ workspace, extraEnv, name: 'e2e-env-isolation' });
+  const { client, pid, stderr } = serve;
   return {
     pid,
     stderr,
@@ -60,10 +55,7 @@ async function agent(
       assert.equal(first?.type, 'text');
       return JSON.parse(first.type === 'text' ? first.text : '{}') as Echo;
     },
-    async close() {
-      await client.close();
-      await until(`serve ${pid} to exit`, () => !isAlive(pid), { timeoutMs: 5000 });
-    },
+    close: () => serve.close(),
   };
 }
 
