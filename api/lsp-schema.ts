@@ -34,6 +34,7 @@ import {
   type ConfigPath,
   type FieldWords,
 } from './schema.js';
+import { isObject } from './is-object.js';
 
 const LSP_WORDS: FieldWords = {
   fields: {
@@ -92,10 +93,6 @@ function issue(path: ConfigPath, text: string): ConfigIssue {
   return { path, message: `${formatPath(path)}: ${text}` };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** True when a relative path, normalised, leaves the folder it is relative to. */
 function climbsOut(relative: string): boolean {
   const normal = path.normalize(relative);
@@ -133,7 +130,7 @@ function ruleIssues(
         'missing; add the files it handles and their language ids, e.g. "extensionToLanguage": {".ts": "typescript"}',
       ),
     );
-  else if (isPlainObject(map)) {
+  else if (isObject(map)) {
     const keys = Object.keys(map);
     if (keys.length === 0)
       errors.push(
@@ -202,7 +199,7 @@ export function validateLanguageServerConfig(
   raw: unknown,
   base: ConfigPath,
 ): LanguageServerValidation {
-  if (!isPlainObject(raw))
+  if (!isObject(raw))
     return {
       errors: [
         issue(base, `expected an object describing the language server, got ${describeType(raw)}`),
@@ -244,7 +241,7 @@ export function validateLanguageServerDocument(doc: unknown): LanguageServerDocu
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
   if (doc === undefined || doc === null) return { servers, errors, warnings };
-  if (!isPlainObject(doc)) {
+  if (!isObject(doc)) {
     errors.push({
       path: [],
       message: `expected a JSON object with a key per language server, e.g. {"typescript": {"command": "typescript-language-server", "args": ["--stdio"], "extensionToLanguage": {".ts": "typescript"}}}, got ${describeType(doc)}`,

@@ -21,6 +21,7 @@
  */
 import { constants, type BigIntStats, type Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import { messageOf } from './message-of.js';
 
 /** 4 MiB: far beyond any hand-written config, small enough to never stall the daemon. */
 export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
@@ -71,7 +72,7 @@ function readErrorMessage(err: unknown): string {
   if (code === 'ENXIO') return notRegularMessage('a socket or device without a reader');
   if (code === 'EACCES' || code === 'EPERM')
     return 'permission denied; make the file readable by this user (chmod u+r)';
-  return `cannot be read: ${err instanceof Error ? err.message : String(err)}`;
+  return `cannot be read: ${messageOf(err)}`;
 }
 
 /**

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { approvalHashFor } from '../api/index.js';
 import { ApprovalStore } from './store.js';
 import { DONE, GO, READY, childServerConfig, childServerName } from './testing/child-protocol.js';
+import { tempDir, type TempDir } from '../testing/temp-dir.js';
 
 const CHILD = fileURLToPath(new URL('./testing/approve-child.js', import.meta.url));
 const PER_CHILD = 25;
@@ -37,13 +37,15 @@ function startChild(file: string, root: string, prefix: string): Child {
   return { process: child, ready, exited };
 }
 
+let temp: TempDir;
 let tmp = '';
 
 beforeEach(() => {
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpctl-approvals-conc-')));
+  temp = tempDir('mcpctl-approvals-conc-');
+  tmp = temp.path;
 });
 
-afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => temp.remove());
 
 describe('concurrent writers in separate processes', { timeout: 60_000 }, () => {
   it('keeps every decision of two processes approving different servers at once', async () => {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import {
@@ -15,6 +14,7 @@ import {
 import { approvalLookup, approvalVerdictOf, type ApprovalReader } from './lookup.js';
 import { SessionApprovals } from './session-approvals.js';
 import { ApprovalStore } from './store.js';
+import { tempDir } from '../testing/temp-dir.js';
 
 const CONFIG: McpServerConfig = { command: 'node', args: ['s.js'] };
 
@@ -93,7 +93,8 @@ describe('approvalVerdictOf / approvalLookup', { timeout: 20_000 }, () => {
   });
 
   it('drives computeGating and promptableServers with a real store, persisting nothing for a session approval', async () => {
-    const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpctl-lookup-')));
+    const temp = tempDir('mcpctl-lookup-');
+    const tmp = temp.path;
     try {
       const file = path.join(tmp, 'approvals.json');
       const store = await ApprovalStore.open({ path: file });
@@ -117,7 +118,7 @@ describe('approvalVerdictOf / approvalLookup', { timeout: 20_000 }, () => {
       assert.equal(fs.readFileSync(file, 'utf8'), before);
       assert.equal(store.getState(tmp, 'mine', CONFIG), 'pending');
     } finally {
-      fs.rmSync(tmp, { recursive: true, force: true });
+      temp.remove();
     }
   });
 });

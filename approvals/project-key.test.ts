@@ -1,24 +1,26 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { projectKeyOf } from './project-key.js';
+import { tempDir, type TempDir } from '../testing/temp-dir.js';
 
 describe('projectKeyOf', { timeout: 10_000 }, () => {
+  let temp: TempDir;
   let tmp = '';
   let real = '';
   let link = '';
 
   before(() => {
-    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpctl-key-')));
+    temp = tempDir('mcpctl-key-');
+    tmp = temp.path;
     real = path.join(tmp, 'real');
     link = path.join(tmp, 'link');
     fs.mkdirSync(real);
     fs.symlinkSync(real, link);
   });
 
-  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  after(() => temp.remove());
 
   it('is the realpath: a symlinked root and its target have the same key', () => {
     assert.equal(projectKeyOf(link), real);

@@ -1,28 +1,30 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { approvalHashFor, approvalHashOf, type McpServerConfig } from '../api/index.js';
 import type { ApprovalStoreError } from './errors.js';
 import { ApprovalStore } from './store.js';
+import { tempDir, type TempDir } from '../testing/temp-dir.js';
 
 const FS: McpServerConfig = { command: 'node', args: ['fs.js'], env: { ROOT: '/data' } };
 const WEB: McpServerConfig = { httpUrl: 'https://example.test/mcp' };
 
+let temp: TempDir;
 let tmp = '';
 let file = '';
 let ws = '';
 
 beforeEach(() => {
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpctl-approvals-')));
+  temp = tempDir('mcpctl-approvals-');
+  tmp = temp.path;
   file = path.join(tmp, 'state', 'mcpApprovals.json');
   ws = path.join(tmp, 'ws');
   fs.mkdirSync(ws);
 });
 
-afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => temp.remove());
 
 function open(extra: Parameters<typeof ApprovalStore.open>[0] = {}): Promise<ApprovalStore> {
   return ApprovalStore.open({ path: file, ...extra });

@@ -1,28 +1,22 @@
 import assert from 'node:assert/strict';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { FileGrantStore, TokenFileError, defaultTokensPath } from './token-store.js';
+import { tempDir, type TempDir } from '../testing/temp-dir.js';
 
 const URL_A = 'https://a.example/mcp';
 
 describe('FileGrantStore', () => {
+  let temp: TempDir;
   let home: string;
   let file: string;
   beforeEach(() => {
-    home = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-tokens-'));
+    temp = tempDir('mcpctl-tokens-');
+    home = temp.path;
     file = defaultTokensPath(home);
   });
-  afterEach(() => rmSync(home, { recursive: true, force: true }));
+  afterEach(() => temp.remove());
 
   it('keeps grants by server URL and client id, 0600 in a 0700 folder', async () => {
     const store = new FileGrantStore(file);

@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { OAuthGrant, OAuthGrantStore } from './grant.js';
+import { isObject } from '../api/index.js';
 
 export const TOKENS_FILE_MODE = 0o600;
 export const TOKENS_DIR_MODE = 0o700;
@@ -144,10 +145,6 @@ export async function readTokensFile(file: string): Promise<TokensFile> {
 
 function empty(): TokensFile {
   return { version: 1, servers: {} };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Keeps what has the right shape; never throws (and so never quotes a token). */

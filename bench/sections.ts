@@ -12,6 +12,7 @@
  * - The message is the error's first line (no stack), so results.json stays readable; the
  *   log gets the whole stack.
  */
+import { messageOf } from '../api/index.js';
 
 /** What results.json holds for a figure that could not be measured. */
 export interface FailedFigure {
@@ -28,7 +29,7 @@ export function isFailed(value: unknown): value is FailedFigure {
 
 /** One error as a one-line message for results.json and the table. */
 export function failureMessage(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
+  const text = messageOf(err);
   return text.split('\n')[0]?.trim() || 'failed without a message';
 }
 

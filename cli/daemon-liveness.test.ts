@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
@@ -11,9 +9,11 @@ import {
 } from './answer-timeout.js';
 import { listenerPidOf, notAnsweringMessage, processStateOf } from './daemon-liveness.js';
 import { UsageError } from './errors.js';
+import { tempDir } from '../testing/temp-dir.js';
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-live-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const temp = tempDir('mcpctl-live-');
+const root = temp.path;
+after(temp.remove);
 
 describe('daemon liveness (issue 22, L1)', () => {
   it('finds the process listening at a socket path, and nothing where none listens', async () => {

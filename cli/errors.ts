@@ -4,6 +4,7 @@
  * Guarantees: every message says what went wrong and, where there is one, what to do next;
  * `main` prints it to stderr as it is (no prefix), so exact messages stay exact.
  */
+import { messageOf } from '../api/index.js';
 
 /** Exit codes of every `mcpctl` command. */
 export const EXIT_OK = 0;
@@ -34,6 +35,8 @@ export function noDaemonMessage(socket: string): string {
   return `no mcpctl daemon at ${socket}; start one with 'mcpctl daemon'`;
 }
 
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+/**
+ * The message of anything thrown: api/'s messageOf, under the name cli/'s modules import (kept
+ * while cli/'s socket and door files are being moved, so those moves merge cleanly).
+ */
+export { messageOf as errorText };

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Io } from './command-env.js';
 import { run } from './program.js';
+import { tempDir } from '../testing/temp-dir.js';
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-prog-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const temp = tempDir('mcpctl-prog-');
+const root = temp.path;
+after(temp.remove);
 const socket = path.join(root, 'none.sock');
 
 async function mcpctl(...args: string[]) {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { until } from '../testing/until.js';
 import { watchApprovals } from './approvals-watch.js';
+import { tempDir } from '../testing/temp-dir.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -12,8 +12,9 @@ test(
   'a burst of writes is one re-read; nothing runs after close()',
   { timeout: 20_000 },
   async (t) => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-approvals-watch-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const temp = tempDir('mcpctl-approvals-watch-');
+    const dir = temp.path;
+    t.after(temp.remove);
     // The file does not exist yet: creating it is a change like any other.
     const file = path.join(dir, 'approvals.json');
     const calls: string[] = [];

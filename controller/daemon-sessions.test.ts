@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
@@ -9,9 +8,11 @@ import {
   WorkspaceNotFoundError,
   type TableSession,
 } from './daemon-sessions.js';
+import { tempDir } from '../testing/temp-dir.js';
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-sessions-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const temp = tempDir('mcpctl-sessions-');
+const root = temp.path;
+after(temp.remove);
 const ws = (name: string) => {
   const dir = path.join(root, name);
   mkdirSync(dir, { recursive: true });

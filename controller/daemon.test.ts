@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
@@ -9,19 +8,13 @@ import { ApprovalStore } from '../approvals/index.js';
 import { until } from '../testing/until.js';
 import { Daemon, DaemonStoppingError } from './daemon.js';
 import type { Session } from './session.js';
+import { tempDir } from '../testing/temp-dir.js';
+import { pidAlive } from '../proc/index.js';
 
 const FIXTURE = fileURLToPath(new URL('../e2e/fixtures/stdio-server.js', import.meta.url));
-const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-daemon-'));
-after(() => rmSync(root, { recursive: true, force: true }));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const temp = tempDir('mcpctl-daemon-');
+const root = temp.path;
+after(temp.remove);
 
 const readyPid = (s: Session, name: string) => {
   const server = s.get(name);
@@ -87,12 +80,12 @@ describe('Daemon', () => {
           () => (daemon.pool.stats()[0]?.refs ?? []).length === 1,
         );
         assert.deepEqual(daemon.pool.stats()[0]?.refs, ['default']);
-        assert.ok(alive(pid), 'the default session still uses it');
+        assert.ok(pidAlive(pid), 'the default session still uses it');
       } finally {
         await daemon.stop();
       }
       assert.deepEqual(daemon.pool.stats(), []);
-      assert.equal(alive(pid), false, 'stop ended the server process');
+      assert.equal(pidAlive(pid), false, 'stop ended the server process');
       await assert.rejects(daemon.open({ workspace: ws2 }), DaemonStoppingError);
     },
   );
@@ -134,7 +127,7 @@ describe('Daemon', () => {
         pid = readyPid(session, 'fx')!;
         await other.reject(ws, 'fx', approvalHashFor(config));
         await until('fx down after the rejection', () => readyPid(session, 'fx') === undefined);
-        await until('the server process to end', () => !alive(pid));
+        await until('the server process to end', () => !pidAlive(pid));
         assert.equal(
           session.get('fx')?.status.conditions.find((c) => c.type === 'Admitted')?.reason,
           'Rejected',
@@ -142,7 +135,7 @@ describe('Daemon', () => {
       } finally {
         await daemon.stop();
       }
-      assert.equal(pid > 0 && alive(pid), false);
+      assert.equal(pid > 0 && pidAlive(pid), false);
     },
   );
 });

@@ -49,7 +49,7 @@ import {
   type ServerKind,
 } from '../proc/index.js';
 import type { Pool } from '../pool/types.js';
-import { redactUrl } from '../api/index.js';
+import { redactUrl, messageOf } from '../api/index.js';
 import { watchApprovals, type ApprovalsWatch } from './approvals-watch.js';
 import {
   SessionTable,
@@ -209,7 +209,7 @@ export class Daemon {
     this.#table = new SessionTable<Session>({
       create: (spec, id) => this.#createSession(spec, id),
       onCloseError: (id, err) =>
-        this.#log.warn({ session: id, err: errorText(err) }, 'session close failed'),
+        this.#log.warn({ session: id, err: messageOf(err) }, 'session close failed'),
     });
     this.#table.on((event) => this.#log.info({ session: event.id }, `session ${event.type}`));
   }
@@ -464,8 +464,4 @@ function logEvent(log: DaemonLog, session: string, e: McpEvent): void {
   const fields = { session, object: e.involvedObject, reason: e.reason, count: e.count };
   if (e.type === 'Warning') log.warn(fields, e.message);
   else log.info(fields, e.message);
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

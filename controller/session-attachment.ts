@@ -26,6 +26,7 @@ import type {
   RequestOptions,
 } from '../pool/types.js';
 import type { Registry, RegistryEntry } from '../reconcilers/registry.js';
+import { messageOf } from '../api/index.js';
 
 /**
  * An agent as its session sees it: like a `PoolAgent`, but notifications and tasks name the
@@ -79,7 +80,7 @@ export function attachAgent(
       params: {
         level: 'warning',
         logger: 'mcpctl',
-        data: `${what}: ${err instanceof Error ? err.message : String(err)}`,
+        data: `${what}: ${messageOf(err)}`,
       },
     });
 

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { connectionIdOf } from '../api/index.js';
-import { alive } from '../pool/testing/fixtures.js';
 import { StaleDecisionError } from './errors.js';
 import {
   condition,
@@ -17,6 +16,7 @@ import {
   type Harness,
 } from './testing/harness.js';
 import { until } from '../testing/until.js';
+import { pidAlive } from '../proc/index.js';
 
 const T = { timeout: 60_000 };
 
@@ -42,7 +42,7 @@ describe('session: hot reload with real processes', T, () => {
 
       h.write(h.files.user, servers({}));
       await until('a removed', () => s.get('a') === undefined && s.registry.get('a') === undefined);
-      await until('process gone', () => !alive(pid));
+      await until('process gone', () => !pidAlive(pid));
       assert.equal(h.pool.stats().length, 0);
       assert.equal(s.why('a').reason, 'Removed');
 
@@ -85,8 +85,8 @@ describe('session: hot reload with real processes', T, () => {
       assert.equal(h.pool.released.filter((k) => k.startsWith('a::')).length, 1, 'one disconnect');
       assert.equal(readyPid(s, 'b'), b1, 'the other server kept its process');
       assert.equal(h.pool.count('b'), 1);
-      await until('old a gone', () => !alive(a1));
-      assert.ok(alive(a2));
+      await until('old a gone', () => !pidAlive(a1));
+      assert.ok(pidAlive(a2));
       assert.equal(s.get('a')?.status.restarts, 1);
       assert.equal(s.get('a')?.metadata.generation, 2);
     },
@@ -183,7 +183,7 @@ describe('session: hot reload with real processes', T, () => {
       await until('a excluded', () => condition(s.get('a'), 'Admitted') === 'False/Excluded');
       assert.equal(s.registry.get('a'), undefined);
       assert.equal(condition(s.get('a'), 'Ready'), 'False/NotAdmitted');
-      await until('a process gone', () => !alive(pid));
+      await until('a process gone', () => !pidAlive(pid));
       assert.equal(s.why('a').reason, 'Excluded');
       assert.equal(readyPid(s, 'b'), bPid, 'b untouched');
 
@@ -379,7 +379,7 @@ describe('session: hot reload with real processes', T, () => {
       assert.equal(gaps, 0);
       assert.equal(readyPid(s, 'a'), pid2);
       assert.deepEqual(s.get('a')?.status.tools, ['t']);
-      assert.ok(alive(pid2));
+      assert.ok(pidAlive(pid2));
     },
   );
 

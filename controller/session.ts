@@ -51,6 +51,7 @@ import {
   type SessionEnvironment,
   agentEnvironment,
   daemonEnvironment,
+  messageOf,
 } from '../api/index.js';
 import {
   approvalLookup,
@@ -300,7 +301,7 @@ export class Session {
           'Warning',
           'ConnectFailed',
           `server/${failure.key}`,
-          `reconcile failed: ${errorText(failure.error)}; retry in ${failure.retryAfterMs} ms`,
+          `reconcile failed: ${messageOf(failure.error)}; retry in ${failure.retryAfterMs} ms`,
         ),
     });
     this.registry.onChange((name) => this.#emitter.emit('registry', name));
@@ -678,8 +679,4 @@ function safeRealpath(path: string): string {
   } catch {
     return path;
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpServer } from '../api/index.js';
 import type { ConnectionList, ConnectionObject } from '../cli/objects.js';
 import {
@@ -20,9 +20,9 @@ import {
   condition,
   isAlive,
   isReady,
-  processesMentioning,
   whereRuns,
   type DaemonProcess,
+  untilTools,
 } from './harness.js';
 import { until } from '../testing/until.js';
 import { fakeEntry } from './lsp-agent.js';
@@ -73,37 +73,15 @@ async function connectAgent(
   ws: string,
   args: readonly string[] = [],
 ): Promise<Agent> {
-  const { transport } = env.serveTransport({ workspace: ws, args });
-  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-  await client.connect(transport);
-  const pid = transport.pid;
-  assert.ok(pid, 'serve is running');
-  env.trackPid(pid);
-  return {
-    client,
-    pid,
-    async close() {
-      await client.close();
-      await until(`serve ${pid} to exit`, () => !isAlive(pid), { timeoutMs: 5000 });
-    },
-  };
+  return env.serveClient({ workspace: ws, args });
 }
 
 /** The pid the fixture's echo tool reports, once the agent lists it. */
 async function echoPid(agent: Agent, tool: string): Promise<number> {
-  await until(
-    `${tool} to be listed`,
-    async () => (await agent.client.listTools()).tools.some((t) => t.name === tool),
-    { timeoutMs: 30_000 },
-  );
+  await untilTools(agent.client, `${tool} to be listed`, (names) => names.includes(tool), {
+    timeoutMs: 30_000,
+  });
   return (await whereRuns(agent.client, tool)).pid;
-}
-
-async function stopDaemon(env: TestEnv): Promise<void> {
-  await env.cli(['stop'], { timeoutMs: 30_000 });
-  await until('the daemon to end', () => processesMentioning(env.socket).length === 0, {
-    timeoutMs: 10_000,
-  }).catch(() => undefined);
 }
 
 describe('processes that really stop (e2e, default drain delay)', () => {
@@ -238,7 +216,7 @@ describe('processes that really stop (e2e, default drain delay)', () => {
         await agent.close();
       } finally {
         await agent.close().catch(() => undefined);
-        await stopDaemon(env);
+        await env.stopDaemon();
       }
     },
   );
@@ -295,7 +273,7 @@ describe('processes that really stop (e2e, default drain delay)', () => {
           );
       } finally {
         await agent.close().catch(() => undefined);
-        await stopDaemon(env);
+        await env.stopDaemon();
       }
     },
   );

@@ -11,11 +11,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { daemonLogPath } from '../cli/rpc/socket-path.js';
-import { TestEnv, condition, isAlive } from './harness.js';
-import { until } from '../testing/until.js';
+import { TestEnv, condition, untilTools } from './harness.js';
 
 const T = { timeout: 90_000 };
 const requireHere = createRequire(import.meta.url);
@@ -36,12 +35,8 @@ interface Agent {
 
 /** An SDK client that runs `mcpctl serve` with `extraEnv` in its environment (the agent's). */
 async function agent(env: TestEnv, extraEnv: Record<string, string>): Promise<Agent> {
-  const { transport } = env.serveTransport({ extraEnv });
-  const client = new Client({ name: 'e2e-env-agent', version: '1.0.0' });
-  await client.connect(transport);
-  const pid = transport.pid;
-  assert.ok(pid, 'serve is running');
-  env.trackPid(pid);
+  const serve = await env.serveClient({ extraEnv, name: 'e2e-env-agent' });
+  const { client, pid } = serve;
   return {
     client,
     pid,
@@ -53,15 +48,12 @@ async function agent(env: TestEnv, extraEnv: Record<string, string>): Promise<Ag
       assert.equal(first?.type, 'text');
       return first.type === 'text' ? first.text : '';
     },
-    async close() {
-      await client.close();
-      await until(`serve ${pid} to exit`, () => !isAlive(pid), { timeoutMs: 5000 });
-    },
+    close: () => serve.close(),
   };
 }
 
 function untilTool(a: Agent, tool: string): Promise<unknown> {
-  return until(`${tool} to be listed`, async () => (await a.tools()).includes(tool), {
+  return untilTools(a.client, `${tool} to be listed`, (names) => names.includes(tool), {
     timeoutMs: 30_000,
   });
 }

@@ -37,8 +37,10 @@ import {
   type ProgressNotification,
   type Root,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, isAlive, processesMentioning, type TestEnv } from './harness.js';
+import { isAlive, type TestEnv } from './harness.js';
 import { until } from '../testing/until.js';
+import { textOf } from '../testing/tool-results.js';
+import { messageOf } from '../api/index.js';
 
 const requireHere = createRequire(import.meta.url);
 /** The real reference server of the MCP project, which exercises every feature of MCP. */
@@ -133,9 +135,7 @@ export class RecordingAgent {
     try {
       await this.client.connect(transport);
     } catch (err) {
-      throw new Error(
-        `${this.label} could not connect: ${err instanceof Error ? err.message : String(err)}; stderr: ${stderr()}`,
-      );
+      throw new Error(`${this.label} could not connect: ${messageOf(err)}; stderr: ${stderr()}`);
     }
     if (transport instanceof StdioClientTransport) this.#pid = transport.pid ?? undefined;
   }
@@ -197,33 +197,15 @@ export function directTransport(env: TestEnv): StdioClientTransport {
 }
 
 /**
- * `mcpctl serve` as an agent runs it, with extra serve flags (`--meta-tools`, ...), in
- * `workspace`. Its pid is tracked for cleanup once it started.
+ * Connects `agent` through `mcpctl serve` (`TestEnv.serveTransport`, with extra serve flags:
+ * `--meta-tools`, ...); serve's pid is tracked for cleanup once it started.
  */
-export function serveTransport(
-  env: TestEnv,
-  opts: { workspace?: string; args?: readonly string[] } = {},
-): { transport: StdioClientTransport; stderr: () => string } {
-  const workspace = opts.workspace ?? env.workspace;
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'serve', '--workspace', workspace, '--debounce-ms', '50', ...(opts.args ?? [])],
-    env: env.env() as Record<string, string>,
-    cwd: workspace,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  return { transport, stderr: () => stderr };
-}
-
-/** Connects `agent` through `mcpctl serve` (see serveTransport). */
 export async function connectThroughServe(
   env: TestEnv,
   agent: RecordingAgent,
   opts: { workspace?: string; args?: readonly string[] } = {},
 ): Promise<void> {
-  const { transport, stderr } = serveTransport(env, opts);
+  const { transport, stderr } = env.serveTransport(opts);
   await agent.connect(transport, stderr);
   env.trackPid(transport.pid ?? undefined);
 }
@@ -248,22 +230,5 @@ export async function listAll<I>(
   }
 }
 
-/** The text of a result's first content item ('' if it is not text). */
-export function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === 'text' ? first.text : '';
-}
-
-/**
- * Stops the daemon serve started (`mcpctl stop`), killing it if that does not end it; safe to
- * call when there is none.
- */
-export async function stopDaemon(env: TestEnv): Promise<void> {
-  await env.cli(['stop'], { timeoutMs: 30_000 });
-  const daemons = () => processesMentioning(env.socket);
-  await until('the daemon to end', () => daemons().length === 0, { timeoutMs: 10_000 }).catch(
-    () => {
-      for (const pid of daemons()) process.kill(pid, 'SIGKILL');
-    },
-  );
-}
+/** The text of a result's first content item ('' if it is not text): testing/tool-results.ts. */
+export { textOf };

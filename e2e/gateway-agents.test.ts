@@ -21,14 +21,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { ConnectionList } from '../cli/objects.js';
-import { TestEnv } from './harness.js';
+import { TestEnv, untilTools } from './harness.js';
 import { until } from '../testing/until.js';
 import {
   EVERYTHING_SERVER,
   REQUEST_TIMEOUT_MS,
   RecordingAgent,
   connectThroughServe,
-  stopDaemon,
   textOf,
 } from './gateway-agent.js';
 
@@ -61,13 +60,11 @@ describe('two agents on one pooled server-everything (e2e)', { timeout: 600_000 
       await connectThroughServe(env, a, { workspace: ws.a });
       await connectThroughServe(env, b, { workspace: ws.b });
       for (const agent of [a, b])
-        await until(
+        await untilTools(
+          agent.client,
           `${tool('echo')} listed for ${agent.label}`,
-          async () =>
-            (await agent.client.listTools({}, { timeout: REQUEST_TIMEOUT_MS })).tools.some(
-              (t) => t.name === tool('echo'),
-            ),
-          { timeoutMs: 30_000 },
+          (names) => names.includes(tool('echo')),
+          { timeoutMs: 30_000, request: { timeout: REQUEST_TIMEOUT_MS } },
         );
     },
     { timeout: 120_000 },
@@ -77,7 +74,7 @@ describe('two agents on one pooled server-everything (e2e)', { timeout: 600_000 
     async () => {
       for (const agent of [a, b]) await agent?.close().catch(() => undefined);
       if (!env) return;
-      await stopDaemon(env);
+      await env.stopDaemon();
       await env.cleanup();
     },
     { timeout: 60_000 },

@@ -30,7 +30,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { CallToolResult, Root } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv } from './harness.js';
+import { TestEnv, untilTools } from './harness.js';
 import { until } from '../testing/until.js';
 import {
   EVERYTHING_SERVER,
@@ -39,10 +39,10 @@ import {
   connectThroughServe,
   directTransport,
   listAll,
-  stopDaemon,
   textOf,
 } from './gateway-agent.js';
 import { httpTransport, startHttpDaemon } from './http-agent.js';
+import { messageOf } from '../api/index.js';
 
 const SERVER = 'everything';
 const PREFIX = `${SERVER}__`;
@@ -185,7 +185,7 @@ async function runScript(
       const r = await withDeadline(fn(), STEP_MS, item);
       out.set(item, { ok: true, value: normalise(r.value), extra: r.extra ?? {} });
     } catch (err) {
-      out.set(item, { ok: false, error: err instanceof Error ? err.message : String(err) });
+      out.set(item, { ok: false, error: messageOf(err) });
     }
   };
   const scratch: { listed?: string[]; links?: string[] } = {};
@@ -480,7 +480,7 @@ async function runScript(
       )
       .then(
         () => 'answered',
-        (err: unknown) => `rejected: ${err instanceof Error ? err.message : String(err)}`,
+        (err: unknown) => `rejected: ${messageOf(err)}`,
       )
       .finally(() => (settled = true));
     await settle(
@@ -664,11 +664,11 @@ describe(
         try {
           await connectThroughServe(env, via);
           // Wait for the server to be there at all (tools/list works today), then run the script.
-          await until(
+          await untilTools(
+            via.client,
             `${PREFIX}echo to be listed`,
-            async () =>
-              (await via.client.listTools({}, R)).tools.some((t) => t.name === `${PREFIX}echo`),
-            { timeoutMs: 30_000 },
+            (names) => names.includes(`${PREFIX}echo`),
+            { timeoutMs: 30_000, request: R },
           );
           recordings.via = await runScript(
             {
@@ -680,12 +680,12 @@ describe(
             staticUris,
           );
         } catch (err) {
-          recordings.setupError = `${err instanceof Error ? err.message : String(err)}; serve stderr: ${via.stderr()}`;
+          recordings.setupError = `${messageOf(err)}; serve stderr: ${via.stderr()}`;
         }
         await via.close();
 
         // The third way: the same script over HTTP, to a daemon started with --http.
-        await stopDaemon(env);
+        await env.stopDaemon();
         const overHttp = new RecordingAgent({
           label: 'over-http',
           answerAs: 'the agent',
@@ -700,16 +700,14 @@ describe(
             httpTransport(http, { query: { workspace: realpathSync(env.workspace) } }),
             () => http.daemon.stderr(),
           );
-          await until(
+          await untilTools(
+            overHttp.client,
             `${PREFIX}echo to be listed over HTTP`,
-            async () =>
-              (await overHttp.client.listTools({}, R)).tools.some(
-                (t) => t.name === `${PREFIX}echo`,
-              ),
-            { timeoutMs: 30_000 },
+            (names) => names.includes(`${PREFIX}echo`),
+            { timeoutMs: 30_000, request: R },
           );
         } catch (err) {
-          recordings.httpSetupError = err instanceof Error ? err.message : String(err);
+          recordings.httpSetupError = messageOf(err);
           return;
         }
         recordings.http = await runScript(
@@ -730,7 +728,7 @@ describe(
       async () => {
         for (const a of agents) await a.close().catch(() => undefined);
         if (!env) return;
-        await stopDaemon(env);
+        await env.stopDaemon();
         await env.cleanup();
       },
       { timeout: 60_000 },

@@ -24,7 +24,6 @@ import {
   RecordingAgent,
   connectThroughServe,
   listAll,
-  stopDaemon,
 } from './gateway-agent.js';
 
 const PAGING_SERVER = fileURLToPath(new URL('./fixtures/paging-server.js', import.meta.url));
@@ -73,7 +72,7 @@ describe('the same resource URI from two servers, through mcpctl serve (e2e)', (
   afterEach(async () => {
     await agent?.close().catch(() => undefined);
     await second?.close().catch(() => undefined);
-    await stopDaemon(env);
+    await env.stopDaemon();
     await env.cleanup();
   });
 

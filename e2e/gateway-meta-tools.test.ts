@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { TestEnv } from './harness.js';
 import { until } from '../testing/until.js';
-import { RecordingAgent, connectThroughServe, stopDaemon, textOf } from './gateway-agent.js';
+import { RecordingAgent, connectThroughServe, textOf } from './gateway-agent.js';
 
 const T = { timeout: 90_000 };
 const FIND = 'mcpctl_find_tools';
@@ -80,7 +80,7 @@ describe('mcpctl serve --meta-tools (e2e)', () => {
   });
   afterEach(async () => {
     await agent?.close().catch(() => undefined);
-    await stopDaemon(env);
+    await env.stopDaemon();
     await env.cleanup();
   });
 

@@ -31,7 +31,6 @@ import {
   RecordingAgent,
   connectThroughServe,
   listAll,
-  stopDaemon,
   textOf,
 } from './gateway-agent.js';
 
@@ -145,7 +144,7 @@ describe('gateway paging through mcpctl serve (e2e)', () => {
   });
   afterEach(async () => {
     await agent?.close().catch(() => undefined);
-    await stopDaemon(env);
+    await env.stopDaemon();
     await env.cleanup();
   });
 

@@ -14,7 +14,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { TestEnv } from './harness.js';
 import { until } from '../testing/until.js';
-import { listAll, stopDaemon } from './gateway-agent.js';
+import { listAll } from './gateway-agent.js';
+import { messageOf } from '../api/index.js';
 
 const T = { timeout: 120_000 };
 
@@ -94,7 +95,7 @@ async function run(
       results.push(await call(step));
     } catch (err) {
       // A protocol error is a result too: both halves must fail the same way.
-      results.push({ thrown: err instanceof Error ? err.message : String(err) });
+      results.push({ thrown: messageOf(err) });
     }
   }
   return { tools, results };
@@ -120,7 +121,7 @@ describe('the same session straight and through mcpctl serve: server-filesystem,
   });
 
   after(async () => {
-    await stopDaemon(env);
+    await env.stopDaemon();
     await env.cleanup();
   });
 

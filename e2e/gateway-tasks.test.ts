@@ -20,7 +20,6 @@ import {
   RecordingAgent,
   connectThroughServe,
   directTransport,
-  stopDaemon,
 } from './gateway-agent.js';
 import { until } from '../testing/until.js';
 
@@ -87,7 +86,7 @@ describe('MCP tasks through the gateway (e2e)', { timeout: 300_000 }, () => {
     async () => {
       for (const agent of [direct, a, b]) await agent.close().catch(() => undefined);
       if (!env) return;
-      await stopDaemon(env);
+      await env.stopDaemon();
       await env.cleanup();
     },
     { timeout: 60_000 },

@@ -13,16 +13,19 @@
  *   command line mentions the temp dir or whose pid a test reported (whole process groups),
  *   and removes the temp dir. Call it from an after/afterEach hook.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Condition, McpServer, McpServerList } from '../api/index.js';
+import { isAlive } from '../testing/processes.js';
+import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
 
 /** The built CLI entry in this build's cli/ folder. */
@@ -45,6 +48,17 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+/** An SDK client connected through `mcpctl serve` (`TestEnv.serveClient`). */
+export interface ServeClient {
+  readonly client: Client;
+  /** serve's pid (tracked for cleanup). */
+  readonly pid: number;
+  /** Everything serve wrote to stderr so far. (Properties: a test may take them apart.) */
+  readonly stderr: () => string;
+  /** Closes the client (ends serve's stdin) and waits up to 5 s for serve to exit. */
+  readonly close: () => Promise<void>;
+}
+
 export interface DaemonProcess {
   readonly child: ChildProcess;
   readonly pid: number;
@@ -62,17 +76,8 @@ export async function whereRuns(c: Client, tool: string): Promise<{ pid: number;
   return { pid: parsed.pid, cwd: parsed.cwd };
 }
 
-/** Running = exists and is not a zombie (reaped or not, a zombie has exited). */
-export function isAlive(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return false;
-  }
-  const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-  return state !== 'Z' && state !== 'X';
-}
+/** Running = exists and is not a zombie (testing/processes.ts; re-exported for the e2e tests). */
+export { isAlive };
 
 /** Pids of running processes whose command line contains `needle`. */
 export function processesMentioning(needle: string): number[] {
@@ -92,7 +97,64 @@ export function processesMentioning(needle: string): number[] {
   return out;
 }
 
-export function condition(server: McpServer | undefined, type: string): Condition | undefined {
+/**
+ * Polls `client`'s tools/list (its first page, with `request` options) until `check` accepts
+ * the names, sorted; resolves with them. `what` says what was awaited; a timeout adds the names
+ * of the last list and, when given, serve's stderr.
+ */
+export function untilTools(
+  client: Client,
+  what: string,
+  check: (names: string[]) => boolean,
+  opts: { timeoutMs?: number; request?: RequestOptions; stderr?: () => string } = {},
+): Promise<string[]> {
+  let last: string[] = [];
+  return until(
+    what,
+    async () => {
+      last = (await client.listTools({}, opts.request)).tools.map((t) => t.name).sort();
+      return check(last) ? last : undefined;
+    },
+    opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs },
+  ).catch((err: Error) => {
+    const stderr = opts.stderr ? `; serve stderr: ${opts.stderr()}` : '';
+    throw new Error(`${err.message}; tools were: ${last.join(', ')}${stderr}`);
+  });
+}
+
+/** What `untilObjects` polls: an McpServer or a LanguageServer object. */
+export interface ServerObject {
+  readonly metadata: { readonly name: string };
+  readonly status: { readonly conditions: readonly Condition[]; readonly pid?: number };
+}
+
+/**
+ * Polls `list` (the server objects by name) until `check` accepts them; resolves with them. A
+ * rejected answer is thrown as the state seen (`name:Admitted/Ready/pid=…` under `label`),
+ * which `until` reports as its last, so a timeout says `what` and where every server was.
+ */
+export function untilObjects<O extends ServerObject>(
+  what: string,
+  list: () => Promise<Map<string, O>>,
+  check: (servers: Map<string, O>) => boolean,
+  opts: { label: string; timeoutMs: number },
+): Promise<Map<string, O>> {
+  return until(
+    what,
+    async () => {
+      const servers = await list();
+      if (check(servers)) return servers;
+      const seen = [...servers.values()].map(
+        (s) =>
+          `${s.metadata.name}:${condition(s, 'Admitted')?.reason}/${condition(s, 'Ready')?.reason}/pid=${s.status.pid}`,
+      );
+      throw new Error(`${opts.label}: ${seen.join(' ') || 'none'}`);
+    },
+    { timeoutMs: opts.timeoutMs },
+  );
+}
+
+export function condition(server: ServerObject | undefined, type: string): Condition | undefined {
   return server?.status.conditions.find((c) => c.type === type);
 }
 
@@ -108,10 +170,12 @@ export class TestEnv {
   readonly systemSettings: string;
   readonly #daemons = new Set<DaemonProcess>();
   readonly #pids = new Set<number>();
+  readonly #temp: TempDir;
 
   constructor() {
     // Short: a Unix socket path must fit in 107 bytes.
-    this.root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-e2e-'));
+    this.#temp = tempDir('mcpctl-e2e-');
+    this.root = this.#temp.path;
     this.home = path.join(this.root, 'home');
     this.workspace = path.join(this.root, 'ws');
     this.socket = path.join(this.root, 'run', 'mcpctl.sock');
@@ -212,6 +276,31 @@ export class TestEnv {
     return { transport, stderr: () => stderr };
   }
 
+  /**
+   * An agent as Claude or Qwen runs one: an SDK client named `name` (no capabilities) on
+   * `mcpctl serve` (serveTransport's options), connected, with serve's pid tracked.
+   */
+  async serveClient(
+    opts: Parameters<TestEnv['serveTransport']>[0] & { name?: string } = {},
+  ): Promise<ServeClient> {
+    const { name = 'e2e-agent', ...serveOpts } = opts;
+    const { transport, stderr } = this.serveTransport(serveOpts);
+    const client = new Client({ name, version: '1.0.0' });
+    await client.connect(transport);
+    const pid = transport.pid;
+    assert.ok(pid, 'serve is running');
+    this.trackPid(pid);
+    return {
+      client,
+      pid,
+      stderr,
+      close: async () => {
+        await client.close();
+        await until(`serve ${pid} to exit`, () => !isAlive(pid), { timeoutMs: 5000 });
+      },
+    };
+  }
+
   /** Runs the built CLI to completion. */
   cli(
     args: readonly string[],
@@ -262,19 +351,10 @@ export class TestEnv {
     what: string,
     opts: { timeoutMs?: number; args?: string[] } = {},
   ): Promise<Map<string, McpServer>> {
-    return until(
-      what,
-      async () => {
-        const servers = await this.servers(opts.args ? { args: opts.args } : {});
-        if (check(servers)) return servers;
-        const seen = [...servers.values()].map(
-          (s) =>
-            `${s.metadata.name}:${condition(s, 'Admitted')?.reason}/${condition(s, 'Ready')?.reason}/pid=${s.status.pid}`,
-        );
-        throw new Error(`servers: ${seen.join(' ') || 'none'}`);
-      },
-      { timeoutMs: opts.timeoutMs ?? 20_000 },
-    );
+    return untilObjects(what, () => this.servers(opts.args ? { args: opts.args } : {}), check, {
+      label: 'servers',
+      timeoutMs: opts.timeoutMs ?? 20_000,
+    });
   }
 
   /** Spawns a long-running CLI (e.g. `get --watch`); the caller ends it. */
@@ -343,6 +423,22 @@ export class TestEnv {
     return d;
   }
 
+  /**
+   * Stops the daemon (`mcpctl stop`, as a user would), waits up to 10 s for every process
+   * named after this env's socket to end, and kills the ones left; resolves with the stop
+   * command's exit code. Safe to call when no daemon runs, and twice.
+   */
+  async stopDaemon(): Promise<number | null> {
+    const stop = await this.cli(['stop'], { timeoutMs: 30_000 });
+    const daemons = () => processesMentioning(this.socket);
+    try {
+      await until('the daemon to end', () => daemons().length === 0, { timeoutMs: 10_000 });
+    } catch {
+      for (const pid of daemons()) process.kill(pid, 'SIGKILL');
+    }
+    return stop.code;
+  }
+
   /** Remember a pid to kill (its whole group) at cleanup, should the test leave it. */
   trackPid(pid: number | undefined): void {
     if (pid !== undefined && pid > 1) this.#pids.add(pid);
@@ -369,6 +465,6 @@ export class TestEnv {
         }
       }
     }
-    rmSync(this.root, { recursive: true, force: true });
+    this.#temp.remove();
   }
 }

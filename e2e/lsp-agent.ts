@@ -24,8 +24,7 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Condition, LanguageServer, LanguageServerList } from '../api/index.js';
-import { until } from '../testing/until.js';
-import type { TestEnv } from './harness.js';
+import { untilObjects, type TestEnv } from './harness.js';
 
 const requireHere = createRequire(import.meta.url);
 const moduleDir = (pkg: string): string => path.dirname(requireHere.resolve(`${pkg}/package.json`));
@@ -134,19 +133,10 @@ export function untilLanguageServers(
   check: (servers: Map<string, LanguageServer>) => boolean,
   opts: { args?: readonly string[]; timeoutMs?: number } = {},
 ): Promise<Map<string, LanguageServer>> {
-  return until(
-    what,
-    async () => {
-      const servers = await languageServers(env, opts.args);
-      if (check(servers)) return servers;
-      const seen = [...servers.values()].map(
-        (s) =>
-          `${s.metadata.name}:${lspCondition(s, 'Admitted')?.reason}/${lspCondition(s, 'Ready')?.reason}/pid=${s.status.pid}`,
-      );
-      throw new Error(`language servers: ${seen.join(' ') || 'none'}`);
-    },
-    { timeoutMs: opts.timeoutMs ?? 60_000 },
-  );
+  return untilObjects(what, () => languageServers(env, opts.args), check, {
+    label: 'language servers',
+    timeoutMs: opts.timeoutMs ?? 60_000,
+  });
 }
 
 export interface LspAgent {
@@ -212,7 +202,11 @@ export async function lspAgent(
   };
 }
 
-/** The text of an `isError` answer (or of any answer). */
-export function textOf(result: CallToolResult): string {
+/**
+ * Every content item of an answer, one a line: a text item's text, any other its type (so a
+ * check on an `isError` answer, or one that a secret is absent, sees all of it; testing/'s
+ * `textOf` reads only the first item).
+ */
+export function allTextOf(result: CallToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? c.text : c.type)).join('\n');
 }

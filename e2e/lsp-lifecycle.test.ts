@@ -29,7 +29,7 @@ import {
   lspAgent,
   lspCondition,
   lspReady,
-  textOf,
+  allTextOf,
   typescriptEntry,
   untilLanguageServers,
   type LspAgent,
@@ -172,7 +172,7 @@ describe('language servers through the controller', () => {
       assert.match(question, /\.lsp\.json" asks to start the language server/);
       assert.match(question, /fake-server\.js/);
       const r = await a.callRaw('lsp_diagnostics', { file: 'a.txt' });
-      assert.notEqual(r.isError, true, textOf(r));
+      assert.notEqual(r.isError, true, allTextOf(r));
 
       // The MCP server of the same name was asked about apart, and still waits.
       await until('the MCP server asked about', () =>
@@ -266,7 +266,7 @@ describe('language servers through the controller', () => {
       });
       await until('.mts routed to typescript', async () => {
         const r = await a.callRaw('lsp_document_symbols', { file: 'src/none.mts' });
-        return !/no language server|configured/i.test(textOf(r)) || undefined;
+        return !/no language server|configured/i.test(allTextOf(r)) || undefined;
       });
       assert.equal((await languageServers(env)).get('typescript')!.status.pid, tsPid);
 
@@ -311,7 +311,7 @@ describe('language servers through the controller', () => {
         );
         // The fake answers pulled diagnostics (an error per line with ERROR).
         const r = await a.callRaw('lsp_diagnostics', { file });
-        assert.notEqual(r.isError, true, textOf(r));
+        assert.notEqual(r.isError, true, allTextOf(r));
       }
       const connections = await env.json<ConnectionList>(['get', 'connections', '-o', 'json']);
       const lsp = connections.items.filter((c) => c.spec.kind === 'LanguageServer');
@@ -327,7 +327,7 @@ describe('language servers through the controller', () => {
       await a1.close();
       agents.splice(agents.indexOf(a1), 1);
       const r = await a2.callRaw('lsp_diagnostics', { file: 'a.txt' });
-      assert.notEqual(r.isError, true, textOf(r));
+      assert.notEqual(r.isError, true, allTextOf(r));
       assert.equal(
         (await languageServers(env)).get('fake')!.status.pid,
         here.status.pid,

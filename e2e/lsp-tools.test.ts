@@ -20,7 +20,7 @@ import {
   languageServers,
   lspAgent,
   lspReady,
-  textOf,
+  allTextOf,
   typescriptEntry,
   untilLanguageServers,
   type LspAgent,
@@ -157,8 +157,8 @@ describe('lsp_* tools through serve equal a direct LSP client', () => {
           const result = await agent.callRaw('lsp_diagnostics', { file: 'src/torture.ts' });
           const view = result.structuredContent as direct.DiagnosticsView | undefined;
           if (view?.state === 'current') return view;
-          if (/analys/i.test(textOf(result))) return undefined;
-          throw new Error(`unexpected answer: ${textOf(result)}`);
+          if (/analys/i.test(allTextOf(result))) return undefined;
+          throw new Error(`unexpected answer: ${allTextOf(result)}`);
         });
         const errors = answer.diagnostics.filter((d) => d.severity === 'error').map((d) => d.line);
         assert.deepEqual(errors, round % 2 === 1 ? [round] : [], `round ${round}`);
@@ -180,15 +180,15 @@ describe('lsp_* tools through serve equal a direct LSP client', () => {
       column: 1,
     });
     assert.equal(outside.isError, true);
-    assert.match(textOf(outside), /outside the workspace/);
+    assert.match(allTextOf(outside), /outside the workspace/);
     const abs = await agent.callRaw('lsp_document_symbols', { file: '/etc/hostname' });
     assert.equal(abs.isError, true);
     const py = await agent.callRaw('lsp_document_symbols', { file: 'tool.py' });
     assert.equal(py.isError, true);
-    assert.match(textOf(py), /\.ts/, 'names the extensions that are configured');
+    assert.match(allTextOf(py), /\.ts/, 'names the extensions that are configured');
     const negative = await agent.callRaw('lsp_hover', { file: 'src/main.ts', line: -1, column: 1 });
     assert.equal(negative.isError, true);
-    assert.match(textOf(negative), /line/);
+    assert.match(allTextOf(negative), /line/);
     // The server still answers after all that.
     const again = await agent.call<{ symbols: unknown[] }>('lsp_document_symbols', {
       file: 'src/shapes.ts',
@@ -259,7 +259,7 @@ describe("the README's .lsp.json example, as written, on a cold server", () => {
       await agent.call('lsp_diagnostics', { file: 'src/main.ts' });
       for (let ask = 1; ask <= 3; ask += 1) {
         const result = await agent.callRaw('lsp_diagnostics', { file: 'src/shapes.ts' });
-        assert.equal(result.isError, undefined, `ask ${ask}: ${textOf(result)}`);
+        assert.equal(result.isError, undefined, `ask ${ask}: ${allTextOf(result)}`);
         const view = result.structuredContent as direct.DiagnosticsView;
         assert.equal(view.state, 'current');
         assert.deepEqual(view.state === 'current' ? view.diagnostics : undefined, []);

@@ -17,11 +17,11 @@ import {
   type ElicitRequest,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TestEnv, condition, isReady } from './harness.js';
+import { TestEnv, condition, isReady, untilTools } from './harness.js';
 import { until } from '../testing/until.js';
 import { login, Outputs, untilUnauthorized } from './fixtures/oauth-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
-import { serveTransport } from './gateway-agent.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 120_000 };
 
@@ -115,7 +115,7 @@ class UrlAgent {
   }
 
   async connect(env: TestEnv, args: readonly string[] = []): Promise<void> {
-    const { transport, stderr } = serveTransport(env, { args });
+    const { transport, stderr } = env.serveTransport({ args });
     this.#stderr = stderr;
     await this.client.connect(transport);
     env.trackPid(transport.pid ?? undefined);
@@ -136,11 +136,6 @@ class UrlAgent {
   async close(): Promise<void> {
     await this.client.close().catch(() => undefined);
   }
-}
-
-function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === 'text' ? first.text : '';
 }
 
 const URL_MODE: ClientCapabilities = { elicitation: { url: {} } };
@@ -366,8 +361,8 @@ describe('OAuth login through the agent (e2e)', () => {
       await until('notifications/elicitation/complete', () =>
         agent.completed.includes(asked.elicitationId),
       );
-      await until('remote__whoami to be listed', async () =>
-        (await agent.tools()).includes('remote__whoami'),
+      await untilTools(agent.client, 'remote__whoami to be listed', (names) =>
+        names.includes('remote__whoami'),
       );
       const who = await agent.call('remote__whoami');
       assert.notEqual(who.isError, true, textOf(who));

@@ -18,13 +18,12 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { ConnectionList } from '../cli/objects.js';
-import { TestEnv } from './harness.js';
+import { TestEnv, untilTools } from './harness.js';
 import { until } from '../testing/until.js';
 import {
   REQUEST_TIMEOUT_MS,
   RecordingAgent,
   connectThroughServe,
-  stopDaemon,
   textOf,
 } from './gateway-agent.js';
 
@@ -64,13 +63,11 @@ describe('security: sampling, elicitation and roots stay with their agent (e2e)'
       await connectThroughServe(env, a, { workspace: ws.a });
       await connectThroughServe(env, b, { workspace: ws.b });
       for (const agent of [a, b])
-        await until(
+        await untilTools(
+          agent.client,
           `${tool('hold')} listed for ${agent.label}`,
-          async () =>
-            (await agent.client.listTools({}, { timeout: REQUEST_TIMEOUT_MS })).tools.some(
-              (t) => t.name === tool('hold'),
-            ),
-          { timeoutMs: 30_000 },
+          (names) => names.includes(tool('hold')),
+          { timeoutMs: 30_000, request: { timeout: REQUEST_TIMEOUT_MS } },
         );
       const list = await env.json<ConnectionList>(['get', 'connections', '-o', 'json']);
       const mine = list.items.filter((c) => c.spec.server === SERVER);
@@ -84,7 +81,7 @@ describe('security: sampling, elicitation and roots stay with their agent (e2e)'
     async () => {
       for (const agent of [a, b]) await agent?.close().catch(() => undefined);
       if (!env) return;
-      await stopDaemon(env);
+      await env.stopDaemon();
       await env.cleanup();
     },
     { timeout: 60_000 },

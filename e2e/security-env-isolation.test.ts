@@ -10,11 +10,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerList } from '../api/index.js';
 import type { SessionList } from '../cli/objects.js';
-import { TestEnv, isAlive } from './harness.js';
+import { TestEnv, isAlive, untilTools } from './harness.js';
 import { until } from '../testing/until.js';
 
 const T = { timeout: 120_000 };
@@ -41,31 +40,22 @@ async function agent(
   workspace: string,
   extraEnv: Record<string, string>,
 ): Promise<Agent> {
-  const { transport, stderr } = env.serveTransport({ workspace, extraEnv });
-  const client = new Client({ name: 'e2e-env-isolation', version: '1.0.0' });
-  await client.connect(transport);
-  const pid = transport.pid;
-  assert.ok(pid, 'serve is running');
-  env.trackPid(pid);
+  const serve = await env.serveClient({ workspace, extraEnv, name: 'e2e-env-isolation' });
+  const { client, pid, stderr } = serve;
   return {
     pid,
     stderr,
     async echo(tool) {
-      await until(
-        `${tool} to be listed in ${workspace}`,
-        async () => (await client.listTools()).tools.some((t) => t.name === tool),
-        { timeoutMs: 30_000 },
-      );
+      await untilTools(client, `${tool} to be listed in ${workspace}`, (n) => n.includes(tool), {
+        timeoutMs: 30_000,
+      });
       const result = (await client.callTool({ name: tool, arguments: {} })) as CallToolResult;
       assert.notEqual(result.isError, true, `${tool}: ${JSON.stringify(result.content)}`);
       const first = result.content[0];
       assert.equal(first?.type, 'text');
       return JSON.parse(first.type === 'text' ? first.text : '{}') as Echo;
     },
-    async close() {
-      await client.close();
-      await until(`serve ${pid} to exit`, () => !isAlive(pid), { timeoutMs: 5000 });
-    },
+    close: () => serve.close(),
   };
 }
 

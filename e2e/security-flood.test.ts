@@ -11,13 +11,11 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerList } from '../api/index.js';
 import { TestEnv, condition, isReady, processesMentioning } from './harness.js';
 import { until } from '../testing/until.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 90_000 };
 /** The window over which list_changed are counted, and the bound: 5 per second, generous. */
@@ -30,9 +28,6 @@ interface EventItem {
   message: string;
   involvedObject: string;
 }
-
-const textOf = (r: unknown): string =>
-  ((r as CallToolResult).content[0] as { type: 'text'; text: string }).text;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -15,7 +15,7 @@ import { uriOf } from '../lsp/workspace-files.js';
 import { makeFifo, releaseReaders } from '../testing/fifo.js';
 import { until } from '../testing/until.js';
 import { TestEnv } from './harness.js';
-import { fakeEntry, lspAgent, textOf, type LspAgent } from './lsp-agent.js';
+import { fakeEntry, lspAgent, allTextOf, type LspAgent } from './lsp-agent.js';
 
 const T = { timeout: 120_000 };
 /** A CLI call that hangs is the failure this file is about: fail it long before the test. */
@@ -63,7 +63,7 @@ describe('security: the files behind the lsp tools (e2e)', () => {
       for (const name of documents) {
         writeFileSync(path.join(ws, name), 'hello\n');
         const r = await agent!.callRaw('lsp_hover', at(name));
-        assert.notEqual(r.isError, true, textOf(r));
+        assert.notEqual(r.isError, true, allTextOf(r));
       }
       const pipes = ['p1.txt', 'p2.txt', 'p3.txt', 'p4.txt', 'p5.txt'].map((p) => path.join(ws, p));
       naming('ask.txt', pipes);
@@ -85,13 +85,13 @@ describe('security: the files behind the lsp tools (e2e)', () => {
       assert.equal(servers.code, 0, `another workspace is answered: ${servers.stderr}`);
 
       const hovered = await hover;
-      assert.notEqual(hovered.isError, true, textOf(hovered));
+      assert.notEqual(hovered.isError, true, allTextOf(hovered));
       const refused = await fifoHover;
       assert.equal(refused.isError, true);
-      assert.match(textOf(refused), /a1\.txt is not a regular file/);
+      assert.match(allTextOf(refused), /a1\.txt is not a regular file/);
       for (const call of definitions) {
         const r = await call;
-        assert.notEqual(r.isError, true, textOf(r));
+        assert.notEqual(r.isError, true, allTextOf(r));
         const { locations } = r.structuredContent as { locations: LocationView[] };
         assert.deepEqual(
           locations.map((l) => [l.file, l.text]),
@@ -118,13 +118,13 @@ describe('security: the files behind the lsp tools (e2e)', () => {
 
       const direct = await agent!.callRaw('lsp_hover', at('creds.txt'));
       assert.equal(direct.isError, true, 'the link itself is refused');
-      assert.match(textOf(direct), /leads outside the workspace/);
+      assert.match(allTextOf(direct), /leads outside the workspace/);
 
       const answers = await Promise.all(
         [1, 2, 3].map(() => agent!.callRaw('lsp_definition', at('ask.txt'))),
       );
       for (const r of answers) {
-        assert.notEqual(r.isError, true, textOf(r));
+        assert.notEqual(r.isError, true, allTextOf(r));
         const { locations } = r.structuredContent as { locations: LocationView[] };
         assert.deepEqual(
           locations.map((l) => [l.file, l.text]),
@@ -134,7 +134,7 @@ describe('security: the files behind the lsp tools (e2e)', () => {
             ['main.txt', 'main'],
           ],
         );
-        assert.ok(!textOf(r).includes('wJalr'), 'the secret is not in the answer');
+        assert.ok(!allTextOf(r).includes('wJalr'), 'the secret is not in the answer');
       }
     },
   );

@@ -12,11 +12,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { TestEnv, processesMentioning } from './harness.js';
 import { until } from '../testing/until.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 60_000 };
-
-const textOf = (r: unknown): string =>
-  ((r as CallToolResult).content[0] as { type: 'text'; text: string }).text;
 
 describe('tool names (e2e)', () => {
   let env: TestEnv;

@@ -14,8 +14,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { McpServer, McpServerList } from '../api/index.js';
 import type { DiffLine } from '../controller/reload-preview.js';
 import { connectClient, type RpcClient } from '../cli/rpc/client.js';
-import { TestEnv, isReady } from './harness.js';
-import { until } from '../testing/until.js';
+import { TestEnv, isReady, untilObjects } from './harness.js';
 
 const T = { timeout: 90_000 };
 
@@ -31,20 +30,12 @@ function untilReady(
   sessionId: string,
   names: readonly string[],
 ): Promise<Map<string, McpServer>> {
-  let last = '';
-  return until(
+  return untilObjects(
     `${names.join(', ')} Ready in session ${sessionId}`,
-    async () => {
-      const servers = await serversOf(rpc, sessionId);
-      last = [...servers.values()]
-        .map((s) => `${s.metadata.name}:pid=${s.status.pid ?? '-'}`)
-        .join(' ');
-      return names.every((n) => isReady(servers.get(n))) ? servers : undefined;
-    },
-    { timeoutMs: 30_000 },
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}; servers: ${last}`);
-  });
+    () => serversOf(rpc, sessionId),
+    (servers) => names.every((n) => isReady(servers.get(n))),
+    { label: 'servers', timeoutMs: 30_000 },
+  );
 }
 
 function pidOf(servers: Map<string, McpServer>, name: string): number {

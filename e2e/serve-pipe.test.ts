@@ -15,15 +15,12 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  JSONRPCMessageSchema,
-  type CallToolResult,
-  type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionList } from '../cli/objects.js';
 import { CLI, TestEnv, isAlive, isReady, processesMentioning } from './harness.js';
 import { until } from '../testing/until.js';
 import { rawConnect } from '../cli/testing/gateway-client.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 60_000 };
 
@@ -107,9 +104,6 @@ async function connect(env: TestEnv, args: readonly string[] = []) {
   await client.connect(serve);
   return { serve, client, errors };
 }
-
-const textOf = (r: unknown): string =>
-  ((r as CallToolResult).content[0] as { type: 'text'; text: string }).text;
 
 describe('mcpctl serve is a pipe to the gateway in the daemon (e2e)', () => {
   let env: TestEnv;

@@ -31,8 +31,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionList } from '../cli/objects.js';
 import { connectClient } from '../cli/rpc/client.js';
-import { CLI, TestEnv, isAlive, isReady, processesMentioning } from './harness.js';
+import { CLI, TestEnv, isAlive, isReady, processesMentioning, untilTools } from './harness.js';
 import { until } from '../testing/until.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 60_000 };
 const requireHere = createRequire(import.meta.url);
@@ -134,19 +135,8 @@ async function connectAgent(
   serveArgs: readonly string[],
   opts: { decide?: Decide; tee?: TeeTransport } = {},
 ): Promise<Agent> {
-  const args = ['serve', '--workspace', env.workspace, '--debounce-ms', '50', ...serveArgs];
-  const stdio =
-    opts.tee ??
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, ...args],
-      env: env.env() as Record<string, string>,
-      cwd: env.workspace,
-      stderr: 'pipe',
-    });
-  let stderr = '';
-  if (stdio instanceof StdioClientTransport)
-    stdio.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const serve = opts.tee === undefined ? env.serveTransport({ args: serveArgs }) : undefined;
+  const stdio = opts.tee ?? serve!.transport;
   const client = new Client(
     { name: 'e2e-agent', version: '1.0.0' },
     { capabilities: opts.decide ? { elicitation: {} } : {} },
@@ -172,7 +162,7 @@ async function connectAgent(
     pid,
     listChanged: () => listChanged,
     errors,
-    stderr: () => (opts.tee ? opts.tee.stderr : stderr),
+    stderr: () => (opts.tee ? opts.tee.stderr : (serve?.stderr() ?? '')),
     toolNames: async () => (await client.listTools()).tools.map((t) => t.name).sort(),
     async close() {
       const started = Date.now();
@@ -183,21 +173,9 @@ async function connectAgent(
   };
 }
 
-/** Polls the agent's tool list until `check` accepts it. */
-function untilTools(agent: Agent, check: (names: string[]) => boolean, what: string) {
-  let last: string[] = [];
-  return until(
-    what,
-    async () => {
-      last = await agent.toolNames();
-      return check(last) ? last : undefined;
-    },
-    { timeoutMs: 20_000 },
-  ).catch((err: Error) => {
-    throw new Error(
-      `${err.message}; tools were: ${last.join(', ')}; serve stderr: ${agent.stderr()}`,
-    );
-  });
+/** Polls the agent's tool list until `check` accepts it (the harness' untilTools, 20 s). */
+function untilAgentTools(agent: Agent, check: (names: string[]) => boolean, what: string) {
+  return untilTools(agent.client, what, check, { timeoutMs: 20_000, stderr: () => agent.stderr() });
 }
 
 /**
@@ -220,30 +198,12 @@ function selfServes(env: TestEnv): number[] {
   });
 }
 
-const textOf = (r: unknown): string =>
-  ((r as CallToolResult).content[0] as { type: 'text'; text: string }).text;
-
 /** The pid a fixture tool reports in its answer. */
 async function pidFromTool(agent: Agent, tool: string): Promise<number> {
   const answer = JSON.parse(textOf(await agent.client.callTool({ name: tool, arguments: {} }))) as {
     pid: number;
   };
   return answer.pid;
-}
-
-/**
- * Stops the daemon serve started (`mcpctl stop`), killing it if that fails; resolves with the
- * stop command's exit code. Idempotent: a second call finds no daemon and kills nothing.
- */
-async function stopDaemon(env: TestEnv): Promise<number | null> {
-  const stop = await env.cli(['stop'], { timeoutMs: 30_000 });
-  const daemons = () => processesMentioning(env.socket);
-  try {
-    await until('the daemon to end', () => daemons().length === 0, { timeoutMs: 5000 });
-  } catch {
-    for (const pid of daemons()) process.kill(pid, 'SIGKILL');
-  }
-  return stop.code;
 }
 
 describe('mcpctl serve (e2e)', () => {
@@ -278,7 +238,7 @@ describe('mcpctl serve (e2e)', () => {
       );
       const agent = await connectAgent(env, [], { tee });
       try {
-        await untilTools(
+        await untilAgentTools(
           agent,
           (n) =>
             n.includes('fx__echo') &&
@@ -313,12 +273,12 @@ describe('mcpctl serve (e2e)', () => {
         assert.deepEqual(agent.errors, []);
         // The daemon outlives serve: the servers stay up for the next agent.
         assert.ok(isAlive(fixturePid));
-        assert.equal(await stopDaemon(env), 0);
+        assert.equal(await env.stopDaemon(), 0);
         assert.equal(isAlive(fixturePid), false, 'stop ended the servers');
         assert.deepEqual(selfServes(env), [], 'and the inner serve');
       } finally {
         await agent.close().catch(() => undefined);
-        await stopDaemon(env);
+        await env.stopDaemon();
       }
     },
   );
@@ -332,7 +292,7 @@ describe('mcpctl serve (e2e)', () => {
       });
       const agent = await connectAgent(env, ['--allowed-mcp-server-names', 'fx,added']);
       try {
-        await untilTools(agent, (n) => n.includes('fx__echo'), 'fx tools');
+        await untilAgentTools(agent, (n) => n.includes('fx__echo'), 'fx tools');
         // The ceiling holds for the daemon serve started, too: nothing outside it ever runs.
         const outside = (await agent.client.callTool({
           name: 'outside__echo',
@@ -361,7 +321,7 @@ describe('mcpctl serve (e2e)', () => {
         env.write(env.userSettingsPath, {
           mcpServers: { fx: env.fixture('fx'), outside: env.fixture('outside') },
         });
-        await untilTools(agent, (n) => !n.includes('added__ping'), 'added tools gone');
+        await untilAgentTools(agent, (n) => !n.includes('added__ping'), 'added tools gone');
         assert.deepEqual(await agent.toolNames(), ['fx__echo']);
         const gone = (await agent.client.callTool({
           name: 'added__ping',
@@ -373,7 +333,7 @@ describe('mcpctl serve (e2e)', () => {
 
         // The daemon stops under a connected agent: serve says so on stderr and stays; the
         // agent's next request brings a daemon back (serve-restart.test.ts tells the rest).
-        assert.equal(await stopDaemon(env), 0);
+        assert.equal(await env.stopDaemon(), 0);
         await until('serve to say so', () =>
           /stopped \(mcpctl stop\); this agent's session waits/.test(agent.stderr()),
         );
@@ -381,7 +341,7 @@ describe('mcpctl serve (e2e)', () => {
         assert.deepEqual(await agent.toolNames(), ['fx__echo']);
       } finally {
         await agent.close().catch(() => undefined);
-        await stopDaemon(env);
+        await env.stopDaemon();
       }
     },
   );
@@ -404,7 +364,7 @@ describe('mcpctl serve (e2e)', () => {
         },
       });
       try {
-        await untilTools(agent, (n) => n.includes('pa__yes'), 'the approved server');
+        await untilAgentTools(agent, (n) => n.includes('pa__yes'), 'the approved server');
         const status = (name: string) =>
           (
             JSON.parse(readFileSync(env.approvalsPath, 'utf8')) as Record<
@@ -426,10 +386,10 @@ describe('mcpctl serve (e2e)', () => {
         assert.equal(r.isError, true);
         assert.match(textOf(r), /rejected/);
         await agent.close();
-        assert.equal(await stopDaemon(env), 0);
+        assert.equal(await env.stopDaemon(), 0);
       } finally {
         await agent.close().catch(() => undefined);
-        await stopDaemon(env);
+        await env.stopDaemon();
       }
     },
   );
@@ -443,8 +403,8 @@ describe('mcpctl serve (e2e)', () => {
       const [a, b] = await Promise.all([connectAgent(env, []), connectAgent(env, [])]);
       let c: Agent | undefined;
       try {
-        await untilTools(a, (n) => n.includes('shared__echo'), 'shared tools (agent a)');
-        await untilTools(b, (n) => n.includes('shared__echo'), 'shared tools (agent b)');
+        await untilAgentTools(a, (n) => n.includes('shared__echo'), 'shared tools (agent a)');
+        await untilAgentTools(b, (n) => n.includes('shared__echo'), 'shared tools (agent b)');
         const [pa, pb] = await Promise.all([
           pidFromTool(a, 'shared__echo'),
           pidFromTool(b, 'shared__echo'),
@@ -462,7 +422,7 @@ describe('mcpctl serve (e2e)', () => {
         const extra = path.join(env.root, 'extra-mcp.json');
         env.write(extra, { mcpServers: { more: env.fixture('more') } });
         c = await connectAgent(env, ['--mcp-config', extra]);
-        await untilTools(c, (n) => n.includes('more__echo'), 'agent c tools');
+        await untilAgentTools(c, (n) => n.includes('more__echo'), 'agent c tools');
         assert.equal(await pidFromTool(c, 'shared__echo'), pa, 'the pool shares across sessions');
         // Straight over the socket: polling with a CLI process each time is slow on 2 cores.
         const hasSession = async () => {
@@ -484,10 +444,10 @@ describe('mcpctl serve (e2e)', () => {
         await a.close();
         assert.equal(await pidFromTool(b, 'shared__echo'), pa, 'b keeps the same process');
         await b.close();
-        assert.equal(await stopDaemon(env), 0);
+        assert.equal(await env.stopDaemon(), 0);
       } finally {
         for (const agent of [a, b, c]) await agent?.close().catch(() => undefined);
-        await stopDaemon(env);
+        await env.stopDaemon();
       }
     },
   );
@@ -502,7 +462,7 @@ describe('mcpctl serve (e2e)', () => {
     );
     const agent = await connectAgent(env, [], { tee });
     try {
-      await untilTools(agent, (n) => n.includes('fx__solo'), 'fx tools');
+      await untilAgentTools(agent, (n) => n.includes('fx__solo'), 'fx tools');
       const pid = await pidFromTool(agent, 'fx__solo');
       await until('the inner serve to run', () => selfServes(env).length === 1);
       assert.deepEqual(await agent.toolNames(), ['fx__solo'], 'mcpctl does not proxy itself');
@@ -514,7 +474,7 @@ describe('mcpctl serve (e2e)', () => {
       env.write(env.userSettingsPath, {
         mcpServers: { fx: env.fixture('fx', ['--tools=solo']), two: env.fixture('two') },
       });
-      await untilTools(agent, (n) => n.includes('two__echo'), 'live edit without a daemon');
+      await untilAgentTools(agent, (n) => n.includes('two__echo'), 'live edit without a daemon');
 
       const exitMs = await agent.close();
       assert.ok(exitMs < PROMPT_EXIT_MS + 2000, `serve took ${exitMs} ms to exit`);

@@ -18,6 +18,7 @@
  * - An error message is one line and never quotes a value the agent sent, only its type.
  */
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isObject } from '../api/index.js';
 
 export const JsonRpcCodes = {
   ParseError: -32700,
@@ -40,10 +41,6 @@ export type AgentLine =
 type Refused = Extract<AgentLine, { kind: 'refused' }>;
 
 const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));

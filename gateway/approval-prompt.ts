@@ -22,7 +22,7 @@
  *   bidi, zero-width or tag character of a file reaches the agent's user raw.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { disclosureLines, escapeText, quoted } from '../api/index.js';
+import { disclosureLines, escapeText, quoted, messageOf } from '../api/index.js';
 import type { ApprovalRequest, DecideOutcome, Decision, SessionPort } from './session-port.js';
 
 const DECISIONS: readonly Decision[] = ['approve', 'approve-session', 'reject'];
@@ -50,7 +50,6 @@ export function promptApprovals(
   o: ApprovalPromptOptions,
 ): () => void {
   const asking = new Set<string>();
-  const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
   const ask = (request: ApprovalRequest) => {
     // Before `initialized` the capabilities are unknown; the replay below covers that window.
     const key = keyOf(request);

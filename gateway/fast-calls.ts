@@ -21,14 +21,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { pipeInbound } from '../pool/inbound.js';
 import type { CallContext } from './forward.js';
+import { isObject } from '../api/index.js';
 
 type Handler = (
   params: Record<string, unknown>,
   context: CallContext,
 ) => Promise<Record<string, unknown>>;
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Installs the fast path on a transport the SDK server is already connected to. */
 export function serveToolCallsFast(

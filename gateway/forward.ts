@@ -24,6 +24,7 @@ import {
 import type { SessionCaller, SessionRequestOptions } from '../controller/session-attachment.js';
 import type { McpMessage } from '../pool/types.js';
 import type { SessionPort } from './session-port.js';
+import { messageOf } from '../api/index.js';
 
 /** What the SDK gives a request handler. */
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -130,6 +131,5 @@ export function relayed(err: McpError): Error {
   return new RelayedError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
 }
 
-export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+/** The message of anything thrown: api/'s, re-exported for the gateway's modules. */
+export { messageOf };

@@ -28,6 +28,7 @@ import { harness, servers, type Harness } from '../controller/testing/harness.js
 import { until } from '../testing/until.js';
 import { createGatewayServer } from './gateway.js';
 import { LocalSessionPort } from './local-port.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 30_000 };
 
@@ -169,8 +170,6 @@ async function agent(h: Harness, name: string, root: string): Promise<Agent> {
   return state;
 }
 
-const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
-
 /** Every item of a paged list, following the gateway's cursors. */
 async function all<T>(page: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>) {
   const out: T[] = [];
@@ -218,8 +217,8 @@ describe('gateway forwarding', T, () => {
           },
         ),
       ]);
-      assert.equal(text(r1), 'a worked 3');
-      assert.equal(text(r2), 'a worked 5');
+      assert.equal(textOf(r1), 'a worked 3');
+      assert.equal(textOf(r2), 'a worked 5');
       assert.deepEqual(
         progress.one.map((p) => p.progress),
         [1, 2, 3],
@@ -230,18 +229,18 @@ describe('gateway forwarding', T, () => {
       );
 
       assert.match(
-        text(await two.client.callTool({ name: 'a__ask', arguments: { q: 'hi two' } })),
+        textOf(await two.client.callTool({ name: 'a__ask', arguments: { q: 'hi two' } })),
         /two answers/,
       );
       assert.match(
-        text(await one.client.callTool({ name: 'a__ask', arguments: { q: 'hi one' } })),
+        textOf(await one.client.callTool({ name: 'a__ask', arguments: { q: 'hi one' } })),
         /one answers/,
       );
       assert.deepEqual(one.sampled, ['hi one']);
       assert.deepEqual(two.sampled, ['hi two']);
 
       // Roots: both agents' roots, as the server asks its client.
-      const roots = text(await one.client.callTool({ name: 'a__roots', arguments: {} }));
+      const roots = textOf(await one.client.callTool({ name: 'a__roots', arguments: {} }));
       assert.deepEqual(roots.split(' ').sort(), ['file:///one', 'file:///two']);
     } finally {
       await one.close();
@@ -357,7 +356,7 @@ describe('gateway forwarding', T, () => {
     const one = await agent(h, 'one', 'file:///one');
     try {
       assert.equal(
-        text(await one.client.callTool({ name: 'a__work', arguments: { steps: 0 } })),
+        textOf(await one.client.callTool({ name: 'a__work', arguments: { steps: 0 } })),
         'a worked 0',
       );
       h.write(h.files.user, servers({ b: { command: 'rich', args: ['b'] } }));
@@ -370,7 +369,7 @@ describe('gateway forwarding', T, () => {
         arguments: { steps: 0 },
       })) as CallToolResult;
       assert.equal(gone.isError, true);
-      assert.match(text(gone), /a was removed/);
+      assert.match(textOf(gone), /a was removed/);
       await assert.rejects(
         one.client.readResource({ uri: 'static://a/readme' }),
         /no server of this session/,

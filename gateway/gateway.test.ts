@@ -24,6 +24,7 @@ import { condition, harness, servers, sleep, type Harness } from '../controller/
 import { until } from '../testing/until.js';
 import { createGatewayServer } from './gateway.js';
 import { LIST_CHANGED_MIN_INTERVAL_MS, LocalSessionPort } from './local-port.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 30_000 };
 
@@ -92,8 +93,6 @@ async function connect(h: Harness, decide?: Answer): Promise<TestAgent> {
   return state;
 }
 
-const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
-
 /** A session harness whose servers are in-memory mem servers (args: their tools). */
 function memHarness(): Promise<Harness> {
   const mem = inMemoryConnector((ticket) => memServer(ticket.config.args ?? []));
@@ -124,7 +123,7 @@ describe('gateway', T, () => {
         assert.equal(listed.tools[0]?.description, 'tool read');
         assert.ok(listed.tools[0]?.inputSchema.properties?.text);
         assert.equal(
-          text(await c.client.callTool({ name: 'fs__read', arguments: { text: 'hi' } })),
+          textOf(await c.client.callTool({ name: 'fs__read', arguments: { text: 'hi' } })),
           'read:hi',
         );
 
@@ -156,7 +155,7 @@ describe('gateway', T, () => {
           arguments: { text: 'x' },
         })) as CallToolResult;
         assert.equal(r.isError, true);
-        assert.match(text(r), /fs was removed/);
+        assert.match(textOf(r), /fs was removed/);
       } finally {
         await c.close();
       }
@@ -170,7 +169,7 @@ describe('gateway', T, () => {
       assert.deepEqual((await c.client.listTools()).tools, []);
       const r = (await c.client.callTool({ name: 'p__t', arguments: {} })) as CallToolResult;
       assert.equal(r.isError, true);
-      assert.match(text(r), /run 'mcpctl approve p'/);
+      assert.match(textOf(r), /run 'mcpctl approve p'/);
     } finally {
       await c.close();
     }

@@ -23,7 +23,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { escapeText, quoted } from '../api/index.js';
+import { escapeText, quoted, messageOf } from '../api/index.js';
 import type { SessionPort, WhyText } from './session-port.js';
 
 /** One login started for the agent's user to finish in a browser. */
@@ -71,10 +71,6 @@ interface Asking {
 
 type Outcome =
   { readonly ok: true; readonly why: WhyText } | { readonly ok: false; readonly error: string };
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 export function promptLogins(
   server: Server,

@@ -42,6 +42,7 @@ import type {
   SessionPort,
   WhyText,
 } from './session-port.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 60_000 };
 
@@ -140,8 +141,6 @@ async function connect(port: SessionPort, metaTools: MetaToolsMode = 'off'): Pro
   await client.connect(a);
   return agent;
 }
-
-const textOf = (r: CallToolResult): string => (r.content[0] as { text: string }).text;
 
 /** A successful answer: its structured content, checked equal to its text. */
 function answerOf(r: CallToolResult): unknown {

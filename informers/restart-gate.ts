@@ -13,7 +13,7 @@
  * - isHotChange(old, new) is true exactly when at least one changed key is hot. It compares a
  *   subtree that is hot throughout (`mcpServers`) as a whole instead of key by key.
  */
-import { jsonEqual } from '../api/index.js';
+import { jsonEqual, isObject } from '../api/index.js';
 
 export interface SettingDefinition {
   readonly requiresRestart: boolean;
@@ -93,10 +93,6 @@ export function isRestartRequiredKey(
   return false;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 const NOTHING = Object.freeze(Object.create(null) as Record<string, unknown>);
 
 function own(record: Readonly<Record<string, unknown>>, key: string): unknown {
@@ -120,9 +116,9 @@ function collectChangedKeys(
     if (!jsonEqual(before, after)) out.push(prefix);
     return;
   }
-  if (isPlainObject(before) || isPlainObject(after)) {
-    const a = isPlainObject(before) ? before : NOTHING;
-    const b = isPlainObject(after) ? after : NOTHING;
+  if (isObject(before) || isObject(after)) {
+    const a = isObject(before) ? before : NOTHING;
+    const b = isObject(after) ? after : NOTHING;
     const found = out.length;
     const child = (key: string) => (prefix === '' ? key : `${prefix}.${key}`);
     for (const key of Object.keys(a))

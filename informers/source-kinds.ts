@@ -26,6 +26,7 @@ import {
   type ConfigPath,
   type LanguageServerConfigs,
   type SourceContent,
+  isObject,
 } from '../api/index.js';
 import type { FileSourceOptions, Validated } from './file-source.js';
 import { isHotChange } from './restart-gate.js';
@@ -81,10 +82,6 @@ const LSP_CAP: CapShape<LanguageServerConfigs> = {
   trustedPlace: 'a file you pass with --lsp-config',
   empty: Object.freeze(Object.create(null) as LanguageServerConfigs),
 };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** `validate`, refusing first a document with more than `max` servers. */
 function withServerCap<T>(

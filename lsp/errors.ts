@@ -8,6 +8,7 @@
  * - Messages carry the server's last stderr lines only where they explain a failure to start
  *   or a loss; never env values (the command and args are the user's config, not secrets).
  */
+import { messageOf } from '../api/index.js';
 
 /** What went wrong, for callers that answer differently (an agent's bad argument vs a server). */
 export type LspErrorKind =
@@ -44,6 +45,5 @@ export function withStderr(message: string, stderrTail: readonly string[]): stri
   return tail.length === 0 ? message : `${message}\nlast stderr lines:\n${tail.join('\n')}`;
 }
 
-export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+/** The message of anything thrown: api/'s, re-exported for lsp/'s modules. */
+export { messageOf };

@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { groupAlive, reapOrphans, sharedTreeScanner, type ProcessRecord } from '../proc/index.js';
+import { isAlive } from '../testing/processes.js';
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
 import { LspConnection } from './connection.js';
@@ -22,18 +23,6 @@ before(() => {
   dir = tempDir('mcpctl-lsp-proc-');
 });
 after(() => dir.remove());
-
-/** Running: exists and is not a zombie (one waiting for PID 1 to reap it has exited). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The state follows the command name, which is in parentheses and may hold any of them.
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
 
 /** Ends what a failed test left, so no test leaves a process behind. */
 function kill(pid: number | undefined): void {
@@ -70,13 +59,13 @@ test(
       const pid = conn.pid!;
       assert.deepEqual(calls.spawned, [pid]);
       escapee = await conn.request<number>('fake/escapee', null);
-      assert.ok(running(escapee));
+      assert.ok(isAlive(escapee));
       assert.ok(groupAlive(escapee), 'it leads a group of its own: the group signal misses it');
       // No scan since it started: close() must look for it while the server still runs (the
       // polite shutdown lets the server exit first, which hands the escapee to PID 1).
       await conn.close();
       assert.ok(!groupAlive(pid), 'the server group is gone');
-      await until('the escapee ended with its server', () => !running(escapee!), {
+      await until('the escapee ended with its server', () => !isAlive(escapee!), {
         timeoutMs: 5000,
       });
       assert.deepEqual(calls.descendants, [escapee]);
@@ -106,7 +95,7 @@ test('a lost server: a child that left its group and was seen is ended too', T, 
     process.kill(pid, 'SIGKILL');
     await until('onLost', () => lost.length > 0);
     assert.match(lost[0], /killed by SIGKILL/);
-    await until('the escapee ended with its lost server', () => !running(escapee!), {
+    await until('the escapee ended with its lost server', () => !isAlive(escapee!), {
       timeoutMs: 5000,
     });
     assert.deepEqual(calls.gone.sort(), [pid, escapee].sort());
@@ -148,15 +137,15 @@ test(
 
       owner.kill('SIGKILL');
       await exited;
-      assert.ok(running(pids.server), 'the language server outlived its owner');
-      assert.ok(running(pids.escapee), 'so did its escapee');
+      assert.ok(isAlive(pids.server), 'the language server outlived its owner');
+      assert.ok(isAlive(pids.escapee), 'so did its escapee');
 
       const report = await reapOrphans(stateFile, { graceMs: 300 });
       assert.deepEqual(report.errors, []);
       assert.deepEqual(report.killed.map((r) => r.pid).sort(), [pids.server, pids.escapee].sort());
       await until(
         'the language server and its escapee to be gone',
-        () => !running(pids!.server) && !running(pids!.escapee),
+        () => !isAlive(pids!.server) && !isAlive(pids!.escapee),
         { timeoutMs: 5000 },
       );
     } finally {

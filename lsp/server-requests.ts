@@ -27,6 +27,7 @@ import {
   type WorkspaceFolder,
 } from 'vscode-languageserver-protocol/node';
 import { uriOf } from './workspace-files.js';
+import { isObject } from '../api/index.js';
 
 /** Dynamic registrations a server may hold at once (real servers hold a handful). */
 export const MAX_REGISTRATIONS = 1_000;
@@ -66,10 +67,6 @@ export function settingAt(settings: unknown, section: string | undefined): unkno
     target[parts[parts.length - 1]] = v;
   }
   return found ? gathered : null;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export interface ServerRequestsOptions {

@@ -32,6 +32,7 @@ import { inMemoryConnector } from './testing/in-memory.js';
 import { testTicket } from './testing/tickets.js';
 import { DEFAULT_TRAFFIC_LIMITS } from './traffic.js';
 import type { Lease, Pool } from './types.js';
+import { messageOf } from '../api/index.js';
 
 const T = { timeout: 20_000 };
 
@@ -127,7 +128,7 @@ function agentServer(seen: Seen): McpServer {
               });
         return text(`action=${r.action} ${JSON.stringify(r.content ?? {})}`);
       } catch (err) {
-        return text(`error=${err instanceof Error ? err.message : String(err)}`);
+        return text(`error=${messageOf(err)}`);
       }
     },
   );

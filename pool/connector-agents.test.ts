@@ -12,6 +12,7 @@ import { createPool } from './mcp-pool.js';
 import { RecordingPoolAgent } from './testing/agents.js';
 import { RecordingHolder } from './testing/holders.js';
 import { testTicket } from './testing/tickets.js';
+import { textOf } from '../testing/tool-results.js';
 
 const requireHere = createRequire(import.meta.url);
 const EVERYTHING = path.join(
@@ -19,9 +20,6 @@ const EVERYTHING = path.join(
   'dist',
   'index.js',
 );
-
-const textOf = (r: Record<string, unknown>): string =>
-  (r['content'] as Array<{ text?: string }>)[0]?.text ?? '';
 
 test(
   'server-everything through the pool: it offers its sampling, elicitation and roots tools, and they reach the agents',

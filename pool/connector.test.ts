@@ -13,22 +13,13 @@ import {
 import { ConnectError, DiscoveryDeadline, DiscoveryTimeoutError } from './errors.js';
 import { createPool } from './mcp-pool.js';
 import { callTool } from './testing/calls.js';
-import {
-  alive,
-  fixtureConfig,
-  readPid,
-  startHttpFixtureProcess,
-  tempDir,
-} from './testing/fixtures.js';
+import { fixtureConfig, readPid, startHttpFixtureProcess, tempDir } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';
 import { testTicket } from './testing/tickets.js';
+import { pidAlive } from '../proc/index.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 30_000 };
-
-function textOf(result: { content: unknown[] }): string {
-  const first = result.content[0] as { text?: string } | undefined;
-  return first?.text ?? '';
-}
 
 test(
   'discovery timeouts: discoveryTimeoutMs, else 30 s stdio and 10 s remote',
@@ -110,7 +101,7 @@ test('an abort with a DiscoveryDeadline kills the process and names the phase', 
     assert.equal(err.timeoutMs, 1500);
     assert.match(err.message, /server "slowpoke": timed out after 1500 ms during initialize/);
     assert.match(err.message, /loading…/);
-    assert.ok(!alive(pid));
+    assert.ok(!pidAlive(pid));
   } finally {
     dir.remove();
   }

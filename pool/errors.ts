@@ -11,7 +11,7 @@
  * - Messages never contain env or header values (secrets, DESIGN §5); URLs are shown without
  *   credentials, query values or fragment.
  */
-import { redactUrl, scrubUrl } from '../api/index.js';
+import { redactUrl, scrubUrl, messageOf } from '../api/index.js';
 
 /** How many stderr lines a connect-failure message quotes; the full tail is on the error. */
 export const STDERR_LINES_IN_MESSAGE = 20;
@@ -120,11 +120,8 @@ export function withStderr(message: string, stderrTail: readonly string[]): stri
   return `${message}\n${header}\n${shown.map((l) => `  ${l}`).join('\n')}`;
 }
 
-/** The message of anything thrown. */
-export function messageOf(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
+/** The message of anything thrown: api/'s, re-exported for pool/'s modules. */
+export { messageOf };
 
 /**
  * Runs someone else's callback (a holder's, an agent's): a throw is reported through `warn`

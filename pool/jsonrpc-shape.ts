@@ -11,9 +11,7 @@
  * error (`id` or null, `error` with an integer `code` and a string `message`).
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from '../api/index.js';
 
 const isId = (v: unknown): boolean =>
   typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v));

@@ -7,19 +7,15 @@ import { ConnectError, DiscoveryTimeoutError, PoolError } from './errors.js';
 import { processStartTime } from '../proc/index.js';
 import { createPool } from './mcp-pool.js';
 import { callTool, getPrompt } from './testing/calls.js';
-import { alive, fixtureConfig, readPid, tempDir } from './testing/fixtures.js';
+import { fixtureConfig, readPid, tempDir } from './testing/fixtures.js';
 import { RecordingHolder } from './testing/holders.js';
 import { testTicket } from './testing/tickets.js';
 import type { Connector, Lease } from './types.js';
+import { pidAlive } from '../proc/index.js';
+import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 30_000 };
 const GRACE = 300;
-
-function textOf(result: { content: unknown[] }): string {
-  const first = result.content[0] as { type: string; text?: string } | undefined;
-  assert.equal(first?.type, 'text');
-  return first.text ?? '';
-}
 
 function echoed(result: { content: unknown[] }): {
   tool: string;
@@ -28,6 +24,7 @@ function echoed(result: { content: unknown[] }): {
   cwd: string;
   env: Record<string, string | null>;
 } {
+  assert.equal((result.content[0] as { type?: string } | undefined)?.type, 'text');
   return JSON.parse(textOf(result)) as ReturnType<typeof echoed>;
 }
 
@@ -58,17 +55,17 @@ test(
       pool.release(la.key, 'a', { reason: 'sessionClosed' });
       assert.deepEqual(pool.stats()[0]?.refs, ['b']);
       assert.equal(pool.stats()[0]?.state, 'ready');
-      assert.ok(alive(pid), 'still alive while b holds it');
+      assert.ok(pidAlive(pid), 'still alive while b holds it');
       const r = await callTool(pool, lb.key, 'echo', { x: 1 });
       assert.equal(echoed(r).pid, pid);
 
       pool.release(lb.key, 'b', { reason: 'sessionClosed' });
       assert.equal(pool.stats()[0]?.state, 'draining');
-      assert.ok(alive(pid), 'alive during the drain');
+      assert.ok(pidAlive(pid), 'alive during the drain');
       await until('entry removed after the drain', () => pool.stats().length === 0, {
         timeoutMs: 5000,
       });
-      await until('process gone after the drain', () => !alive(pid), { timeoutMs: 5000 });
+      await until('process gone after the drain', () => !pidAlive(pid), { timeoutMs: 5000 });
       assert.equal(a.lost.length + b.lost.length, 0, 'a drain is not a loss');
     } finally {
       await pool.close();
@@ -94,7 +91,7 @@ test('a re-acquire during the drain cancels it and keeps the same pid', T, async
     await new Promise((resolve) => setTimeout(resolve, 800));
     assert.equal(pool.stats().length, 1);
     assert.equal(pool.stats()[0]?.pid, first.pid);
-    assert.ok(alive(first.pid ?? -1));
+    assert.ok(pidAlive(first.pid ?? -1));
   } finally {
     await pool.close();
   }
@@ -190,7 +187,7 @@ test('a crash after connect calls onLost once and removes the entry', T, async (
     assert.match(reason, /server "crashy"/);
     assert.match(reason, /exited with code 7/);
     assert.equal(pool.stats().length, 0);
-    assert.ok(!alive(pid), 'process gone when onLost is called');
+    assert.ok(!pidAlive(pid), 'process gone when onLost is called');
     assert.ok(lease.stderrTail().includes('about to be unwell'), 'tail readable after the loss');
     await assert.rejects(callTool(pool, lease.key, 'echo', {}), PoolError);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -226,7 +223,7 @@ test(
       assert.match(err.message, /server "stuck": timed out after 800 ms during initialize/);
       assert.ok(Date.now() - started >= 800);
       const pid = await readPid(pidFile);
-      assert.ok(!alive(pid), 'the hung process is gone when acquire rejects');
+      assert.ok(!pidAlive(pid), 'the hung process is gone when acquire rejects');
       assert.equal(pool.stats().length, 0);
     } finally {
       await pool.close();
@@ -420,7 +417,7 @@ test('every process is in the state file while it runs, and leaves it when gone'
     await until('record removed when the process is gone', () => !existsSync(stateFile), {
       timeoutMs: 5000,
     });
-    assert.ok(!alive(pid));
+    assert.ok(!pidAlive(pid));
   } finally {
     await pool.close();
     dir.remove();
@@ -463,9 +460,9 @@ test(
         ['connecting', 'draining', 'ready'],
       );
       await pool.close();
-      assert.ok(!alive(ready.pid ?? -1));
-      assert.ok(!alive(draining.pid ?? -1));
-      assert.ok(!alive(hung));
+      assert.ok(!pidAlive(ready.pid ?? -1));
+      assert.ok(!pidAlive(draining.pid ?? -1));
+      assert.ok(!pidAlive(hung));
       assert.throws(() => process.kill(grandchild, 0), { code: 'ESRCH' });
       const outcome = await connectingResult;
       assert.ok(outcome instanceof ConnectError, String(outcome));
@@ -505,9 +502,13 @@ test(
       assert.equal(pool.stats().length, 2);
       pool.releaseSession('b');
       await until('the entries removed', () => pool.stats().length === 0, { timeoutMs: 5000 });
-      await until('both processes gone', () => !alive(lb.pid ?? -1) && !alive(other.pid ?? -1), {
-        timeoutMs: 5000,
-      });
+      await until(
+        'both processes gone',
+        () => !pidAlive(lb.pid ?? -1) && !pidAlive(other.pid ?? -1),
+        {
+          timeoutMs: 5000,
+        },
+      );
     } finally {
       await pool.close();
     }
@@ -552,13 +553,13 @@ test(
       const pid = la.pid ?? -1;
       pool.release(la.key, 'a', { reason: 'config' });
       assert.equal(pool.stats()[0]?.state, 'ready', "b's ref keeps it");
-      assert.ok(alive(pid));
+      assert.ok(pidAlive(pid));
       // A session that never held it cannot end it.
       pool.release(la.key, 'stranger', { reason: 'config' });
       assert.deepEqual(pool.stats()[0]?.refs, ['b']);
       pool.release(la.key, 'b', { reason: 'config' });
       assert.deepEqual(pool.stats(), [], 'no drain: gone from the pool at once');
-      await until('its process to end', () => !alive(pid), { timeoutMs: 5000 });
+      await until('its process to end', () => !pidAlive(pid), { timeoutMs: 5000 });
     } finally {
       await pool.close();
     }
@@ -580,7 +581,7 @@ test('a config release cancels a connect nobody wants any more', T, async () => 
     pool.release(ticket.connectionId, 's1', { reason: 'config' });
     await assert.rejects(acquiring, /released by session s1 before the connection was ready/);
     assert.deepEqual(pool.stats(), []);
-    await until('the half-started process to end', () => !alive(pid), { timeoutMs: 5000 });
+    await until('the half-started process to end', () => !pidAlive(pid), { timeoutMs: 5000 });
   } finally {
     await pool.close();
     dir.remove();

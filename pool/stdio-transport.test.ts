@@ -4,7 +4,8 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { until } from '../testing/until.js';
 import { GroupStdioTransport, type GroupStdioTransportOptions } from './stdio-transport.js';
 import { DEFAULT_TRAFFIC_LIMITS, TrafficGuard } from './traffic.js';
-import { alive, fixtureConfig, readPid, STDIO_FIXTURE, tempDir } from './testing/fixtures.js';
+import { fixtureConfig, readPid, STDIO_FIXTURE, tempDir } from './testing/fixtures.js';
+import { pidAlive } from '../proc/index.js';
 
 const T = { timeout: 30_000 };
 
@@ -87,7 +88,7 @@ test('grandchildren in the group are gone after close', T, async () => {
   try {
     await t.start();
     const grandchild = await readPid(dir.file('gc'));
-    assert.ok(alive(grandchild));
+    assert.ok(pidAlive(grandchild));
     await t.close();
     assert.throws(() => process.kill(grandchild, 0), { code: 'ESRCH' });
     assert.throws(() => process.kill(-(t.pid ?? -1), 0), { code: 'ESRCH' });
@@ -113,18 +114,18 @@ test('a grandchild that left the group (setsid) is gone after close, and reporte
   try {
     await t.start();
     grandchild = await readPid(dir.file('gc'));
-    assert.ok(alive(grandchild));
+    assert.ok(pidAlive(grandchild));
     assert.doesNotThrow(() => process.kill(-grandchild, 0), 'it leads a group of its own');
     await t.close();
     assert.deepEqual(descendants, [grandchild]);
     // Ended by close; a moment more for its new parent (PID 1) to reap the zombie.
-    await until('the escaped grandchild ended with its server', () => !alive(grandchild), {
+    await until('the escaped grandchild ended with its server', () => !pidAlive(grandchild), {
       timeoutMs: 5000,
     });
     assert.deepEqual(gone.sort(), [grandchild, t.pid ?? -1].sort());
   } finally {
     await t.close();
-    if (alive(grandchild)) process.kill(grandchild, 'SIGKILL');
+    if (pidAlive(grandchild)) process.kill(grandchild, 'SIGKILL');
     dir.remove();
   }
 });
@@ -312,7 +313,7 @@ test('a server flooding stdout while reading is paused still closes promptly', T
   const pid = t.pid ?? -1;
   await until('it is paused', () => traffic.report() !== undefined, { timeoutMs: 5000 });
   await t.close();
-  assert.equal(alive(pid), false);
+  assert.equal(pidAlive(pid), false);
 });
 
 test('start fails for a missing command, and close is then a no-op', T, async () => {
@@ -465,7 +466,7 @@ for (const flood of OVERSIZED_FLOODS) {
       assert.match(traffic.report()?.note ?? '', /messages over the size limit past 97\.7 KiB\/s/);
       assert.equal(closed, false, 'the connection stays');
       await t.close();
-      assert.equal(alive(pid), false, 'and closes promptly');
+      assert.equal(pidAlive(pid), false, 'and closes promptly');
     } finally {
       await t.close();
     }

@@ -29,7 +29,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { LIMIT_EXCEEDED_CODE, sizeText } from '../api/index.js';
 import { messageOf } from './errors.js';
 import { asJsonRpcMessage } from './jsonrpc-shape.js';
-import { LineFramer, type DroppedLine } from './line-framer.js';
+import { LineQueue, type DroppedLine } from './line-queue.js';
 import type { LineTail } from '../proc/index.js';
 import type { TrafficGuard } from './traffic.js';
 
@@ -51,7 +51,7 @@ export class StdoutReader {
   readonly #traffic: TrafficGuard;
   readonly #stderr: LineTail;
   readonly #name: string;
-  readonly #framer: LineFramer;
+  readonly #framer: LineQueue;
   #stdout: Readable | undefined;
   /** Set while reading is paused for the line budget. */
   #resumeTimer: NodeJS.Timeout | undefined;
@@ -63,7 +63,7 @@ export class StdoutReader {
     this.#traffic = options.traffic;
     this.#stderr = options.stderr;
     this.#name = options.name;
-    this.#framer = new LineFramer(options.maxMessageBytes);
+    this.#framer = new LineQueue(options.maxMessageBytes);
   }
 
   /** Reads `stdout` from now on. */

@@ -4,7 +4,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { until } from '../testing/until.js';
 import { processStartTime, ProcessRecorder, reapOrphans } from './orphans.js';
-import { alive, readPid, STDIO_FIXTURE, tempDir } from '../pool/testing/fixtures.js';
+import { readPid, STDIO_FIXTURE, tempDir } from '../pool/testing/fixtures.js';
+import { pidAlive } from './process-group.js';
 
 const T = { timeout: 30_000 };
 
@@ -76,9 +77,9 @@ test(
       assert.deepEqual(report.skipped, []);
       assert.deepEqual(report.errors, []);
       await exited(leader);
-      assert.ok(!alive(pid));
+      assert.ok(!pidAlive(pid));
       // The grandchild's zombie is reaped by PID 1, which may take a moment.
-      await until('grandchild gone', () => !alive(grandchild), { timeoutMs: 5000 });
+      await until('grandchild gone', () => !pidAlive(grandchild), { timeoutMs: 5000 });
       assert.ok(!existsSync(file), 'file cleared');
     } finally {
       try {
@@ -133,7 +134,7 @@ test('reapOrphans leaves a pid whose start time differs (a reused pid) alone', T
     assert.match(report.skipped[1]?.reason ?? '', /invalid pid/);
     assert.match(report.skipped[2]?.reason ?? '', /this process/);
     assert.match(report.skipped[3]?.reason ?? '', /start time was not recorded/);
-    assert.ok(alive(pid), 'the unrelated process still runs');
+    assert.ok(pidAlive(pid), 'the unrelated process still runs');
     assert.ok(!existsSync(file));
   } finally {
     other.kill('SIGKILL');

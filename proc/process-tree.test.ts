@@ -14,7 +14,7 @@ import {
   type ProcStat,
   type ProcessTable,
 } from './process-tree.js';
-import { alive } from '../pool/testing/fixtures.js';
+import { pidAlive } from './process-group.js';
 
 const T = { timeout: 30_000 };
 
@@ -106,8 +106,8 @@ test('endProcesses ends a live process and leaves a pid whose start time differs
     assert.ok(stillRunning(ia));
     assert.equal(stillRunning(stale), false);
     await endProcesses([ia, stale, { pid: 1, startTime: '1' }], 300, 2000);
-    await until('the real one is gone', () => !alive(pa), { timeoutMs: 5000 });
-    assert.ok(alive(pb), 'the reused pid was not touched');
+    await until('the real one is gone', () => !pidAlive(pa), { timeoutMs: 5000 });
+    assert.ok(pidAlive(pb), 'the reused pid was not touched');
   } finally {
     a.kill('SIGKILL');
     b.kill('SIGKILL');

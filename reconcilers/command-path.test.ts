@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { resolveCommand } from './command-path.js';
+import { tempDir } from '../testing/temp-dir.js';
 
 describe('resolveCommand', { timeout: 10_000 }, () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-cmd-'));
+  const temp = tempDir('mcpctl-cmd-');
+  const dir = temp.path;
   const first = path.join(dir, 'first');
   const second = path.join(dir, 'second');
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(temp.remove);
 
   function tool(folder: string, name: string, mode: number): string {
     const file = path.join(folder, name);

@@ -18,7 +18,7 @@
  *   up past it: Ready=False CrashLoopBackOff saying it gave up and how to retry, one Warning
  *   `GaveUp`, and no retry window (rec.gaveUp) until an edit or a reload.
  */
-import { sizeText } from '../api/index.js';
+import { sizeText, messageOf } from '../api/index.js';
 import type { OversizedLine } from '../pool/traffic.js';
 import type { EventSink } from './events.js';
 import type { Result } from './reconcile.js';
@@ -47,10 +47,6 @@ export interface RestartPolicy {
   readonly maxRestarts: number;
   /** How the user retries after a give-up (names the entry's file and `mcpctl reload`). */
   readonly retryHint: string;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**
@@ -104,8 +100,8 @@ export function connectFailed(
   if (Array.isArray(tail))
     rec.lastStderr = tail.filter((l): l is string => typeof l === 'string').map(rec.scrub);
   if ((err as { unauthorized?: unknown }).unauthorized === true && !rolling)
-    return unauthorized(d, rec, connectionId, rec.scrub(errorText(err)));
-  return failed(d, rec, connectionId, rec.scrub(errorText(err)), rolling, policy);
+    return unauthorized(d, rec, connectionId, rec.scrub(messageOf(err)));
+  return failed(d, rec, connectionId, rec.scrub(messageOf(err)), rolling, policy);
 }
 
 /** A connect failed: a rolling update keeps the old connection serving, else Ready backs off. */

@@ -3,7 +3,7 @@
  *
  * Guarantees:
  * - `path` is new, empty, and a realpath (a session's workspace is one, and macOS' tmpdir is a
- *   symlink), under the system's tmpdir with `prefix`.
+ *   symlink), under the system's tmpdir (or `under`, a folder that exists) with `prefix`.
  * - `remove()` deletes it and all it holds; it never throws, also when called twice.
  */
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
@@ -18,8 +18,8 @@ export interface TempDir {
   readonly remove: () => void;
 }
 
-export function tempDir(prefix = 'mcpctl-test-'): TempDir {
-  const path = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+export function tempDir(prefix = 'mcpctl-test-', under: string = tmpdir()): TempDir {
+  const path = realpathSync(mkdtempSync(join(under, prefix)));
   return {
     path,
     file: (name) => join(path, name),

@@ -34,6 +34,7 @@ import {
   type JSONRPCRequest,
   type MessageExtraInfo,
 } from '@modelcontextprotocol/sdk/types.js';
+import { isObject } from '../../api/index.js';
 
 /** Where the answer to a request on the fast path goes (HttpAgentTransport calls it). */
 export interface FastReply {
@@ -44,9 +45,6 @@ export interface FastReply {
   /** No answer will come: the request was cancelled or the session ended. */
   end(): void;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `body` as a request the fast path may serve, or undefined (then the transport serves it). */
 export function fastRequestOf(req: IncomingMessage, body: unknown): JSONRPCRequest | undefined {

@@ -30,6 +30,7 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
+import { messageOf } from '../../api/index.js';
 
 /** Where the token lives under the user's home. */
 export function tokenPath(home: string): string {
@@ -179,8 +180,4 @@ function checkDirectory(dir: string): void {
     throw new TokenFileError(
       `${dir} (where the HTTP token lives) is writable by ${st.mode & 0o002 ? 'everyone' : 'its group'} (mode ${(st.mode & 0o7777).toString(8)}), who could replace the token; run 'chmod 700 ${dir}'`,
     );
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -4,9 +4,8 @@
  * a real Daemon whose pool connects in-memory MCP servers. Files and the watcher are real.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,7 +13,6 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   ElicitRequestSchema,
   ToolListChangedNotificationSchema,
-  type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { Daemon } from '../../controller/daemon.js';
@@ -28,6 +26,8 @@ import { StopNotices } from '../rpc/stop-notices.js';
 import { openGatewayClient, rawConnect, readLine } from '../testing/gateway-client.js';
 import { until } from '../../testing/until.js';
 import { handoverTable, mapDomainError, methodTable } from './index.js';
+import { tempDir } from '../../testing/temp-dir.js';
+import { textOf } from '../../testing/tool-results.js';
 
 const T = { timeout: 30_000 };
 
@@ -65,10 +65,10 @@ function memServer(tools: readonly string[]): McpServer {
   return s;
 }
 
-const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
-
 interface World {
   root: string;
+  /** Deletes `root` and all it holds. */
+  remove(): void;
   home: string;
   ws: string;
   daemon: Daemon;
@@ -80,7 +80,7 @@ interface World {
 }
 
 async function world(limits: Partial<RpcLimits> = {}): Promise<World> {
-  const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'mcpctl-gw-')));
+  const { path: root, remove } = tempDir('mcpctl-gw-');
   const home = path.join(root, 'home');
   const ws = path.join(root, 'ws');
   mkdirSync(path.join(home, '.qwen'), { recursive: true });
@@ -115,6 +115,7 @@ async function world(limits: Partial<RpcLimits> = {}): Promise<World> {
   await rpc.listen(socket);
   return {
     root,
+    remove,
     home,
     ws,
     daemon,
@@ -187,7 +188,7 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
   afterEach(async () => {
     await w.rpc.close();
     await w.daemon.stop();
-    rmSync(w.root, { recursive: true, force: true });
+    w.remove();
   });
 
   it('lists, calls and hears list_changed over the socket', T, async () => {
@@ -201,7 +202,7 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
         ['fs__read'],
       );
       assert.equal(
-        text(await a.client.callTool({ name: 'fs__read', arguments: { text: 'hi' } })),
+        textOf(await a.client.callTool({ name: 'fs__read', arguments: { text: 'hi' } })),
         'read:hi',
       );
       w.writeUser({
@@ -434,7 +435,7 @@ describe('gateway connections under the socket limits', T, () => {
   afterEach(async () => {
     await w.rpc.close();
     await w.daemon.stop();
-    rmSync(w.root, { recursive: true, force: true });
+    w.remove();
   });
 
   it(
@@ -515,7 +516,7 @@ describe('gateway connections under the socket limits', T, () => {
         );
         return true;
       });
-      assert.equal(text(await repeat(3)), 'xxx');
+      assert.equal(textOf(await repeat(3)), 'xxx');
       assert.deepEqual(await a.client.ping(), {});
       await a.client.close();
     },
@@ -540,7 +541,7 @@ describe('gateway connections under the socket limits', T, () => {
         );
         return true;
       });
-      assert.equal(text(await repeat(3)), 'xxx');
+      assert.equal(textOf(await repeat(3)), 'xxx');
       await a.client.close();
     },
   );

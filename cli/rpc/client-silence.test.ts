@@ -4,18 +4,18 @@
  * is what is bounded.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
 import { DaemonNotAnsweringError, connectClient } from './client.js';
 import { method } from './methods.js';
 import { RpcServer } from './server.js';
+import { tempDir } from '../../testing/temp-dir.js';
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-silence-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const temp = tempDir('mcpctl-silence-');
+const root = temp.path;
+after(temp.remove);
 let n = 0;
 const sockPath = () => path.join(root, `s${n++}.sock`);
 

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
@@ -11,9 +9,11 @@ import { FrameBudget, FrameRefused, InboundFrames } from './inbound.js';
 import { LineReader, RpcCodes } from './protocol.js';
 import { method, type MethodTable } from './methods.js';
 import { RpcServer } from './server.js';
+import { tempDir } from '../../testing/temp-dir.js';
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-inbound-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const temp = tempDir('mcpctl-inbound-');
+const root = temp.path;
+after(temp.remove);
 let n = 0;
 const sockPath = () => path.join(root, `s${n++}.sock`);
 

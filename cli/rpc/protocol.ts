@@ -12,6 +12,8 @@
  * - Error codes: the JSON-RPC reserved ones, plus mcpctl's own in -32000…-32099.
  */
 import { LIMIT_EXCEEDED_CODE, MAX_MESSAGE_BYTES } from '../../api/limits.js';
+import { errorText } from '../errors.js';
+import { isObject } from '../../api/index.js';
 
 export const JSONRPC = '2.0';
 
@@ -148,7 +150,7 @@ function encodeOne(response: RpcResponse, room: number): string | undefined {
     text = JSON.stringify(response);
   } catch (err) {
     if (err instanceof RangeError) return undefined; // Past V8's string limit.
-    const message = `the answer cannot be encoded: ${err instanceof Error ? err.message : String(err)}`;
+    const message = `the answer cannot be encoded: ${errorText(err)}`;
     return JSON.stringify({
       jsonrpc: JSONRPC,
       id: response.id,
@@ -223,6 +225,5 @@ export class LineReader {
   }
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** api/'s isObject, re-exported where cli/'s socket modules import it. */
+export { isObject };

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
@@ -17,9 +16,11 @@ import {
 import { LineReader, RpcCodes, RpcError } from './protocol.js';
 import { method, type MethodTable } from './methods.js';
 import { RpcServer } from './server.js';
+import { tempDir } from '../../testing/temp-dir.js';
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-rpc-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const temp = tempDir('mcpctl-rpc-');
+const root = temp.path;
+after(temp.remove);
 let n = 0;
 const sockPath = () => path.join(root, `s${n++}.sock`);
 

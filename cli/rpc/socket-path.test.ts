@@ -5,13 +5,10 @@ import {
   linkSync,
   mkdirSync,
   symlinkSync,
-  mkdtempSync,
-  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { CliError } from '../errors.js';
@@ -24,9 +21,11 @@ import {
   probeSocket,
   resolveSocketPath,
 } from './socket-path.js';
+import { tempDir } from '../../testing/temp-dir.js';
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'mcpctl-sock-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const temp = tempDir('mcpctl-sock-');
+const root = temp.path;
+after(temp.remove);
 
 describe('resolveSocketPath', () => {
   it('--socket, then $MCPCTL_SOCKET, then $XDG_RUNTIME_DIR, then ~/.mcpctl; always absolute', () => {

@@ -16,7 +16,7 @@
  * - While a gateway is connected every line passes on as it came (a view of the bytes read,
  *   never re-encoded), after a look at its top-level keys (mcp-peek.ts); only the lines below
  *   are rewritten, answered here or dropped. At most one MCP message of each direction is held
- *   (line-framer.ts), and lines waiting for a daemon are bounded (MAX_QUEUED_BYTES,
+ *   (line-splitter.ts), and lines waiting for a daemon are bounded (MAX_QUEUED_BYTES,
  *   waiting-lines.ts: past it the agent's input is not read until they are sent or answered),
  *   as are the lines of sent request kept until another line follows it (MAX_RESEND_BYTES,
  *   in-flight.ts).
@@ -89,7 +89,7 @@ import {
   stopNoticeOf,
   withId,
 } from './keeper-lines.js';
-import { LineFramer } from './line-framer.js';
+import { LineSplitter } from './line-splitter.js';
 import { peekMessage } from './mcp-peek.js';
 import { WaitingLines, type Queued } from './waiting-lines.js';
 
@@ -135,7 +135,7 @@ type Phase =
 interface Current {
   readonly link: Link;
   readonly gen: number;
-  readonly framer: LineFramer;
+  readonly framer: LineSplitter;
   /** Inside a line too long to hold, which is dropped piece by piece. */
   dropping?: boolean;
   /** What the daemon said before it closed, if it said anything (DAEMON_STOPPING). */
@@ -150,7 +150,7 @@ export class SessionKeeper {
   readonly #o: KeeperOptions;
   readonly #waitMs: number;
   readonly #record = new AgentRecord();
-  readonly #agentFramer: LineFramer;
+  readonly #agentFramer: LineSplitter;
   #phase: Phase = 'down';
   #current: Current | undefined;
   #gen = 0;
@@ -176,7 +176,7 @@ export class SessionKeeper {
       changed: () => this.#flowStdin(),
       expired: `the mcpctl daemon did not come back within ${this.#waitMs / 1000} s (it is being started; see its log ${o.logFile}); try again in a moment`,
     });
-    this.#agentFramer = new LineFramer(MAX_MESSAGE_BYTES + 1, (line, whole) =>
+    this.#agentFramer = new LineSplitter(MAX_MESSAGE_BYTES + 1, (line, whole) =>
       this.#fromAgent(line, whole),
     );
   }
@@ -341,7 +341,7 @@ export class SessionKeeper {
   #connect(link: Link): void {
     this.#gen += 1;
     const gen = this.#gen;
-    const framer = new LineFramer(MAX_MESSAGE_BYTES + 1, (line, whole) =>
+    const framer = new LineSplitter(MAX_MESSAGE_BYTES + 1, (line, whole) =>
       this.#fromGateway(current, line, whole),
     );
     const current: Current = { link, gen, framer };

@@ -3,8 +3,7 @@
  * fixture processes) wrapped in a spy, a real approval store, and helpers to wait for state.
  * Not exported from the controller.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { LanguageServer, McpServerConfig, McpServer } from '../../api/index.js';
 import { ApprovalStore, SessionApprovals } from '../../approvals/index.js';
@@ -13,6 +12,7 @@ import type { AdmissionTicket } from '../../pool/ticket.js';
 import type { AcquireOptions, Holder, Lease, Pool } from '../../pool/types.js';
 import { fixtureConfig } from '../../pool/testing/fixtures.js';
 import { createSession, type Session, type SessionOptions } from '../session.js';
+import { tempDir } from '../../testing/temp-dir.js';
 
 export { fixtureConfig };
 
@@ -68,7 +68,7 @@ export interface Harness {
 }
 
 export async function harness(options: { pool?: Pool } = {}): Promise<Harness> {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'mcpctl-session-')));
+  const { path: root, remove } = tempDir('mcpctl-session-');
   const home = join(root, 'home');
   const workspace = join(root, 'ws');
   mkdirSync(home, { recursive: true });
@@ -112,7 +112,7 @@ export async function harness(options: { pool?: Pool } = {}): Promise<Harness> {
     async close() {
       for (const s of sessions) await s.close();
       await pool.close();
-      rmSync(root, { recursive: true, force: true });
+      remove();
     },
   };
 }

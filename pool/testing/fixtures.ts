@@ -28,16 +28,6 @@ export function fixtureConfig(
   return { command: process.execPath, args: [STDIO_FIXTURE, ...args], ...extra };
 }
 
-/** True while the pid exists (zombies included, like the `kill -0` the issue asks for). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
-
 /** Waits for a pid file the fixture writes; throws when it does not appear in time. */
 export function readPid(file: string, timeoutMs = 5000): Promise<number> {
   return until(

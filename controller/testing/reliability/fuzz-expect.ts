@@ -4,7 +4,12 @@
  * precedence merge, and a validity check of every server that made it into a desired set.
  */
 import { stripComments } from 'jsonc-parser';
-import { canonicalJson, normalizeServerConfig, type McpServerConfig } from '../../../api/index.js';
+import {
+  canonicalJson,
+  normalizeServerConfig,
+  type McpServerConfig,
+  isObject,
+} from '../../../api/index.js';
 import type { Target } from './fuzz-inputs.js';
 
 /** The valid content each file is reset to before a case (trust stays on all along). */
@@ -51,10 +56,6 @@ export function parseLikeJson(bytes: Buffer): Parsed {
   } catch {
     return { ok: false };
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** The `mcpServers` entries of an accepted document. */

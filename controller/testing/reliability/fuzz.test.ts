@@ -11,8 +11,7 @@
  * FUZZ_RUNS (default 400) sets the number of cases; RELIABILITY_SEED replays a failure.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -24,6 +23,7 @@ import type { DesiredState, SessionStore } from '../../../informers/types.js';
 import { createPool } from '../../../pool/index.js';
 import { inMemoryConnector } from '../../../pool/testing/in-memory.js';
 import { createSession } from '../../session.js';
+import { tempDir } from '../../../testing/temp-dir.js';
 import {
   actualServers,
   baselineDocs,
@@ -47,6 +47,8 @@ const seed = SEED === undefined ? {} : { seed: Number(SEED) };
 
 interface Files {
   readonly root: string;
+  /** Deletes `root` and all it holds. */
+  readonly remove: () => void;
   readonly home: string;
   readonly workspace: string;
   readonly paths: Record<Target, string>;
@@ -54,7 +56,7 @@ interface Files {
 }
 
 function tempFiles(): Files {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'mcpctl-fuzz-')));
+  const { path: root, remove } = tempDir('mcpctl-fuzz-');
   const home = join(root, 'home');
   const workspace = join(root, 'ws');
   const paths: Record<Target, string> = {
@@ -68,6 +70,7 @@ function tempFiles(): Files {
   mkdirSync(join(workspace, '.qwen'), { recursive: true });
   return {
     root,
+    remove,
     home,
     workspace,
     paths,
@@ -177,7 +180,7 @@ describe('config fuzzing through the informer', { timeout: 900_000 }, () => {
         );
       } finally {
         await store.close();
-        rmSync(files.root, { recursive: true, force: true });
+        files.remove();
       }
       t.diagnostic(`cases ${counts.cases}: refused ${counts.refused}, accepted ${counts.accepted}`);
       assert.equal(counts.cases, RUNS);
@@ -260,7 +263,7 @@ describe('config fuzzing through the informer', { timeout: 900_000 }, () => {
       } finally {
         await session.close();
         await pool.close();
-        rmSync(files.root, { recursive: true, force: true });
+        files.remove();
       }
       t.diagnostic(`mutated settings: ${counts.invalid} invalid, ${counts.valid} valid`);
       assert.ok(counts.invalid > 0, 'some mutations broke the file');

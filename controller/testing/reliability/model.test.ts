@@ -15,13 +15,12 @@
  * `RELIABILITY_RUNS=10000 node --test dist/controller/testing/reliability/model.test.js`.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { newCounters, runScenario } from './runner.js';
 import { scenarioArb, type Scenario } from './steps.js';
+import { tempDir } from '../../../testing/temp-dir.js';
+import { messageOf } from '../../../api/index.js';
 
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -51,7 +50,8 @@ describe('model-based: a session against the model of DESIGN §4', TIMEOUT, () =
     `${RUNS} random sequences of up to ${STEPS} steps keep every invariant`,
     TIMEOUT,
     async (t) => {
-      const base = mkdtempSync(join(tmpdir(), 'mcpctl-reliability-'));
+      const baseDir = tempDir('mcpctl-reliability-');
+      const base = baseDir.path;
       const counters = newCounters();
       let failedAt: number | undefined;
       const property = async (scenario: Scenario): Promise<void> => {
@@ -63,7 +63,7 @@ describe('model-based: a session against the model of DESIGN §4', TIMEOUT, () =
             failedAt = Date.now();
             process.stderr.write(
               `\nmodel-based test: this sequence failed; shrinking it for up to ${SHRINK_BUDGET_MS / 1000} s\n` +
-                `${JSON.stringify(scenario)}\n${err instanceof Error ? err.message : String(err)}\n\n`,
+                `${JSON.stringify(scenario)}\n${messageOf(err)}\n\n`,
             );
           }
           throw err;
@@ -75,7 +75,7 @@ describe('model-based: a session against the model of DESIGN §4', TIMEOUT, () =
           ...(SEED === undefined ? {} : { seed: Number(SEED) }),
         });
       } finally {
-        rmSync(base, { recursive: true, force: true });
+        baseDir.remove();
       }
       t.diagnostic(
         `sequences ${counters.scenarios}, steps ${counters.steps}, acquires ${counters.acquires}, ` +

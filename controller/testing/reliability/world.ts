@@ -8,8 +8,7 @@
  * `tick` step moves the clock, and no retry can fire in the background between steps, so every
  * acquire happens inside a step whose model the checking pool knows.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpServerConfig } from '../../../api/index.js';
@@ -20,6 +19,7 @@ import type { AdmissionTicket } from '../../../pool/ticket.js';
 import type { AcquireOptions, Holder, Lease } from '../../../pool/types.js';
 import { createSession, type Session } from '../../session.js';
 import { SpyPool } from '../harness.js';
+import { tempDir } from '../../../testing/temp-dir.js';
 import { SERVER_TOOLS, VARIANTS, type Model, type ModelScope, type Name } from './model.js';
 
 /** One hour of the session's clock: longer than any run, so only `tick` ends a back-off. */
@@ -83,7 +83,7 @@ function mcpSection(lists: {
 
 /** Builds the world for one scenario, the files already saying what `initial` says. */
 export async function createWorld(initial: Model, baseDir?: string): Promise<World> {
-  const root = mkdtempSync(join(baseDir ?? tmpdir(), 'mcpctl-model-'));
+  const { path: root, remove } = tempDir('mcpctl-model-', baseDir);
   const home = join(root, 'home');
   const workspace = join(root, 'ws');
   mkdirSync(join(home, '.qwen'), { recursive: true });
@@ -146,7 +146,7 @@ export async function createWorld(initial: Model, baseDir?: string): Promise<Wor
     });
   } catch (err) {
     await pool.close();
-    rmSync(root, { recursive: true, force: true });
+    remove();
     throw err;
   }
   return {
@@ -162,7 +162,7 @@ export async function createWorld(initial: Model, baseDir?: string): Promise<Wor
         await session.close();
         await pool.close();
       } finally {
-        rmSync(root, { recursive: true, force: true });
+        remove();
       }
     },
   };

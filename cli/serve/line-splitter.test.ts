@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LineFramer } from './line-framer.js';
+import { LineSplitter } from './line-splitter.js';
 
 function framer(max: number) {
   const out: { text: string; whole: boolean }[] = [];
-  const f = new LineFramer(max, (line, whole) => out.push({ text: line.toString(), whole }));
+  const f = new LineSplitter(max, (line, whole) => out.push({ text: line.toString(), whole }));
   return { f, out };
 }
 
-describe('LineFramer', () => {
+describe('LineSplitter', () => {
   it('hands on whole lines, across any chunking, every byte once', () => {
     const { f, out } = framer(100);
     f.push(Buffer.from('a\nb'));

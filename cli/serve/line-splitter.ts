@@ -1,6 +1,9 @@
 /**
  * Cuts a byte stream into lines for `mcpctl serve`, which looks at each whole line before it
- * passes it on (keeper.ts).
+ * passes it on (keeper.ts), and hands on every byte unchanged: serve is a pipe, so a line too
+ * long to hold is passed on in pieces (the daemon refuses it), never dropped or decoded. (Unlike
+ * the pool's LineQueue, which drops such a line from a server, and the socket's LineReader,
+ * which refuses it; see pool/line-queue.ts.)
  *
  * Guarantees:
  * - Every byte pushed comes out once, in order: as whole lines (`whole: true`, the newline
@@ -14,7 +17,7 @@
 
 export type LineSink = (line: Buffer, whole: boolean) => void;
 
-export class LineFramer {
+export class LineSplitter {
   readonly #max: number;
   readonly #sink: LineSink;
   #held: Buffer[] = [];

@@ -1,6 +1,14 @@
 /**
- * Splits a byte stream (a stdio server's stdout) into lines, one at a time, so the reader can
- * stop between two lines and go on later (the transport pauses a server that writes too fast).
+ * The lines of a stdio server's stdout, queued and taken one at a time, so the reader can stop
+ * between two lines and go on later (the transport pauses a server that writes too fast).
+ *
+ * One of three newline framings, each with the limit policy its stream needs: here a line past
+ * the limit is dropped and reported (a server's one bad line must not end its connection, and
+ * the probe finds the request it answered); `mcpctl serve`'s LineSplitter
+ * (cli/serve/line-splitter.ts) passes every byte on, since a pipe decides nothing; the daemon
+ * socket's LineReader (cli/rpc/protocol.ts) refuses the line, ending a client that broke the
+ * protocol. They share no code because they share no policy, and pool/ and cli/ may not import
+ * each other.
  *
  * Guarantees: `\n` ends a line and a `\r` before it is dropped; bytes are decoded as UTF-8 per
  * whole line, so a character split across chunks survives; the newline search never rescans
@@ -25,7 +33,7 @@ interface Dropping {
   bytes: number;
 }
 
-export class LineFramer {
+export class LineQueue {
   /** Whole lines not taken yet (bytes without the newline), and dropped ones, in order. */
   readonly #lines: Array<Buffer | DroppedLine> = [];
   /** Index of the next line to take (shifting an array per line would be quadratic). */

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LineFramer, type DroppedLine } from './line-framer.js';
+import { LineQueue, type DroppedLine } from './line-queue.js';
 
-function drain(f: LineFramer): Array<string | DroppedLine> {
+function drain(f: LineQueue): Array<string | DroppedLine> {
   const out: Array<string | DroppedLine> = [];
   for (let line = f.next(); line !== undefined; line = f.next()) out.push(line);
   return out;
 }
 
 test('lines come out whole, one at a time, across chunks and \\r\\n', () => {
-  const f = new LineFramer();
+  const f = new LineQueue();
   const euro = Buffer.from('€');
   f.append(Buffer.concat([Buffer.from('a\r\nb'), euro.subarray(0, 1)]));
   assert.equal(f.hasLine(), true);
@@ -21,7 +21,7 @@ test('lines come out whole, one at a time, across chunks and \\r\\n', () => {
 });
 
 test('a line past the limit is dropped in its place, the lines around it kept', () => {
-  const f = new LineFramer(10);
+  const f = new LineQueue(10);
   assert.equal(f.append(Buffer.from('before\n{"id":7,')), 0);
   assert.equal(f.append(Buffer.from('"result":"0123456789')), 28, 'what was held goes too');
   assert.deepEqual(drain(f), ['before'], 'the long line is not out before its end');
@@ -33,7 +33,7 @@ test('a line past the limit is dropped in its place, the lines around it kept', 
 });
 
 test('what is held of a line never passes the limit, however long the line', () => {
-  const f = new LineFramer(10);
+  const f = new LineQueue(10);
   let most = 0;
   f.append(Buffer.from('{"id":"x","result":"'));
   for (let i = 0; i < 1000; i += 1) {
@@ -47,7 +47,7 @@ test('what is held of a line never passes the limit, however long the line', () 
 });
 
 test('a line of exactly the limit is kept', () => {
-  const f = new LineFramer(10);
+  const f = new LineQueue(10);
   f.append(Buffer.from('0123456789\n'));
   assert.deepEqual(drain(f), ['0123456789']);
 });
