@@ -82,7 +82,7 @@ import {
 import { diffReload, type ReloadPreview } from './reload-preview.js';
 import { LoginWaits } from './login-waits.js';
 import { SessionAdmission } from './session-admission.js';
-import { createLspPool, type LspPool } from './lsp-pool.js';
+import { createLspPool, type LspPool } from '../pool/lsp-pool.js';
 import type { LspTarget } from './lsp-target.js';
 import { SessionLanguageServers } from './session-language-servers.js';
 import { SessionConditions, configWarnings } from './session-conditions.js';
