@@ -102,6 +102,9 @@ export type LocationsView = PartialView & {
   readonly truncated?: Truncated;
 };
 
+/** A hover: its markdown, empty when there is nothing there. */
+export type HoverView = PartialView & { readonly contents: string };
+
 export interface SymbolView {
   readonly name: string;
   readonly kind: string;
@@ -111,6 +114,12 @@ export interface SymbolView {
   readonly children?: SymbolView[];
 }
 
+/** A file's outline, cut to MAX_ANSWER_ITEMS counting children (answer-limits.ts). */
+export type DocumentSymbolsView = PartialView & {
+  readonly symbols: SymbolView[];
+  readonly truncated?: Truncated;
+};
+
 export interface WorkspaceSymbolView {
   readonly name: string;
   readonly kind: string;
@@ -119,6 +128,12 @@ export interface WorkspaceSymbolView {
   readonly column: number;
   readonly containerName?: string;
 }
+
+/** One server's symbols of the workspace, cut to MAX_ANSWER_ITEMS (answer-limits.ts). */
+export type WorkspaceSymbolsView = PartialView & {
+  readonly symbols: WorkspaceSymbolView[];
+  readonly truncated?: Truncated;
+};
 
 export interface EditView {
   readonly line: number;
@@ -132,6 +147,9 @@ export interface FileEditsView {
   readonly file: string;
   readonly edits: EditView[];
 }
+
+/** A rename preview: every edit, by file; never cut. */
+export type RenameView = PartialView & { readonly changes: FileEditsView[] };
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
 
@@ -237,7 +255,7 @@ export async function hover(
   conn: LspConnection,
   args: PositionArgs,
   view: ViewOptions = {},
-): Promise<{ contents: string } & PartialView> {
+): Promise<HoverView> {
   provides(conn, 'hoverProvider', 'hover');
   const at = await prepare(conn, args, rootOf(conn, view));
   const answer = await ask<Hover | null>(conn, 'textDocument/hover', at.params, view.signal);
@@ -249,7 +267,7 @@ export async function documentSymbols(
   conn: LspConnection,
   args: FileArgs,
   options: ViewOptions = {},
-): Promise<{ symbols: SymbolView[]; truncated?: Truncated } & PartialView> {
+): Promise<DocumentSymbolsView> {
   provides(conn, 'documentSymbolProvider', 'document symbols');
   const file = await resolveInWorkspace(rootOf(conn, options), args.file);
   await conn.documents.refreshOthers(file);
@@ -293,7 +311,7 @@ export async function workspaceSymbols(
   conn: LspConnection,
   args: { readonly query: string },
   options: ViewOptions = {},
-): Promise<{ symbols: WorkspaceSymbolView[]; truncated?: Truncated } & PartialView> {
+): Promise<WorkspaceSymbolsView> {
   const root = rootOf(conn, options);
   provides(conn, 'workspaceSymbolProvider', 'workspace symbols');
   await conn.documents.refreshOthers();
@@ -330,7 +348,7 @@ export async function rename(
   conn: LspConnection,
   args: PositionArgs & { readonly newName: string },
   options: ViewOptions = {},
-): Promise<{ changes: FileEditsView[] } & PartialView> {
+): Promise<RenameView> {
   provides(conn, 'renameProvider', 'rename');
   if (typeof args.newName !== 'string' || args.newName === '')
     throw new LspError('badRequest', 'newName must be a non-empty string');

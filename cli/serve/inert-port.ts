@@ -7,11 +7,12 @@
  * Guarantees: no tools, no prompts, no session, no daemon; every call and `why` answers with
  * the reason, so `mcpctl describe server NAME` and the agent both see what happened.
  */
+import { LspError } from '../../controller/lsp-questions.js';
 import type { SessionAttachment } from '../../controller/session-attachment.js';
 import type {
   ApprovalRequest,
   DecideOutcome,
-  LspTarget,
+  LspServerView,
   ServerTools,
   SessionPort,
   WhyText,
@@ -45,8 +46,13 @@ export class InertSessionPort implements SessionPort {
     // Nothing runs here to warn about.
   }
 
-  languageServers(): Promise<LspTarget[]> {
+  languageServers(): Promise<LspServerView[]> {
     return Promise.resolve([]);
+  }
+
+  ask(): Promise<never> {
+    // A refusal the agent reads, as the port's contract has it (not a bug to log).
+    return Promise.reject(new LspError('server', this.reason));
   }
 
   unavailable(): Promise<(WhyText & { readonly server: string })[]> {
