@@ -1,17 +1,21 @@
 /**
- * Which language server answers a file (lsp-questions.ts), pure: by extension, Ready first, and
- * the messages of the refusals.
+ * Which language server answers a file (lsp-questions.ts): by extension, Ready first, the
+ * messages of the refusals, and what an asker sees of a server. The answers themselves are
+ * checked against a real server in gateway/lsp-tools.test.ts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LspConnection } from '../lsp/connection.js';
 import {
+  askLanguageServer,
   extensionsOf,
+  LspError,
   noneReadyMessage,
   notRoutedMessage,
   printable,
   readyTargets,
   routeFile,
+  serverViews,
   type FileRoute,
 } from './lsp-questions.js';
 import type { LspTarget } from './lsp-target.js';
@@ -123,3 +127,47 @@ describe('lsp routes', T, () => {
     assert.match(noneReadyMessage([]), /no language server is configured/);
   });
 });
+
+describe('asking the session', T, () => {
+  const ts = target('typescript', ['.ts'], true);
+  const py = target('pyright', ['.py'], false);
+  const signal = new AbortController().signal;
+
+  it('refuses with an LspError the agent reads, before any server is asked', T, async () => {
+    const refused = async (p: Promise<unknown>): Promise<LspError> => {
+      const err = await p.then(
+        () => assert.fail('answered'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof LspError, String(err));
+      return err;
+    };
+    const unhandled = await refused(askLanguageServer([ts, py], 'hover', at('x.rb'), signal));
+    assert.equal(unhandled.kind, 'badRequest');
+    assert.equal(
+      unhandled.message,
+      'no language server handles x.rb: the configured extensions are .py, .ts',
+    );
+    const waiting = await refused(askLanguageServer([ts, py], 'definition', at('a.py'), signal));
+    assert.equal(waiting.kind, 'server');
+    assert.equal(waiting.message, "pyright waits for approval: run 'mcpctl approve pyright'");
+    const none = await refused(askLanguageServer([py], 'workspaceSymbols', { query: '' }, signal));
+    assert.match(none.message, /^no language server is ready: pyright waits for approval/);
+  });
+
+  it('shows an asker each server without its connection', T, () => {
+    assert.deepEqual(serverViews([ts, py]), [
+      { name: 'typescript', extensionToLanguage: { '.ts': 'lang' }, ready: true },
+      {
+        name: 'pyright',
+        extensionToLanguage: { '.py': 'lang' },
+        ready: false,
+        unavailable: py.unavailable,
+      },
+    ]);
+  });
+});
+
+function at(file: string): { file: string; line: number; column: number } {
+  return { file, line: 1, column: 1 };
+}
