@@ -7,7 +7,6 @@
  * Guarantees: no tools, no prompts, no session, no daemon; every call and `why` answers with
  * the reason, so `mcpctl describe server NAME` and the agent both see what happened.
  */
-import { LspError } from '../../controller/lsp-questions.js';
 import type { SessionAttachment } from '../../controller/session-attachment.js';
 import type {
   ApprovalRequest,
@@ -50,9 +49,12 @@ export class InertSessionPort implements SessionPort {
     return Promise.resolve([]);
   }
 
-  ask(): Promise<never> {
-    // A refusal the agent reads, as the port's contract has it (not a bug to log).
-    return Promise.reject(new LspError('server', this.reason));
+  async ask(): Promise<never> {
+    // A refusal the agent reads, as the port's contract has it (an LspError, not a bug to
+    // log). Imported when asked: serve with a daemon loads no controller module at start
+    // (startup.test.ts), and an lsp_* call reaches this port only by name, never listed.
+    const { LspError } = await import('../../controller/lsp-questions.js');
+    throw new LspError('server', this.reason);
   }
 
   unavailable(): Promise<(WhyText & { readonly server: string })[]> {
