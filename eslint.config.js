@@ -76,20 +76,21 @@ const config = tseslint.config(
     // Server processes, whatever they speak: own process group, setsid escapees, tree kill,
     // the orphan record. A leaf under pool/ and lsp/ (api/: types only).
     proc: ['api'],
-    pool: ['api', 'proc'],
+    // lsp/: the language-server pool (lsp-pool.ts) is pool.ts's lifecycle over LspConnections.
+    pool: ['api', 'proc', 'lsp'],
     // The language-server client (DESIGN §3): pooled by pool/'s lifecycle, it sees only api/
     // and its processes' machinery (proc/, shared with MCP servers).
     lsp: ['api', 'proc'],
     // OAuth in one room: discovery, login, refresh, the grant store. pool/: types only.
     auth: ['api', 'pool'],
     reconcilers: ['api', 'approvals', 'pool'],
-    // lsp/: the language-server pool is built here (ConnectionPool<…, LspConnection>).
-    // proc/: the daemon's one orphan record, fed by both pools.
+    // lsp/: the session answers a language-server question on its Ready connection
+    // (lsp-questions.ts). proc/: the daemon's one orphan record, fed by both pools.
     controller: ['api', 'informers', 'approvals', 'proc', 'pool', 'auth', 'reconcilers', 'lsp'],
     // The MCP face of a session; pool types (its routing hooks) and pool/inbound.ts (the one
-    // way to put a step in front of the SDK on a transport), never a pool of its own.
-    // lsp/: the `lsp_*` tools answer through its request helpers on a session's live connection.
-    gateway: ['api', 'controller', 'pool', 'lsp'],
+    // way to put a step in front of the SDK on a transport), never a pool of its own. No lsp/:
+    // the `lsp_*` tools ask through the session seam (SessionPort.ask), holding no connection.
+    gateway: ['api', 'controller', 'pool'],
     // auth/: the loopback listener of `mcpctl login` and the in-band login.
     cli: ['api', 'controller', 'gateway', 'auth'],
   }).map(([folder, allowed]) => ({

@@ -20,8 +20,8 @@
  *   queued work dropped, running reconciles finished, leases released), closes the watchers
  *   and then every pooled connection of both pools, MCP servers and language servers (process
  *   groups gone), and resolves when all is done.
- * - One language-server pool (lsp-pool.ts) serves every session: two sessions of one workspace
- *   folder share one language server process.
+ * - One language-server pool (pool/lsp-pool.ts) serves every session: two sessions of one
+ *   workspace folder share one language server process.
  * - Every event of every session is logged (a Warning at warn level), those recorded while the
  *   session started included: a daemon started on a file that does not parse says so.
  * - Nothing here reads a process-global behind the caller's back: home, paths and seams are
@@ -63,7 +63,7 @@ import {
 } from './daemon-sessions.js';
 import type { McpEvent } from './event-recorder.js';
 import type { ApprovalStoreLike } from './approval-decisions.js';
-import { createLspPool, type LspPool } from './lsp-pool.js';
+import { createLspPool, type LspPool } from '../pool/lsp-pool.js';
 import { createSession, type Session, type SessionOptions } from './session.js';
 
 export { DaemonStoppingError, WorkspaceNotFoundError } from './daemon-sessions.js';

@@ -1,7 +1,8 @@
 /**
- * One configured language server of a session as the gateway's `lsp_*` tools see it: which
- * files it handles and, while it is Ready, its live connection. Types only, so both the session
- * (controller/) and the gateway (which may import controller/, never the reverse) name it.
+ * One configured language server of a session as its question routing sees it
+ * (lsp-questions.ts): which files it handles and, while it is Ready, its live connection.
+ * Types only. It stays inside the session: askers (the gateway) see an LspServerView, never
+ * the connection.
  */
 import type { LspConnection } from '../lsp/connection.js';
 

@@ -20,7 +20,7 @@ import { fakeServer } from '../lsp/testing/servers.js';
 import { createPool } from '../pool/index.js';
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
-import { createLspPool, type LspPool } from './lsp-pool.js';
+import { createLspPool, type LspPool } from '../pool/lsp-pool.js';
 import { createSession, type Session } from './session.js';
 import { LspTestStore } from './testing/lsp-store.js';
 

@@ -48,7 +48,7 @@ import {
   type ApprovalStoreLike,
   type SessionApprovalsLike,
 } from './approval-decisions.js';
-import type { LanguageServerLease, LspPool } from './lsp-pool.js';
+import type { LanguageServerLease, LspPool } from '../pool/lsp-pool.js';
 import type { LspTarget } from './lsp-target.js';
 import { ExponentialBackoffRateLimiter, exponentialDelay } from './rate-limiters.js';
 import { RateLimitingQueue } from './rate-limiting-queue.js';

@@ -83,7 +83,13 @@ import {
 import { diffReload, type ReloadPreview } from './reload-preview.js';
 import { LoginWaits } from './login-waits.js';
 import { SessionAdmission } from './session-admission.js';
-import { createLspPool, type LspPool } from './lsp-pool.js';
+import { createLspPool, type LspPool } from '../pool/lsp-pool.js';
+import {
+  askLanguageServer,
+  type LspAnswer,
+  type LspArgs,
+  type LspQuestion,
+} from './lsp-questions.js';
 import type { LspTarget } from './lsp-target.js';
 import { SessionLanguageServers } from './session-language-servers.js';
 import { SessionConditions, configWarnings } from './session-conditions.js';
@@ -448,11 +454,23 @@ export class Session {
   }
 
   /**
-   * Every configured language server, with its connection when Ready, else why not: what the
-   * gateway's `lsp_*` tools route by extension with (lsp-target.ts).
+   * Every configured language server, with its connection when Ready, else why not: what
+   * `ask` routes by extension over (lsp-questions.ts); askers see them as LspServerViews.
    */
   lspTargets(): LspTarget[] {
     return this.#lsp.targets();
+  }
+
+  /**
+   * A language-server question, answered by the Ready server of its file's extension (every
+   * Ready one for a question about the workspace): lsp-questions.ts.
+   */
+  ask<Q extends LspQuestion>(
+    question: Q,
+    args: LspArgs<Q>,
+    signal: AbortSignal,
+  ): Promise<LspAnswer<Q>> {
+    return askLanguageServer(this.#lsp.targets(), question, args, signal);
   }
 
   /** Where `name` signs in with OAuth (login-waits.ts): admitted and runnable servers only. */

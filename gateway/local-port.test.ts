@@ -55,33 +55,39 @@ describe('LocalSessionPort and language servers', T, () => {
     await h.close();
   });
 
-  it("gives the session's targets, and announces a burst that made one Ready", T, async () => {
-    const session = await h.session();
-    const plain = new LocalSessionPort(session);
-    // A session without language servers (before the session offers them) has none.
-    assert.deepEqual(await plain.languageServers(), []);
-    await plain.close();
+  it(
+    "gives the session's targets (as views), and announces a burst that made one Ready",
+    T,
+    async () => {
+      const session = await h.session();
+      const plain = new LocalSessionPort(session);
+      // A session without language servers (before the session offers them) has none.
+      assert.deepEqual(await plain.languageServers(), []);
+      await plain.close();
 
-    let targets: LspTarget[] = [];
-    const ts: LspTarget = {
-      name: 'typescript',
-      extensionToLanguage: { '.ts': 'typescript' },
-      connection: { name: 'typescript' } as unknown as LspConnection,
-    };
-    const port = new LocalSessionPort(Object.assign(session, { lspTargets: () => targets }));
-    let announced = 0;
-    port.onListChanged(() => {
-      announced += 1;
-    });
-    try {
-      targets = [ts];
-      assert.deepEqual(await port.languageServers(), [ts]);
-      // A burst that changes no MCP server's tools (this one cannot start) but after which a
-      // language server is Ready: the lsp_* tools appeared, so it is announced.
-      h.write(h.files.user, servers({ broken: { command: '/nonexistent/mcpctl-test' } }));
-      await until('list_changed for the Ready language server', () => announced === 1);
-    } finally {
-      await port.close();
-    }
-  });
+      let targets: LspTarget[] = [];
+      const ts: LspTarget = {
+        name: 'typescript',
+        extensionToLanguage: { '.ts': 'typescript' },
+        connection: { name: 'typescript' } as unknown as LspConnection,
+      };
+      const port = new LocalSessionPort(Object.assign(session, { lspTargets: () => targets }));
+      let announced = 0;
+      port.onListChanged(() => {
+        announced += 1;
+      });
+      try {
+        targets = [ts];
+        assert.deepEqual(await port.languageServers(), [
+          { name: 'typescript', extensionToLanguage: { '.ts': 'typescript' }, ready: true },
+        ]);
+        // A burst that changes no MCP server's tools (this one cannot start) but after which a
+        // language server is Ready: the lsp_* tools appeared, so it is announced.
+        h.write(h.files.user, servers({ broken: { command: '/nonexistent/mcpctl-test' } }));
+        await until('list_changed for the Ready language server', () => announced === 1);
+      } finally {
+        await port.close();
+      }
+    },
+  );
 });

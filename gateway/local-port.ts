@@ -22,7 +22,13 @@ import {
   languageServerDisclosureOf,
   lspApprovalHashFor,
 } from '../api/index.js';
-import type { LspTarget } from '../controller/lsp-target.js';
+import {
+  serverViews,
+  type LspAnswer,
+  type LspArgs,
+  type LspQuestion,
+  type LspServerView,
+} from '../controller/lsp-questions.js';
 import type {
   SessionAttachment,
   SessionAgent,
@@ -64,9 +70,9 @@ export function languageServerApprovalRequestOf(server: DesiredLanguageServer): 
 }
 
 /** What the `lsp_*` tools' listing depends on: the Ready servers and their extensions. */
-function lspToolsKey(targets: readonly LspTarget[]): string {
-  const ready = targets
-    .filter((t) => t.connection !== undefined)
+function lspToolsKey(servers: readonly LspServerView[]): string {
+  const ready = servers
+    .filter((t) => t.ready)
     .map((t) => [t.name, Object.keys(t.extensionToLanguage).sort()] as const)
     .sort(([a], [b]) => a.localeCompare(b));
   return JSON.stringify(ready);
@@ -124,12 +130,20 @@ export class LocalSessionPort implements SessionPort {
     if (known.length === 0) this.session.events.record('Warning', reason, object, message);
   }
 
-  languageServers(): Promise<LspTarget[]> {
-    return Promise.resolve([...this.#lspTargets()]);
+  languageServers(): Promise<LspServerView[]> {
+    return Promise.resolve(this.#lspServers());
   }
 
-  #lspTargets(): readonly LspTarget[] {
-    return this.session.lspTargets();
+  #lspServers(): LspServerView[] {
+    return serverViews(this.session.lspTargets());
+  }
+
+  ask<Q extends LspQuestion>(
+    question: Q,
+    args: LspArgs<Q>,
+    signal: AbortSignal,
+  ): Promise<LspAnswer<Q>> {
+    return this.session.ask(question, args, signal);
   }
 
   unavailable(): Promise<(WhyText & { readonly server: string })[]> {
@@ -196,7 +210,7 @@ export class LocalSessionPort implements SessionPort {
 
   onListChanged(listener: () => void): void {
     let dirty = false;
-    let offered = lspToolsKey(this.#lspTargets());
+    let offered = lspToolsKey(this.#lspServers());
     let lastSent = -Infinity;
     let timer: NodeJS.Timeout | undefined;
     const send = () => {
@@ -211,7 +225,7 @@ export class LocalSessionPort implements SessionPort {
       this.session.on('settled', () => {
         // The lsp_* tools are listed while a language server is Ready, with the files each
         // handles: a burst that changed which is announced like a registry change.
-        const now = lspToolsKey(this.#lspTargets());
+        const now = lspToolsKey(this.#lspServers());
         if (now !== offered) {
           offered = now;
           dirty = true;

@@ -15,7 +15,7 @@
  *   characters or line breaks; `newName` is not blank. An empty `query` asks for every symbol.
  * - Arguments a tool does not take are ignored.
  */
-import type { FileArgs, PositionArgs } from '../lsp/requests.js';
+import type { FileArgs, PositionArgs } from '../controller/lsp-questions.js';
 
 export const LSP_DEFINITION = 'lsp_definition';
 export const LSP_REFERENCES = 'lsp_references';
@@ -41,7 +41,7 @@ export const MAX_PATH_CHARS = 4096;
 export const MAX_NAME_CHARS = 1000;
 export const MAX_QUERY_CHARS = 1000;
 
-/** One checked call: the tool and the arguments lsp/requests.ts takes for it. */
+/** One checked call: the tool and the arguments its question takes (SessionPort.ask). */
 export type LspCall =
   | { readonly tool: typeof LSP_DEFINITION | typeof LSP_HOVER; readonly args: PositionArgs }
   | {

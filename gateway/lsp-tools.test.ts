@@ -15,6 +15,14 @@ import {
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import {
+  askLanguageServer,
+  serverViews,
+  type LspAnswer,
+  type LspArgs,
+  type LspQuestion,
+  type LspServerView,
+} from '../controller/lsp-questions.js';
 import type { LspTarget } from '../controller/lsp-target.js';
 import type { SessionAttachment } from '../controller/session-attachment.js';
 import { LspConnection } from '../lsp/connection.js';
@@ -46,7 +54,7 @@ import { textOf } from '../testing/tool-results.js';
 
 const T = { timeout: 60_000 };
 
-/** A session with no MCP servers whose language servers the test sets. */
+/** A session with no MCP servers whose language servers the test sets, asked as a session asks. */
 class LanguageServersPort implements SessionPort {
   targets: LspTarget[] = [];
   readonly #listeners: (() => void)[] = [];
@@ -57,8 +65,12 @@ class LanguageServersPort implements SessionPort {
     for (const listener of this.#listeners) listener();
   }
 
-  languageServers(): Promise<LspTarget[]> {
-    return Promise.resolve([...this.targets]);
+  languageServers(): Promise<LspServerView[]> {
+    return Promise.resolve(serverViews(this.targets));
+  }
+  /** Asked as a session asks (controller/lsp-questions.ts), of the targets the test set. */
+  ask<Q extends LspQuestion>(q: Q, args: LspArgs<Q>, signal: AbortSignal): Promise<LspAnswer<Q>> {
+    return askLanguageServer(this.targets, q, args, signal);
   }
   list(): Promise<ServerTools[]> {
     return Promise.resolve([]);

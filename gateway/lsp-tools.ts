@@ -1,40 +1,36 @@
 /**
  * The language servers' code intelligence as the gateway's own tools (`lsp_definition`,
  * `lsp_references`, `lsp_hover`, `lsp_diagnostics`, `lsp_document_symbols`,
- * `lsp_workspace_symbols`, `lsp_rename`), answered through lsp/requests.ts on the session's
- * Ready language servers (SessionPort.languageServers).
+ * `lsp_workspace_symbols`, `lsp_rename`), asked of the session (SessionPort.ask), which routes
+ * each to its Ready language server (controller/lsp-questions.ts): the gateway holds no
+ * connection.
  *
  * Guarantees:
  * - Listed only while at least one configured language server is Ready (and not at all with
  *   `listed: false`, for `--meta-tools=only`, whose listing never changes); a call by name is
  *   answered either way. Their names hold no `__` and do not start with `hint_`, so they never
  *   collide with a forwarded tool (tool-names.ts).
- * - An answer is the request helper's result as `structuredContent` (matching the tool's
- *   `outputSchema`) and the same as JSON text. Every failure is an `isError` result the model
- *   reads, never a protocol error or a crash: a bad argument (lsp-arguments.ts), a file no
- *   server handles or whose server is not Ready (lsp-routes.ts), the server's own error or
- *   timeout, diagnostics not yet computed for the file as it is now.
- * - `lsp_workspace_symbols` asks every Ready server at once and merges their answers in server
- *   order, each symbol once; it fails only when every server did, and otherwise names the
- *   servers that did not answer (`notAnswered`).
+ * - An answer is the session's plain answer (lsp/requests.ts's) as `structuredContent`
+ *   (matching the tool's `outputSchema`) and the same as JSON text. Every failure is an
+ *   `isError` result the model reads, never a protocol error or a crash: a bad argument
+ *   (lsp-arguments.ts), a file no server handles or whose server is not Ready, the server's own
+ *   error or timeout (the session's refusals), diagnostics not yet computed for the file as it
+ *   is now.
+ * - `lsp_workspace_symbols` asks every Ready server at once, merged in server order, each
+ *   symbol once (controller/lsp-questions.ts); it fails only when every server did, and
+ *   otherwise names the servers that did not answer (`notAnswered`).
  * - `lsp_rename` previews: mcpctl writes no file.
  * - An answer the server gave while still at work (loading its project) past the wait says so
  *   in `partial` (lsp/requests.ts); `lsp_workspace_symbols` joins its servers' `partial`s.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { LspTarget } from '../controller/lsp-target.js';
-import { firstItems, MAX_ANSWER_ITEMS } from '../lsp/answer-limits.js';
-import { LspError, messageOf } from '../lsp/errors.js';
 import {
-  definition,
-  diagnostics,
-  documentSymbols,
-  hover,
-  references,
-  rename,
-  workspaceSymbols,
-  type WorkspaceSymbolView,
-} from '../lsp/requests.js';
+  LspError,
+  MAX_ANSWER_ITEMS,
+  printable,
+  type LspServerView,
+} from '../controller/lsp-questions.js';
+import { messageOf } from './forward.js';
 import {
   isLspToolName,
   LSP_DEFINITION,
@@ -49,14 +45,6 @@ import {
   parseLspCall,
   type LspCall,
 } from './lsp-arguments.js';
-import {
-  noneReadyMessage,
-  notRoutedMessage,
-  printable,
-  readyTargets,
-  routeFile,
-  type ReadyTarget,
-} from './lsp-routes.js';
 import type { FoundTool, UnavailableServer } from './meta-tools.js';
 import type { SessionPort } from './session-port.js';
 import { errorResult, type OwnTools } from './tools.js';
@@ -308,17 +296,21 @@ export interface LspToolsOptions {
 }
 
 export function ownLspTools(
-  port: Pick<SessionPort, 'languageServers'>,
+  port: Pick<SessionPort, 'languageServers' | 'ask'>,
   options: LspToolsOptions,
 ): LspTools {
   /** The tools as listed now: none while no server is Ready, else with the files they take. */
-  async function current(): Promise<{ tools: Tool[]; ready: ReadyTarget[]; targets: LspTarget[] }> {
+  async function current(): Promise<{
+    tools: Tool[];
+    ready: LspServerView[];
+    targets: LspServerView[];
+  }> {
     const targets = await port.languageServers();
-    const ready = readyTargets(targets);
+    const ready = targets.filter((t) => t.ready).sort((a, b) => a.name.localeCompare(b.name));
     if (ready.length === 0) return { tools: [], ready, targets };
     const handled = ready
       .map(
-        ({ target }) =>
+        (target) =>
           `${printable(target.name)} (${Object.keys(target.extensionToLanguage).sort().map(printable).join(', ')})`,
       )
       .join('; ');
@@ -336,7 +328,7 @@ export function ownLspTools(
     },
     async found() {
       const { tools, ready, targets } = await current();
-      const server = ready.map((r) => r.target.name).join(', ');
+      const server = ready.map((r) => r.name).join(', ');
       return {
         tools: tools.map((t) => ({
           name: t.name,
@@ -345,7 +337,7 @@ export function ownLspTools(
           inputSchema: t.inputSchema,
         })),
         unavailable: targets
-          .filter((t) => t.connection === undefined)
+          .filter((t) => !t.ready)
           .sort((a, b) => a.name.localeCompare(b.name))
           .map((t) => ({
             server: `languageserver/${t.name}`,
@@ -360,9 +352,10 @@ export function ownLspTools(
       const parsed = parseLspCall(name, args);
       if (!parsed.ok) return errorResult(parsed.error);
       try {
-        return await answer(parsed.call, await port.languageServers(), context.signal);
+        return await answer(port, parsed.call, context.signal);
       } catch (err) {
-        // The server's error, a timeout, a file refused by the client: the model reads it.
+        // The session's refusal, the server's error, a timeout, a file refused by the client:
+        // the model reads it.
         if (!(err instanceof LspError)) options.log(`${name} failed: ${messageOf(err)}`);
         return errorResult(messageOf(err));
       }
@@ -371,90 +364,36 @@ export function ownLspTools(
 }
 
 async function answer(
+  port: Pick<SessionPort, 'ask'>,
   call: LspCall,
-  targets: LspTarget[],
   signal: AbortSignal,
 ): Promise<CallToolResult> {
-  if (call.tool === LSP_WORKSPACE_SYMBOLS)
-    return symbolsOfAll(readyTargets(targets), targets, call.args.query, signal);
-  const route = routeFile(targets, call.args.file);
-  if (route.kind !== 'ready') return errorResult(notRoutedMessage(route, call.args.file));
-  const conn = route.connection;
-  // Paths as the agent's workspace has them, whatever folder the server works on.
-  const view = {
-    signal,
-    ...(route.target.workspace === undefined ? {} : { root: route.target.workspace }),
-  };
   switch (call.tool) {
     case LSP_DEFINITION:
-      return structured(await definition(conn, call.args, view));
+      return structured(await port.ask('definition', call.args, signal));
     case LSP_REFERENCES:
-      return structured(await references(conn, call.args, view));
+      return structured(await port.ask('references', call.args, signal));
     case LSP_HOVER:
-      return structured(await hover(conn, call.args, view));
+      return structured(await port.ask('hover', call.args, signal));
     case LSP_DOCUMENT_SYMBOLS:
-      return structured(await documentSymbols(conn, call.args, view));
+      return structured(await port.ask('documentSymbols', call.args, signal));
     case LSP_RENAME:
-      return structured(await rename(conn, call.args, view));
+      return structured(await port.ask('rename', call.args, signal));
+    case LSP_WORKSPACE_SYMBOLS:
+      return structured(await port.ask('workspaceSymbols', call.args, signal));
     case LSP_DIAGNOSTICS: {
-      const answer = await diagnostics(conn, call.args, view);
+      const answer = await port.ask('diagnostics', call.args, signal);
       // No diagnostics of the current version yet: saying "none" would be a lie.
       return answer.state === 'analysing' ? errorResult(answer.message) : structured(answer);
     }
   }
 }
 
-async function symbolsOfAll(
-  ready: readonly ReadyTarget[],
-  targets: readonly LspTarget[],
-  query: string,
-  signal: AbortSignal,
-): Promise<CallToolResult> {
-  if (ready.length === 0) return errorResult(noneReadyMessage(targets));
-  const answers = await Promise.allSettled(
-    ready.map(({ connection, target }) =>
-      workspaceSymbols(
-        connection,
-        { query },
-        { signal, ...(target.workspace === undefined ? {} : { root: target.workspace }) },
-      ),
-    ),
-  );
-  const merged: WorkspaceSymbolView[] = [];
-  const seen = new Set<string>();
-  const notAnswered: { server: string; message: string }[] = [];
-  // What the servers' own answers left out (each cut to its first items already).
-  let unshown = 0;
-  const partial: string[] = [];
-  answers.forEach((a, i) => {
-    const server = ready[i].target.name;
-    if (a.status === 'rejected') {
-      notAnswered.push({ server, message: messageOf(a.reason) });
-      return;
-    }
-    const cut = a.value.truncated;
-    if (cut) unshown += cut.total - cut.shown;
-    if (a.value.partial !== undefined) partial.push(a.value.partial);
-    for (const s of a.value.symbols) {
-      const key = JSON.stringify([s.name, s.kind, s.file, s.line, s.column]);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      merged.push(s);
-    }
-  });
-  if (notAnswered.length === ready.length)
-    return errorResult(notAnswered.map((n) => n.message).join('; '));
-  const { items: symbols } = firstItems(merged);
-  const total = merged.length + unshown;
-  return structured({
-    symbols,
-    ...(total > symbols.length ? { truncated: { total, shown: symbols.length } } : {}),
-    ...(notAnswered.length === 0 ? {} : { notAnswered }),
-    ...(partial.length === 0 ? {} : { partial: partial.join('; ') }),
-  });
-}
-
 /** An answer as structured content plus the same as text. */
-function structured(value: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+function structured(value: object): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(value) }],
+    // The answers are plain JSON objects (lsp/requests.ts), as the outputSchema describes.
+    structuredContent: value as Record<string, unknown>,
+  };
 }

@@ -4,7 +4,12 @@
  */
 import type { Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Disclosure, Scope } from '../api/index.js';
-import type { LspTarget } from '../controller/lsp-target.js';
+import type {
+  LspAnswer,
+  LspArgs,
+  LspQuestion,
+  LspServerView,
+} from '../controller/lsp-questions.js';
 import type { ServerKind } from '../controller/session.js';
 import type {
   SessionAttachment,
@@ -13,7 +18,7 @@ import type {
 } from '../controller/session-attachment.js';
 import type { McpMessage } from '../pool/types.js';
 
-export type { LspTarget } from '../controller/lsp-target.js';
+export type { LspServerView } from '../controller/lsp-questions.js';
 export type { ServerKind } from '../controller/session.js';
 
 /** A Ready server of the session as the agent may see it. */
@@ -109,10 +114,22 @@ export interface SessionPort {
    */
   settled(timeoutMs: number): Promise<void>;
   /**
-   * The session's configured language servers, each with its live connection while Ready and
-   * its `why` while not (the `lsp_*` tools route by file extension over these).
+   * The session's configured language servers, each saying whether it is Ready and its `why`
+   * while not (what the `lsp_*` tools are listed and found with).
    */
-  languageServers(): Promise<LspTarget[]>;
+  languageServers(): Promise<LspServerView[]>;
+  /**
+   * A language-server question (controller/lsp-questions.ts): asked of the Ready server of its
+   * file's extension, or of every Ready one for a question about the workspace; its plain
+   * answer. A refusal (no server for the file, its server not Ready, the server's error or
+   * timeout, a bad file) rejects with the message the agent reads, an LspError; an abort of
+   * `signal` cancels the server's request.
+   */
+  ask<Q extends LspQuestion>(
+    question: Q,
+    args: LspArgs<Q>,
+    signal: AbortSignal,
+  ): Promise<LspAnswer<Q>>;
   /**
    * Called once per settled burst of reconciles that changed the registry, or the set of
    * Ready language servers (the `lsp_*` tools are listed only while one is Ready).

@@ -2,10 +2,16 @@
  * One connection to one language server process: mcpctl is its one client, for every agent
  * session of its workspace folder.
  *
+ * (Over 450 lines by a little: its lifecycle — open, loss, close — is one state machine over
+ * one private state and stays in one class; what is not is beside it: connection-options.ts,
+ * bounded-request.ts, server-handlers.ts, connection-errors.ts, diagnostics-requests.ts,
+ * polite-shutdown.ts.)
+ *
  * It has the shape pool/pool.ts drives (`PooledConnection`: `pid`, `open`, `cancel`, `close`,
- * `lease`, `stats`), without importing pool/ (DESIGN §3: lsp/ sees api/ and proc/ only), so the pool's
- * lifecycle — keys, refcounts, single-flight, drain — serves language servers unchanged; a loss
- * is told through `onLost`, which the pool's host turns into `lost()`.
+ * `lease`, `stats`), without importing pool/ (DESIGN §3: lsp/ sees api/ and proc/ only), so the
+ * pool's lifecycle — keys, refcounts, single-flight, drain — serves language servers unchanged
+ * (pool/lsp-pool.ts); a loss is told through `onLost`, which the pool's host turns into
+ * `lost()`.
  *
  * Guarantees:
  * - `open()`: spawn (own process group, server-process.ts; its processes told to
@@ -15,12 +21,14 @@
  *   LspError naming the server, the phase and the cause (spawn error, exit code or signal,
  *   timeout, a refused initialize) plus its last stderr lines; the process group is ended
  *   before it rejects. `cancel()` during open ends it the same way. Called once.
- * - The server's requests to us are answered (server-requests.ts); its stdout is read within
- *   bounds (message-reader.ts): garbage, malformed or oversized messages never hang or crash
- *   the client.
- * - `request()` is bounded (`requestTimeoutMs` unless given): past it the request is
- *   cancelled (`$/cancelRequest`) and rejects with a `timeout` LspError naming the method. Error
- *   answers reject with a `response` LspError carrying the server's code and message.
+ * - The server's requests to us are answered (server-handlers.ts, server-requests.ts); its
+ *   stdout is read within bounds (message-reader.ts): garbage, malformed or oversized messages
+ *   never hang or crash the client.
+ * - `request()` is bounded (`requestTimeoutMs` unless given) and cancellable by its asker
+ *   (bounded-request.ts): past the bound, or on the asker's abort, the server is sent
+ *   `$/cancelRequest`. Error answers reject with a `response` LspError carrying the server's
+ *   code and message (connection-errors.ts). Its options, hooks and defaults:
+ *   connection-options.ts.
  * - Loss: when the process exits, or its stdout ends, without our `close()`, after `open()`
  *   resolved: pending requests reject, the process group is ended, and then `onLost(reason)` is
  *   called once (reason: the exit code or signal, with the last stderr lines).
@@ -36,128 +44,57 @@
  *   version: it is that version's diagnostics barrier (diagnostics.ts, rule 3).
  */
 import {
-  ApplyWorkspaceEditRequest,
-  CancellationTokenSource,
-  ConfigurationRequest,
   createProtocolConnection,
   DidChangeConfigurationNotification,
-  ExitNotification,
   InitializedNotification,
   InitializeRequest,
-  LogMessageNotification,
-  PublishDiagnosticsNotification,
-  RegistrationRequest,
-  ResponseError,
-  ShowMessageNotification,
-  ShowMessageRequest,
-  ShutdownRequest,
   StreamMessageWriter,
-  UnregistrationRequest,
-  WorkDoneProgress,
-  WorkDoneProgressCreateRequest,
-  WorkspaceFoldersRequest,
   type InitializeResult,
   type ProtocolConnection,
   type ServerCapabilities,
 } from 'vscode-languageserver-protocol/node';
 import { MAX_MESSAGE_BYTES, quoteName } from '../api/index.js';
+import { boundedRequest, type AboutDocument, type RequestHost } from './bounded-request.js';
 import { initializeParams } from './capabilities.js';
+import {
+  DEFAULT_KILL_GRACE_MS,
+  DEFAULT_READY_WAIT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  DEFAULT_STARTUP_TIMEOUT_MS,
+  NOTES_KEPT,
+  type LspConnectionHooks,
+  type LspConnectionStats,
+  type LspConnectionState,
+  type LspServerOptions,
+  type ReadyAnswer,
+  type RequestOptions,
+} from './connection-options.js';
 import {
   currentDiagnostics,
   DEFAULT_SETTLE_MS,
   DiagnosticsStore,
   type DiagnosticsAnswer,
 } from './diagnostics.js';
-import { DocumentSync, type DocumentOptions, type DocumentSnapshot } from './documents.js';
+import { requestError, startError } from './connection-errors.js';
+import { barrierOf, pullOf } from './diagnostics-requests.js';
+import { DocumentSync } from './documents.js';
 import { LspError, messageOf, withStderr } from './errors.js';
 import { BoundedMessageReader } from './message-reader.js';
 import { encodingOf, type PositionEncoding } from './positions.js';
 import { RecentFiles } from './recent-files.js';
+import { shutdownPolitely } from './polite-shutdown.js';
+import { handleServer } from './server-handlers.js';
 import { ServerProgress } from './server-progress.js';
 import { ServerRequests } from './server-requests.js';
 import { pathOf } from './workspace-files.js';
-import { waitFor, type ProcessHooks } from '../proc/index.js';
-import {
-  describeExit,
-  spawnServer,
-  type ExitInfo,
-  type ServerProcess,
-  type SpawnServer,
-} from './server-process.js';
+import { waitFor } from '../proc/index.js';
+import { describeExit, spawnServer, type ExitInfo, type ServerProcess } from './server-process.js';
 
-export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 3_000;
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-export const DEFAULT_KILL_GRACE_MS = 1_000;
-/**
- * How long a question waits for the work a server reports (loading a project) to end. A cold
- * 300-file TypeScript project loads in 3–15 s on a loaded 2-core machine.
- */
-export const DEFAULT_READY_WAIT_MS = 20_000;
+export * from './connection-options.js';
+
 /** After its stdout closed, how long to wait for the exit that says why. */
 const EXIT_WAIT_MS = 500;
-/** How many of the server's log and show messages are kept for `notes()`. */
-export const NOTES_KEPT = 50;
-
-/** One language server as the client starts it (built from its `.lsp.json` entry). */
-export interface LspServerOptions {
-  readonly name: string;
-  readonly command: string;
-  readonly args?: readonly string[];
-  readonly env?: Readonly<Record<string, string>>;
-  /** The environment the process starts from (the agent's). Default: this process's. */
-  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
-  /** Absolute realpath: rootUri, the one workspace folder, and the process's cwd. */
-  readonly workspaceFolder: string;
-  /** `{".ts": "typescript"}`: which files it handles and their languageId. */
-  readonly extensionToLanguage: Readonly<Record<string, string>>;
-  readonly initializationOptions?: unknown;
-  /** Answers `workspace/configuration`; sent as `didChangeConfiguration`. */
-  readonly settings?: unknown;
-  readonly startupTimeoutMs?: number;
-  readonly shutdownTimeoutMs?: number;
-  /** Default bound of a request. */
-  readonly requestTimeoutMs?: number;
-  /** After SIGTERM to the group, how long before SIGKILL. */
-  readonly killGraceMs?: number;
-  /** Largest message read from the server. Default MAX_MESSAGE_BYTES (16 MiB). */
-  readonly maxMessageBytes?: number;
-  readonly documents?: DocumentOptions;
-  /** Rule 3 of diagnostics.ts. Default DEFAULT_SETTLE_MS. */
-  readonly diagnosticsSettleMs?: number;
-  /** How long a question waits for the server's reported work to end. Default DEFAULT_READY_WAIT_MS. */
-  readonly readyWaitMs?: number;
-}
-
-export interface LspConnectionHooks {
-  /** It went down on its own (after open resolved); called once, after the group ended. */
-  readonly onLost?: (reason: string) => void;
-  /** What the server logged or showed, and what was dropped of its output. */
-  readonly onNote?: (note: string) => void;
-  /** Starts the process; default: a process group of our own (server-process.ts). */
-  readonly spawn?: SpawnServer;
-  /**
-   * What to tell of the server's processes: its pid and each descendant that left its group,
-   * and when they are gone. The daemon's orphan record: `recordingHooks(recorder, { kind:
-   * 'LanguageServer', connectionId, command })` (proc/orphans.ts).
-   */
-  readonly processes?: ProcessHooks;
-}
-
-export type LspConnectionState = 'new' | 'starting' | 'ready' | 'closing' | 'closed' | 'lost';
-
-export interface RequestOptions {
-  readonly timeoutMs?: number;
-  /** The asker gave up: the request is cancelled (`$/cancelRequest`) and rejects at once. */
-  readonly signal?: AbortSignal;
-}
-
-/** An answer asked for when the server was ready (`whenReady`). */
-export interface ReadyAnswer<R> {
-  readonly result: R;
-  /** Present when the server was still at work when it answered: the answer may be partial. */
-  readonly partial?: string;
-}
 
 /** What a holder of a pooled language server gets (`PooledConnection.lease`). */
 export interface LspLease {
@@ -190,6 +127,12 @@ export class LspConnection {
   #closing: Promise<void> | undefined;
   #losing: Promise<void> | undefined;
   readonly #notes: string[] = [];
+  /** What every request of this connection is lent (bounded-request.ts): made once. */
+  readonly #requestHost: RequestHost = {
+    who: () => this.#who(),
+    answered: (about) => this.#answered(about),
+    errorOf: (method, err) => requestError(this.#who(), this.#state, method, err),
+  };
 
   constructor(options: LspServerOptions, hooks: LspConnectionHooks = {}) {
     this.name = options.name;
@@ -310,7 +253,7 @@ export class LspConnection {
       if (this.#abort.signal.aborted) throw this.#abort.signal.reason;
       this.#state = 'ready';
     } catch (err) {
-      const error = this.#startError(err, phase);
+      const error = startError(this.#who(), err, phase, this.stderrTail());
       this.#state = 'closing';
       await this.#end();
       this.#state = 'closed';
@@ -332,46 +275,15 @@ export class LspConnection {
     if (!rpc) return Promise.reject(this.#notRunning(method));
     const timeoutMs =
       options.timeoutMs ?? this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    const signal = options.signal;
-    const cancelled = () =>
-      new LspError('cancelled', `${this.#who()}: ${method} was cancelled by the asker`);
-    if (signal?.aborted) return Promise.reject(cancelled());
-    const about = this.#documentOf(params);
-    const source = new CancellationTokenSource();
-    return new Promise<R>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        source.cancel();
-        reject(
-          new LspError(
-            'timeout',
-            `${this.#who()}: no answer to ${method} within ${timeoutMs} ms; it may still be busy (indexing): ask again`,
-          ),
-        );
-      }, timeoutMs);
-      const onAbort = (): void => {
-        source.cancel();
-        reject(cancelled());
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      rpc
-        .sendRequest<R>(method, params, source.token)
-        .then(
-          (result) => {
-            this.#answered(about);
-            resolve(result);
-          },
-          (err: unknown) => {
-            // An error answer is an answer too: the server read everything sent before it.
-            if (err instanceof ResponseError) this.#answered(about);
-            reject(this.#requestError(method, err));
-          },
-        )
-        .finally(() => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          source.dispose();
-        });
-    });
+    return boundedRequest<R>(
+      this.#requestHost,
+      rpc,
+      method,
+      params,
+      this.#documentOf(params),
+      timeoutMs,
+      options.signal,
+    );
   }
 
   /**
@@ -418,8 +330,8 @@ export class LspConnection {
         documents: this.documents,
         store: this.#store,
         request: (method, params, o) => this.request(method, params, o),
-        pull: () => this.#pull(),
-        barrier: (doc) => this.#barrier(doc),
+        pull: () => pullOf(this.capabilities, (m) => this.#serverRequests.registered(m)),
+        barrier: (doc) => barrierOf(this.capabilities, doc),
         settleMs: this.#options.diagnosticsSettleMs ?? DEFAULT_SETTLE_MS,
         now: Date.now,
       },
@@ -441,15 +353,7 @@ export class LspConnection {
    * What it adds to its pool entry's stats. Its own lifecycle is `lspState`: the entry's
    * `state` (connecting, ready, draining) is the pool's, and this must not hide it.
    */
-  stats(): {
-    kind: 'languageServer';
-    lspState: LspConnectionState;
-    positionEncoding: PositionEncoding;
-    openDocuments: number;
-    /** What the client keeps of the server's own messages (each within its bound). */
-    retained: { diagnosticFiles: number; diagnostics: number; registrations: number };
-    server: string | undefined;
-  } {
+  stats(): LspConnectionStats {
     const info = this.#result?.serverInfo;
     const kept = this.#store.size;
     return {
@@ -484,27 +388,12 @@ export class LspConnection {
       onNote: (note) => this.#note(note),
     });
     const rpc = createProtocolConnection(reader, new StreamMessageWriter(proc.stdin));
-    const requests = this.#serverRequests;
-    rpc.onRequest(ConfigurationRequest.type, (params) => requests.configuration(params.items));
-    rpc.onRequest(RegistrationRequest.type, (params) => requests.register(params.registrations));
-    rpc.onRequest(UnregistrationRequest.type, (params) =>
-      requests.unregister(params.unregisterations.map((u) => u.id)),
-    );
-    rpc.onRequest(WorkDoneProgressCreateRequest.type, ({ token }) => {
-      if (!this.#progress.created(token)) return;
-      const followed = rpc.onProgress(WorkDoneProgress.type, token, (value) => {
-        this.#progress.update(token, value);
-        if (value.kind === 'end') followed.dispose();
-      });
+    handleServer(rpc, {
+      requests: this.#serverRequests,
+      progress: this.#progress,
+      store: this.#store,
+      note: (note) => this.#note(note),
     });
-    rpc.onRequest(ShowMessageRequest.type, (params) => requests.showMessageRequest(params.message));
-    rpc.onRequest(ApplyWorkspaceEditRequest.type, (params) => requests.applyEdit(params.label));
-    rpc.onRequest(WorkspaceFoldersRequest.type, () => requests.workspaceFolders());
-    rpc.onNotification(PublishDiagnosticsNotification.type, (params) =>
-      this.#store.publish(params),
-    );
-    rpc.onNotification(LogMessageNotification.type, (params) => this.#note(params.message));
-    rpc.onNotification(ShowMessageNotification.type, (params) => this.#note(params.message));
     rpc.onClose(() => {
       if (this.#state === 'ready') void this.#lose(`${this.#who()}: its stdout closed`);
     });
@@ -552,32 +441,11 @@ export class LspConnection {
         Date.now() + (this.#options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
       // Before `exit` ends it: a child that left its group is found only from a live server.
       await this.#process?.findDescendants();
-      await this.#politely(this.#rpc, this.#process, deadline);
+      await shutdownPolitely(this.#rpc, this.#process, deadline);
     }
     await this.#losing;
     await this.#end();
     if (this.#state !== 'lost') this.#state = 'closed';
-  }
-
-  /** `shutdown`, `exit`, and a wait for the process to leave, all before `deadline`. */
-  async #politely(
-    rpc: ProtocolConnection,
-    proc: ServerProcess | undefined,
-    deadline: number,
-  ): Promise<void> {
-    const left = (): number => Math.max(0, deadline - Date.now());
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, left())));
-    try {
-      await Promise.race([rpc.sendRequest(ShutdownRequest.type).catch(() => undefined), late]);
-      await Promise.race([
-        rpc.sendNotification(ExitNotification.type).catch(() => undefined),
-        late,
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
-    if (proc) await waitFor(() => proc.exit !== undefined, left());
   }
 
   /** Ends the process group (also one that started after a cancel) and the JSON-RPC side. */
@@ -587,46 +455,8 @@ export class LspConnection {
     await this.#process?.end(this.#options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
   }
 
-  #startError(err: unknown, phase: string): LspError {
-    const stderr = this.stderrTail();
-    if (err instanceof LspError) return new LspError(err.kind, withStderr(err.message, stderr));
-    if (err instanceof ResponseError)
-      return new LspError(
-        'server',
-        withStderr(`${this.#who()}: refused ${phase}: ${err.message} (code ${err.code})`, stderr),
-      );
-    const message = messageOf(err);
-    return new LspError(
-      'server',
-      withStderr(
-        message.startsWith('language server')
-          ? message
-          : `${this.#who()}: ${phase} failed: ${message}`,
-        stderr,
-      ),
-    );
-  }
-
-  #requestError(method: string, err: unknown): LspError {
-    if (err instanceof LspError) return err;
-    if (this.#state !== 'ready')
-      return new LspError(
-        'server',
-        `${this.#who()} went away before it answered ${method} (${this.#state})`,
-      );
-    if (err instanceof ResponseError)
-      return new LspError(
-        'response',
-        `${this.#who()} answered ${method} with an error: ${err.message}`,
-        {
-          code: err.code,
-        },
-      );
-    return new LspError('server', `${this.#who()}: ${method} failed: ${messageOf(err)}`);
-  }
-
   /** The open document a request is about, and its version when the request was sent. */
-  #documentOf(params: object | null): { path: string; version: number } | undefined {
+  #documentOf(params: object | null): AboutDocument | undefined {
     const uri = (params as { textDocument?: { uri?: unknown } } | null)?.textDocument?.uri;
     const file = typeof uri === 'string' ? pathOf(uri) : undefined;
     const doc = file === undefined ? undefined : this.documents.get(file);
@@ -634,29 +464,8 @@ export class LspConnection {
   }
 
   /** The server answered about `about`'s version: it took that version in. */
-  #answered(about: { path: string; version: number } | undefined): void {
+  #answered(about: AboutDocument | undefined): void {
     if (about) this.#store.answered(about.path, about.version);
-  }
-
-  /** Pull diagnostics: offered statically or registered later. */
-  #pull(): { identifier?: string } | undefined {
-    const provider = this.capabilities.diagnosticProvider;
-    if (provider)
-      return provider.identifier !== undefined ? { identifier: provider.identifier } : {};
-    return this.#serverRequests.registered('textDocument/diagnostic') ? {} : undefined;
-  }
-
-  /** A request about `doc` the server must take the sync in before answering. */
-  #barrier(doc: DocumentSnapshot): { method: string; params: object } | undefined {
-    const textDocument = { uri: doc.uri };
-    if (this.capabilities.documentSymbolProvider)
-      return { method: 'textDocument/documentSymbol', params: { textDocument } };
-    if (this.capabilities.hoverProvider)
-      return {
-        method: 'textDocument/hover',
-        params: { textDocument, position: { line: 0, character: 0 } },
-      };
-    return undefined;
   }
 
   #note(note: string): void {

@@ -11,7 +11,7 @@ import type { SessionAttachment } from '../../controller/session-attachment.js';
 import type {
   ApprovalRequest,
   DecideOutcome,
-  LspTarget,
+  LspServerView,
   ServerTools,
   SessionPort,
   WhyText,
@@ -45,8 +45,16 @@ export class InertSessionPort implements SessionPort {
     // Nothing runs here to warn about.
   }
 
-  languageServers(): Promise<LspTarget[]> {
+  languageServers(): Promise<LspServerView[]> {
     return Promise.resolve([]);
+  }
+
+  async ask(): Promise<never> {
+    // A refusal the agent reads, as the port's contract has it (an LspError, not a bug to
+    // log). Imported when asked: serve with a daemon loads no controller module at start
+    // (startup.test.ts), and an lsp_* call reaches this port only by name, never listed.
+    const { LspError } = await import('../../controller/lsp-questions.js');
+    throw new LspError('server', this.reason);
   }
 
   unavailable(): Promise<(WhyText & { readonly server: string })[]> {

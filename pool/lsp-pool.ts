@@ -23,9 +23,9 @@
 import { lspConnectionIdOf } from '../api/index.js';
 import { LspConnection, type LspServerOptions } from '../lsp/connection.js';
 import type { SpawnServer } from '../lsp/server-process.js';
-import { ConnectionPool, type ConnectionStats } from '../pool/pool.js';
-import type { LanguageServerTicket } from '../pool/ticket.js';
-import type { AcquireOptions, Holder, ReleaseOptions } from '../pool/types.js';
+import { ConnectionPool, type ConnectionStats } from './pool.js';
+import type { LanguageServerTicket } from './ticket.js';
+import type { AcquireOptions, Holder, ReleaseOptions } from './types.js';
 import { recordingHooks, type ProcessRecorder } from '../proc/index.js';
 
 /** A session's hold on one language server process. */
