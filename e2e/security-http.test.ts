@@ -523,6 +523,26 @@ describe('security: the HTTP endpoint (e2e)', () => {
     },
   );
 
+  it('a full session table: an initialize refused for its query evicts no one', T, async () => {
+    const http = await startHttpDaemon(env, [], { MCPCTL_HTTP_LIMITS: 'maxSessions=2' });
+    const ping = (session: string) =>
+      rawRequest(http.url, { headers: inSession(http, session), body: rpc(5, 'ping') });
+    const a = await rawInitialize(http);
+    const b = await rawInitialize(http);
+    assert.equal((await ping(a)).status, 200);
+    for (const query of ['?metaTools=bogus', '?workspace=relative/path']) {
+      const refused = await rawRequest(http.url, {
+        path: `/mcp${query}`,
+        headers: { ...MCP_POST_HEADERS, ...auth(http.token) },
+        body: INITIALIZE,
+      });
+      assert.equal(refused.status, 400, refused.body);
+    }
+    assert.equal((await ping(b)).status, 200, 'b keeps its place: nobody took it');
+    assert.equal((await ping(a)).status, 200);
+    assert.doesNotMatch(http.daemon.stderr(), /gives its place to a new one/);
+  });
+
   it(
     'unread answers are bounded per session and for the daemon; the client that reads least pays',
     T,

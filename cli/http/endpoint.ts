@@ -259,17 +259,18 @@ export class HttpEndpoint {
     init: InitializeRequest['params'],
   ): Promise<HttpAgentSession | undefined> {
     const { limits, daemon } = this.#o;
+    // The request is judged before anyone gives way: a refused one must evict no session.
+    const spec = initializeSpecOf(daemon, url, init);
+    if (typeof spec === 'string') {
+      replyError(res, 400, SERVER_ERROR, spec);
+      return undefined;
+    }
     const evicted = this.#sessions.makeRoom();
     if (evicted === 'busy') {
       this.#busy(
         res,
         `all ${limits.maxSessions} MCP sessions the daemon holds (its limit) are busy, each with a request in flight or a stream open; try again in a moment`,
       );
-      return undefined;
-    }
-    const spec = initializeSpecOf(daemon, url, init);
-    if (typeof spec === 'string') {
-      replyError(res, 400, SERVER_ERROR, spec);
       return undefined;
     }
     this.#sessions.opening();
