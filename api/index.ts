@@ -15,6 +15,7 @@ export * from './object.js';
 export * from './redact.js';
 export * from './env-expansion.js';
 export * from './session-env.js';
+export * from './session-flags.js';
 export * from './oauth.js';
 export * from './escape.js';
 export * from './disclosure.js';

@@ -49,7 +49,7 @@ import {
   type ServerKind,
 } from '../proc/index.js';
 import type { Pool } from '../pool/types.js';
-import { redactUrl } from '../api/index.js';
+import { redactUrl, sessionFlagsOf, type SessionFlags } from '../api/index.js';
 import { watchApprovals, type ApprovalsWatch } from './approvals-watch.js';
 import {
   SessionTable,
@@ -89,19 +89,13 @@ export const DEFAULT_SESSION_ID = 'default';
 /** How long `logout` waits for the server to be disconnected before it answers anyway. */
 const LOGOUT_SETTLE_MS = 5000;
 
-export interface DaemonOptions {
-  /** The default session's workspace. */
-  readonly workspace: string;
+/**
+ * The flags (SessionFlags) are the default session's; its ceilings are also those of the
+ * sessions the CLI opens.
+ */
+export interface DaemonOptions extends SessionFlags {
   /** Decides user settings, trustedFolders.json and (unless overridden) the approvals file. */
   readonly home: string;
-  /** `--allowed-mcp-server-names`: the ceiling of the default session and of CLI-opened ones. */
-  readonly ceiling?: readonly string[];
-  /** `--mcp-config` of the default session. */
-  readonly mcpConfigPath?: string;
-  /** `--allowed-lsp-server-names`: the LSP ceiling of the default session and of CLI-opened ones. */
-  readonly lspCeiling?: readonly string[];
-  /** `--lsp-config` of the default session. */
-  readonly lspConfigPath?: string;
   /**
    * The default session's environment, when it is not the daemon's own: a daemon started by
    * `mcpctl serve` runs in a minimal environment of its own, and its default session is that
@@ -289,11 +283,7 @@ export class Daemon {
       }
       daemon.#defaultHandle = await daemon.#table.open(
         {
-          workspace: options.workspace,
-          ...(options.ceiling ? { ceiling: options.ceiling } : {}),
-          ...(options.mcpConfigPath ? { mcpConfigPath: options.mcpConfigPath } : {}),
-          ...(options.lspCeiling ? { lspCeiling: options.lspCeiling } : {}),
-          ...(options.lspConfigPath ? { lspConfigPath: options.lspConfigPath } : {}),
+          ...sessionFlagsOf(options),
           ...(options.defaultSessionEnv ? { env: options.defaultSessionEnv } : {}),
         },
         { pinned: true, id: DEFAULT_SESSION_ID },
@@ -425,12 +415,8 @@ export class Daemon {
     const sharedSources = this.#sources;
     const session = await (o.createSession ?? createSession)({
       id,
-      workspace: spec.workspace,
+      ...sessionFlagsOf(spec),
       home: o.home,
-      ...(spec.ceiling ? { ceiling: spec.ceiling } : {}),
-      ...(spec.mcpConfigPath ? { mcpConfigPath: spec.mcpConfigPath } : {}),
-      ...(spec.lspCeiling ? { lspCeiling: spec.lspCeiling } : {}),
-      ...(spec.lspConfigPath ? { lspConfigPath: spec.lspConfigPath } : {}),
       ...(spec.env ? { env: spec.env.vars, envLabel: spec.env.label } : {}),
       ...(o.systemSettingsPath ? { systemSettingsPath: o.systemSettingsPath } : {}),
       ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),

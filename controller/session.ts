@@ -49,7 +49,9 @@ import {
   type McpServer,
   type SessionEnv,
   type SessionEnvironment,
+  type SessionFlags,
   agentEnvironment,
+  sessionFlagsOf,
   daemonEnvironment,
 } from '../api/index.js';
 import {
@@ -105,9 +107,8 @@ import { ExponentialBackoffRateLimiter, exponentialDelay } from './rate-limiters
 import { RateLimitingQueue } from './rate-limiting-queue.js';
 import { Workers } from './workers.js';
 
-export interface SessionOptions {
+export interface SessionOptions extends SessionFlags {
   readonly id?: string;
-  readonly workspace: string;
   /**
    * The environment `${VAR}` in configs expands in and stdio servers start in (their `env` on
    * top): the agent's (sent by `mcpctl serve`), else the daemon's own (`process.env`). Never
@@ -117,12 +118,6 @@ export interface SessionOptions {
   /** Whose environment `env` is, for `get sessions -o wide` ("daemon", "serve pid 4242"). */
   readonly envLabel?: string;
   readonly home: string;
-  readonly ceiling?: readonly string[];
-  readonly mcpConfigPath?: string;
-  /** `--allowed-lsp-server-names`: absent = every language server, `[]` = none. */
-  readonly lspCeiling?: readonly string[];
-  /** `--lsp-config`: language servers the user trusts (scope `cli`). */
-  readonly lspConfigPath?: string;
   readonly systemSettingsPath?: string;
   readonly pool: Pool;
   /**
@@ -234,15 +229,11 @@ export class Session {
     });
     const lookup = approvalLookup(opts.approvals, root, opts.sessionApprovals);
     this.#store = (opts.storeFactory ?? createSessionStore)({
-      workspace: root,
+      ...sessionFlagsOf({ ...opts, workspace: root }),
       home: opts.home,
-      ...(opts.mcpConfigPath !== undefined ? { mcpConfigPath: opts.mcpConfigPath } : {}),
       ...(opts.systemSettingsPath !== undefined
         ? { systemSettingsPath: opts.systemSettingsPath }
         : {}),
-      ...(opts.ceiling !== undefined ? { ceiling: opts.ceiling } : {}),
-      ...(opts.lspConfigPath !== undefined ? { lspConfigPath: opts.lspConfigPath } : {}),
-      ...(opts.lspCeiling !== undefined ? { lspCeiling: opts.lspCeiling } : {}),
       ...(opts.debounceMs !== undefined ? { debounceMs: opts.debounceMs } : {}),
       approvals: lookup,
       lspApprovals: lspApprovalLookup(opts.approvals, root, opts.sessionApprovals),
