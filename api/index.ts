@@ -21,3 +21,4 @@ export * from './escape.js';
 export * from './disclosure.js';
 export * from './limits.js';
 export * from './read-file.js';
+export * from './kinds.js';

@@ -34,7 +34,7 @@ export function inbandLogin(
       const start = await daemon.loginStart(session, name, listener.redirectUri);
       const done = listener.waitForCode(start.state, timeoutMs).then(async (code) => {
         await daemon.loginFinish(start.state, code);
-        return session.why(name);
+        return session.kind('McpServer').why(name);
       });
       // Whoever holds the attempt may never look at `done` (a declined question).
       done.catch(() => undefined);

@@ -16,11 +16,11 @@
  */
 import type { DesiredLanguageServer, DesiredServer } from '../api/index.js';
 import {
-  approvalHashFor,
+  approvalHashOf,
   asApprovalHash,
   disclosureOf,
   languageServerDisclosureOf,
-  lspApprovalHashFor,
+  lspApprovalHashOf,
 } from '../api/index.js';
 import type { LspTarget } from '../controller/lsp-target.js';
 import type {
@@ -47,7 +47,7 @@ export function approvalRequestOf(server: DesiredServer): ApprovalRequest {
     scope: server.scope,
     source: server.source,
     disclosure: disclosureOf(server.config, server.scope),
-    hash: approvalHashFor(server.config),
+    hash: approvalHashOf(server.config),
   };
 }
 
@@ -59,7 +59,7 @@ export function languageServerApprovalRequestOf(server: DesiredLanguageServer): 
     scope: server.scope,
     source: server.source,
     disclosure: languageServerDisclosureOf(server.config, server.scope),
-    hash: lspApprovalHashFor(server.config),
+    hash: lspApprovalHashOf(server.config),
   };
 }
 
@@ -139,7 +139,7 @@ export class LocalSessionPort implements SessionPort {
         .sort()
         .filter((name) => !ready.has(name))
         .map((name) => {
-          const w = this.session.why(name);
+          const w = this.session.kind('McpServer').why(name);
           return { server: name, reason: w.reason, message: w.message, action: w.action };
         }),
     );
@@ -150,7 +150,7 @@ export class LocalSessionPort implements SessionPort {
   }
 
   why(server: string): Promise<WhyText> {
-    return Promise.resolve(this.session.why(server));
+    return Promise.resolve(this.session.kind('McpServer').why(server));
   }
 
   async decide(
@@ -162,12 +162,11 @@ export class LocalSessionPort implements SessionPort {
     const pinned = asApprovalHash(hash);
     if (pinned === undefined) throw new Error(`not an approval hash: ${JSON.stringify(hash)}`);
     try {
-      if (decision === 'reject') await this.session.reject(server, pinned, { kind });
+      if (decision === 'reject') await this.session.kind(kind).reject(server, pinned);
       else
-        await this.session.approve(server, pinned, {
-          sessionOnly: decision === 'approve-session',
-          kind,
-        });
+        await this.session
+          .kind(kind)
+          .approve(server, pinned, { sessionOnly: decision === 'approve-session' });
     } catch (err) {
       if (err instanceof StaleDecisionError) return { decided: false, reason: err.message };
       throw err;
@@ -180,11 +179,13 @@ export class LocalSessionPort implements SessionPort {
     return Promise.resolve([
       ...Object.keys(servers)
         .sort()
-        .filter((name) => this.session.why(name).reason === 'PendingApproval')
+        .filter((name) => this.session.kind('McpServer').why(name).reason === 'PendingApproval')
         .map((name) => approvalRequestOf(servers[name])),
       ...Object.keys(languageServers)
         .sort()
-        .filter((name) => this.session.whyLanguageServer(name).reason === 'PendingApproval')
+        .filter(
+          (name) => this.session.kind('LanguageServer').why(name).reason === 'PendingApproval',
+        )
         .map((name) => languageServerApprovalRequestOf(languageServers[name])),
     ]);
   }
@@ -241,7 +242,7 @@ export class LocalSessionPort implements SessionPort {
     return Promise.resolve(
       Object.keys(this.session.desired().servers)
         .sort()
-        .filter((name) => this.session.why(name).reason === 'Unauthorized'),
+        .filter((name) => this.session.kind('McpServer').why(name).reason === 'Unauthorized'),
     );
   }
 

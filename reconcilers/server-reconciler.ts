@@ -207,7 +207,7 @@ export class ServerReconciler<
   }
 
   #noun(): string {
-    return this.#kind.objectPrefix === 'server' ? 'server' : 'language server';
+    return this.#kind.descriptor.noun;
   }
 
   /** The server's record, made on first sight, with the generation of its current spec. */
@@ -216,7 +216,7 @@ export class ServerReconciler<
     this.#removed.delete(name);
     let rec = this.#records.get(name);
     if (!rec) {
-      rec = new ServerRecord<S['config'], L>(name, now, this.#kind.objectPrefix);
+      rec = new ServerRecord<S['config'], L>(name, now, this.#kind.descriptor);
       this.#records.set(name, rec);
     }
     // An edited entry is tried again, with a fresh count, after a give-up.
@@ -274,7 +274,7 @@ export class ServerReconciler<
       return;
     }
     // Prompt once per config: a new server, or one edited after a decision (rule 8).
-    const hash = this.#kind.approvalHash(server);
+    const hash = this.#kind.descriptor.approvalHash(server.config);
     if (rec.promptedHash === hash) return;
     rec.promptedHash = hash;
     this.#deps.events.record('Normal', 'PendingApproval', rec.object, refusal.message);

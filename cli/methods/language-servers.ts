@@ -32,7 +32,7 @@ export function languageServerMethods(ctx: MethodContext): MethodTable {
       async (p, call): Promise<LanguageServerList> => {
         const session = await selectSession(ctx, p, call);
         const opts = { showSecrets: p.showSecrets ?? false };
-        if (!p.names?.length) return languageServerList(session.languageServers(opts));
+        if (!p.names?.length) return languageServerList(session.kind('LanguageServer').list(opts));
         return languageServerList(p.names.map((n) => mustGetLanguageServer(session, n, opts)));
       },
     ),
@@ -56,7 +56,9 @@ export function languageServerMethods(ctx: MethodContext): MethodTable {
           disclosure: desired
             ? languageServerDisclosureOf(desired.config, desired.scope)
             : { fields: [], inputs: [], sends: [], warnings: [] },
-          stderr: ready ? [] : session.languageServerStderrTail(p.name).slice(-STDERR_LINES),
+          stderr: ready
+            ? []
+            : session.kind('LanguageServer').stderrTail(p.name).slice(-STDERR_LINES),
           events: session
             .eventList()
             .filter((e) => e.involvedObject === `languageserver/${p.name}`),
@@ -71,7 +73,7 @@ export function mustGetLanguageServer(
   name: string,
   opts: { showSecrets?: boolean },
 ): LanguageServer {
-  const server = session.getLanguageServer(name, opts);
+  const server = session.kind('LanguageServer').get(name, opts);
   if (server) return server;
-  throw session.unknownServer(name, { kind: 'LanguageServer' });
+  throw session.kind('LanguageServer').unknown(name);
 }

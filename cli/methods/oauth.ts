@@ -78,7 +78,7 @@ export function oauthMethods(ctx: MethodContext): MethodTable {
         } catch (err) {
           throw failed(err);
         }
-        return session.why(p.name);
+        return session.kind('McpServer').why(p.name);
       },
     ),
     'oauth.logout': method(
@@ -92,7 +92,7 @@ export function oauthMethods(ctx: MethodContext): MethodTable {
         } catch (err) {
           throw failed(err);
         }
-        return { removed, server: session.why(p.name) };
+        return { removed, server: session.kind('McpServer').why(p.name) };
       },
     ),
   };

@@ -66,7 +66,7 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       async (p, call): Promise<McpServerList> => {
         const session = await selectSession(ctx, p, call);
         const opts = { showSecrets: p.showSecrets ?? false };
-        if (!p.names?.length) return serverList(session.servers(opts));
+        if (!p.names?.length) return serverList(session.kind('McpServer').list(opts));
         return serverList(p.names.map((n) => mustGet(session, n, opts)));
       },
     ),
@@ -84,7 +84,7 @@ export function serverMethods(ctx: MethodContext): MethodTable {
           disclosure: desired
             ? disclosureOf(desired.config, desired.scope)
             : { fields: [], inputs: [], sends: [], warnings: [] },
-          stderr: ready ? [] : session.stderrTail(p.name).slice(-STDERR_LINES),
+          stderr: ready ? [] : session.kind('McpServer').stderrTail(p.name).slice(-STDERR_LINES),
           events: session.eventList().filter((e) => e.involvedObject === `server/${p.name}`),
         };
       },
@@ -95,13 +95,12 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       async (p, call): Promise<WhyAnswer> => {
         const session = await selectSession(ctx, p, call);
         if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
-          const answer = session.whyLanguageServer(p.name);
-          if (answer.reason === 'Unknown')
-            throw session.unknownServer(p.name, { kind: 'LanguageServer' });
+          const answer = session.kind('LanguageServer').why(p.name);
+          if (answer.reason === 'Unknown') throw session.kind('LanguageServer').unknown(p.name);
           return answer;
         }
-        const answer = session.why(p.name);
-        if (answer.reason === 'Unknown') throw session.unknownServer(p.name);
+        const answer = session.kind('McpServer').why(p.name);
+        if (answer.reason === 'Unknown') throw session.kind('McpServer').unknown(p.name);
         return answer;
       },
     ),
@@ -115,8 +114,8 @@ export function serverMethods(ctx: MethodContext): MethodTable {
         const decision = sessionOnly ? 'approved-for-session' : 'approved';
         if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
           const kind = 'LanguageServer';
-          const subject = session.approvalSubject(p.name, p.hash, { kind });
-          await session.approve(p.name, subject.hash, { sessionOnly, kind });
+          const subject = session.kind(kind).subject(p.name, p.hash);
+          await session.kind(kind).approve(p.name, subject.hash, { sessionOnly });
           await session.settled();
           return {
             kind,
@@ -126,8 +125,8 @@ export function serverMethods(ctx: MethodContext): MethodTable {
           };
         }
         // Read and decided in one synchronous step: what is returned is what was approved.
-        const subject = session.approvalSubject(p.name, p.hash);
-        await session.approve(p.name, subject.hash, { sessionOnly });
+        const subject = session.kind('McpServer').subject(p.name, p.hash);
+        await session.kind('McpServer').approve(p.name, subject.hash, { sessionOnly });
         await session.settled();
         return {
           kind: 'McpServer',
@@ -144,8 +143,8 @@ export function serverMethods(ctx: MethodContext): MethodTable {
         const session = await selectSession(ctx, p, call, { fallback: false });
         if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
           const kind = 'LanguageServer';
-          const subject = session.approvalSubject(p.name, p.hash, { kind });
-          await session.reject(p.name, subject.hash, { kind });
+          const subject = session.kind(kind).subject(p.name, p.hash);
+          await session.kind(kind).reject(p.name, subject.hash);
           await session.settled();
           return {
             kind,
@@ -154,8 +153,8 @@ export function serverMethods(ctx: MethodContext): MethodTable {
             server: mustGetLanguageServer(session, p.name, {}),
           };
         }
-        const subject = session.approvalSubject(p.name, p.hash);
-        await session.reject(p.name, subject.hash);
+        const subject = session.kind('McpServer').subject(p.name, p.hash);
+        await session.kind('McpServer').reject(p.name, subject.hash);
         await session.settled();
         return {
           kind: 'McpServer',
@@ -169,10 +168,10 @@ export function serverMethods(ctx: MethodContext): MethodTable {
 }
 
 function mustGet(session: Session, name: string, opts: { showSecrets?: boolean }): McpServer {
-  const server = session.get(name, opts);
+  const server = session.kind('McpServer').get(name, opts);
   if (server) return server;
-  const answer = session.why(name);
+  const answer = session.kind('McpServer').why(name);
   if (answer.reason === 'Removed')
     throw new RpcError(RpcCodes.NotFound, `${answer.message}; ${answer.action}`);
-  throw session.unknownServer(name);
+  throw session.kind('McpServer').unknown(name);
 }

@@ -197,7 +197,7 @@ interface ServerState {
 function snapshot(session: Session): Map<string, ServerState> {
   const out = new Map<string, ServerState>();
   const desired = session.desired().servers;
-  for (const s of session.servers({ showSecrets: true })) {
+  for (const s of session.kind('McpServer').list({ showSecrets: true })) {
     const admitted = findCondition(s.status.conditions, 'Admitted');
     const ready = findCondition(s.status.conditions, 'Ready');
     out.set(s.metadata.name, {
