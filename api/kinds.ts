@@ -21,7 +21,7 @@
  */
 import { approvalHashOf, changedConnectionFields, connectionIdOf } from './identity.js';
 import type { ApprovalHash } from './approval-hash.js';
-import { syntaxOfScope } from './env-expansion.js';
+import { syntaxOfField, syntaxOfScope } from './env-expansion.js';
 import type { DesiredServer } from './assemble.js';
 import type { DesiredLanguageServer, LanguageServerConfig } from './lsp-config.js';
 import {
@@ -29,7 +29,7 @@ import {
   lspApprovalHashOf,
   lspConnectionIdOf,
 } from './lsp-identity.js';
-import { redact } from './redact.js';
+import { redact, redactValues } from './redact.js';
 import type { Scope } from './scope.js';
 import type { McpServerConfig } from './server-config.js';
 import type { SessionEnvironment } from './session-env.js';
@@ -101,7 +101,7 @@ export const LANGUAGE_SERVERS: KindDescriptor<LanguageServerConfig> = {
   redact: (config) =>
     config.env === undefined
       ? config
-      : { ...config, env: redact({ env: config.env }, 'claude').env ?? {} },
+      : { ...config, env: redactValues(config.env, syntaxOfField('claude', 'env')) ?? {} },
 };
 
 /** Every kind's descriptor, by object kind. */

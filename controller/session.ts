@@ -36,22 +36,16 @@ import {
   MCP_SERVERS,
   type OAuthTarget,
   type Condition,
-  type DesiredLanguageServer,
-  type DesiredServer,
-  type McpServer,
   type ServerKind,
-  type SessionEnv,
   type SessionEnvironment,
-  type SessionFlags,
   agentEnvironment,
   sessionFlagsOf,
   daemonEnvironment,
 } from '../api/index.js';
-import { approvalLookup, lspApprovalLookup, type ApprovalSubject } from '../approvals/index.js';
+import { approvalLookup, lspApprovalLookup } from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore } from '../informers/types.js';
-import type { Lease, McpMessage, Pool, PoolCaller } from '../pool/types.js';
-import type { AdmissionTicket } from '../pool/ticket.js';
+import type { McpMessage, PoolCaller } from '../pool/types.js';
 import { Registry } from '../reconcilers/registry.js';
 import {
   attachAgent,
@@ -60,8 +54,7 @@ import {
   type SessionCaller,
   type SessionRequestOptions,
 } from './session-attachment.js';
-import type { ApprovalStoreLike, SessionApprovalsLike } from './approval-decisions.js';
-import type { DiffLine, ReloadPreview } from './reload-preview.js';
+import type { ReloadPreview } from './reload-preview.js';
 import { LoginWaits } from './login-waits.js';
 import { SessionAdmission } from './session-admission.js';
 import { createLspPool, type LspPool } from './lsp-pool.js';
@@ -87,81 +80,20 @@ export { summaryOf } from '../approvals/index.js';
 export type { WhyAnswer } from '../reconcilers/why.js';
 export type { LanguageServerKind } from './session-language-servers.js';
 export type { SessionKind } from './session-kind.js';
-
-export interface SessionOptions extends SessionFlags {
-  readonly id?: string;
-  /**
-   * The environment `${VAR}` in configs expands in and stdio servers start in (their `env` on
-   * top): the agent's (sent by `mcpctl serve`), else the daemon's own (`process.env`). Never
-   * shown; `envLabel` says whose it is.
-   */
-  readonly env?: SessionEnv;
-  /** Whose environment `env` is, for `get sessions -o wide` ("daemon", "serve pid 4242"). */
-  readonly envLabel?: string;
-  readonly home: string;
-  readonly systemSettingsPath?: string;
-  readonly pool: Pool;
-  /**
-   * The language-server pool (the daemon's, shared by every session). Absent: the session makes
-   * one of its own and closes it with itself.
-   */
-  readonly lspPool?: LspPool;
-  readonly approvals: ApprovalStoreLike;
-  readonly sessionApprovals: SessionApprovalsLike;
-  readonly debounceMs?: number;
-  readonly concurrency?: number;
-  readonly backoffBaseMs?: number;
-  readonly backoffCapMs?: number;
-  readonly stableAfterMs?: number;
-  readonly events?: EventRecorder;
-  readonly now?: () => number;
-  /** Builds the informer store; the daemon passes one that shares the user-settings watcher. */
-  readonly storeFactory?: typeof createSessionStore;
-}
-
-export interface SessionEvents {
-  /** A server's status or the session's conditions changed. */
-  change: [name: string | undefined];
-  /** A gated server became promptable (strictly pending). */
-  pendingApproval: [server: DesiredServer];
-  /** A server started waiting for an OAuth login (Ready=False Unauthorized). */
-  loginRequired: [name: string];
-  /**
-   * What serves a server changed: an MCP server's tools or prompts in the registry, or the set
-   * of Ready language servers (or one's connection).
-   */
-  registry: [name: string, kind: ServerKind];
-  /** The queue went idle after a burst of reconcile passes (once per burst). */
-  settled: [];
-  /** A language server's status changed (after a pass over it). */
-  languageServerChange: [name: string];
-  /** A project language server became promptable (strictly pending). */
-  languageServerPendingApproval: [server: DesiredLanguageServer];
-}
-
-/** The session's MCP servers as a kind. */
-export type McpServerKind = SessionKind<
-  DesiredServer,
-  AdmissionTicket,
-  Lease,
-  ApprovalSubject,
-  McpServer
->;
-
-/** The session's kinds, by object kind (`session.kind('LanguageServer')`). */
-export interface SessionKinds {
-  readonly McpServer: McpServerKind;
-  readonly LanguageServer: LanguageServerKind;
-}
-
-/** A kind of the session, whichever (for what the session does to each alike). */
-interface AnySessionKind {
-  approvalsChanged(): void;
-  diff(next: DesiredState): DiffLine[];
-  settled(): Promise<void>;
-  close(): void;
-  stop(): Promise<void>;
-}
+export type {
+  AnySessionKind,
+  McpServerKind,
+  SessionEvents,
+  SessionKinds,
+  SessionOptions,
+} from './session-options.js';
+import type {
+  AnySessionKind,
+  McpServerKind,
+  SessionEvents,
+  SessionKinds,
+  SessionOptions,
+} from './session-options.js';
 
 export class Session {
   readonly id: string;
