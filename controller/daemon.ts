@@ -1,6 +1,10 @@
 /**
  * The daemon core: one pool, one approval store, one set of watched files, many sessions.
  *
+ * Why one file of ~460 lines: it is the daemon's lifecycle (start, open, stop) and the one
+ * place its shared parts are wired; the session table (daemon-sessions.ts), the approvals
+ * watch (approvals-watch.ts) and the orphan record (proc/) are apart already.
+ *
  * Guarantees:
  * - At start, the children a previous daemon left behind (killed hard) are reaped from the
  *   state file before anything writes to it (with their descendants that carry its run mark,
@@ -49,7 +53,14 @@ import {
   type ServerKind,
 } from '../proc/index.js';
 import type { Pool } from '../pool/types.js';
-import { redactUrl, sessionFlagsOf, type SessionFlags } from '../api/index.js';
+import {
+  LANGUAGE_SERVERS,
+  MCP_SERVERS,
+  kindNamed,
+  redactUrl,
+  sessionFlagsOf,
+  type SessionFlags,
+} from '../api/index.js';
 import { watchApprovals, type ApprovalsWatch } from './approvals-watch.js';
 import {
   SessionTable,
@@ -137,11 +148,11 @@ export interface ReapSummary {
 
 /** The kind a record says (records written before language servers have none: MCP). */
 function kindOf(record: ProcessRecord): ServerKind {
-  return record.kind === 'LanguageServer' ? 'LanguageServer' : 'McpServer';
+  return record.kind === LANGUAGE_SERVERS.kind ? LANGUAGE_SERVERS.kind : MCP_SERVERS.kind;
 }
 
 function whatWasReaped(record: ProcessRecord): string {
-  return kindOf(record) === 'LanguageServer' ? 'a language server' : 'a server';
+  return `a ${kindNamed(kindOf(record)).noun}`;
 }
 
 const silentLog: DaemonLog = {

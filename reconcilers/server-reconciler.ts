@@ -4,6 +4,11 @@
  * runtime and ticket, the pool, what the session shows of a lease, update and restart policy)
  * is the kind adapter's (server-kind.ts); a session runs one instance per kind.
  *
+ * Why one file of ~520 lines: it is one state machine (admit → keep / roll / recreate → publish,
+ * and the crash and preempt paths that re-enter it) over one record; its phases share the
+ * record's invariants line by line, and how each outcome shows is already apart
+ * (server-status.ts). Cut further, each part would need the whole record and the pass's state.
+ *
  * Guarantees:
  * - A connection is acquired only with a ticket from admission; a refused server is torn down.
  * - Unchanged connectionId → the same lease is kept; filter-only edits re-filter in place.

@@ -7,7 +7,7 @@
  * with NotFound and the closest language server names.
  */
 import { z } from 'zod';
-import { findCondition, languageServerDisclosureOf } from '../../api/index.js';
+import { LANGUAGE_SERVERS, findCondition, languageServerDisclosureOf } from '../../api/index.js';
 import type { Session } from '../../controller/session.js';
 import {
   languageServerList,
@@ -61,7 +61,7 @@ export function languageServerMethods(ctx: MethodContext): MethodTable {
             : session.kind('LanguageServer').stderrTail(p.name).slice(-STDERR_LINES),
           events: session
             .eventList()
-            .filter((e) => e.involvedObject === `languageserver/${p.name}`),
+            .filter((e) => e.involvedObject === LANGUAGE_SERVERS.objectOf(p.name)),
         };
       },
     ),

@@ -10,7 +10,7 @@
  * have is refused (resolveKind), so no decision lands on the other kind.
  */
 import { z } from 'zod';
-import { disclosureOf, findCondition } from '../../api/index.js';
+import { MCP_SERVERS, disclosureOf, findCondition } from '../../api/index.js';
 import { summaryOf, type Session } from '../../controller/session.js';
 import type { WhyAnswer } from '../../controller/session.js';
 import {
@@ -85,7 +85,9 @@ export function serverMethods(ctx: MethodContext): MethodTable {
             ? disclosureOf(desired.config, desired.scope)
             : { fields: [], inputs: [], sends: [], warnings: [] },
           stderr: ready ? [] : session.kind('McpServer').stderrTail(p.name).slice(-STDERR_LINES),
-          events: session.eventList().filter((e) => e.involvedObject === `server/${p.name}`),
+          events: session
+            .eventList()
+            .filter((e) => e.involvedObject === MCP_SERVERS.objectOf(p.name)),
         };
       },
     ),
