@@ -32,6 +32,9 @@ const TYPES: Readonly<Record<string, ObjectKind>> = {
   lsp: 'LanguageServer',
 };
 
+/** The TYPE words a reference (and `describe`) takes, in the order help shows them. */
+export const OBJECT_TYPES: readonly string[] = Object.keys(TYPES);
+
 export function parseObjectRef(text: string): ObjectRef {
   const at = text.indexOf('/');
   if (at > 0) {

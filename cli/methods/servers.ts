@@ -10,7 +10,7 @@
  * have is refused (resolveKind), so no decision lands on the other kind.
  */
 import { z } from 'zod';
-import { MCP_SERVERS, disclosureOf, findCondition } from '../../api/index.js';
+import { LANGUAGE_SERVERS, MCP_SERVERS, disclosureOf, findCondition } from '../../api/index.js';
 import { summaryOf, type Session } from '../../controller/session.js';
 import type { WhyAnswer } from '../../controller/session.js';
 import {
@@ -48,9 +48,9 @@ export function resolveKind(session: Session, name: string, kind: Kind | undefin
   if (mcp && lsp)
     throw new RpcError(
       RpcCodes.InvalidParams,
-      `${name} is both an MCP server and a language server in this session; name the one you mean: server/${name} or languageserver/${name}`,
+      `${name} is both an MCP server and a language server in this session; name the one you mean: ${MCP_SERVERS.objectOf(name)} or ${LANGUAGE_SERVERS.objectOf(name)}`,
     );
-  return lsp ? 'LanguageServer' : 'McpServer';
+  return lsp ? LANGUAGE_SERVERS.kind : MCP_SERVERS.kind;
 }
 
 export function serverMethods(ctx: MethodContext): MethodTable {
