@@ -30,6 +30,7 @@ import {
   lspConnectionIdOf,
 } from './lsp-identity.js';
 import { redact, redactValues } from './redact.js';
+import { disclosureOf, languageServerDisclosureOf, type Disclosure } from './disclosure.js';
 import type { Scope } from './scope.js';
 import type { McpServerConfig } from './server-config.js';
 import type { SessionEnvironment } from './session-env.js';
@@ -66,6 +67,8 @@ export interface KindDescriptor<C = unknown> {
   changedFields(a: C, b: C, workspace: string): string[];
   /** The config as outputs show it: secret fields' values hidden (references as written). */
   redact(config: C, scope: Scope): C;
+  /** What the person deciding about it is shown (disclosure.ts: values shown on purpose). */
+  disclose(config: C, scope: Scope): Disclosure;
 }
 
 export const MCP_SERVERS: KindDescriptor<McpServerConfig> = {
@@ -80,6 +83,7 @@ export const MCP_SERVERS: KindDescriptor<McpServerConfig> = {
   connectionId: connectionIdOf,
   changedFields: changedConnectionFields,
   redact: (config, scope) => redact(config, syntaxOfScope(scope)),
+  disclose: disclosureOf,
 };
 
 /** The prefix of a language server's record name in the approvals file. */
@@ -102,6 +106,7 @@ export const LANGUAGE_SERVERS: KindDescriptor<LanguageServerConfig> = {
     config.env === undefined
       ? config
       : { ...config, env: redactValues(config.env, syntaxOfField('claude', 'env')) ?? {} },
+  disclose: languageServerDisclosureOf,
 };
 
 /** Every kind's descriptor, by object kind. */
@@ -112,6 +117,9 @@ export const KINDS: {
   McpServer: MCP_SERVERS,
   LanguageServer: LANGUAGE_SERVERS,
 };
+
+/** Every kind, in the order the session reports them: MCP servers, then language servers. */
+export const SERVER_KINDS: readonly ServerKind[] = [MCP_SERVERS.kind, LANGUAGE_SERVERS.kind];
 
 /** The descriptor of `kind` (the kinds as data: a loop over them, a lookup by name). */
 export function kindNamed(kind: ServerKind): KindDescriptor {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import {
   approvalHashOf,
+  isLanguageServer,
   lspApprovalHashOf,
   type LanguageServerConfig,
   type LanguageServer,
@@ -184,7 +185,9 @@ describe('session: language servers', T, () => {
       store.set({ fake: { config, scope: 'project' } });
       const s = await session(store);
       const prompted: string[] = [];
-      s.on('languageServerPendingApproval', (server) => prompted.push(server.name));
+      s.on('pendingApproval', (server) => {
+        if (isLanguageServer(server)) prompted.push(server.name);
+      });
       await s.settled();
       assert.equal(
         condition(s.kind('LanguageServer').get('fake'), 'Admitted'),

@@ -3,7 +3,7 @@
  * its kinds by object kind. Apart from the class so the session's file is its wiring and face.
  */
 import type {
-  DesiredLanguageServer,
+  AnyDesiredServer,
   DesiredServer,
   McpServer,
   ServerKind,
@@ -56,8 +56,8 @@ export interface SessionOptions extends SessionFlags {
 export interface SessionEvents {
   /** A server's status or the session's conditions changed. */
   change: [name: string | undefined];
-  /** A gated server became promptable (strictly pending). */
-  pendingApproval: [server: DesiredServer];
+  /** A gated server of either kind became promptable (strictly pending). */
+  pendingApproval: [server: AnyDesiredServer];
   /** A server started waiting for an OAuth login (Ready=False Unauthorized). */
   loginRequired: [name: string];
   /**
@@ -69,8 +69,6 @@ export interface SessionEvents {
   settled: [];
   /** A language server's status changed (after a pass over it). */
   languageServerChange: [name: string];
-  /** A project language server became promptable (strictly pending). */
-  languageServerPendingApproval: [server: DesiredLanguageServer];
 }
 
 /** The session's MCP servers as a kind. */

@@ -25,8 +25,8 @@
  *   session, and the pool drains or closes it).
  * - Language servers: `settled()` waits for both kinds, `reload()` reconciles both, a change of
  *   the Ready ones is a `registry` event of kind `LanguageServer` (so the gateway's list
- *   follows it); their statuses change with `languageServerChange`, their prompts with
- *   `languageServerPendingApproval`.
+ *   follows it); their statuses change with `languageServerChange`; a `pendingApproval` event
+ *   carries a server of either kind (its `kind` says which).
  */
 import { EventEmitter } from 'node:events';
 import { realpathSync } from 'node:fs';
@@ -213,7 +213,7 @@ export class Session {
     });
     const lsp: LanguageServerKind = new SessionKind(this.#lspParts, {
       ...common,
-      onPendingApproval: (server) => this.#emitter.emit('languageServerPendingApproval', server),
+      onPendingApproval: (server) => this.#emitter.emit('pendingApproval', server),
       afterPass: (name) => {
         this.#emitter.emit('languageServerChange', name);
         this.#announceWhenSettled();

@@ -14,13 +14,12 @@
  * made (`decided: false`); a Warning (`warn`) is
  * recorded once per session, however many agent connections report it.
  */
-import type { DesiredLanguageServer, DesiredServer } from '../api/index.js';
 import {
-  approvalHashOf,
+  SERVER_KINDS,
   asApprovalHash,
-  disclosureOf,
-  languageServerDisclosureOf,
-  lspApprovalHashOf,
+  kindNamed,
+  kindOf,
+  type AnyDesiredServer,
 } from '../api/index.js';
 import type { LspTarget } from '../controller/lsp-target.js';
 import type {
@@ -40,26 +39,19 @@ import type {
   WhyText,
 } from './session-port.js';
 
-export function approvalRequestOf(server: DesiredServer): ApprovalRequest {
+/**
+ * The question about a gated server of either kind: its kind's disclosure and approval hash
+ * (api/kinds.ts), so a language server is asked about as itself, never as an MCP server.
+ */
+export function approvalRequestOf(server: AnyDesiredServer): ApprovalRequest {
+  const kind = kindNamed(kindOf(server));
   return {
-    kind: 'McpServer',
+    kind: kind.kind,
     name: server.name,
     scope: server.scope,
     source: server.source,
-    disclosure: disclosureOf(server.config, server.scope),
-    hash: approvalHashOf(server.config),
-  };
-}
-
-/** The question about a language server: its own disclosure and its own approval hash. */
-export function languageServerApprovalRequestOf(server: DesiredLanguageServer): ApprovalRequest {
-  return {
-    kind: 'LanguageServer',
-    name: server.name,
-    scope: server.scope,
-    source: server.source,
-    disclosure: languageServerDisclosureOf(server.config, server.scope),
-    hash: lspApprovalHashOf(server.config),
+    disclosure: kind.disclose(server.config, server.scope),
+    hash: kind.approvalHash(server.config),
   };
 }
 
@@ -175,19 +167,16 @@ export class LocalSessionPort implements SessionPort {
   }
 
   pendingApprovals(): Promise<ApprovalRequest[]> {
-    const { servers, languageServers } = this.session.desired();
-    return Promise.resolve([
-      ...Object.keys(servers)
-        .sort()
-        .filter((name) => this.session.kind('McpServer').why(name).reason === 'PendingApproval')
-        .map((name) => approvalRequestOf(servers[name])),
-      ...Object.keys(languageServers)
-        .sort()
-        .filter(
-          (name) => this.session.kind('LanguageServer').why(name).reason === 'PendingApproval',
-        )
-        .map((name) => languageServerApprovalRequestOf(languageServers[name])),
-    ]);
+    return Promise.resolve(
+      SERVER_KINDS.flatMap((k) => {
+        const kind = this.session.kind(k);
+        const servers: Readonly<Record<string, AnyDesiredServer>> = kind.servers();
+        return Object.keys(servers)
+          .sort()
+          .filter((name) => kind.why(name).reason === 'PendingApproval')
+          .map((name) => approvalRequestOf(servers[name]));
+      }),
+    );
   }
 
   settled(timeoutMs: number): Promise<void> {
@@ -232,9 +221,6 @@ export class LocalSessionPort implements SessionPort {
   onPendingApproval(listener: (request: ApprovalRequest) => void): void {
     this.#unsubscribe.push(
       this.session.on('pendingApproval', (server) => listener(approvalRequestOf(server))),
-      this.session.on('languageServerPendingApproval', (server) =>
-        listener(languageServerApprovalRequestOf(server)),
-      ),
     );
   }
 
