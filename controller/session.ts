@@ -80,13 +80,6 @@ export { summaryOf } from '../approvals/index.js';
 export type { WhyAnswer } from '../reconcilers/why.js';
 export type { LanguageServerKind } from './session-language-servers.js';
 export type { SessionKind } from './session-kind.js';
-export type {
-  AnySessionKind,
-  McpServerKind,
-  SessionEvents,
-  SessionKinds,
-  SessionOptions,
-} from './session-options.js';
 import type {
   AnySessionKind,
   McpServerKind,
@@ -94,6 +87,7 @@ import type {
   SessionKinds,
   SessionOptions,
 } from './session-options.js';
+export type { McpServerKind, SessionEvents, SessionKinds, SessionOptions };
 
 export class Session {
   readonly id: string;

@@ -13,6 +13,7 @@ import {
   API_VERSION,
   changedConnectionFields,
   findCondition,
+  sessionFlagsOf,
   type McpServerConfig,
 } from '../../api/index.js';
 import type { AgentOpener, SessionSpec } from '../../controller/daemon.js';
@@ -62,11 +63,14 @@ export function openSpec(p: OpenParams): SessionSpec {
       'invalid params: workspace, mcpConfig and lspConfig must be absolute paths',
     );
   return {
-    workspace: p.workspace,
-    ...(p.ceiling ? { ceiling: p.ceiling } : {}),
-    ...(p.mcpConfig ? { mcpConfigPath: p.mcpConfig } : {}),
-    ...(p.lspCeiling ? { lspCeiling: p.lspCeiling } : {}),
-    ...(p.lspConfig ? { lspConfigPath: p.lspConfig } : {}),
+    // The wire's names for the paths (`mcpConfig`, `lspConfig`) as the flags name them.
+    ...sessionFlagsOf({
+      workspace: p.workspace,
+      ceiling: p.ceiling,
+      mcpConfigPath: p.mcpConfig,
+      lspCeiling: p.lspCeiling,
+      lspConfigPath: p.lspConfig,
+    }),
     ...(p.env && !isDaemonEnv(p.env)
       ? { env: { vars: p.env, label: p.pid ? `serve pid ${p.pid}` : 'client' } }
       : {}),
