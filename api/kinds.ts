@@ -41,9 +41,9 @@ export type ServerKind = 'McpServer' | 'LanguageServer';
 /** A desired server of either kind. */
 export type AnyDesiredServer = DesiredServer | DesiredLanguageServer;
 
-export interface KindDescriptor<C = unknown> {
+export interface KindDescriptor<C = unknown, K extends ServerKind = ServerKind> {
   /** The object kind (`McpServer`): `-o json`, a connection's spec, approvals' kind. */
-  readonly kind: ServerKind;
+  readonly kind: K;
   /** TYPE of `TYPE/NAME` and of events' involvedObject: `server`, `languageserver`. */
   readonly objectPrefix: string;
   /** How a message names one: `server`, `language server`. */
@@ -71,7 +71,7 @@ export interface KindDescriptor<C = unknown> {
   disclose(config: C, scope: Scope): Disclosure;
 }
 
-export const MCP_SERVERS: KindDescriptor<McpServerConfig> = {
+export const MCP_SERVERS: KindDescriptor<McpServerConfig, 'McpServer'> = {
   kind: 'McpServer',
   objectPrefix: 'server',
   noun: 'server',
@@ -89,7 +89,7 @@ export const MCP_SERVERS: KindDescriptor<McpServerConfig> = {
 /** The prefix of a language server's record name in the approvals file. */
 export const LANGUAGE_SERVER_RECORD_PREFIX = 'languageserver/';
 
-export const LANGUAGE_SERVERS: KindDescriptor<LanguageServerConfig> = {
+export const LANGUAGE_SERVERS: KindDescriptor<LanguageServerConfig, 'LanguageServer'> = {
   kind: 'LanguageServer',
   objectPrefix: 'languageserver',
   noun: 'language server',

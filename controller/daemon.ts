@@ -387,7 +387,7 @@ export class Daemon {
     // The pool tells holders after the connection closed (bounded: an HTTP session end waits
     // at most 2 s); answer once this session no longer serves it, so the caller sees the effect.
     const deadline = Date.now() + LOGOUT_SETTLE_MS;
-    while (Date.now() < deadline && session.kind('McpServer').why(name).reason === 'Available')
+    while (Date.now() < deadline && session.kind(MCP_SERVERS.kind).why(name).reason === 'Available')
       await new Promise((r) => setTimeout(r, 25));
     await Promise.all(this.sessions().map(({ session: s }) => s.settled()));
     return removed;

@@ -4,7 +4,7 @@
  * Wiring (DESIGN §2, one direction): informer store → work queue → server reconciler → pool,
  * once per kind: the session builds one SessionKind (session-kind.ts: queue, workers,
  * reconciler, decisions) from each kind's parts (session-mcp-servers.ts,
- * session-language-servers.ts) and names the kind once on its face: `kind('LanguageServer')`.
+ * session-language-servers.ts) and names the kind once on its face: `kind(LANGUAGE_SERVERS.kind)`.
  * The store's changes only enqueue names; approvals only record a decision and enqueue; the
  * pool's callbacks only mark and enqueue. Nothing but a reconcile pass acquires a connection.
  * Each concept behind it has its own file: decisions about gated servers

@@ -15,6 +15,7 @@
  * recorded once per session, however many agent connections report it.
  */
 import {
+  MCP_SERVERS,
   SERVER_KINDS,
   asApprovalHash,
   kindNamed,
@@ -131,7 +132,7 @@ export class LocalSessionPort implements SessionPort {
         .sort()
         .filter((name) => !ready.has(name))
         .map((name) => {
-          const w = this.session.kind('McpServer').why(name);
+          const w = this.session.kind(MCP_SERVERS.kind).why(name);
           return { server: name, reason: w.reason, message: w.message, action: w.action };
         }),
     );
@@ -142,7 +143,7 @@ export class LocalSessionPort implements SessionPort {
   }
 
   why(server: string): Promise<WhyText> {
-    return Promise.resolve(this.session.kind('McpServer').why(server));
+    return Promise.resolve(this.session.kind(MCP_SERVERS.kind).why(server));
   }
 
   async decide(
@@ -228,7 +229,7 @@ export class LocalSessionPort implements SessionPort {
     return Promise.resolve(
       Object.keys(this.session.desired().servers)
         .sort()
-        .filter((name) => this.session.kind('McpServer').why(name).reason === 'Unauthorized'),
+        .filter((name) => this.session.kind(MCP_SERVERS.kind).why(name).reason === 'Unauthorized'),
     );
   }
 

@@ -32,7 +32,8 @@ export function languageServerMethods(ctx: MethodContext): MethodTable {
       async (p, call): Promise<LanguageServerList> => {
         const session = await selectSession(ctx, p, call);
         const opts = { showSecrets: p.showSecrets ?? false };
-        if (!p.names?.length) return languageServerList(session.kind('LanguageServer').list(opts));
+        if (!p.names?.length)
+          return languageServerList(session.kind(LANGUAGE_SERVERS.kind).list(opts));
         return languageServerList(p.names.map((n) => mustGetLanguageServer(session, n, opts)));
       },
     ),
@@ -58,7 +59,7 @@ export function languageServerMethods(ctx: MethodContext): MethodTable {
             : { fields: [], inputs: [], sends: [], warnings: [] },
           stderr: ready
             ? []
-            : session.kind('LanguageServer').stderrTail(p.name).slice(-STDERR_LINES),
+            : session.kind(LANGUAGE_SERVERS.kind).stderrTail(p.name).slice(-STDERR_LINES),
           events: session
             .eventList()
             .filter((e) => e.involvedObject === LANGUAGE_SERVERS.objectOf(p.name)),
@@ -73,7 +74,7 @@ export function mustGetLanguageServer(
   name: string,
   opts: { showSecrets?: boolean },
 ): LanguageServer {
-  const server = session.kind('LanguageServer').get(name, opts);
+  const server = session.kind(LANGUAGE_SERVERS.kind).get(name, opts);
   if (server) return server;
-  throw session.kind('LanguageServer').unknown(name);
+  throw session.kind(LANGUAGE_SERVERS.kind).unknown(name);
 }

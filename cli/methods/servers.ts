@@ -66,7 +66,7 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       async (p, call): Promise<McpServerList> => {
         const session = await selectSession(ctx, p, call);
         const opts = { showSecrets: p.showSecrets ?? false };
-        if (!p.names?.length) return serverList(session.kind('McpServer').list(opts));
+        if (!p.names?.length) return serverList(session.kind(MCP_SERVERS.kind).list(opts));
         return serverList(p.names.map((n) => mustGet(session, n, opts)));
       },
     ),
@@ -84,7 +84,9 @@ export function serverMethods(ctx: MethodContext): MethodTable {
           disclosure: desired
             ? disclosureOf(desired.config, desired.scope)
             : { fields: [], inputs: [], sends: [], warnings: [] },
-          stderr: ready ? [] : session.kind('McpServer').stderrTail(p.name).slice(-STDERR_LINES),
+          stderr: ready
+            ? []
+            : session.kind(MCP_SERVERS.kind).stderrTail(p.name).slice(-STDERR_LINES),
           events: session
             .eventList()
             .filter((e) => e.involvedObject === MCP_SERVERS.objectOf(p.name)),
@@ -97,12 +99,13 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       async (p, call): Promise<WhyAnswer> => {
         const session = await selectSession(ctx, p, call);
         if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
-          const answer = session.kind('LanguageServer').why(p.name);
-          if (answer.reason === 'Unknown') throw session.kind('LanguageServer').unknown(p.name);
+          const answer = session.kind(LANGUAGE_SERVERS.kind).why(p.name);
+          if (answer.reason === 'Unknown')
+            throw session.kind(LANGUAGE_SERVERS.kind).unknown(p.name);
           return answer;
         }
-        const answer = session.kind('McpServer').why(p.name);
-        if (answer.reason === 'Unknown') throw session.kind('McpServer').unknown(p.name);
+        const answer = session.kind(MCP_SERVERS.kind).why(p.name);
+        if (answer.reason === 'Unknown') throw session.kind(MCP_SERVERS.kind).unknown(p.name);
         return answer;
       },
     ),
@@ -127,8 +130,8 @@ export function serverMethods(ctx: MethodContext): MethodTable {
           };
         }
         // Read and decided in one synchronous step: what is returned is what was approved.
-        const subject = session.kind('McpServer').subject(p.name, p.hash);
-        await session.kind('McpServer').approve(p.name, subject.hash, { sessionOnly });
+        const subject = session.kind(MCP_SERVERS.kind).subject(p.name, p.hash);
+        await session.kind(MCP_SERVERS.kind).approve(p.name, subject.hash, { sessionOnly });
         await session.settled();
         return {
           kind: 'McpServer',
@@ -155,8 +158,8 @@ export function serverMethods(ctx: MethodContext): MethodTable {
             server: mustGetLanguageServer(session, p.name, {}),
           };
         }
-        const subject = session.kind('McpServer').subject(p.name, p.hash);
-        await session.kind('McpServer').reject(p.name, subject.hash);
+        const subject = session.kind(MCP_SERVERS.kind).subject(p.name, p.hash);
+        await session.kind(MCP_SERVERS.kind).reject(p.name, subject.hash);
         await session.settled();
         return {
           kind: 'McpServer',
@@ -170,10 +173,10 @@ export function serverMethods(ctx: MethodContext): MethodTable {
 }
 
 function mustGet(session: Session, name: string, opts: { showSecrets?: boolean }): McpServer {
-  const server = session.kind('McpServer').get(name, opts);
+  const server = session.kind(MCP_SERVERS.kind).get(name, opts);
   if (server) return server;
-  const answer = session.kind('McpServer').why(name);
+  const answer = session.kind(MCP_SERVERS.kind).why(name);
   if (answer.reason === 'Removed')
     throw new RpcError(RpcCodes.NotFound, `${answer.message}; ${answer.action}`);
-  throw session.kind('McpServer').unknown(name);
+  throw session.kind(MCP_SERVERS.kind).unknown(name);
 }

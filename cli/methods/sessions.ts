@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import {
+  MCP_SERVERS,
   API_VERSION,
   changedConnectionFields,
   findCondition,
@@ -201,7 +202,7 @@ interface ServerState {
 function snapshot(session: Session): Map<string, ServerState> {
   const out = new Map<string, ServerState>();
   const desired = session.desired().servers;
-  for (const s of session.kind('McpServer').list({ showSecrets: true })) {
+  for (const s of session.kind(MCP_SERVERS.kind).list({ showSecrets: true })) {
     const admitted = findCondition(s.status.conditions, 'Admitted');
     const ready = findCondition(s.status.conditions, 'Ready');
     out.set(s.metadata.name, {
