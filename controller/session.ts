@@ -78,6 +78,7 @@ export {
 export type { ApprovalSubject, ServerKind, SubjectSummary } from '../approvals/index.js';
 export { summaryOf } from '../approvals/index.js';
 export type { WhyAnswer } from '../reconcilers/why.js';
+import type { WhyAnswer } from '../reconcilers/why.js';
 export type { LanguageServerKind } from './session-language-servers.js';
 export type { SessionKind } from './session-kind.js';
 import type {
@@ -110,6 +111,7 @@ export class Session {
   readonly #env: SessionEnvironment;
   readonly #kinds: SessionKinds;
   readonly #lspParts: LanguageServerParts;
+  readonly #lspWhy = (name: string): WhyAnswer => this.#kinds.LanguageServer.why(name);
   /** The session's own language-server pool, when none was given. */
   readonly #ownLspPool: LspPool | undefined;
   #started = false;
@@ -272,8 +274,9 @@ export class Session {
    * gateway's `lsp_*` tools route by extension with (lsp-target.ts).
    */
   lspTargets(): LspTarget[] {
-    const lsp = this.#kinds.LanguageServer;
-    return this.#lspParts.targets(lsp.servers(), (name) => lsp.why(name));
+    // The store's map itself, not the kind's view of it, and one bound `why`: this is on every
+    // lsp_* call's path, and allocates nothing more than it did.
+    return this.#lspParts.targets(this.#store.current().languageServers, this.#lspWhy);
   }
 
   /** Where `name` signs in with OAuth (login-waits.ts): admitted and runnable servers only. */
