@@ -15,7 +15,8 @@
  *   `extensionName` (top level only). Approvals are bound to it.
  */
 import path from 'node:path';
-import { canonicalText, sha256Hex } from './digest.js';
+import { approvalHashOver, type ApprovalHash } from './approval-hash.js';
+import { changedFieldsOf, fingerprintIdOf } from './digest.js';
 import type { McpServerConfig } from './server-config.js';
 import type { SessionEnvironment } from './session-env.js';
 import { transportOf, urlOf } from './transport.js';
@@ -72,8 +73,7 @@ export function connectionIdOf(
   workspace: string,
   environment?: SessionEnvironment,
 ): string {
-  const fields = connectionFieldsOf(config, workspace, environment);
-  return `${name}::${sha256Hex(canonicalText(fields)).slice(0, 16)}`;
+  return fingerprintIdOf(name, connectionFieldsOf(config, workspace, environment));
 }
 
 /** Splits on the last `::`, so server names that contain `::` survive. */
@@ -85,10 +85,10 @@ export function parseConnectionId(id: string): { name: string; fingerprint: stri
 
 const NOT_IN_APPROVAL = new Set(['scope', 'description', 'extensionName']);
 
-export function approvalHashOf(config: McpServerConfig): string {
+export function approvalHashOf(config: McpServerConfig): ApprovalHash {
   const kept: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(config)) if (!NOT_IN_APPROVAL.has(k)) kept[k] = v;
-  return sha256Hex(canonicalText(kept));
+  return approvalHashOver(kept);
 }
 
 /**
@@ -100,7 +100,5 @@ export function changedConnectionFields(
   b: McpServerConfig,
   workspace: string,
 ): string[] {
-  const fa = connectionFieldsOf(a, workspace);
-  const fb = connectionFieldsOf(b, workspace);
-  return Object.keys(fa).filter((k) => canonicalText(fa[k]) !== canonicalText(fb[k]));
+  return changedFieldsOf(connectionFieldsOf(a, workspace), connectionFieldsOf(b, workspace));
 }

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { approvalHashFor, lspApprovalHashFor } from './approval-hash.js';
 import { approvalHashOf, connectionIdOf } from './identity.js';
 import type { LanguageServerConfig } from './lsp-config.js';
 import {
@@ -76,7 +75,7 @@ describe('lspApprovalHashOf', T, () => {
   it('an MCP approval hash of the same text never matches (the kind marker)', () => {
     const same = { command: 'node', args: ['server.js'] };
     assert.notEqual(lspApprovalHashOf(same), approvalHashOf(same));
-    assert.notEqual(lspApprovalHashFor(same), approvalHashFor(same));
+    assert.notEqual(lspApprovalHashOf(same), approvalHashOf(same));
   });
 });
 

@@ -19,7 +19,8 @@
  *   never silently replaced by the root.
  */
 import path from 'node:path';
-import { canonicalText, sha256Hex } from './digest.js';
+import { approvalHashOver, type ApprovalHash } from './approval-hash.js';
+import { changedFieldsOf, fingerprintIdOf } from './digest.js';
 import {
   expandClaudeConfig,
   type ClaudeFields,
@@ -82,8 +83,7 @@ export function lspConnectionIdOf(
   workspaceFolder: string,
   environment?: SessionEnvironment,
 ): string {
-  const fields = lspConnectionFieldsOf(config, workspaceFolder, environment);
-  return `${name}::${sha256Hex(canonicalText(fields)).slice(0, 16)}`;
+  return fingerprintIdOf(name, lspConnectionFieldsOf(config, workspaceFolder, environment));
 }
 
 /**
@@ -94,12 +94,13 @@ export function changedLanguageServerFields(
   a: LanguageServerConfig,
   b: LanguageServerConfig,
 ): string[] {
-  const fa = lspConnectionFieldsOf(a, a.workspaceFolder ?? '.');
-  const fb = lspConnectionFieldsOf(b, b.workspaceFolder ?? '.');
-  return Object.keys(fa).filter((k) => canonicalText(fa[k]) !== canonicalText(fb[k]));
+  return changedFieldsOf(
+    lspConnectionFieldsOf(a, a.workspaceFolder ?? '.'),
+    lspConnectionFieldsOf(b, b.workspaceFolder ?? '.'),
+  );
 }
 
 /** 64 hex over the entry as its file writes it, the kind marker mixed in. */
-export function lspApprovalHashOf(config: LanguageServerConfig): string {
-  return sha256Hex(canonicalText({ kind: LSP_KIND_MARKER, config }));
+export function lspApprovalHashOf(config: LanguageServerConfig): ApprovalHash {
+  return approvalHashOver({ kind: LSP_KIND_MARKER, config });
 }

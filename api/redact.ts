@@ -67,7 +67,8 @@ export function shownAsWritten(value: string, syntax: ExpansionSyntax): boolean 
   return hasReference(value, syntax) && SCHEME_WORD.test(literalPartOf(value, syntax));
 }
 
-function redactValues(
+/** A record's values (env, headers) hidden, references in `syntax` shown as written. */
+export function redactValues(
   record: Record<string, string> | undefined,
   syntax: ExpansionSyntax,
 ): Record<string, string> | undefined {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { approvalHashFor } from '../api/index.js';
+import { approvalHashOf } from '../api/index.js';
 import { ApprovalStore } from './store.js';
 import { DONE, GO, READY, childServerConfig, childServerName } from './testing/child-protocol.js';
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
@@ -54,7 +54,7 @@ describe('concurrent writers in separate processes', { timeout: 60_000 }, () => 
     fs.mkdirSync(root);
     // A decision that exists before either child starts must survive them too.
     const before = await ApprovalStore.open({ path: file });
-    await before.reject(root, 'older', approvalHashFor({ command: 'old' }));
+    await before.reject(root, 'older', approvalHashOf({ command: 'old' }));
 
     const children = [startChild(file, root, 'a'), startChild(file, root, 'b')];
     await Promise.all(children.map((c) => c.ready));

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
-  approvalHashFor,
-  lspApprovalHashFor,
+  approvalHashOf,
+  lspApprovalHashOf,
   type DesiredLanguageServer,
   type DesiredServer,
 } from '../api/index.js';
@@ -36,7 +36,7 @@ after(() => dir.remove());
 describe('approvals by kind', T, () => {
   it('an MCP approval of X never approves language server X, and the reverse', async () => {
     const store = await ApprovalStore.open({ path: path.join(dir.path, 'a.json') });
-    await store.approve('/ws', 'x', approvalHashFor(CONFIG));
+    await store.approve('/ws', 'x', approvalHashOf(CONFIG));
     assert.equal(approvalVerdictOf(store, '/ws', undefined, mcp).state, 'approved');
     assert.equal(approvalVerdictOf(store, '/ws', undefined, lsp).state, 'pending');
     // Same text in both files: the hashes still differ (the kind marker).
@@ -44,24 +44,24 @@ describe('approvals by kind', T, () => {
 
     const key = approvalKeyOf(lsp);
     assert.equal(key.record, 'languageserver/x');
-    assert.equal(key.hash, lspApprovalHashFor(lsp.config));
-    await store.reject('/ws', 'x', approvalHashFor(CONFIG));
+    assert.equal(key.hash, lspApprovalHashOf(lsp.config));
+    await store.reject('/ws', 'x', approvalHashOf(CONFIG));
     await store.approve('/ws', key.record, key.hash);
     assert.equal(lspApprovalLookup(store, '/ws')(lsp), 'approved');
     assert.equal(approvalVerdictOf(store, '/ws', undefined, mcp).state, 'rejected');
     // A record under the colliding MCP name `languageserver/x` cannot approve it either.
-    await store.approve('/ws', 'languageserver/x', approvalHashFor(lsp.config));
+    await store.approve('/ws', 'languageserver/x', approvalHashOf(lsp.config));
     assert.equal(lspApprovalLookup(store, '/ws')(lsp), 'pending');
   });
 
   it('session approvals are apart too', () => {
     const session = new SessionApprovals();
-    session.approve('x', approvalHashFor(CONFIG));
+    session.approve('x', approvalHashOf(CONFIG));
     assert.equal(
       approvalVerdictOf({ getState: () => 'pending' }, '/ws', session, bare).state,
       'pending',
     );
-    session.approve(approvalRecordOf('LanguageServer', 'x'), lspApprovalHashFor(bare.config));
+    session.approve(approvalRecordOf('LanguageServer', 'x'), lspApprovalHashOf(bare.config));
     assert.deepEqual(approvalVerdictOf({ getState: () => 'pending' }, '/ws', session, bare), {
       state: 'approved',
       reason: 'ApprovedForSession',
@@ -83,7 +83,7 @@ describe('approvals by kind', T, () => {
       config: { ...lsp.config, workspaceFolder: 'pkg' },
     });
     assert.equal(subject.kind, 'LanguageServer');
-    assert.equal(subject.hash, lspApprovalHashFor(subject.config));
+    assert.equal(subject.hash, lspApprovalHashOf(subject.config));
     const summary = summaryOf(subject);
     assert.equal(summary.kind, 'LanguageServer');
     assert.deepEqual(

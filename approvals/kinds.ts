@@ -4,22 +4,23 @@
  *
  * Guarantees:
  * - A language server's record is kept under `languageserver/NAME` in its project's map, an MCP
- *   server's under `NAME`, so deciding about one never overwrites the other's record of the
- *   same name.
+ *   server's under `NAME` (each kind's `recordOf`, api/kinds.ts), so deciding about one never
+ *   overwrites the other's record of the same name.
  * - Its hash is the language server approval hash (the kind marker mixed in), so even a record
  *   under a colliding name (an MCP server literally named `languageserver/x`) can never match:
  *   a language server is approved only by a decision about that language server's entry.
  */
 import {
-  approvalHashFor,
-  lspApprovalHashFor,
+  KINDS,
+  kindNamed,
+  isLanguageServer,
+  type AnyDesiredServer,
   type ApprovalHash,
-  type DesiredLanguageServer,
-  type DesiredServer,
+  type ServerKind,
 } from '../api/index.js';
 
-/** The two kinds of server a decision can be about. */
-export type ServerKind = 'McpServer' | 'LanguageServer';
+export { isLanguageServer, kindOf, LANGUAGE_SERVER_RECORD_PREFIX } from '../api/index.js';
+export type { ServerKind } from '../api/index.js';
 
 /** A server as a decision names it: its kind and its name in the config. */
 export interface ServerRef {
@@ -33,31 +34,20 @@ export interface ApprovalKey {
   readonly hash: ApprovalHash;
 }
 
-/** The prefix of a language server's record name. */
-export const LANGUAGE_SERVER_RECORD_PREFIX = 'languageserver/';
-
 /** The record name of a server of `kind`. */
 export function approvalRecordOf(kind: ServerKind, name: string): string {
-  return kind === 'LanguageServer' ? `${LANGUAGE_SERVER_RECORD_PREFIX}${name}` : name;
-}
-
-export function isLanguageServer(
-  server: DesiredServer | DesiredLanguageServer,
-): server is DesiredLanguageServer {
-  return 'kind' in server && server.kind === 'LanguageServer';
-}
-
-/** The kind of a desired server. */
-export function kindOf(server: DesiredServer | DesiredLanguageServer): ServerKind {
-  return isLanguageServer(server) ? 'LanguageServer' : 'McpServer';
+  return kindNamed(kind).recordOf(name);
 }
 
 /** Where the decision about `server`'s current config is kept, and its hash. */
-export function approvalKeyOf(server: DesiredServer | DesiredLanguageServer): ApprovalKey {
+export function approvalKeyOf(server: AnyDesiredServer): ApprovalKey {
   return isLanguageServer(server)
     ? {
-        record: approvalRecordOf('LanguageServer', server.name),
-        hash: lspApprovalHashFor(server.config),
+        record: KINDS.LanguageServer.recordOf(server.name),
+        hash: KINDS.LanguageServer.approvalHash(server.config),
       }
-    : { record: server.name, hash: approvalHashFor(server.config) };
+    : {
+        record: KINDS.McpServer.recordOf(server.name),
+        hash: KINDS.McpServer.approvalHash(server.config),
+      };
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import {
-  approvalHashFor,
+  approvalHashOf,
   computeGating,
   promptableServers,
   type ApprovalState,
@@ -77,8 +77,8 @@ describe('approvalVerdictOf / approvalLookup', { timeout: 20_000 }, () => {
   it('counts a session approval of the current config as approved', () => {
     const store = fakeStore({ r: 'rejected' });
     const session = new SessionApprovals();
-    session.approve('p', approvalHashFor(CONFIG));
-    session.approve('r', approvalHashFor(CONFIG));
+    session.approve('p', approvalHashOf(CONFIG));
+    session.approve('r', approvalHashOf(CONFIG));
     const lookup = approvalLookup(store, '/ws', session);
     assert.equal(lookup(server('p', 'project')), 'approved');
     assert.equal(lookup(server('r', 'workspace')), 'approved');
@@ -106,10 +106,10 @@ describe('approvalVerdictOf / approvalLookup', { timeout: 20_000 }, () => {
         ask: server('ask', 'workspace'),
         mine: server('mine', 'project'),
       };
-      await store.approve(tmp, 'ok', approvalHashFor(CONFIG));
-      await store.reject(tmp, 'no', approvalHashFor(CONFIG));
+      await store.approve(tmp, 'ok', approvalHashOf(CONFIG));
+      await store.reject(tmp, 'no', approvalHashOf(CONFIG));
       const before = fs.readFileSync(file, 'utf8');
-      session.approve('mine', approvalHashFor(CONFIG));
+      session.approve('mine', approvalHashOf(CONFIG));
       const lookup = approvalLookup(store, tmp, session);
 
       const gating = computeGating({ settings: undefined, servers, approvals: lookup });

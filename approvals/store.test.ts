@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { approvalHashFor, approvalHashOf, type McpServerConfig } from '../api/index.js';
+import { approvalHashOf, type McpServerConfig } from '../api/index.js';
 import type { ApprovalStoreError } from './errors.js';
 import { ApprovalStore } from './store.js';
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
@@ -47,8 +47,8 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('persists approve and reject across a reopen', async () => {
     const first = await open();
-    await first.approve(ws, 'fs', approvalHashFor(FS));
-    await first.reject(ws, 'web', approvalHashFor(WEB));
+    await first.approve(ws, 'fs', approvalHashOf(FS));
+    await first.reject(ws, 'web', approvalHashOf(WEB));
     assert.equal(first.getState(ws, 'fs', FS), 'approved');
     assert.equal(first.getState(ws, 'web', WEB), 'rejected');
 
@@ -65,8 +65,8 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('makes an edited server pending again after approve or reject; editing back restores it', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', approvalHashFor(FS));
-    await store.reject(ws, 'web', approvalHashFor(WEB));
+    await store.approve(ws, 'fs', approvalHashOf(FS));
+    await store.reject(ws, 'web', approvalHashOf(WEB));
     const fsEdited = { ...FS, args: ['fs.js', '--write'] };
     const webEdited = { ...WEB, headers: { Authorization: 'Bearer x' } };
     assert.equal(store.getState(ws, 'fs', fsEdited), 'pending');
@@ -77,14 +77,14 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('ignores edits outside the approval hash (description)', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', approvalHashFor(FS));
+    await store.approve(ws, 'fs', approvalHashOf(FS));
     assert.equal(store.getState(ws, 'fs', { ...FS, description: 'files' }), 'approved');
   });
 
   it('lets a later decision replace an earlier one', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', approvalHashFor(FS));
-    await store.reject(ws, 'fs', approvalHashFor(FS));
+    await store.approve(ws, 'fs', approvalHashOf(FS));
+    await store.reject(ws, 'fs', approvalHashOf(FS));
     assert.equal(store.getState(ws, 'fs', FS), 'rejected');
     assert.equal((await open()).getState(ws, 'fs', FS), 'rejected');
   });
@@ -93,8 +93,8 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
     const other = path.join(tmp, 'other');
     fs.mkdirSync(other);
     const store = await open();
-    await store.approve(ws, 'fs', approvalHashFor(FS));
-    await store.reject(other, 'fs', approvalHashFor(FS));
+    await store.approve(ws, 'fs', approvalHashOf(FS));
+    await store.reject(other, 'fs', approvalHashOf(FS));
     assert.equal(store.getState(ws, 'fs', FS), 'approved');
     assert.equal(store.getState(other, 'fs', FS), 'rejected');
     assert.equal(store.getState(path.join(tmp, 'third'), 'fs', FS), 'pending');
@@ -104,8 +104,8 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
     const link = path.join(tmp, 'ws-link');
     fs.symlinkSync(ws, link);
     const store = await open();
-    await store.approve(link, 'fs', approvalHashFor(FS));
-    await store.reject(ws, 'web', approvalHashFor(WEB));
+    await store.approve(link, 'fs', approvalHashOf(FS));
+    await store.reject(ws, 'web', approvalHashOf(WEB));
     assert.equal(store.getState(ws, 'fs', FS), 'approved');
     assert.equal(store.getState(link, 'web', WEB), 'rejected');
     assert.deepEqual(Object.keys(readJson(file)), [ws]);
@@ -113,10 +113,10 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('never drops a record: a server that left the config and came back keeps its decision', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', approvalHashFor(FS));
+    await store.approve(ws, 'fs', approvalHashOf(FS));
     // fs leaves the config; other decisions are written meanwhile.
-    await store.approve(ws, 'web', approvalHashFor(WEB));
-    await store.reject(path.join(tmp, 'elsewhere'), 'x', approvalHashFor(WEB));
+    await store.approve(ws, 'web', approvalHashOf(WEB));
+    await store.reject(path.join(tmp, 'elsewhere'), 'x', approvalHashOf(WEB));
     const reopened = await open();
     assert.equal(reopened.getState(ws, 'fs', FS), 'approved');
     assert.equal(readJson(file)[ws]?.fs?.status, 'approved');
@@ -124,10 +124,10 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 
   it('treats "__proto__", "constructor" and "toString" as ordinary server names', async () => {
     const store = await open();
-    await store.approve(ws, '__proto__', approvalHashFor(FS));
-    await store.reject(ws, 'constructor', approvalHashFor(FS));
+    await store.approve(ws, '__proto__', approvalHashOf(FS));
+    await store.reject(ws, 'constructor', approvalHashOf(FS));
     assert.equal(store.getState(ws, 'toString', FS), 'pending');
-    await store.approve(ws, 'other', approvalHashFor(WEB));
+    await store.approve(ws, 'other', approvalHashOf(WEB));
     const reopened = await open();
     assert.equal(reopened.getState(ws, '__proto__', FS), 'approved');
     assert.equal(reopened.getState(ws, 'constructor', FS), 'rejected');
@@ -140,7 +140,7 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
   it('serves reads from memory until reload() picks up another process’s decision', async () => {
     const reader = await open();
     const writer = await open();
-    await writer.approve(ws, 'fs', approvalHashFor(FS));
+    await writer.approve(ws, 'fs', approvalHashOf(FS));
     assert.equal(reader.getState(ws, 'fs', FS), 'pending');
     await reader.reload();
     assert.equal(reader.getState(ws, 'fs', FS), 'approved');
@@ -149,9 +149,9 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
   it('bases each write on the file, not on its own cache', async () => {
     const a = await open();
     const b = await open();
-    await a.approve(ws, 'fs', approvalHashFor(FS));
+    await a.approve(ws, 'fs', approvalHashOf(FS));
     // b never reloaded, yet its write keeps a's decision.
-    await b.approve(ws, 'web', approvalHashFor(WEB));
+    await b.approve(ws, 'web', approvalHashOf(WEB));
     assert.equal(b.getState(ws, 'fs', FS), 'approved');
     const fresh = await open();
     assert.equal(fresh.getState(ws, 'fs', FS), 'approved');
@@ -161,14 +161,14 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
   it('keeps every decision of many concurrent calls on one store', async () => {
     const store = await open();
     const names = Array.from({ length: 15 }, (_, i) => `s${i}`);
-    await Promise.all(names.map((n) => store.approve(ws, n, approvalHashFor(FS))));
+    await Promise.all(names.map((n) => store.approve(ws, n, approvalHashOf(FS))));
     const reopened = await open();
     for (const n of names) assert.equal(reopened.getState(ws, n, FS), 'approved', n);
   });
 
   it('returns the record it wrote and exposes it through recordOf', async () => {
     const store = await open();
-    const { record, displaced } = await store.reject(ws, 'fs', approvalHashFor(FS));
+    const { record, displaced } = await store.reject(ws, 'fs', approvalHashOf(FS));
     assert.deepEqual(record, { hash: approvalHashOf(FS), status: 'rejected' });
     assert.equal(displaced, undefined);
     assert.deepEqual(store.recordOf(ws, 'fs'), record);
@@ -190,7 +190,7 @@ describe('ApprovalStore states', { timeout: 30_000 }, () => {
 describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
   it('writes the file with mode 0600 and creates its folder with mode 0700', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', approvalHashFor(FS));
+    await store.approve(ws, 'fs', approvalHashOf(FS));
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.equal(fs.statSync(path.dirname(file)).mode & 0o777, 0o700);
     // No temporary or lock files are left next to it.
@@ -202,7 +202,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     fs.writeFileSync(file, '{}', { mode: 0o644 });
     fs.chmodSync(file, 0o644);
     const store = await open();
-    await store.approve(ws, 'fs', approvalHashFor(FS));
+    await store.approve(ws, 'fs', approvalHashOf(FS));
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
   });
 
@@ -210,7 +210,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     const home = path.join(tmp, 'home');
     const byHome = await ApprovalStore.open({ env: {}, home });
     assert.equal(byHome.path, path.join(home, '.qwen', 'mcpApprovals.json'));
-    await byHome.approve(ws, 'fs', approvalHashFor(FS));
+    await byHome.approve(ws, 'fs', approvalHashOf(FS));
     assert.equal(readJson(byHome.path)[ws]?.fs?.status, 'approved');
 
     const override = path.join(tmp, 'custom.json');
@@ -245,7 +245,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     assert.deepEqual(seen, [error]);
 
     // New decisions go to a fresh file; the quarantined copy is left alone.
-    await store.approve(ws, 'web', approvalHashFor(WEB));
+    await store.approve(ws, 'web', approvalHashOf(WEB));
     assert.deepEqual(Object.keys(readJson(file)[ws]), ['web']);
     assert.equal(fs.readFileSync(aside, 'utf8'), corrupt);
   });
@@ -301,7 +301,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     assert.equal(seen.length, 1);
 
     // Another decision keeps the malformed entries as they were.
-    const saved = await store.approve(ws, 'web', approvalHashFor(WEB));
+    const saved = await store.approve(ws, 'web', approvalHashOf(WEB));
     assert.equal(saved.displaced, undefined);
     const after = readJson(file) as unknown as Record<string, Record<string, unknown>>;
     assert.deepEqual(after[ws]?.bad, { hash: 'h', status: 'maybe' });
@@ -315,7 +315,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     fs.writeFileSync(file, JSON.stringify({ [ws]: { fs: 7 }, [other]: ['x'] }));
     const now = () => new Date('2030-01-02T03:04:05.678Z');
     const store = await open({ now });
-    const saved = await store.approve(ws, 'fs', approvalHashFor(FS));
+    const saved = await store.approve(ws, 'fs', approvalHashOf(FS));
     const aside = `${file}.corrupt-2030-01-02T03-04-05.678Z`;
     assert.equal(saved.displaced?.movedTo, aside);
     assert.match(
@@ -325,7 +325,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     assert.deepEqual(readJson(aside), { [ws]: { fs: 7 } });
     assert.equal(store.getState(ws, 'fs', FS), 'approved');
     // A whole malformed project value is kept aside the same way, in a file of its own.
-    const whole = await store.approve(other, 'x', approvalHashFor(FS));
+    const whole = await store.approve(other, 'x', approvalHashOf(FS));
     assert.equal(whole.displaced?.movedTo, `${aside}-1`);
     assert.deepEqual(readJson(`${aside}-1`), { [other]: ['x'] });
     assert.deepEqual(store.allInvalidEntries, []);
@@ -346,9 +346,9 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
 
   it('moves aside a file that became corrupt after open when the next write finds it', async () => {
     const store = await open();
-    await store.approve(ws, 'fs', approvalHashFor(FS));
+    await store.approve(ws, 'fs', approvalHashOf(FS));
     fs.writeFileSync(file, '{ not json');
-    await store.approve(ws, 'web', approvalHashFor(WEB));
+    await store.approve(ws, 'web', approvalHashOf(WEB));
     assert.equal(store.lastError?.code, 'corrupt');
     assert.deepEqual(Object.keys(readJson(file)[ws]), ['web']);
     // Memory follows the disk: the decision that lived only in the corrupt file is gone.
@@ -364,7 +364,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     assert.ok(
       store.lastError?.message.startsWith(`cannot read approvals file ${file} (it is a directory`),
     );
-    await assert.rejects(store.approve(ws, 'fs', approvalHashFor(FS)), (e: ApprovalStoreError) => {
+    await assert.rejects(store.approve(ws, 'fs', approvalHashOf(FS)), (e: ApprovalStoreError) => {
       assert.equal(e.code, 'unreadable');
       return true;
     });
@@ -389,13 +389,10 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
       ),
     );
     assert.match(store.lastError?.message ?? '', new RegExp(`MCPCTL_APPROVALS_PATH=${target}`));
-    await assert.rejects(
-      store.approve(ws, 'web', approvalHashFor(WEB)),
-      (e: ApprovalStoreError) => {
-        assert.equal(e.code, 'unreadable');
-        return true;
-      },
-    );
+    await assert.rejects(store.approve(ws, 'web', approvalHashOf(WEB)), (e: ApprovalStoreError) => {
+      assert.equal(e.code, 'unreadable');
+      return true;
+    });
     assert.equal(fs.readFileSync(target, 'utf8'), original, 'the target is untouched');
     assert.ok(fs.lstatSync(file).isSymbolicLink());
     assert.deepEqual(
@@ -411,7 +408,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     const store = await open();
     assert.equal(store.lastError?.code, 'unreadable');
     assert.match(store.lastError?.message ?? '', /not a regular file/);
-    await assert.rejects(store.approve(ws, 'fs', approvalHashFor(FS)));
+    await assert.rejects(store.approve(ws, 'fs', approvalHashOf(FS)));
     assert.ok(fs.lstatSync(file).isFIFO());
   });
 
@@ -421,7 +418,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     fs.mkdirSync(target);
     fs.symlinkSync(target, `${file}.lock`);
     const store = await open({ lockTimeoutMs: 300 });
-    await assert.rejects(store.approve(ws, 'fs', approvalHashFor(FS)), (e: ApprovalStoreError) => {
+    await assert.rejects(store.approve(ws, 'fs', approvalHashOf(FS)), (e: ApprovalStoreError) => {
       assert.equal(e.code, 'lock-failed');
       return true;
     });
@@ -433,7 +430,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
   it('fails a write with a clear error when another holder keeps the lock', async () => {
     const store = await open({ lockTimeoutMs: 300 });
     fs.mkdirSync(`${file}.lock`, { recursive: true });
-    await assert.rejects(store.approve(ws, 'fs', approvalHashFor(FS)), (e: ApprovalStoreError) => {
+    await assert.rejects(store.approve(ws, 'fs', approvalHashOf(FS)), (e: ApprovalStoreError) => {
       assert.equal(e.code, 'lock-failed');
       assert.ok(e.message.startsWith(`could not lock approvals file ${file} (`));
       assert.ok(e.message.includes('"approved" for server fs was not saved'));
@@ -444,7 +441,7 @@ describe('ApprovalStore file handling', { timeout: 30_000 }, () => {
     assert.equal(fs.existsSync(file), false);
     // Once the holder is gone, the next write goes through.
     fs.rmdirSync(`${file}.lock`);
-    await store.approve(ws, 'fs', approvalHashFor(FS));
+    await store.approve(ws, 'fs', approvalHashOf(FS));
     assert.equal(store.getState(ws, 'fs', FS), 'approved');
   });
 });

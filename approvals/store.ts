@@ -117,7 +117,7 @@ export class ApprovalStore {
   }
 
   getState(root: string, name: string, config: McpServerConfig): ApprovalState {
-    return this.stateOf(root, { record: name, hash: approvalHashOf(config) as ApprovalHash });
+    return this.stateOf(root, { record: name, hash: approvalHashOf(config) });
   }
 
   /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { approvalHashFor, type DesiredServer } from '../api/index.js';
+import { approvalHashOf, type DesiredServer } from '../api/index.js';
 import { MIN_HASH_PREFIX, checkPin, subjectOf, summaryLine, summaryOf } from './subject.js';
 
 const server: DesiredServer = {
@@ -18,7 +18,7 @@ const server: DesiredServer = {
 describe('approval subject', () => {
   it('is the config shown, by its hash; a repository env value is shown, never in the line', () => {
     const subject = subjectOf(server);
-    assert.equal(subject.hash, approvalHashFor(server.config));
+    assert.equal(subject.hash, approvalHashOf(server.config));
     const summary = summaryOf(subject);
     assert.deepEqual(summary.disclosure.fields, [
       ['command', '"node"'],
@@ -60,13 +60,13 @@ describe('approval subject', () => {
   });
 
   it('a --hash pin matches only a long enough hex prefix of the current hash', () => {
-    const hash = approvalHashFor(server.config);
+    const hash = approvalHashOf(server.config);
     assert.deepEqual(checkPin(hash, hash), { ok: true });
     assert.deepEqual(checkPin(hash, hash.slice(0, MIN_HASH_PREFIX).toUpperCase()), { ok: true });
     assert.equal(checkPin(hash, hash.slice(0, MIN_HASH_PREFIX - 1)).ok, false);
     assert.equal(checkPin(hash, `${hash}0`).ok, false);
     assert.equal(checkPin(hash, 'not-a-hash').ok, false);
-    const other = approvalHashFor({ command: 'other' });
+    const other = approvalHashOf({ command: 'other' });
     assert.match(
       (checkPin(hash, other.slice(0, 12)) as { problem: string }).problem,
       /does not match the current config/,

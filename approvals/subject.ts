@@ -19,10 +19,10 @@
  *   folder) with its initializationOptions, settings and extensions.
  */
 import {
-  approvalHashFor,
+  approvalHashOf,
   disclosureOf,
   languageServerDisclosureOf,
-  lspApprovalHashFor,
+  lspApprovalHashOf,
   type ApprovalHash,
   type Disclosure,
   type DesiredLanguageServer,
@@ -59,7 +59,7 @@ export function languageServerSubjectOf(server: DesiredLanguageServer): Language
     name: server.name,
     scope: server.scope,
     source: server.source,
-    hash: lspApprovalHashFor(server.config),
+    hash: lspApprovalHashOf(server.config),
     config: server.config,
   };
 }
@@ -69,7 +69,7 @@ export function subjectOf(server: DesiredServer): ApprovalSubject {
     name: server.name,
     scope: server.scope,
     source: server.source,
-    hash: approvalHashFor(server.config),
+    hash: approvalHashOf(server.config),
     config: server.config,
   };
 }

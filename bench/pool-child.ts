@@ -57,7 +57,8 @@ await Promise.all(all.map((s) => s.settled()));
 const ready = all.map(
   (s) =>
     s
-      .servers()
+      .kind('McpServer')
+      .list()
       .filter((r) => r.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True'))
       .length,
 );

@@ -80,7 +80,7 @@ export async function reloadFigure(
       raw.push(await rawConnect(config(i)));
       const next = config(i);
       const ready = whenReadyOn(session, 'fx', connectionIdOf('fx', next, session.workspace));
-      const previousPid = session.get('fx')?.status.pid;
+      const previousPid = session.kind('McpServer').get('fx')?.status.pid;
       const written = performance.now();
       dir.write(dir.userSettings, { mcpServers: { fx: next } });
       await ready;

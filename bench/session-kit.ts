@@ -26,7 +26,7 @@ export async function benchSession(
 
 /** True when `name` is Ready and served by `connectionId`. */
 export function readyOn(session: Session, name: string, connectionId: string): boolean {
-  const s = session.get(name);
+  const s = session.kind('McpServer').get(name);
   const ready = s?.status.conditions.find((c) => c.type === 'Ready');
   return s?.status.connectionId === connectionId && ready?.status === 'True';
 }

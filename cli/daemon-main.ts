@@ -22,6 +22,7 @@
  * - Logs are structured JSON lines on stderr (pino), written synchronously so the last lines
  *   survive a crash.
  */
+import { sessionFlagsOf, type SessionFlags } from '../api/index.js';
 import { unlinkSync } from 'node:fs';
 import pino from 'pino';
 import { Daemon, type SessionEnvSpec } from '../controller/daemon.js';
@@ -47,15 +48,9 @@ import { holdHttpPort, type HttpPortHold } from './http-port-hold.js';
 /** How often the socket file is checked (a deleted one is made again; see socket-guard.ts). */
 const SOCKET_CHECK_INTERVAL_MS = 1000;
 
-export interface DaemonCommandOptions {
+/** The flags (SessionFlags, paths absolute) are the default session's. */
+export interface DaemonCommandOptions extends SessionFlags {
   readonly socket: string;
-  readonly workspace: string;
-  readonly ceiling?: readonly string[];
-  readonly mcpConfigPath?: string;
-  /** `--allowed-lsp-server-names`. */
-  readonly lspCeiling?: readonly string[];
-  /** `--lsp-config` (absolute). */
-  readonly lspConfigPath?: string;
   readonly debounceMs: number;
   readonly drainDelayMs?: number;
   readonly logLevel?: string;
@@ -170,12 +165,8 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
 
   try {
     daemon = await Daemon.start({
-      workspace: o.workspace,
+      ...sessionFlagsOf(o),
       home,
-      ...(o.ceiling ? { ceiling: o.ceiling } : {}),
-      ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
-      ...(o.lspCeiling ? { lspCeiling: o.lspCeiling } : {}),
-      ...(o.lspConfigPath ? { lspConfigPath: o.lspConfigPath } : {}),
       debounceMs: o.debounceMs,
       ...(o.drainDelayMs === undefined ? {} : { drainDelayMs: o.drainDelayMs }),
       ...(o.defaultSessionEnv ? { defaultSessionEnv: o.defaultSessionEnv } : {}),

@@ -10,9 +10,11 @@
  *   that name (the message names both `TYPE/NAME` forms), so a decision never lands on the
  *   other kind by accident.
  */
+import { kindNamed, type ServerKind } from '../api/index.js';
 import { UsageError } from './errors.js';
 
-export type ObjectKind = 'McpServer' | 'LanguageServer';
+/** The kind a reference names (api/kinds.ts). */
+export type ObjectKind = ServerKind;
 
 export interface ObjectRef {
   /** Absent for a bare name: the daemon resolves it. */
@@ -29,6 +31,9 @@ const TYPES: Readonly<Record<string, ObjectKind>> = {
   languageservers: 'LanguageServer',
   lsp: 'LanguageServer',
 };
+
+/** The TYPE words a reference (and `describe`) takes, in the order help shows them. */
+export const OBJECT_TYPES: readonly string[] = Object.keys(TYPES);
 
 export function parseObjectRef(text: string): ObjectRef {
   const at = text.indexOf('/');
@@ -47,5 +52,5 @@ export function parseObjectRef(text: string): ObjectRef {
 
 /** `server/NAME` or `languageserver/NAME`: how output and messages name an object. */
 export function refText(kind: ObjectKind, name: string): string {
-  return `${kind === 'LanguageServer' ? 'languageserver' : 'server'}/${name}`;
+  return kindNamed(kind).objectOf(name);
 }

@@ -19,7 +19,10 @@
  *   Malformed entries are reported by the MCP instance only (one file, one report).
  */
 import {
+  LANGUAGE_SERVERS,
+  MCP_SERVERS,
   isGatedScope,
+  type KindDescriptor,
   type ApprovalHash,
   type ApprovalState,
   type DesiredLanguageServer,
@@ -28,7 +31,6 @@ import {
   type Scope,
 } from '../api/index.js';
 import {
-  approvalRecordOf,
   checkPin,
   languageServerSubjectOf,
   subjectOf,
@@ -38,7 +40,6 @@ import {
   type ApprovalKey,
   type ApprovalSubject,
   type LanguageServerSubject,
-  type ServerKind,
 } from '../approvals/index.js';
 import type { EventSink } from '../reconcilers/events.js';
 import { NotGatedError, StaleDecisionError, UnknownServerError } from './errors.js';
@@ -78,18 +79,26 @@ export interface SessionApprovalsLike {
 
 /** What a server of a kind is to decisions: its subject, its record and its events' object. */
 export interface DecisionKind<S, Sub extends AnySubject> {
-  readonly kind: ServerKind;
+  /** The kind's words and record names (api/kinds.ts). */
+  readonly descriptor: KindDescriptor;
   subjectOf(server: S): Sub;
+  /**
+   * Whether this kind's instance reports the project's malformed approvals entries: one kind
+   * does (the MCP servers'), as the entries are one file's, not a kind's.
+   */
+  readonly reportsInvalid: boolean;
 }
 
 export const MCP_DECISIONS: DecisionKind<DesiredServer, ApprovalSubject> = {
-  kind: 'McpServer',
+  descriptor: MCP_SERVERS,
   subjectOf,
+  reportsInvalid: true,
 };
 
 export const LSP_DECISIONS: DecisionKind<DesiredLanguageServer, LanguageServerSubject> = {
-  kind: 'LanguageServer',
+  descriptor: LANGUAGE_SERVERS,
   subjectOf: languageServerSubjectOf,
+  reportsInvalid: false,
 };
 
 /** What decisions read of a desired server, whatever its kind. */
@@ -134,22 +143,18 @@ export class ApprovalDecisions<
     this.#kind = deps.kind ?? (MCP_DECISIONS as unknown as DecisionKind<S, Sub>);
   }
 
-  get #lsp(): boolean {
-    return this.#kind.kind === 'LanguageServer';
-  }
-
   /** Where the store keeps the decision about `name`. */
   #record(name: string): string {
-    return approvalRecordOf(this.#kind.kind, name);
+    return this.#kind.descriptor.recordOf(name);
   }
 
   /** The events' involvedObject of `name`. */
   #object(name: string): string {
-    return this.#lsp ? `languageserver/${name}` : `server/${name}`;
+    return this.#kind.descriptor.objectOf(name);
   }
 
   #noun(): string {
-    return this.#lsp ? 'language server' : 'server';
+    return this.#kind.descriptor.noun;
   }
 
   /**
@@ -221,7 +226,7 @@ export class ApprovalDecisions<
    * `describe server`) or on the session; once per change of the set, and once when fixed.
    */
   reportInvalid(): void {
-    if (this.#lsp) return;
+    if (!this.#kind.reportsInvalid) return;
     const d = this.#deps;
     const entries = d.approvals.invalidEntries?.(d.workspace) ?? [];
     const key = entries.map((e) => e.message).join('\n');
@@ -232,7 +237,7 @@ export class ApprovalDecisions<
       d.events.record(
         'Warning',
         'InvalidApproval',
-        entry.name === undefined ? `session/${d.sessionId}` : `server/${entry.name}`,
+        entry.name === undefined ? `session/${d.sessionId}` : MCP_SERVERS.objectOf(entry.name),
         entry.message,
       );
     if (entries.length === 0 && hadSome)
@@ -271,7 +276,7 @@ export class ApprovalDecisions<
   #gatedServer(name: string): S {
     const servers = this.#deps.servers();
     const server = Object.hasOwn(servers, name) ? servers[name] : undefined;
-    if (!server) throw new UnknownServerError(name, Object.keys(servers), this.#noun());
+    if (!server) throw new UnknownServerError(name, Object.keys(servers), this.#kind.descriptor);
     if (!isGatedScope(server.scope))
       throw new NotGatedError(
         `${this.#noun()} ${name} comes from ${server.scope} scope (${server.source}), which needs no approval`,

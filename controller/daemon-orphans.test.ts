@@ -106,7 +106,10 @@ test('one record: the MCP pool and a language server write to the same file', T,
   const daemon = await Daemon.start(options);
   const languageServer = startGroup();
   try {
-    const mcpPid = await until('fx Ready', () => daemon.defaultSession.get('fx')?.status.pid);
+    const mcpPid = await until(
+      'fx Ready',
+      () => daemon.defaultSession.kind('McpServer').get('fx')?.status.pid,
+    );
     assert.ok(daemon.processes, 'a daemon with a state file has one recorder');
     // What the language-server pool does with each server it spawns.
     const hooks = recordingHooks(daemon.processes, {

@@ -16,6 +16,7 @@
  * - An opener that says which agent it is (`options.agent`) is listed in `list()`'s `agents`
  *   exactly while its handle is held (from the open to its release).
  */
+import type { SessionFlags } from '../api/index.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -60,26 +61,14 @@ export interface AgentOpener {
 }
 
 /** What an opener asks for. Paths may be relative to the opener's own cwd: resolve them first. */
-export interface SessionSpec {
-  readonly workspace: string;
-  readonly ceiling?: readonly string[];
-  readonly mcpConfigPath?: string;
-  /** `--allowed-lsp-server-names`: absent = every language server, `[]` = none. */
-  readonly lspCeiling?: readonly string[];
-  /** `--lsp-config`. */
-  readonly lspConfigPath?: string;
+export interface SessionSpec extends SessionFlags {
   readonly env?: SessionEnvSpec;
 }
 
 /** A spec after normalisation: real paths, ceiling as given (display) and its key form. */
-export interface NormalizedSpec {
-  readonly workspace: string;
-  readonly ceiling: readonly string[] | undefined;
-  readonly mcpConfigPath: string | undefined;
-  readonly lspCeiling: readonly string[] | undefined;
-  readonly lspConfigPath: string | undefined;
-  readonly env: SessionEnvSpec | undefined;
-}
+export type NormalizedSpec = { readonly workspace: string } & {
+  readonly [K in Exclude<keyof SessionSpec, 'workspace'>]: SessionSpec[K] | undefined;
+};
 
 export interface SessionInfo<S extends TableSession> {
   readonly session: S;

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { approvalHashFor } from '../api/index.js';
+import { approvalHashOf } from '../api/index.js';
 import { ApprovalStore } from '../approvals/index.js';
 import { until } from '../testing/until.js';
 import { Daemon, DaemonStoppingError } from './daemon.js';
@@ -17,7 +17,7 @@ const root = temp.path;
 after(temp.remove);
 
 const readyPid = (s: Session, name: string) => {
-  const server = s.get(name);
+  const server = s.kind('McpServer').get(name);
   const ready = server?.status.conditions.find((c) => c.type === 'Ready')?.status === 'True';
   return ready ? server?.status.pid : undefined;
 };
@@ -116,20 +116,25 @@ describe('Daemon', () => {
         await until(
           'fx pending',
           () =>
-            session.get('fx')?.status.conditions.find((c) => c.type === 'Admitted')?.reason ===
-            'PendingApproval',
+            session
+              .kind('McpServer')
+              .get('fx')
+              ?.status.conditions.find((c) => c.type === 'Admitted')?.reason === 'PendingApproval',
         );
         assert.equal(daemon.pool.stats().length, 0, 'nothing started before approval');
         // Another process: its own store on the same file.
         const other = await ApprovalStore.open({ path: approvalsFile });
-        await other.approve(ws, 'fx', approvalHashFor(config));
+        await other.approve(ws, 'fx', approvalHashOf(config));
         await until('fx Ready after the approval', () => readyPid(session, 'fx') !== undefined);
         pid = readyPid(session, 'fx')!;
-        await other.reject(ws, 'fx', approvalHashFor(config));
+        await other.reject(ws, 'fx', approvalHashOf(config));
         await until('fx down after the rejection', () => readyPid(session, 'fx') === undefined);
         await until('the server process to end', () => !pidAlive(pid));
         assert.equal(
-          session.get('fx')?.status.conditions.find((c) => c.type === 'Admitted')?.reason,
+          session
+            .kind('McpServer')
+            .get('fx')
+            ?.status.conditions.find((c) => c.type === 'Admitted')?.reason,
           'Rejected',
         );
       } finally {

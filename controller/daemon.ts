@@ -1,6 +1,10 @@
 /**
  * The daemon core: one pool, one approval store, one set of watched files, many sessions.
  *
+ * Why one file of ~460 lines: it is the daemon's lifecycle (start, open, stop) and the one
+ * place its shared parts are wired; the session table (daemon-sessions.ts), the approvals
+ * watch (approvals-watch.ts) and the orphan record (proc/) are apart already.
+ *
  * Guarantees:
  * - At start, the children a previous daemon left behind (killed hard) are reaped from the
  *   state file before anything writes to it (with their descendants that carry its run mark,
@@ -49,7 +53,15 @@ import {
   type ServerKind,
 } from '../proc/index.js';
 import type { Pool } from '../pool/types.js';
-import { redactUrl, messageOf } from '../api/index.js';
+import {
+  LANGUAGE_SERVERS,
+  MCP_SERVERS,
+  kindNamed,
+  messageOf,
+  redactUrl,
+  sessionFlagsOf,
+  type SessionFlags,
+} from '../api/index.js';
 import { watchApprovals, type ApprovalsWatch } from './approvals-watch.js';
 import {
   SessionTable,
@@ -89,19 +101,13 @@ export const DEFAULT_SESSION_ID = 'default';
 /** How long `logout` waits for the server to be disconnected before it answers anyway. */
 const LOGOUT_SETTLE_MS = 5000;
 
-export interface DaemonOptions {
-  /** The default session's workspace. */
-  readonly workspace: string;
+/**
+ * The flags (SessionFlags) are the default session's; its ceilings are also those of the
+ * sessions the CLI opens.
+ */
+export interface DaemonOptions extends SessionFlags {
   /** Decides user settings, trustedFolders.json and (unless overridden) the approvals file. */
   readonly home: string;
-  /** `--allowed-mcp-server-names`: the ceiling of the default session and of CLI-opened ones. */
-  readonly ceiling?: readonly string[];
-  /** `--mcp-config` of the default session. */
-  readonly mcpConfigPath?: string;
-  /** `--allowed-lsp-server-names`: the LSP ceiling of the default session and of CLI-opened ones. */
-  readonly lspCeiling?: readonly string[];
-  /** `--lsp-config` of the default session. */
-  readonly lspConfigPath?: string;
   /**
    * The default session's environment, when it is not the daemon's own: a daemon started by
    * `mcpctl serve` runs in a minimal environment of its own, and its default session is that
@@ -143,11 +149,11 @@ export interface ReapSummary {
 
 /** The kind a record says (records written before language servers have none: MCP). */
 function kindOf(record: ProcessRecord): ServerKind {
-  return record.kind === 'LanguageServer' ? 'LanguageServer' : 'McpServer';
+  return record.kind === LANGUAGE_SERVERS.kind ? LANGUAGE_SERVERS.kind : MCP_SERVERS.kind;
 }
 
 function whatWasReaped(record: ProcessRecord): string {
-  return kindOf(record) === 'LanguageServer' ? 'a language server' : 'a server';
+  return `a ${kindNamed(kindOf(record)).noun}`;
 }
 
 const silentLog: DaemonLog = {
@@ -289,11 +295,7 @@ export class Daemon {
       }
       daemon.#defaultHandle = await daemon.#table.open(
         {
-          workspace: options.workspace,
-          ...(options.ceiling ? { ceiling: options.ceiling } : {}),
-          ...(options.mcpConfigPath ? { mcpConfigPath: options.mcpConfigPath } : {}),
-          ...(options.lspCeiling ? { lspCeiling: options.lspCeiling } : {}),
-          ...(options.lspConfigPath ? { lspConfigPath: options.lspConfigPath } : {}),
+          ...sessionFlagsOf(options),
           ...(options.defaultSessionEnv ? { env: options.defaultSessionEnv } : {}),
         },
         { pinned: true, id: DEFAULT_SESSION_ID },
@@ -386,7 +388,7 @@ export class Daemon {
     // The pool tells holders after the connection closed (bounded: an HTTP session end waits
     // at most 2 s); answer once this session no longer serves it, so the caller sees the effect.
     const deadline = Date.now() + LOGOUT_SETTLE_MS;
-    while (Date.now() < deadline && session.why(name).reason === 'Available')
+    while (Date.now() < deadline && session.kind(MCP_SERVERS.kind).why(name).reason === 'Available')
       await new Promise((r) => setTimeout(r, 25));
     await Promise.all(this.sessions().map(({ session: s }) => s.settled()));
     return removed;
@@ -425,12 +427,8 @@ export class Daemon {
     const sharedSources = this.#sources;
     const session = await (o.createSession ?? createSession)({
       id,
-      workspace: spec.workspace,
+      ...sessionFlagsOf(spec),
       home: o.home,
-      ...(spec.ceiling ? { ceiling: spec.ceiling } : {}),
-      ...(spec.mcpConfigPath ? { mcpConfigPath: spec.mcpConfigPath } : {}),
-      ...(spec.lspCeiling ? { lspCeiling: spec.lspCeiling } : {}),
-      ...(spec.lspConfigPath ? { lspConfigPath: spec.lspConfigPath } : {}),
       ...(spec.env ? { env: spec.env.vars, envLabel: spec.env.label } : {}),
       ...(o.systemSettingsPath ? { systemSettingsPath: o.systemSettingsPath } : {}),
       ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),

@@ -1,23 +1,25 @@
 /** Errors a session raises to its callers (CLI, gateway); each says what to do. */
+import { MCP_SERVERS, type KindDescriptor } from '../api/index.js';
 import { summaryLine, type SubjectSummary } from '../approvals/index.js';
 import type { WhyAnswer } from '../reconcilers/why.js';
 
 export class UnknownServerError extends Error {
   /**
-   * `broken`: the session's files of this kind that do not parse or validate, where the name
-   * may be (their servers are not known until they are fixed).
+   * `kind`: the kind of server asked for. `broken`: the session's files of this kind that do
+   * not parse or validate, where the name may be (their servers are not known until fixed).
    */
   constructor(
     readonly serverName: string,
     known: readonly string[],
-    noun = 'server',
+    kind: Pick<KindDescriptor, 'noun' | 'listResource'> = MCP_SERVERS,
     broken: readonly string[] = [],
   ) {
+    const noun = kind.noun;
     const near = closest(serverName, known);
     const maybe =
       broken.length === 0
         ? ''
-        : `; it may be in ${broken.join(' or ')}, which does not parse or validate: fix ${broken.length === 1 ? 'that file' : 'those files'} (mcpctl get ${noun === 'server' ? 'servers' : 'lsp'} says where)`;
+        : `; it may be in ${broken.join(' or ')}, which does not parse or validate: fix ${broken.length === 1 ? 'that file' : 'those files'} (mcpctl get ${kind.listResource} says where)`;
     super(
       `no ${noun} named ${serverName} in this session${near.length ? `; did you mean ${near.join(' or ')}?` : ''}${maybe}`,
     );

@@ -1,21 +1,9 @@
 /**
  * Reload preview: what a reload would add, remove, restart, keep or block, computed from the
- * files on disk now against what runs now. Connects nothing (DESIGN §5 "Reload preview").
+ * files on disk now against what runs now, one kind at a time (each SessionKind's `diff`,
+ * session-kind.ts). Connects nothing (DESIGN §5 "Reload preview").
  */
-import {
-  changedConnectionFields,
-  type DesiredServer,
-  type DesiredServers,
-  type McpServerConfig,
-} from '../api/index.js';
-import {
-  decideAdmission,
-  runtimeOf,
-  type AdmissibleServer,
-  type AdmissionContext,
-  type AdmissionDecision,
-} from '../reconcilers/admission.js';
-import type { ServerRecord } from '../reconcilers/server-record.js';
+import type { AdmissibleServer, AdmissionDecision } from '../reconcilers/admission.js';
 
 export type DiffAction = 'add' | 'remove' | 'restart' | 'keep' | 'blocked';
 
@@ -33,13 +21,6 @@ export interface ReloadPreview {
   readonly configWarnings: string[];
 }
 
-export interface DiffInput {
-  readonly next: { servers: DesiredServers };
-  readonly records: ReadonlyMap<string, ServerRecord>;
-  /** The session's admission context, with the trust and gating of `next`. */
-  readonly admission: AdmissionContext;
-}
-
 /** What a preview needs of one kind of server (MCP servers, language servers). */
 export interface DiffKind<S extends AdmissibleServer, C> {
   readonly servers: Readonly<Record<string, S>>;
@@ -54,25 +35,6 @@ export interface DiffKind<S extends AdmissibleServer, C> {
   changed(live: C, server: S): string[];
   /** How a line names it: `fs`, `languageserver/ts`. */
   label(name: string): string;
-}
-
-/** MCP servers: the preview `mcpctl diff` always gave. */
-export function diffReload(input: DiffInput): DiffLine[] {
-  return diffKind<DesiredServer, McpServerConfig>({
-    servers: input.next.servers,
-    recorded: input.records.keys(),
-    live: (name) => input.records.get(name)?.live,
-    decide: (server) => decideAdmission(server, input.admission),
-    runtime: (server) => {
-      const r = runtimeOf(server, input.admission);
-      return r.runnable
-        ? { runnable: true, connectionId: r.connectionId }
-        : { runnable: false, why: 'MissingEnv' };
-    },
-    changed: (live, server) =>
-      changedConnectionFields(live, server.config, input.admission.workspace),
-    label: (name) => name,
-  });
 }
 
 /** One kind's lines, sorted by name: what a reload would add, remove, restart, keep or block. */

@@ -82,7 +82,9 @@ describe('save torture (live session, real files)', { timeout: 120_000 }, () => 
       const now = JSON.stringify(configsOf(session.desired().servers));
       if (applied[applied.length - 1] !== now) applied.push(now);
     });
-    await until('v0 ready', () => session.get('edited')?.status.tools.includes('tool_v0'));
+    await until('v0 ready', () =>
+      session.kind('McpServer').get('edited')?.status.tools.includes('tool_v0'),
+    );
   });
   after(async () => {
     await h.close();
@@ -106,7 +108,9 @@ describe('save torture (live session, real files)', { timeout: 120_000 }, () => 
     applied.push(stateOf(from));
     const text = (label: string) => settings(label === 'final' ? `v${to}` : `v${from}-${label}`);
     const times = await save(steps(file, scratch, text));
-    await until(`v${to} ready`, () => session.get('edited')?.status.tools.includes(`tool_v${to}`));
+    await until(`v${to} ready`, () =>
+      session.kind('McpServer').get('edited')?.status.tools.includes(`tool_v${to}`),
+    );
     await session.settled();
     if (existsSync(scratch)) rmSync(scratch);
     version = to;

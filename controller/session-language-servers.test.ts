@@ -8,8 +8,9 @@ import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import {
-  approvalHashFor,
-  lspApprovalHashFor,
+  approvalHashOf,
+  isLanguageServer,
+  lspApprovalHashOf,
   type LanguageServerConfig,
   type LanguageServer,
 } from '../api/index.js';
@@ -51,7 +52,7 @@ function condition(s: LanguageServer | undefined, type: string): string | undefi
 }
 
 function readyPid(s: Session, name: string): number | undefined {
-  const ls = s.getLanguageServer(name);
+  const ls = s.kind('LanguageServer').get(name);
   return condition(ls, 'Ready') === 'True/Connected' ? ls?.status.pid : undefined;
 }
 
@@ -115,10 +116,12 @@ describe('session: language servers', T, () => {
       store.set({ fake: { config: fake({ settings: { fake: { level: 1 } } }) } });
       const s = await session(store);
       const registry: string[] = [];
-      s.on('registry', (name) => registry.push(name));
+      s.on('registry', (name, kind) =>
+        registry.push(kind === 'LanguageServer' ? `languageserver/${name}` : name),
+      );
       const pid = await until('fake ready', () => readyPid(s, 'fake'));
       assert.deepEqual(spawned, [pid]);
-      const ls = s.getLanguageServer('fake');
+      const ls = s.kind('LanguageServer').get('fake');
       assert.equal(ls?.status.workspaceFolder, ws);
       assert.deepEqual(ls?.status.extensions, ['.txt']);
       assert.match(ls?.status.connectionId ?? '', /^fake::[0-9a-f]{16}$/);
@@ -150,7 +153,7 @@ describe('session: language servers', T, () => {
       });
       await s.settled();
       assert.equal(readyPid(s, 'fake'), pid);
-      assert.deepEqual(s.getLanguageServer('fake')?.status.extensions, ['.md', '.txt']);
+      assert.deepEqual(s.kind('LanguageServer').get('fake')?.status.extensions, ['.md', '.txt']);
       assert.equal(s.lspTargets()[0]?.connection?.documents.languageOf('/x/a.md'), 'markdown');
       assert.ok(registry.includes('languageserver/fake'), 'the Ready set change was told');
       assert.deepEqual(spawned, [pid], 'no restart for settings or routing');
@@ -162,14 +165,14 @@ describe('session: language servers', T, () => {
         return p !== undefined && p !== pid ? p : undefined;
       });
       await until('the old process gone', () => !groupAlive(pid));
-      assert.equal(s.getLanguageServer('fake')?.status.restarts, 1);
-      assert.equal(s.getLanguageServer('fake')?.spec.env?.FAKE_EDIT, '<redacted>');
+      assert.equal(s.kind('LanguageServer').get('fake')?.status.restarts, 1);
+      assert.equal(s.kind('LanguageServer').get('fake')?.spec.env?.FAKE_EDIT, '<redacted>');
 
       // Removed: the process ends.
       store.set({});
-      await until('removed', () => s.getLanguageServer('fake') === undefined);
+      await until('removed', () => s.kind('LanguageServer').get('fake') === undefined);
       await until('its process gone', () => !groupAlive(pid2));
-      assert.equal(s.whyLanguageServer('fake').reason, 'Removed');
+      assert.equal(s.kind('LanguageServer').why('fake').reason, 'Removed');
     },
   );
 
@@ -182,11 +185,19 @@ describe('session: language servers', T, () => {
       store.set({ fake: { config, scope: 'project' } });
       const s = await session(store);
       const prompted: string[] = [];
-      s.on('languageServerPendingApproval', (server) => prompted.push(server.name));
+      s.on('pendingApproval', (server) => {
+        if (isLanguageServer(server)) prompted.push(server.name);
+      });
       await s.settled();
-      assert.equal(condition(s.getLanguageServer('fake'), 'Admitted'), 'False/PendingApproval');
-      assert.equal(s.whyLanguageServer('fake').reason, 'PendingApproval');
-      assert.match(s.whyLanguageServer('fake').action, /mcpctl approve languageserver\/fake/);
+      assert.equal(
+        condition(s.kind('LanguageServer').get('fake'), 'Admitted'),
+        'False/PendingApproval',
+      );
+      assert.equal(s.kind('LanguageServer').why('fake').reason, 'PendingApproval');
+      assert.match(
+        s.kind('LanguageServer').why('fake').action,
+        /mcpctl approve languageserver\/fake/,
+      );
       assert.equal(s.lspTargets()[0]?.unavailable?.reason, 'PendingApproval');
       assert.ok(
         s
@@ -197,23 +208,24 @@ describe('session: language servers', T, () => {
       );
 
       // An MCP server's approval of the same name (even of the same text) admits nothing.
-      await approvals.approve(ws, 'fake', approvalHashFor(config));
+      await approvals.approve(ws, 'fake', approvalHashOf(config));
       await s
-        .approve('fake', approvalHashFor(config as never), { sessionOnly: true })
+        .kind('McpServer')
+        .approve('fake', approvalHashOf(config as never), { sessionOnly: true })
         .catch(() => undefined);
       s.approvalsChanged();
       await s.settled();
-      assert.equal(s.whyLanguageServer('fake').reason, 'PendingApproval');
+      assert.equal(s.kind('LanguageServer').why('fake').reason, 'PendingApproval');
       assert.deepEqual(spawned, [], 'nothing spawned before approval');
       assert.deepEqual(lspPool.stats(), []);
 
       // Its own approval, of the hash shown.
-      const subject = s.approvalSubject('fake', undefined, { kind: 'LanguageServer' });
-      assert.equal(subject.hash, lspApprovalHashFor(config));
-      await s.approve('fake', subject.hash, { kind: 'LanguageServer' });
+      const subject = s.kind('LanguageServer').subject('fake');
+      assert.equal(subject.hash, lspApprovalHashOf(config));
+      await s.kind('LanguageServer').approve('fake', subject.hash);
       const pid = await until('fake ready after approval', () => readyPid(s, 'fake'));
       assert.deepEqual(spawned, [pid]);
-      assert.equal(condition(s.getLanguageServer('fake'), 'Admitted'), 'True/Approved');
+      assert.equal(condition(s.kind('LanguageServer').get('fake'), 'Admitted'), 'True/Approved');
     },
   );
 
@@ -261,16 +273,19 @@ describe('session: language servers', T, () => {
       const p = readyPid(s, 'fake');
       return p !== undefined && p !== p1 ? p : undefined;
     });
-    assert.equal(s.getLanguageServer('fake')?.status.restarts, 1);
+    assert.equal(s.kind('LanguageServer').get('fake')?.status.restarts, 1);
 
     process.kill(p2, 'SIGKILL');
     await until('gave up', () => {
-      const ready = s.getLanguageServer('fake')?.status.conditions.find((c) => c.type === 'Ready');
+      const ready = s
+        .kind('LanguageServer')
+        .get('fake')
+        ?.status.conditions.find((c) => c.type === 'Ready');
       return ready?.reason === 'CrashLoopBackOff' && /gave up/.test(ready.message ?? '');
     });
     await s.settled();
     assert.equal(readyPid(s, 'fake'), undefined);
-    const answer = s.whyLanguageServer('fake');
+    const answer = s.kind('LanguageServer').why('fake');
     assert.equal(answer.reason, 'CrashLoopBackOff');
     assert.match(answer.action, /mcpctl reload/);
     assert.equal(spawned.length, 2, 'no restart after giving up');
@@ -325,7 +340,10 @@ describe('session: language servers', T, () => {
     const s = await session(store);
     const p1 = await until('ready', () => readyPid(s, 'fake'));
     process.kill(p1, 'SIGKILL');
-    await until('gave up', () => s.whyLanguageServer('fake').reason === 'CrashLoopBackOff');
+    await until(
+      'gave up',
+      () => s.kind('LanguageServer').why('fake').reason === 'CrashLoopBackOff',
+    );
     await s.settled();
     assert.deepEqual(spawned, [p1]);
   });
@@ -339,9 +357,12 @@ describe('session: language servers', T, () => {
       const s = await session(store);
       const pid = await until('ready', () => readyPid(s, 'fake'));
       store.set({ fake: { config: fake() } }, []);
-      await until('not allowed', () => s.whyLanguageServer('fake').reason === 'NotAllowed');
+      await until(
+        'not allowed',
+        () => s.kind('LanguageServer').why('fake').reason === 'NotAllowed',
+      );
       await until('its process gone', () => !groupAlive(pid));
-      assert.match(s.whyLanguageServer('fake').action, /--allowed-lsp-server-names/);
+      assert.match(s.kind('LanguageServer').why('fake').action, /--allowed-lsp-server-names/);
       assert.equal(s.lspTargets()[0]?.connection, undefined);
     },
   );
@@ -351,8 +372,8 @@ describe('session: language servers', T, () => {
     store.set({ fake: { config: fake({ workspaceFolder: '../elsewhere' }) } });
     const s = await session(store);
     await s.settled();
-    assert.equal(condition(s.getLanguageServer('fake'), 'Ready'), 'False/InvalidConfig');
-    const answer = s.whyLanguageServer('fake');
+    assert.equal(condition(s.kind('LanguageServer').get('fake'), 'Ready'), 'False/InvalidConfig');
+    const answer = s.kind('LanguageServer').why('fake');
     assert.equal(answer.reason, 'InvalidConfig');
     assert.match(answer.message, /workspaceFolder: the folder it names is outside the workspace/);
     assert.deepEqual(spawned, []);

@@ -46,10 +46,10 @@ describe('session: a server that needs an OAuth login', () => {
       const session = await h.session();
       await until(
         'Unauthorized',
-        () => condition(session.get('remote'), 'Ready') === 'False/Unauthorized',
+        () => condition(session.kind('McpServer').get('remote'), 'Ready') === 'False/Unauthorized',
       );
-      assert.equal(session.why('remote').reason, 'Unauthorized');
-      assert.match(session.why('remote').action, /mcpctl login remote/);
+      assert.equal(session.kind('McpServer').why('remote').reason, 'Unauthorized');
+      assert.match(session.kind('McpServer').why('remote').action, /mcpctl login remote/);
       assert.equal(attempts, 1);
 
       // Back-off here is 50–400 ms: a crash loop would have retried several times by now.
@@ -64,7 +64,7 @@ describe('session: a server that needs an OAuth login', () => {
 
       signedIn = true;
       await session.loginsChanged();
-      assert.equal(condition(session.get('remote'), 'Ready'), 'True/Connected');
+      assert.equal(condition(session.kind('McpServer').get('remote'), 'Ready'), 'True/Connected');
       assert.equal(attempts, 2);
     },
   );
@@ -86,17 +86,17 @@ describe('session: a server that needs an OAuth login', () => {
       const session = await h.session();
       await until(
         'Unauthorized',
-        () => condition(session.get('remote'), 'Ready') === 'False/Unauthorized',
+        () => condition(session.kind('McpServer').get('remote'), 'Ready') === 'False/Unauthorized',
       );
       h.write(h.files.user, servers({ remote: { ...config, disabled: true } }));
       await until(
         'NotAdmitted',
-        () => condition(session.get('remote'), 'Ready') === 'False/NotAdmitted',
+        () => condition(session.kind('McpServer').get('remote'), 'Ready') === 'False/NotAdmitted',
       );
       h.write(h.files.user, servers({ remote: config }));
       await until(
         'Unauthorized again',
-        () => condition(session.get('remote'), 'Ready') === 'False/Unauthorized',
+        () => condition(session.kind('McpServer').get('remote'), 'Ready') === 'False/Unauthorized',
       );
       assert.equal(attempts, 2);
     },
@@ -123,7 +123,7 @@ describe('session: a server that needs an OAuth login', () => {
       const session = await h.session();
       const heard: { name: string; ready: string | undefined }[] = [];
       session.on('loginRequired', (name) =>
-        heard.push({ name, ready: condition(session.get(name), 'Ready') }),
+        heard.push({ name, ready: condition(session.kind('McpServer').get(name), 'Ready') }),
       );
       h.write(h.files.user, servers({ remote: config, other }));
       await until('both announced', () => heard.length === 2);
@@ -144,7 +144,7 @@ describe('session: a server that needs an OAuth login', () => {
       h.write(h.files.user, servers({ remote: { ...config, disabled: true }, other }));
       await until(
         'NotAdmitted',
-        () => condition(session.get('remote'), 'Ready') === 'False/NotAdmitted',
+        () => condition(session.kind('McpServer').get('remote'), 'Ready') === 'False/NotAdmitted',
       );
       h.write(h.files.user, servers({ remote: config, other }));
       await until('announced again', () => heard.length === 3);
@@ -153,7 +153,7 @@ describe('session: a server that needs an OAuth login', () => {
       // Signed in (Ready), then the grant is gone: announced once more.
       signedIn = true;
       await session.loginsChanged();
-      assert.equal(condition(session.get('remote'), 'Ready'), 'True/Connected');
+      assert.equal(condition(session.kind('McpServer').get('remote'), 'Ready'), 'True/Connected');
       assert.equal(heard.length, 3, 'a server that signed in is not announced');
       // A new config that reconnects from scratch (Recreate) and finds no grant.
       signedIn = false;

@@ -56,7 +56,10 @@ describe('session and the work queue', T, () => {
     await sleep(250);
     assert.equal(passes.length, 0, 'the first pass is still running');
     hold.open();
-    await until('v3 live', () => s.get('a')?.status.tools.join() === 'v3' || undefined);
+    await until(
+      'v3 live',
+      () => s.kind('McpServer').get('a')?.status.tools.join() === 'v3' || undefined,
+    );
     await s.settled();
     assert.deepEqual(passes, ['a', 'a'], 'the running pass plus exactly one more');
     assert.deepEqual(versions, ['v1', 'v3'], 'the intermediate edit was never connected');
@@ -75,8 +78,11 @@ describe('session and the work queue', T, () => {
         ...servers({ a, b: { command: 'mem', args: ['v2'] } }),
         mcp: { excluded: ['a'] },
       });
-      await until('a refused', () => condition(s.get('a'), 'Admitted') === 'False/Excluded');
-      assert.equal(condition(s.get('a'), 'Ready'), 'False/NotAdmitted');
+      await until(
+        'a refused',
+        () => condition(s.kind('McpServer').get('a'), 'Admitted') === 'False/Excluded',
+      );
+      assert.equal(condition(s.kind('McpServer').get('a'), 'Ready'), 'False/NotAdmitted');
       assert.deepEqual(
         h.pool.stats().map((e) => e.name),
         ['b'],
@@ -88,7 +94,10 @@ describe('session and the work queue', T, () => {
         'a preempted connect is no failure',
       );
       hold.open();
-      await until('b ready', () => condition(s.get('b'), 'Ready') === 'True/Connected');
+      await until(
+        'b ready',
+        () => condition(s.kind('McpServer').get('b'), 'Ready') === 'True/Connected',
+      );
     },
   );
 
@@ -108,7 +117,10 @@ describe('session and the work queue', T, () => {
       await s.reload();
       assert.equal(h.pool.acquired.length, 0);
       await s.start();
-      await until('a ready', () => s.get('a')?.status.tools.length === 1 || undefined);
+      await until(
+        'a ready',
+        () => s.kind('McpServer').get('a')?.status.tools.length === 1 || undefined,
+      );
       assert.equal(h.pool.acquired.length, 1);
     } finally {
       await s.close();

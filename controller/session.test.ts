@@ -36,20 +36,23 @@ describe('session: hot reload with real processes', T, () => {
       h.write(h.files.user, servers({ a: fixtureConfig(['--tools=t1,t2', '--prompt=p1']) }));
       const s = await h.session();
       const pid = await until('a ready', () => readyPid(s, 'a'));
-      assert.deepEqual(s.get('a')?.status.tools, ['t1', 't2']);
-      assert.deepEqual(s.get('a')?.status.prompts, ['p1']);
+      assert.deepEqual(s.kind('McpServer').get('a')?.status.tools, ['t1', 't2']);
+      assert.deepEqual(s.kind('McpServer').get('a')?.status.prompts, ['p1']);
       assert.equal(s.registry.get('a')?.tools.length, 2);
 
       h.write(h.files.user, servers({}));
-      await until('a removed', () => s.get('a') === undefined && s.registry.get('a') === undefined);
+      await until(
+        'a removed',
+        () => s.kind('McpServer').get('a') === undefined && s.registry.get('a') === undefined,
+      );
       await until('process gone', () => !pidAlive(pid));
       assert.equal(h.pool.stats().length, 0);
-      assert.equal(s.why('a').reason, 'Removed');
+      assert.equal(s.kind('McpServer').why('a').reason, 'Removed');
 
       h.write(h.files.user, servers({ a: fixtureConfig(['--tools=t1']) }));
       const pid2 = await until('a back', () => readyPid(s, 'a'));
       assert.notEqual(pid2, pid);
-      assert.equal(s.why('a').reason, 'Available');
+      assert.equal(s.kind('McpServer').why('a').reason, 'Available');
     },
   );
 
@@ -87,8 +90,8 @@ describe('session: hot reload with real processes', T, () => {
       assert.equal(h.pool.count('b'), 1);
       await until('old a gone', () => !pidAlive(a1));
       assert.ok(pidAlive(a2));
-      assert.equal(s.get('a')?.status.restarts, 1);
-      assert.equal(s.get('a')?.metadata.generation, 2);
+      assert.equal(s.kind('McpServer').get('a')?.status.restarts, 1);
+      assert.equal(s.kind('McpServer').get('a')?.metadata.generation, 2);
     },
   );
 
@@ -100,11 +103,18 @@ describe('session: hot reload with real processes', T, () => {
     h.write(h.files.system, servers({ a: fixtureConfig(['--tools=system']) }));
     const s = await h.session();
     await until('a', () => readyPid(s, 'a'));
-    assert.deepEqual(s.get('a')?.status.tools, ['system']);
-    assert.equal(s.get('a')?.spec.env, undefined, 'no env merged in from the user layer');
-    assert.equal(s.get('a')?.metadata.annotations?.['mcpctl.dev/scope'], 'system');
+    assert.deepEqual(s.kind('McpServer').get('a')?.status.tools, ['system']);
     assert.equal(
-      s.get('a')?.status.connectionId,
+      s.kind('McpServer').get('a')?.spec.env,
+      undefined,
+      'no env merged in from the user layer',
+    );
+    assert.equal(
+      s.kind('McpServer').get('a')?.metadata.annotations?.['mcpctl.dev/scope'],
+      'system',
+    );
+    assert.equal(
+      s.kind('McpServer').get('a')?.status.connectionId,
       connectionIdOf('a', fixtureConfig(['--tools=system']), s.workspace),
     );
   });
@@ -161,7 +171,10 @@ describe('session: hot reload with real processes', T, () => {
         h.write(h.files.user, servers({ a: fixtureConfig([`--tools=v${i}`]) }));
         await sleep(5);
       }
-      await until('final config live', () => s.get('a')?.status.tools[0] === 'v9' || undefined);
+      await until(
+        'final config live',
+        () => s.kind('McpServer').get('a')?.status.tools[0] === 'v9' || undefined,
+      );
       await s.settled();
       assert.deepEqual(passes, ['a'], 'one pass for the whole burst');
       assert.equal(h.pool.count('a'), 2);
@@ -180,11 +193,14 @@ describe('session: hot reload with real processes', T, () => {
         ...servers({ a: fixtureConfig(), b: fixtureConfig() }),
         mcp: { excluded: ['a'] },
       });
-      await until('a excluded', () => condition(s.get('a'), 'Admitted') === 'False/Excluded');
+      await until(
+        'a excluded',
+        () => condition(s.kind('McpServer').get('a'), 'Admitted') === 'False/Excluded',
+      );
       assert.equal(s.registry.get('a'), undefined);
-      assert.equal(condition(s.get('a'), 'Ready'), 'False/NotAdmitted');
+      assert.equal(condition(s.kind('McpServer').get('a'), 'Ready'), 'False/NotAdmitted');
       await until('a process gone', () => !pidAlive(pid));
-      assert.equal(s.why('a').reason, 'Excluded');
+      assert.equal(s.kind('McpServer').why('a').reason, 'Excluded');
       assert.equal(readyPid(s, 'b'), bPid, 'b untouched');
 
       h.write(h.files.user, servers({ a: fixtureConfig(), b: fixtureConfig() }));
@@ -195,7 +211,10 @@ describe('session: hot reload with real processes', T, () => {
         ...servers({ a: fixtureConfig(), b: fixtureConfig(), c: fixtureConfig() }),
         mcp: { excluded: ['c'] },
       });
-      await until('c seen', () => condition(s.get('c'), 'Admitted') === 'False/Excluded');
+      await until(
+        'c seen',
+        () => condition(s.kind('McpServer').get('c'), 'Admitted') === 'False/Excluded',
+      );
       await s.settled();
       assert.equal(h.pool.count('c'), 0);
     },
@@ -210,21 +229,27 @@ describe('session: hot reload with real processes', T, () => {
       const s = await h.session({ ceiling: ['a', 'b'] });
       await until('a,b ready', () => readyPid(s, 'a') && readyPid(s, 'b'));
       await s.settled();
-      assert.equal(condition(s.get('c'), 'Admitted'), 'False/NotAllowed');
+      assert.equal(condition(s.kind('McpServer').get('c'), 'Admitted'), 'False/NotAllowed');
       assert.equal(h.pool.count('c'), 0);
-      assert.match(s.why('c').action, /--allowed-mcp-server-names=a,b/);
+      assert.match(s.kind('McpServer').why('c').action, /--allowed-mcp-server-names=a,b/);
 
       h.write(h.files.user, { ...three, mcp: { allowed: ['a'] } });
-      await until('b narrowed out', () => condition(s.get('b'), 'Admitted') === 'False/NotAllowed');
+      await until(
+        'b narrowed out',
+        () => condition(s.kind('McpServer').get('b'), 'Admitted') === 'False/NotAllowed',
+      );
       assert.ok(readyPid(s, 'a'));
       assert.equal(
-        s.why('b').reason,
+        s.kind('McpServer').why('b').reason,
         'NotAllowed',
         'filtered by the allowlist is NotAllowed, not Removed',
       );
 
       h.write(h.files.user, { ...three, mcp: { allowed: [] } });
-      await until('all denied', () => condition(s.get('a'), 'Admitted') === 'False/NotAllowed');
+      await until(
+        'all denied',
+        () => condition(s.kind('McpServer').get('a'), 'Admitted') === 'False/NotAllowed',
+      );
       assert.equal(s.registry.entries().size, 0);
     },
   );
@@ -239,23 +264,29 @@ describe('session: hot reload with real processes', T, () => {
       const s = await h.session();
       const prompted: string[] = [];
       s.on('pendingApproval', (server) => prompted.push(server.name));
-      await until('p pending', () => condition(s.get('p'), 'Admitted') === 'False/PendingApproval');
+      await until(
+        'p pending',
+        () => condition(s.kind('McpServer').get('p'), 'Admitted') === 'False/PendingApproval',
+      );
       await s.reload();
       await s.settled();
       assert.equal(h.pool.count('p'), 0, 'never acquired while pending');
-      assert.equal(s.why('p').reason, 'PendingApproval');
+      assert.equal(s.kind('McpServer').why('p').reason, 'PendingApproval');
       assert.ok(
         s
           .eventList()
           .some((e) => e.reason === 'PendingApproval' && e.involvedObject === 'server/p'),
       );
 
-      await s.approve('p', s.approvalSubject('p').hash);
+      await s.kind('McpServer').approve('p', s.kind('McpServer').subject('p').hash);
       await until('p ready', () => readyPid(s, 'p'));
-      assert.equal(condition(s.get('p'), 'Admitted'), 'True/Approved');
+      assert.equal(condition(s.kind('McpServer').get('p'), 'Admitted'), 'True/Approved');
 
-      await s.reject('p', s.approvalSubject('p').hash);
-      await until('p down', () => condition(s.get('p'), 'Admitted') === 'False/Rejected');
+      await s.kind('McpServer').reject('p', s.kind('McpServer').subject('p').hash);
+      await until(
+        'p down',
+        () => condition(s.kind('McpServer').get('p'), 'Admitted') === 'False/Rejected',
+      );
       assert.equal(s.registry.get('p'), undefined);
       const acquiredBefore = h.pool.count('p');
       await s.reload();
@@ -267,12 +298,12 @@ describe('session: hot reload with real processes', T, () => {
       await until('other ready', () => readyPid(s, 'other'));
       await s.settled();
       assert.equal(prompted.length, promptsBefore);
-      assert.equal(condition(s.get('p'), 'Admitted'), 'False/Rejected');
+      assert.equal(condition(s.kind('McpServer').get('p'), 'Admitted'), 'False/Rejected');
 
       h.write(h.files.project, { mcpServers: { p: fixtureConfig(['--tools=pt2']) } });
       await until(
         'p promptable again',
-        () => condition(s.get('p'), 'Admitted') === 'False/PendingApproval',
+        () => condition(s.kind('McpServer').get('p'), 'Admitted') === 'False/PendingApproval',
       );
       await until('prompted again', () => prompted.length === promptsBefore + 1);
       assert.equal(h.pool.count('p'), acquiredBefore);
@@ -282,10 +313,15 @@ describe('session: hot reload with real processes', T, () => {
   it('approve for this session admits without persisting', T, async () => {
     h.write(h.files.project, { mcpServers: { p: fixtureConfig() } });
     const s = await h.session();
-    await until('p pending', () => condition(s.get('p'), 'Admitted') === 'False/PendingApproval');
-    await s.approve('p', s.approvalSubject('p').hash, { sessionOnly: true });
+    await until(
+      'p pending',
+      () => condition(s.kind('McpServer').get('p'), 'Admitted') === 'False/PendingApproval',
+    );
+    await s
+      .kind('McpServer')
+      .approve('p', s.kind('McpServer').subject('p').hash, { sessionOnly: true });
     await until('p ready', () => readyPid(s, 'p'));
-    assert.equal(condition(s.get('p'), 'Admitted'), 'True/ApprovedForSession');
+    assert.equal(condition(s.kind('McpServer').get('p'), 'Admitted'), 'True/ApprovedForSession');
     assert.equal(h.approvals.getState(h.workspace, 'p', s.desired().servers.p.config), 'pending');
   });
 
@@ -295,29 +331,35 @@ describe('session: hot reload with real processes', T, () => {
     async () => {
       h.write(h.files.project, { mcpServers: { p: fixtureConfig(['--tools=shown']) } });
       const s = await h.session();
-      await until('p pending', () => condition(s.get('p'), 'Admitted') === 'False/PendingApproval');
-      const shown = s.approvalSubject('p');
+      await until(
+        'p pending',
+        () => condition(s.kind('McpServer').get('p'), 'Admitted') === 'False/PendingApproval',
+      );
+      const shown = s.kind('McpServer').subject('p');
       h.write(h.files.project, { mcpServers: { p: fixtureConfig(['--tools=swapped']) } });
-      await until('p swapped', () => s.approvalSubject('p').hash !== shown.hash);
-      const current = s.approvalSubject('p');
+      await until('p swapped', () => s.kind('McpServer').subject('p').hash !== shown.hash);
+      const current = s.kind('McpServer').subject('p');
       for (const sessionOnly of [false, true])
-        await assert.rejects(s.approve('p', shown.hash, { sessionOnly }), (err: Error) => {
-          assert.ok(err instanceof StaleDecisionError);
-          assert.equal(err.current.hash, current.hash);
-          assert.match(err.message, /nothing was decided/);
-          assert.match(err.message, /--tools=swapped/);
-          return true;
-        });
-      await assert.rejects(s.reject('p', shown.hash), StaleDecisionError);
+        await assert.rejects(
+          s.kind('McpServer').approve('p', shown.hash, { sessionOnly }),
+          (err: Error) => {
+            assert.ok(err instanceof StaleDecisionError);
+            assert.equal(err.current.hash, current.hash);
+            assert.match(err.message, /nothing was decided/);
+            assert.match(err.message, /--tools=swapped/);
+            return true;
+          },
+        );
+      await assert.rejects(s.kind('McpServer').reject('p', shown.hash), StaleDecisionError);
       // --hash prefixes: too short, not hex, another config's.
       for (const pin of [current.hash.slice(0, 7), 'zzzzzzzzzz', shown.hash.slice(0, 12)])
-        assert.throws(() => s.approvalSubject('p', pin), StaleDecisionError);
+        assert.throws(() => s.kind('McpServer').subject('p', pin), StaleDecisionError);
       assert.equal(
-        s.approvalSubject('p', current.hash.slice(0, 8).toUpperCase()).hash,
+        s.kind('McpServer').subject('p', current.hash.slice(0, 8).toUpperCase()).hash,
         current.hash,
       );
       await s.settled();
-      assert.equal(condition(s.get('p'), 'Admitted'), 'False/PendingApproval');
+      assert.equal(condition(s.kind('McpServer').get('p'), 'Admitted'), 'False/PendingApproval');
       assert.equal(h.pool.count('p'), 0, 'never acquired');
       assert.equal(h.approvals.recordOf(h.workspace, 'p'), undefined, 'nothing written');
     },
@@ -330,7 +372,10 @@ describe('session: hot reload with real processes', T, () => {
     });
     h.write(h.files.trust, { [h.workspace]: 'DO_NOT_TRUST' });
     const s = await h.session();
-    await until('a untrusted', () => condition(s.get('a'), 'Admitted') === 'False/UntrustedFolder');
+    await until(
+      'a untrusted',
+      () => condition(s.kind('McpServer').get('a'), 'Admitted') === 'False/UntrustedFolder',
+    );
     await s.settled();
     assert.equal(h.pool.count('a'), 0);
     assert.equal(s.conditions.find((c) => c.type === 'Trusted')?.status, 'False');
@@ -347,7 +392,7 @@ describe('session: hot reload with real processes', T, () => {
       h.files.user,
       servers({ a: fixtureConfig(['--tools=r,w'], { excludeTools: ['w'], description: 'x' }) }),
     );
-    await until('filtered', () => s.get('a')?.status.tools.join() === 'r');
+    await until('filtered', () => s.kind('McpServer').get('a')?.status.tools.join() === 'r');
     assert.equal(readyPid(s, 'a'), pid);
     assert.equal(h.pool.count('a'), 1);
   });
@@ -374,11 +419,11 @@ describe('session: hot reload with real processes', T, () => {
       h.write(h.files.user, servers({ a: fixtureConfig(['--tools=t', '--exit-at-start']) }));
       await until(
         'rollout failed',
-        () => condition(s.get('a'), 'UpToDate') === 'False/RolloutFailed',
+        () => condition(s.kind('McpServer').get('a'), 'UpToDate') === 'False/RolloutFailed',
       );
       assert.equal(gaps, 0);
       assert.equal(readyPid(s, 'a'), pid2);
-      assert.deepEqual(s.get('a')?.status.tools, ['t']);
+      assert.deepEqual(s.kind('McpServer').get('a')?.status.tools, ['t']);
       assert.ok(pidAlive(pid2));
     },
   );
@@ -406,11 +451,18 @@ describe('session: hot reload with real processes', T, () => {
   it('a crash loop reaches CrashLoopBackOff and recovers when the server is fixed', T, async () => {
     h.write(h.files.user, servers({ a: fixtureConfig(['--exit-after=150']) }));
     const s = await h.session();
-    await until('crash loop', () => condition(s.get('a'), 'Ready') === 'False/CrashLoopBackOff', {
-      timeoutMs: 20_000,
-    });
+    await until(
+      'crash loop',
+      () => condition(s.kind('McpServer').get('a'), 'Ready') === 'False/CrashLoopBackOff',
+      {
+        timeoutMs: 20_000,
+      },
+    );
     assert.match(
-      s.get('a')?.status.conditions.find((c) => c.type === 'Ready')?.message ?? '',
+      s
+        .kind('McpServer')
+        .get('a')
+        ?.status.conditions.find((c) => c.type === 'Ready')?.message ?? '',
       /next retry at/,
     );
     assert.equal(s.registry.get('a'), undefined, 'a dead server shows no tools');
@@ -448,7 +500,7 @@ describe('session: hot reload with real processes', T, () => {
       s.conditions.find((c) => c.type === 'ConfigValid')?.message ?? '',
       /mcpServers\.b\.args: expected an array of strings, got a string/,
     );
-    assert.equal(s.get('b'), undefined);
+    assert.equal(s.kind('McpServer').get('b'), undefined);
     assert.equal(readyPid(s, 'a'), pid);
     h.write(h.files.user, servers({ a: fixtureConfig(), b: fixtureConfig() }));
     await until('b ready after fix', () => readyPid(s, 'b'));
@@ -482,6 +534,6 @@ describe('session: hot reload with real processes', T, () => {
     assert.equal(h.pool.acquired.length, acquired);
     await s.reload();
     assert.ok(readyPid(s, 'added'));
-    assert.equal(s.get('gone'), undefined);
+    assert.equal(s.kind('McpServer').get('gone'), undefined);
   });
 });

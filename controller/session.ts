@@ -1,73 +1,52 @@
 /**
  * A session: one workspace's desired set, reconciled into leases from a (possibly shared) pool.
  *
- * Wiring (DESIGN §2, one direction): informer store → work queue → server reconciler → pool.
+ * Wiring (DESIGN §2, one direction): informer store → work queue → server reconciler → pool,
+ * once per kind: the session builds one SessionKind (session-kind.ts: queue, workers,
+ * reconciler, decisions) from each kind's parts (session-mcp-servers.ts,
+ * session-language-servers.ts) and names the kind once on its face: `kind(LANGUAGE_SERVERS.kind)`.
  * The store's changes only enqueue names; approvals only record a decision and enqueue; the
  * pool's callbacks only mark and enqueue. Nothing but a reconcile pass acquires a connection.
  * Each concept behind it has its own file: decisions about gated servers
  * (approval-decisions.ts), OAuth logins (login-waits.ts), the context of every admission
- * judgement (session-admission.ts), the session's own conditions (session-conditions.ts), its
- * language servers (session-language-servers.ts: the same reconciler, a queue of their own).
- *
- * Why one file of ~640 lines: what stays is the wiring of those parts and the session's one
- * public face for both kinds (what the daemon, the CLI methods, the gateway and the tests
- * call; language servers' own part lives in session-language-servers.ts); cutting the face
- * apart would only add forwarding, and `request` is on every tool call's path.
+ * judgement (session-admission.ts), the session's own conditions (session-conditions.ts).
  *
  * Guarantees:
- * - `reload()` re-reads every source, enqueues every known name and resolves when settled, so
- *   a manual reload and the watcher can never race (both go through the queue).
+ * - `reload()` re-reads every source, enqueues every known name of each kind and resolves when
+ *   settled, so a manual reload and the watcher can never race (both go through the queues).
  * - `diff()` reads the files on disk and acquires nothing.
  * - `pendingApproval` listeners hear of a server after the pass that left it pending finished.
  * - `loginRequired` listeners hear of a server after the pass that left it waiting for an OAuth
  *   login (Ready=False Unauthorized): once per stretch of waiting (login-waits.ts).
- * - `approve`/`reject` decide nothing when the config changed after it was shown
- *   (StaleDecisionError, approval-decisions.ts).
- * - Back-off is configured once (`backoffBaseMs`, `backoffCapMs`): a failed reconcile's retries
- *   (the queue) and a crashed server's reconnects (the reconciler) follow the same schedule.
- * - Every name queued first lets a connect in progress for it stop when nothing of it may run
- *   now (ServerReconciler.preempt): a removed or refused server stuck in its handshake ends at
- *   once, not at its connect timeout.
- * - `close()` stops the watchers, drains the queue and releases every lease of the session;
+ * - What each kind guarantees (one pass per name at a time, preempted connects, back-off,
+ *   stale decisions refused) is its SessionKind's (session-kind.ts).
+ * - `close()` stops the watchers, drains the queues and releases every lease of the session;
  *   a pass waiting for a connection stops waiting at once (the connection goes on without this
  *   session, and the pool drains or closes it).
  * - Language servers: `settled()` waits for both kinds, `reload()` reconciles both, a change of
- *   the Ready ones is a `registry` event named `languageserver/NAME` (so the gateway's list
- *   follows it); their statuses change with `languageServerChange`, their prompts with
- *   `languageServerPendingApproval`.
+ *   the Ready ones is a `registry` event of kind `LanguageServer` (so the gateway's list
+ *   follows it); their statuses change with `languageServerChange`; a `pendingApproval` event
+ *   carries a server of either kind (its `kind` says which).
  */
 import { EventEmitter } from 'node:events';
 import { realpathSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import {
+  LANGUAGE_SERVERS,
+  MCP_SERVERS,
   type OAuthTarget,
-  type ApprovalHash,
   type Condition,
-  type DesiredLanguageServer,
-  type DesiredServer,
-  type LanguageServer,
-  type McpServer,
-  type SessionEnv,
+  type ServerKind,
   type SessionEnvironment,
   agentEnvironment,
+  sessionFlagsOf,
   daemonEnvironment,
-  messageOf,
 } from '../api/index.js';
-import {
-  approvalLookup,
-  lspApprovalLookup,
-  type ApprovalSubject,
-  type LanguageServerSubject,
-  type ServerKind,
-} from '../approvals/index.js';
+import { approvalLookup, lspApprovalLookup } from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore } from '../informers/types.js';
-import type { McpMessage, Pool, PoolCaller } from '../pool/types.js';
+import type { McpMessage, PoolCaller } from '../pool/types.js';
 import { Registry } from '../reconcilers/registry.js';
-import { toMcpServer, type ServerObjectOptions } from '../reconcilers/server-object.js';
-import { ServerReconciler } from '../reconcilers/server-reconciler.js';
-import { mcpKind } from '../reconcilers/server-kind.js';
-import { why, type WhyAnswer } from '../reconcilers/why.js';
 import {
   attachAgent,
   type SessionAttachment,
@@ -75,12 +54,7 @@ import {
   type SessionCaller,
   type SessionRequestOptions,
 } from './session-attachment.js';
-import {
-  ApprovalDecisions,
-  type ApprovalStoreLike,
-  type SessionApprovalsLike,
-} from './approval-decisions.js';
-import { diffReload, type ReloadPreview } from './reload-preview.js';
+import type { ReloadPreview } from './reload-preview.js';
 import { LoginWaits } from './login-waits.js';
 import { SessionAdmission } from './session-admission.js';
 import { createLspPool, type LspPool } from '../pool/lsp-pool.js';
@@ -91,12 +65,15 @@ import {
   type LspQuestion,
 } from './lsp-questions.js';
 import type { LspTarget } from './lsp-target.js';
-import { SessionLanguageServers } from './session-language-servers.js';
+import { SessionKind } from './session-kind.js';
+import { mcpServerParts } from './session-mcp-servers.js';
+import { LanguageServerParts, type LanguageServerKind } from './session-language-servers.js';
 import { SessionConditions, configWarnings } from './session-conditions.js';
 import { SharedSettleWait } from './settle-wait.js';
-import { ServerUnavailableError, UnknownServerError } from './errors.js';
+import { ServerUnavailableError } from './errors.js';
+import { EventRecorder, type McpEvent } from './event-recorder.js';
 
-// Re-exported so callers of the session find its errors beside it.
+// Re-exported so callers of the session find its errors and kinds beside it.
 export {
   NotGatedError,
   ServerUnavailableError,
@@ -107,70 +84,17 @@ export {
 export type { ApprovalSubject, ServerKind, SubjectSummary } from '../approvals/index.js';
 export { summaryOf } from '../approvals/index.js';
 export type { WhyAnswer } from '../reconcilers/why.js';
-import { EventRecorder, type McpEvent } from './event-recorder.js';
-import { ExponentialBackoffRateLimiter, exponentialDelay } from './rate-limiters.js';
-import { RateLimitingQueue } from './rate-limiting-queue.js';
-import { Workers } from './workers.js';
-
-export interface SessionOptions {
-  readonly id?: string;
-  readonly workspace: string;
-  /**
-   * The environment `${VAR}` in configs expands in and stdio servers start in (their `env` on
-   * top): the agent's (sent by `mcpctl serve`), else the daemon's own (`process.env`). Never
-   * shown; `envLabel` says whose it is.
-   */
-  readonly env?: SessionEnv;
-  /** Whose environment `env` is, for `get sessions -o wide` ("daemon", "serve pid 4242"). */
-  readonly envLabel?: string;
-  readonly home: string;
-  readonly ceiling?: readonly string[];
-  readonly mcpConfigPath?: string;
-  /** `--allowed-lsp-server-names`: absent = every language server, `[]` = none. */
-  readonly lspCeiling?: readonly string[];
-  /** `--lsp-config`: language servers the user trusts (scope `cli`). */
-  readonly lspConfigPath?: string;
-  readonly systemSettingsPath?: string;
-  readonly pool: Pool;
-  /**
-   * The language-server pool (the daemon's, shared by every session). Absent: the session makes
-   * one of its own and closes it with itself.
-   */
-  readonly lspPool?: LspPool;
-  readonly approvals: ApprovalStoreLike;
-  readonly sessionApprovals: SessionApprovalsLike;
-  readonly debounceMs?: number;
-  readonly concurrency?: number;
-  readonly backoffBaseMs?: number;
-  readonly backoffCapMs?: number;
-  readonly stableAfterMs?: number;
-  readonly events?: EventRecorder;
-  readonly now?: () => number;
-  /** Builds the informer store; the daemon passes one that shares the user-settings watcher. */
-  readonly storeFactory?: typeof createSessionStore;
-}
-
-export interface SessionEvents {
-  /** A server's status or the session's conditions changed. */
-  change: [name: string | undefined];
-  /** A gated server became promptable (strictly pending). */
-  pendingApproval: [server: DesiredServer];
-  /** A server started waiting for an OAuth login (Ready=False Unauthorized). */
-  loginRequired: [name: string];
-  /** A server's tools or prompts changed in the registry. */
-  registry: [name: string];
-  /** The queue went idle after a burst of reconcile passes (once per burst). */
-  settled: [];
-  /** A language server's status changed (after a pass over it). */
-  languageServerChange: [name: string];
-  /** A project language server became promptable (strictly pending). */
-  languageServerPendingApproval: [server: DesiredLanguageServer];
-}
-
-/** Which kind a decision or a look-up is about; default MCP servers. */
-export interface KindOption {
-  readonly kind?: ServerKind;
-}
+import type { WhyAnswer } from '../reconcilers/why.js';
+export type { LanguageServerKind } from './session-language-servers.js';
+export type { SessionKind } from './session-kind.js';
+import type {
+  AnySessionKind,
+  McpServerKind,
+  SessionEvents,
+  SessionKinds,
+  SessionOptions,
+} from './session-options.js';
+export type { McpServerKind, SessionEvents, SessionKinds, SessionOptions };
 
 export class Session {
   readonly id: string;
@@ -187,15 +111,13 @@ export class Session {
   readonly #now: () => number;
   readonly #emitter = new EventEmitter<SessionEvents>();
   readonly #store: SessionStore;
-  readonly #queue: RateLimitingQueue<string>;
-  readonly #workers: Workers<string>;
-  readonly #reconciler: ServerReconciler;
   readonly #admission: SessionAdmission;
-  readonly #decisions: ApprovalDecisions;
   readonly #logins: LoginWaits;
   readonly #conditions: SessionConditions;
   readonly #env: SessionEnvironment;
-  readonly #lsp: SessionLanguageServers;
+  readonly #kinds: SessionKinds;
+  readonly #lspParts: LanguageServerParts;
+  readonly #lspWhy = (name: string): WhyAnswer => this.#kinds.LanguageServer.why(name);
   /** The session's own language-server pool, when none was given. */
   readonly #ownLspPool: LspPool | undefined;
   #started = false;
@@ -224,13 +146,6 @@ export class Session {
       events: this.events,
       now: this.#now,
     });
-    // The one back-off of the session (defaults in rate-limiters.ts): the queue's retries and
-    // the reconciler's crash back-off read it here.
-    const backoff = new ExponentialBackoffRateLimiter<string>({
-      baseDelayMs: opts.backoffBaseMs,
-      maxDelayMs: opts.backoffCapMs,
-    });
-    this.#queue = new RateLimitingQueue<string>({ rateLimiter: backoff });
     const root = this.workspace;
     this.#admission = new SessionAdmission({
       sessionId: this.id,
@@ -239,123 +154,98 @@ export class Session {
       approvals: opts.approvals,
       sessionApprovals: opts.sessionApprovals,
     });
-    const lookup = approvalLookup(opts.approvals, root, opts.sessionApprovals);
     this.#store = (opts.storeFactory ?? createSessionStore)({
-      workspace: root,
+      ...sessionFlagsOf({ ...opts, workspace: root }),
       home: opts.home,
-      ...(opts.mcpConfigPath !== undefined ? { mcpConfigPath: opts.mcpConfigPath } : {}),
       ...(opts.systemSettingsPath !== undefined
         ? { systemSettingsPath: opts.systemSettingsPath }
         : {}),
-      ...(opts.ceiling !== undefined ? { ceiling: opts.ceiling } : {}),
-      ...(opts.lspConfigPath !== undefined ? { lspConfigPath: opts.lspConfigPath } : {}),
-      ...(opts.lspCeiling !== undefined ? { lspCeiling: opts.lspCeiling } : {}),
       ...(opts.debounceMs !== undefined ? { debounceMs: opts.debounceMs } : {}),
-      approvals: lookup,
+      approvals: approvalLookup(opts.approvals, root, opts.sessionApprovals),
       lspApprovals: lspApprovalLookup(opts.approvals, root, opts.sessionApprovals),
     });
-    const pending: DesiredServer[] = [];
-    this.#reconciler = new ServerReconciler({
-      sessionId: this.id,
-      admissionContext: (desired) => this.#admission.context(desired),
-      desired: () => this.#store.current(),
-      kind: mcpKind(opts.pool, this.registry),
-      events: this.events,
-      enqueue: (name) => this.#enqueue(name),
-      onPendingApproval: (server) => pending.push(server),
-      now: this.#now,
-      backoff: (failures) => exponentialDelay(failures, backoff.baseDelayMs, backoff.maxDelayMs),
-      stableAfterMs: opts.stableAfterMs ?? 60_000,
-      crashLoopAfter: 3,
-    });
-    this.#decisions = new ApprovalDecisions({
-      sessionId: this.id,
-      workspace: root,
-      approvals: opts.approvals,
-      sessionApprovals: opts.sessionApprovals,
-      events: this.events,
-      servers: () => this.#store.current().servers,
-      refreshGating: () => this.#store.refreshGating(),
-      enqueue: (name) => this.#enqueue(name),
-    });
-    this.#logins = new LoginWaits({
-      desired: () => this.#store.current(),
-      admission: this.#admission,
-      why: (name) => this.why(name),
-      reconciler: this.#reconciler,
-      enqueue: (name) => this.#enqueue(name),
-      announce: (name) => this.#emitter.emit('loginRequired', name),
-    });
-    this.#workers = new Workers<string>({
-      queue: this.#queue,
-      concurrency: opts.concurrency ?? 4,
-      reconciler: {
-        reconcile: async (name: string) => {
-          try {
-            return await this.#reconciler.reconcile(name);
-          } finally {
-            // Rule 17: listeners hear of pending servers after the pass, success or not.
-            for (const server of pending.splice(0)) this.#emitter.emit('pendingApproval', server);
-            this.#logins.afterPass(name);
-            this.#emitter.emit('change', name);
-            this.#announceWhenSettled();
-          }
-        },
-      },
-      onError: (failure) =>
-        this.events.record(
-          'Warning',
-          'ConnectFailed',
-          `server/${failure.key}`,
-          `reconcile failed: ${messageOf(failure.error)}; retry in ${failure.retryAfterMs} ms`,
-        ),
-    });
-    this.registry.onChange((name) => this.#emitter.emit('registry', name));
-    this.#ownLspPool = opts.lspPool ? undefined : createLspPool({ drainDelayMs: 0 });
-    this.#lsp = new SessionLanguageServers({
+    // What every kind's queue, workers, reconciler and decisions are built with.
+    const common = {
       sessionId: this.id,
       workspace: root,
       store: this.#store,
-      pool: opts.lspPool ?? (this.#ownLspPool as LspPool),
-      admission: this.#admission,
       approvals: opts.approvals,
       sessionApprovals: opts.sessionApprovals,
       events: this.events,
-      now: this.#now,
+      now: () => this.#now(),
       backoffBaseMs: opts.backoffBaseMs,
       backoffCapMs: opts.backoffCapMs,
       stableAfterMs: opts.stableAfterMs ?? 60_000,
       concurrency: opts.concurrency ?? 4,
-      ceiling: undefined,
+    };
+    const mcp: McpServerKind = new SessionKind(
+      mcpServerParts({
+        sessionId: this.id,
+        pool: opts.pool,
+        registry: this.registry,
+        admission: this.#admission,
+        ceiling: opts.ceiling,
+      }),
+      {
+        ...common,
+        onPendingApproval: (server) => this.#emitter.emit('pendingApproval', server),
+        afterPass: (name) => {
+          this.#logins.afterPass(name);
+          this.#emitter.emit('change', name);
+          this.#announceWhenSettled();
+        },
+      },
+    );
+    this.#logins = new LoginWaits({
+      desired: () => this.#store.current(),
+      admission: this.#admission,
+      why: (name) => mcp.why(name),
+      reconciler: mcp.reconciler,
+      enqueue: (name) => mcp.enqueue(name),
+      announce: (name) => this.#emitter.emit('loginRequired', name),
+    });
+    this.registry.onChange((name) => this.#emitter.emit('registry', name, MCP_SERVERS.kind));
+    this.#ownLspPool = opts.lspPool ? undefined : createLspPool({ drainDelayMs: 0 });
+    this.#lspParts = new LanguageServerParts({
+      sessionId: this.id,
+      workspace: root,
+      pool: opts.lspPool ?? (this.#ownLspPool as LspPool),
+      admission: this.#admission,
+      onReadyChange: (name) => this.#emitter.emit('registry', name, LANGUAGE_SERVERS.kind),
+    });
+    const lsp: LanguageServerKind = new SessionKind(this.#lspParts, {
+      ...common,
+      onPendingApproval: (server) => this.#emitter.emit('pendingApproval', server),
       afterPass: (name) => {
         this.#emitter.emit('languageServerChange', name);
         this.#announceWhenSettled();
       },
-      onPendingApproval: (server) => this.#emitter.emit('languageServerPendingApproval', server),
-      onReadyChange: (name) => this.#emitter.emit('registry', `languageserver/${name}`),
     });
+    this.#kinds = { McpServer: mcp, LanguageServer: lsp };
   }
 
   async start(): Promise<void> {
     if (this.#started || this.#closed) return;
     this.#started = true;
     await this.#store.start();
+    const { McpServer: mcp, LanguageServer: lsp } = this.#kinds;
     this.#store.onChange((change) => {
       if (change.configValidityChanged) this.#updateSessionConditions();
-      for (const name of change.names) this.#enqueue(name);
-      for (const name of change.languageServers) this.#lsp.enqueue(name);
+      for (const name of change.names) mcp.enqueue(name);
+      for (const name of change.languageServers) lsp.enqueue(name);
     });
     this.#updateSessionConditions();
-    this.#decisions.reportInvalid();
-    this.#workers.start();
-    for (const name of Object.keys(this.#store.current().servers)) this.#enqueue(name);
-    this.#lsp.start();
+    mcp.decisions.reportInvalid();
+    mcp.start();
+    lsp.start();
   }
 
-  /** Queues `name` for a pass; a connect of it in progress stops if it may not run now. */
-  #enqueue(name: string): void {
-    this.#reconciler.preempt(name);
-    this.#queue.add(name);
+  /**
+   * The session's servers of `kind`: list, get, why, stderr, decisions, the unknown-name error
+   * (session-kind.ts). The one place the session's face names a kind.
+   */
+  kind<K extends ServerKind>(kind: K): SessionKinds[K] {
+    return this.#kinds[kind];
   }
 
   /** The session's own conditions: ConfigValid and Trusted (session-conditions.ts). */
@@ -369,24 +259,6 @@ export class Session {
    */
   configWarnings(): string[] {
     return configWarnings(this.#store.current().sources);
-  }
-
-  /**
-   * The error for a name the session does not know, naming the closest names of its kind and,
-   * when a file of that kind does not parse or validate, that file: the server may be in it.
-   */
-  unknownServer(name: string, options: KindOption = {}): UnknownServerError {
-    const desired = this.#store.current();
-    const lsp = options.kind === 'LanguageServer';
-    const broken = desired.sources
-      .filter((s) => s.errors.length > 0 && s.holds === (lsp ? 'languageServers' : 'servers'))
-      .map((s) => s.file);
-    return new UnknownServerError(
-      name,
-      Object.keys(lsp ? desired.languageServers : desired.servers),
-      lsp ? 'language server' : 'server',
-      broken,
-    );
   }
 
   on<E extends keyof SessionEvents>(
@@ -403,62 +275,14 @@ export class Session {
     return this.#store.current();
   }
 
-  servers(options: ServerObjectOptions = {}): McpServer[] {
-    const desired = this.#store.current();
-    return Object.keys(desired.servers)
-      .sort()
-      .map((name) => this.#object(name, options))
-      .filter((s): s is McpServer => s !== undefined);
-  }
-
-  get(name: string, options: ServerObjectOptions = {}): McpServer | undefined {
-    return this.#object(name, options);
-  }
-
-  /** Last stderr lines of a server (for `describe` when it is not Ready). */
-  stderrTail(name: string): readonly string[] {
-    const rec = this.#reconciler.record(name);
-    if (!rec) return [];
-    return rec.live ? rec.live.lease.stderrTail().map(rec.scrub) : rec.lastStderr;
-  }
-
-  why(name: string): WhyAnswer {
-    const desired = this.#store.current();
-    return why(name, {
-      ...this.#admission.context(desired),
-      server: desired.servers[name],
-      record: this.#reconciler.record(name),
-      removed: this.#reconciler.wasRemoved(name),
-      ceiling: this.ceiling,
-      settingsAllowed: desired.mcp?.allowed,
-    });
-  }
-
-  /** The session's language servers as LanguageServer objects (`get languageservers`). */
-  languageServers(options: ServerObjectOptions = {}): LanguageServer[] {
-    return this.#lsp.list(options);
-  }
-
-  getLanguageServer(name: string, options: ServerObjectOptions = {}): LanguageServer | undefined {
-    return this.#lsp.get(name, options);
-  }
-
-  /** Why language server `name` is not Ready, and the fix (reconcilers/why.ts). */
-  whyLanguageServer(name: string): WhyAnswer {
-    return this.#lsp.why(name);
-  }
-
-  /** Last stderr lines of a language server (for `describe` when it is not Ready). */
-  languageServerStderrTail(name: string): readonly string[] {
-    return this.#lsp.stderrTail(name);
-  }
-
   /**
    * Every configured language server, with its connection when Ready, else why not: what
    * `ask` routes by extension over (lsp-questions.ts); askers see them as LspServerViews.
    */
   lspTargets(): LspTarget[] {
-    return this.#lsp.targets();
+    // The store's map itself, not the kind's view of it, and one bound `why`: this is on every
+    // lsp_* call's path, and allocates nothing more than it did.
+    return this.#lspParts.targets(this.#store.current().languageServers, this.#lspWhy);
   }
 
   /**
@@ -470,7 +294,7 @@ export class Session {
     args: LspArgs<Q>,
     signal: AbortSignal,
   ): Promise<LspAnswer<Q>> {
-    return askLanguageServer(this.#lsp.targets(), question, args, signal);
+    return askLanguageServer(this.lspTargets(), question, args, signal);
   }
 
   /** Where `name` signs in with OAuth (login-waits.ts): admitted and runnable servers only. */
@@ -499,7 +323,7 @@ export class Session {
     options: SessionRequestOptions = {},
   ): Promise<Record<string, unknown>> {
     const entry = this.registry.get(server);
-    if (!entry) throw new ServerUnavailableError(this.why(server));
+    if (!entry) throw new ServerUnavailableError(this.#kinds.McpServer.why(server));
     const { caller, ...rest } = options;
     return this.#opts.pool.request(
       entry.key,
@@ -534,69 +358,9 @@ export class Session {
     return attachAgent(this.#opts.pool, this.registry, agent, this.workspace);
   }
 
-  /**
-   * The gated server `name` as a decision names it now (approval-decisions.ts); with
-   * `{ kind: 'LanguageServer' }`, the language server `name`.
-   */
-  approvalSubject(
-    name: string,
-    pin: string | undefined,
-    options: { kind: 'LanguageServer' },
-  ): LanguageServerSubject;
-  approvalSubject(name: string, pin?: string, options?: KindOption): ApprovalSubject;
-  approvalSubject(
-    name: string,
-    pin?: string,
-    options: KindOption = {},
-  ): ApprovalSubject | LanguageServerSubject {
-    if (options.kind === 'LanguageServer') return this.#lsp.subject(name, pin);
-    return this.#decisions.subject(name, pin);
-  }
-
-  /**
-   * Approves the config of `name` whose approval hash is `hash`, the one the user was shown.
-   * `kind: 'LanguageServer'`: the language server `name` (never the MCP server of that name).
-   */
-  approve(
-    name: string,
-    hash: ApprovalHash,
-    options: { sessionOnly?: boolean; kind: 'LanguageServer' },
-  ): Promise<LanguageServerSubject>;
-  approve(
-    name: string,
-    hash: ApprovalHash,
-    options?: { sessionOnly?: boolean } & KindOption,
-  ): Promise<ApprovalSubject>;
-  approve(
-    name: string,
-    hash: ApprovalHash,
-    options: { sessionOnly?: boolean } & KindOption = {},
-  ): Promise<ApprovalSubject | LanguageServerSubject> {
-    const { kind, ...rest } = options;
-    if (kind === 'LanguageServer') return this.#lsp.approve(name, hash, rest);
-    return this.#decisions.approve(name, hash, rest);
-  }
-
-  /** Rejects the config of `name` whose approval hash is `hash` (of the kind given). */
-  reject(
-    name: string,
-    hash: ApprovalHash,
-    options: { kind: 'LanguageServer' },
-  ): Promise<LanguageServerSubject>;
-  reject(name: string, hash: ApprovalHash, options?: KindOption): Promise<ApprovalSubject>;
-  reject(
-    name: string,
-    hash: ApprovalHash,
-    options: KindOption = {},
-  ): Promise<ApprovalSubject | LanguageServerSubject> {
-    if (options.kind === 'LanguageServer') return this.#lsp.reject(name, hash);
-    return this.#decisions.reject(name, hash);
-  }
-
   /** The approval store re-read decisions made elsewhere: the gating follows them. */
   approvalsChanged(): void {
-    this.#decisions.changed();
-    this.#lsp.approvalsChanged();
+    for (const kind of this.#allKinds()) kind.approvalsChanged();
   }
 
   /** Re-reads every source, reconciles every known name, resolves when settled. */
@@ -605,9 +369,10 @@ export class Session {
     if (!this.#started || this.#closed) return;
     const { servers } = await this.#store.resync();
     this.#updateSessionConditions();
-    for (const name of servers) this.#enqueue(name);
-    // Every language server, as it was and is now, through its own queue.
-    this.#lsp.reload();
+    const { McpServer: mcp, LanguageServer: lsp } = this.#kinds;
+    mcp.reload(servers);
+    // Every language server, as it was and is now.
+    lsp.reload(new Set([...Object.keys(lsp.servers()), ...lsp.reconciler.records().keys()]));
     await this.settled();
   }
 
@@ -618,14 +383,7 @@ export class Session {
   async diff(): Promise<ReloadPreview> {
     const next = await this.#store.peek();
     return {
-      lines: [
-        ...diffReload({
-          next,
-          records: this.#reconciler.records(),
-          admission: this.#admission.context(next),
-        }),
-        ...this.#lsp.diff(next),
-      ],
+      lines: this.#allKinds().flatMap((kind) => kind.diff(next)),
       configWarnings: configWarnings(next.sources),
     };
   }
@@ -635,7 +393,7 @@ export class Session {
    * count).
    */
   async settled(): Promise<void> {
-    await Promise.all([this.#workers.whenIdle(), this.#lsp.settled()]);
+    await Promise.all(this.#allKinds().map((kind) => kind.settled()));
   }
 
   /**
@@ -663,19 +421,15 @@ export class Session {
     await this.#store.close();
     // Before the workers stop: a pass waiting for a connection (a server stuck in its
     // handshake) ends now instead of at its connect timeout.
-    this.#reconciler.close();
-    this.#opts.pool.releaseSession(this.id);
-    await Promise.all([this.#workers.stop(), this.#lsp.stop()]);
-    // What a pass still acquired meanwhile (it releases what it gets after close; belt and braces).
-    this.#opts.pool.releaseSession(this.id);
+    for (const kind of this.#allKinds()) kind.close();
+    await Promise.all(this.#allKinds().map((kind) => kind.stop()));
     await this.#ownLspPool?.close();
     this.#emitter.removeAllListeners();
   }
 
-  #object(name: string, options: ServerObjectOptions): McpServer | undefined {
-    const server = this.#store.current().servers[name];
-    if (!server) return undefined;
-    return toMcpServer(server, this.#reconciler.record(name), this.registry.get(name), options);
+  /** The kinds in the order the session reports them: MCP servers, then language servers. */
+  #allKinds(): readonly AnySessionKind[] {
+    return [this.#kinds.McpServer, this.#kinds.LanguageServer];
   }
 
   /** The session's conditions follow the desired state; listeners hear of the change. */

@@ -106,7 +106,7 @@ describe('faults of a remote server (in-process session)', T, () => {
       const s = await h.session({ backoffBaseMs: 100, backoffCapMs: 400 });
       await until(
         'crash loop on 500',
-        () => condition(s.get('r'), 'Ready') === 'False/CrashLoopBackOff',
+        () => condition(s.kind('McpServer').get('r'), 'Ready') === 'False/CrashLoopBackOff',
         { timeoutMs: 30_000 },
       );
       const failures = s
@@ -128,10 +128,10 @@ describe('faults of a remote server (in-process session)', T, () => {
       proxy.mode = 'pass';
       await until(
         'ready once it answers',
-        () => condition(s.get('r'), 'Ready') === 'True/Connected',
+        () => condition(s.kind('McpServer').get('r'), 'Ready') === 'True/Connected',
         { timeoutMs: 30_000 },
       );
-      assert.deepEqual(s.get('r')?.status.tools, ['echo']);
+      assert.deepEqual(s.kind('McpServer').get('r')?.status.tools, ['echo']);
     },
   );
 
@@ -141,11 +141,15 @@ describe('faults of a remote server (in-process session)', T, () => {
     async () => {
       h.write(h.files.user, { mcpServers: { r: { httpUrl: proxy.url } } });
       const s = await h.session({ backoffBaseMs: 100, backoffCapMs: 400 });
-      await until('ready', () => condition(s.get('r'), 'Ready') === 'True/Connected', {
-        timeoutMs: 30_000,
-      });
-      const connectionId = s.get('r')?.status.connectionId;
-      assert.equal(s.get('r')?.status.restarts, 0);
+      await until(
+        'ready',
+        () => condition(s.kind('McpServer').get('r'), 'Ready') === 'True/Connected',
+        {
+          timeoutMs: 30_000,
+        },
+      );
+      const connectionId = s.kind('McpServer').get('r')?.status.connectionId;
+      assert.equal(s.kind('McpServer').get('r')?.status.restarts, 0);
 
       // The server restarts: every socket is cut and the new one has never heard of our session.
       const restarted = await startHttpFixture({ tools: ['echo'] });
@@ -157,12 +161,20 @@ describe('faults of a remote server (in-process session)', T, () => {
         .request('r', { method: 'tools/call', params: { name: 'echo', arguments: {} } })
         .catch(() => undefined);
 
-      await until('lost and reconnected', () => (s.get('r')?.status.restarts ?? 0) >= 1, {
-        timeoutMs: 30_000,
-      });
-      await until('ready again', () => condition(s.get('r'), 'Ready') === 'True/Connected', {
-        timeoutMs: 30_000,
-      });
+      await until(
+        'lost and reconnected',
+        () => (s.kind('McpServer').get('r')?.status.restarts ?? 0) >= 1,
+        {
+          timeoutMs: 30_000,
+        },
+      );
+      await until(
+        'ready again',
+        () => condition(s.kind('McpServer').get('r'), 'Ready') === 'True/Connected',
+        {
+          timeoutMs: 30_000,
+        },
+      );
       const events = s.eventList().filter((e) => e.involvedObject === 'server/r');
       assert.ok(
         events.some((e) => e.reason === 'Disconnected' && e.type === 'Warning'),
@@ -172,7 +184,11 @@ describe('faults of a remote server (in-process session)', T, () => {
         events.some((e) => e.reason === 'BackOff'),
         'the reconnect waited its back-off',
       );
-      assert.equal(s.get('r')?.status.connectionId, connectionId, 'same config, same connectionId');
+      assert.equal(
+        s.kind('McpServer').get('r')?.status.connectionId,
+        connectionId,
+        'same config, same connectionId',
+      );
       const answer = await s.request('r', {
         method: 'tools/call',
         params: { name: 'echo', arguments: { n: 1 } },

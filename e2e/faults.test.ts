@@ -62,7 +62,11 @@ describe('faults with real processes (in-process session)', T, () => {
         backoffCapMs: 800,
         stableAfterMs: 3_600_000,
       });
-      const ready = () => s.get('a')?.status.conditions.find((c) => c.type === 'Ready');
+      const ready = () =>
+        s
+          .kind('McpServer')
+          .get('a')
+          ?.status.conditions.find((c) => c.type === 'Ready');
       const delays: number[] = [];
       const reasons: string[] = [];
       let last = 0;
@@ -95,7 +99,7 @@ describe('faults with real processes (in-process session)', T, () => {
       h.write(h.files.user, servers({ a: fixtureConfig() }));
       const pid = await until('recovered', () => readyPid(s, 'a'), { timeoutMs: 30_000 });
       await s.settled();
-      assert.equal(condition(s.get('a'), 'Ready'), 'True/Connected');
+      assert.equal(condition(s.kind('McpServer').get('a'), 'Ready'), 'True/Connected');
       assert.ok(isAlive(pid));
       assert.deepEqual(
         s.registry.get('a')?.tools.map((t) => t.name),
@@ -130,12 +134,15 @@ describe('faults with real processes (in-process session)', T, () => {
       },
       { timeoutMs: 30_000 },
     );
-    const r = s.get('a')?.status.conditions.find((c) => c.type === 'Ready');
+    const r = s
+      .kind('McpServer')
+      .get('a')
+      ?.status.conditions.find((c) => c.type === 'Ready');
     assert.equal(r?.status, 'False');
     assert.match(r?.message ?? '', /timed out after 500 ms during initialize/);
     assert.equal(s.registry.get('a'), undefined);
     h.write(h.files.user, servers({}));
-    await until('a removed', () => s.get('a') === undefined);
+    await until('a removed', () => s.kind('McpServer').get('a') === undefined);
     await s.settled();
     for (const pid of pids) await until(`stuck pid ${pid} gone`, () => !isAlive(pid));
     assert.ok(pids.size >= 1);
@@ -161,7 +168,7 @@ describe('faults with real processes (in-process session)', T, () => {
       await until('the old stubborn process is gone', () => !isAlive(first), { timeoutMs: 20_000 });
 
       h.write(h.files.user, servers({}));
-      await until('a removed', () => s.get('a') === undefined);
+      await until('a removed', () => s.kind('McpServer').get('a') === undefined);
       await until('the removed stubborn process is gone', () => !isAlive(second), {
         timeoutMs: 20_000,
       });
@@ -188,7 +195,7 @@ describe('faults with real processes (in-process session)', T, () => {
     assert.ok(isAlive(grandchild2), 'the new grandchild runs');
 
     h.write(h.files.user, servers({}));
-    await until('removed', () => s.get('a') === undefined);
+    await until('removed', () => s.kind('McpServer').get('a') === undefined);
     await until('the new grandchild is gone too', () => !isAlive(grandchild2), {
       timeoutMs: 20_000,
     });
@@ -203,9 +210,13 @@ describe('faults with real processes (in-process session)', T, () => {
     const b1 = await until('b', () => readyPid(s, 'b'));
 
     rmSync(h.files.user);
-    await until('both gone', () => s.get('a') === undefined && s.get('b') === undefined);
+    await until(
+      'both gone',
+      () =>
+        s.kind('McpServer').get('a') === undefined && s.kind('McpServer').get('b') === undefined,
+    );
     assert.equal(s.registry.entries().size, 0);
-    assert.equal(s.why('a').reason, 'Removed');
+    assert.equal(s.kind('McpServer').why('a').reason, 'Removed');
     await until('their processes ended', () => !isAlive(a1) && !isAlive(b1));
     assert.equal(
       s.conditions.find((c) => c.type === 'ConfigValid')?.status,
@@ -217,7 +228,7 @@ describe('faults with real processes (in-process session)', T, () => {
     const a2 = await until('a back', () => readyPid(s, 'a'));
     await until('b back', () => readyPid(s, 'b'));
     assert.notEqual(a2, a1);
-    assert.deepEqual(s.get('a')?.status.tools, ['x']);
+    assert.deepEqual(s.kind('McpServer').get('a')?.status.tools, ['x']);
   });
 
   it('truncate-then-write: the empty file in between is never acted on', T, async () => {
@@ -233,12 +244,12 @@ describe('faults with real processes (in-process session)', T, () => {
     // A description edit keeps the connection, and shows when the new content was read.
     truncateSync(h.files.user, 0);
     writeFileSync(h.files.user, content('v2'));
-    await until('the edit is read', () => s.get('a')?.spec.description === 'v2');
+    await until('the edit is read', () => s.kind('McpServer').get('a')?.spec.description === 'v2');
     await s.settled();
     assert.equal(readyPid(s, 'a'), pid, 'a kept its process');
     assert.equal(h.pool.count('a'), acquires, 'a was not acquired again');
     assert.equal(h.pool.released.filter((k) => k.startsWith('a::')).length, 0);
     // Had the empty file been read, a would have been removed and re-created (generation 1).
-    assert.equal(s.get('a')?.metadata.generation, 2);
+    assert.equal(s.kind('McpServer').get('a')?.metadata.generation, 2);
   });
 });

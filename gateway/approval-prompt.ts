@@ -22,14 +22,14 @@
  *   bidi, zero-width or tag character of a file reaches the agent's user raw.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { disclosureLines, escapeText, quoted, messageOf } from '../api/index.js';
+import { disclosureLines, escapeText, kindNamed, messageOf, quoted } from '../api/index.js';
 import type { ApprovalRequest, DecideOutcome, Decision, SessionPort } from './session-port.js';
 
 const DECISIONS: readonly Decision[] = ['approve', 'approve-session', 'reject'];
 
 /** How logs and questions name the server: `languageserver/NAME` for a language server. */
 function labelOf(request: ApprovalRequest): string {
-  return request.kind === 'LanguageServer' ? `languageserver/${request.name}` : request.name;
+  return kindNamed(request.kind).label(request.name);
 }
 
 /** One dialog per server of each kind: a language server and an MCP server may share a name. */

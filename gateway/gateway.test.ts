@@ -15,7 +15,7 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { lspApprovalHashFor } from '../api/index.js';
+import { lspApprovalHashOf } from '../api/index.js';
 import { fakeServer } from '../lsp/testing/servers.js';
 import { createPool } from '../pool/index.js';
 import { inMemoryConnector } from '../pool/testing/in-memory.js';
@@ -248,7 +248,10 @@ describe('gateway: a config swapped while the user is asked', T, () => {
           await until('a question about the swapped config', () => questions.length === 2);
           assert.match(questions[1] ?? '', /args: +\["swapped"\]/);
           await c.session.settled();
-          assert.equal(condition(c.session.get('p'), 'Admitted'), 'False/PendingApproval');
+          assert.equal(
+            condition(c.session.kind('McpServer').get('p'), 'Admitted'),
+            'False/PendingApproval',
+          );
           assert.deepEqual((await c.client.listTools()).tools, []);
           assert.equal(h.approvals.getState(h.workspace, 'p', shown), 'pending');
           assert.equal(h.approvals.getState(h.workspace, 'p', swapped), 'pending');
@@ -300,7 +303,7 @@ describe('gateway: a language server is asked about like an MCP server', T, () =
       shutdownTimeout: 1_000,
     };
   })();
-  const lspKey = { record: 'languageserver/p', hash: lspApprovalHashFor(entry) };
+  const lspKey = { record: 'languageserver/p', hash: lspApprovalHashOf(entry) };
   const mcp = { command: 'mem', args: ['t'] };
   const writeBoth = () => {
     h.write(h.files.project, { mcpServers: { p: mcp } });
@@ -339,10 +342,16 @@ describe('gateway: a language server is asked about like an MCP server', T, () =
           questions.some((q) => /the MCP server "p"/.test(q)),
         );
         assert.equal(h.approvals.stateOf(h.workspace, lspKey), 'approved');
-        assert.equal(condition(c.session.getLanguageServer('p'), 'Admitted'), 'True/Approved');
+        assert.equal(
+          condition(c.session.kind('LanguageServer').get('p'), 'Admitted'),
+          'True/Approved',
+        );
         await c.session.settled();
         assert.equal(h.approvals.getState(h.workspace, 'p', mcp), 'pending');
-        assert.equal(condition(c.session.get('p'), 'Admitted'), 'False/PendingApproval');
+        assert.equal(
+          condition(c.session.kind('McpServer').get('p'), 'Admitted'),
+          'False/PendingApproval',
+        );
         assert.ok(!(await c.client.listTools()).tools.some((t) => t.name === 'p__t'));
       } finally {
         await c.close();
@@ -363,7 +372,7 @@ describe('gateway: a language server is asked about like an MCP server', T, () =
       );
       await c.session.settled();
       assert.equal(h.approvals.stateOf(h.workspace, lspKey), 'pending');
-      assert.equal(c.session.whyLanguageServer('p').reason, 'PendingApproval');
+      assert.equal(c.session.kind('LanguageServer').why('p').reason, 'PendingApproval');
       assert.deepEqual(await lspTools(c), []);
     } finally {
       await c.close();
@@ -384,10 +393,10 @@ describe('gateway: a language server is asked about like an MCP server', T, () =
         h.write(path.join(h.workspace, '.lsp.json'), { p: entry });
         await until('rejected', () => h.approvals.stateOf(h.workspace, lspKey) === 'rejected');
         await until('the session sees it', () => {
-          return c.session.whyLanguageServer('p').reason === 'Rejected';
+          return c.session.kind('LanguageServer').why('p').reason === 'Rejected';
         });
         assert.equal(asked.length, 1);
-        assert.equal(c.session.getLanguageServer('p')?.status.pid, undefined);
+        assert.equal(c.session.kind('LanguageServer').get('p')?.status.pid, undefined);
         assert.deepEqual(await lspTools(c), []);
       } finally {
         await c.close();
@@ -401,7 +410,7 @@ describe('gateway: a language server is asked about like an MCP server', T, () =
     try {
       await until('the lsp tools', async () => (await lspTools(c)).length > 0);
       assert.equal(
-        condition(c.session.getLanguageServer('p'), 'Admitted'),
+        condition(c.session.kind('LanguageServer').get('p'), 'Admitted'),
         'True/ApprovedForSession',
       );
       // For this session only: nothing written to the store.

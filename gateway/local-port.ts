@@ -14,13 +14,13 @@
  * made (`decided: false`); a Warning (`warn`) is
  * recorded once per session, however many agent connections report it.
  */
-import type { DesiredLanguageServer, DesiredServer } from '../api/index.js';
 import {
-  approvalHashFor,
+  MCP_SERVERS,
+  SERVER_KINDS,
   asApprovalHash,
-  disclosureOf,
-  languageServerDisclosureOf,
-  lspApprovalHashFor,
+  kindNamed,
+  kindOf,
+  type AnyDesiredServer,
 } from '../api/index.js';
 import {
   serverViews,
@@ -46,26 +46,19 @@ import type {
   WhyText,
 } from './session-port.js';
 
-export function approvalRequestOf(server: DesiredServer): ApprovalRequest {
+/**
+ * The question about a gated server of either kind: its kind's disclosure and approval hash
+ * (api/kinds.ts), so a language server is asked about as itself, never as an MCP server.
+ */
+export function approvalRequestOf(server: AnyDesiredServer): ApprovalRequest {
+  const kind = kindNamed(kindOf(server));
   return {
-    kind: 'McpServer',
+    kind: kind.kind,
     name: server.name,
     scope: server.scope,
     source: server.source,
-    disclosure: disclosureOf(server.config, server.scope),
-    hash: approvalHashFor(server.config),
-  };
-}
-
-/** The question about a language server: its own disclosure and its own approval hash. */
-export function languageServerApprovalRequestOf(server: DesiredLanguageServer): ApprovalRequest {
-  return {
-    kind: 'LanguageServer',
-    name: server.name,
-    scope: server.scope,
-    source: server.source,
-    disclosure: languageServerDisclosureOf(server.config, server.scope),
-    hash: lspApprovalHashFor(server.config),
+    disclosure: kind.disclose(server.config, server.scope),
+    hash: kind.approvalHash(server.config),
   };
 }
 
@@ -153,7 +146,7 @@ export class LocalSessionPort implements SessionPort {
         .sort()
         .filter((name) => !ready.has(name))
         .map((name) => {
-          const w = this.session.why(name);
+          const w = this.session.kind(MCP_SERVERS.kind).why(name);
           return { server: name, reason: w.reason, message: w.message, action: w.action };
         }),
     );
@@ -164,7 +157,7 @@ export class LocalSessionPort implements SessionPort {
   }
 
   why(server: string): Promise<WhyText> {
-    return Promise.resolve(this.session.why(server));
+    return Promise.resolve(this.session.kind(MCP_SERVERS.kind).why(server));
   }
 
   async decide(
@@ -176,12 +169,11 @@ export class LocalSessionPort implements SessionPort {
     const pinned = asApprovalHash(hash);
     if (pinned === undefined) throw new Error(`not an approval hash: ${JSON.stringify(hash)}`);
     try {
-      if (decision === 'reject') await this.session.reject(server, pinned, { kind });
+      if (decision === 'reject') await this.session.kind(kind).reject(server, pinned);
       else
-        await this.session.approve(server, pinned, {
-          sessionOnly: decision === 'approve-session',
-          kind,
-        });
+        await this.session
+          .kind(kind)
+          .approve(server, pinned, { sessionOnly: decision === 'approve-session' });
     } catch (err) {
       if (err instanceof StaleDecisionError) return { decided: false, reason: err.message };
       throw err;
@@ -190,17 +182,16 @@ export class LocalSessionPort implements SessionPort {
   }
 
   pendingApprovals(): Promise<ApprovalRequest[]> {
-    const { servers, languageServers } = this.session.desired();
-    return Promise.resolve([
-      ...Object.keys(servers)
-        .sort()
-        .filter((name) => this.session.why(name).reason === 'PendingApproval')
-        .map((name) => approvalRequestOf(servers[name])),
-      ...Object.keys(languageServers)
-        .sort()
-        .filter((name) => this.session.whyLanguageServer(name).reason === 'PendingApproval')
-        .map((name) => languageServerApprovalRequestOf(languageServers[name])),
-    ]);
+    return Promise.resolve(
+      SERVER_KINDS.flatMap((k) => {
+        const kind = this.session.kind(k);
+        const servers: Readonly<Record<string, AnyDesiredServer>> = kind.servers();
+        return Object.keys(servers)
+          .sort()
+          .filter((name) => kind.why(name).reason === 'PendingApproval')
+          .map((name) => approvalRequestOf(servers[name]));
+      }),
+    );
   }
 
   settled(timeoutMs: number): Promise<void> {
@@ -245,9 +236,6 @@ export class LocalSessionPort implements SessionPort {
   onPendingApproval(listener: (request: ApprovalRequest) => void): void {
     this.#unsubscribe.push(
       this.session.on('pendingApproval', (server) => listener(approvalRequestOf(server))),
-      this.session.on('languageServerPendingApproval', (server) =>
-        listener(languageServerApprovalRequestOf(server)),
-      ),
     );
   }
 
@@ -255,7 +243,7 @@ export class LocalSessionPort implements SessionPort {
     return Promise.resolve(
       Object.keys(this.session.desired().servers)
         .sort()
-        .filter((name) => this.session.why(name).reason === 'Unauthorized'),
+        .filter((name) => this.session.kind(MCP_SERVERS.kind).why(name).reason === 'Unauthorized'),
     );
   }
 

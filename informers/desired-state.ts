@@ -20,6 +20,7 @@
  *   warnings and whether content of it is in force; a source's last good content is what is
  *   assembled, whatever its current errors.
  */
+import type { SessionFlags } from '../api/index.js';
 import {
   assembleLanguageServers,
   assembleMcpServers,
@@ -51,14 +52,10 @@ export interface SessionSnapshots {
   readonly trustedFolders: FileSnapshot<readonly TrustRule[]>;
 }
 
-export interface AssembleInput {
-  readonly workspace: string;
+export interface AssembleInput extends Pick<SessionFlags, 'workspace' | 'ceiling' | 'lspCeiling'> {
   readonly snapshots: SessionSnapshots;
   readonly sessionServers?: Readonly<Record<string, McpServerConfig>>;
-  readonly ceiling?: readonly string[];
   readonly approvals: ApprovalLookup;
-  /** `--allowed-lsp-server-names`: absent = every language server, `[]` = none. */
-  readonly lspCeiling?: readonly string[];
   /** Default: nothing approved (every project language server pending). */
   readonly lspApprovals?: LanguageServerApprovalLookup;
 }

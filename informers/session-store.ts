@@ -22,6 +22,7 @@
  * - close() releases every source (SharedSources closes those nobody else holds) and stops
  *   notifications; it does not close the SharedSources it was given.
  */
+import type { SessionFlags } from '../api/index.js';
 import path from 'node:path';
 import {
   computeGating,
@@ -46,20 +47,12 @@ import type { DesiredState, ResyncedNames, SessionStore, StoreChange } from './t
 export const DEFAULT_SYSTEM_SETTINGS_PATH = '/etc/qwen-code/settings.json';
 
 /** What one store is made of: the session's files, its limits and where its sources come from. */
-export interface SessionStoreOptions {
-  /** realpath of the workspace root. */
-  readonly workspace: string;
+export interface SessionStoreOptions extends SessionFlags {
   /** The user's home (user settings, trustedFolders.json). */
   readonly home: string;
-  readonly mcpConfigPath?: string;
   /** Default `$MCPCTL_SYSTEM_SETTINGS_PATH`, else /etc/qwen-code/settings.json. */
   readonly systemSettingsPath?: string;
-  readonly ceiling?: readonly string[];
   readonly approvals: ApprovalLookup;
-  /** `--lsp-config FILE`: language servers the user trusts (scope `cli`). */
-  readonly lspConfigPath?: string;
-  /** `--allowed-lsp-server-names`: absent = every language server, `[]` = none. */
-  readonly lspCeiling?: readonly string[];
   /**
    * The approval state of a project language server for its config. Default: none approved
    * (every project language server pending, so none is admitted).

@@ -13,7 +13,7 @@ import {
   type LanguageServerScope,
 } from '../api/index.js';
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
-import { admitLanguageServer, decideAdmission, type AdmissionContext } from './admission.js';
+import { admit, decideAdmission, type AdmissionContext } from './admission.js';
 
 let dir: TempDir;
 let ws: string;
@@ -86,10 +86,10 @@ describe('admission of language servers', { timeout: 10_000 }, () => {
   });
 
   it('mints a LanguageServerTicket only when admitted and runnable', () => {
-    const pending = admitLanguageServer(lsp('project'), ctx());
+    const pending = admit(lsp('project'), ctx());
     assert.equal(pending.admitted, false);
     assert.equal('ticket' in pending, false);
-    const ok = admitLanguageServer(lsp('cli', { workspaceFolder: 'pkg' }), ctx());
+    const ok = admit(lsp('cli', { workspaceFolder: 'pkg' }), ctx());
     assert.ok(ok.admitted && ok.runnable);
     assert.equal(ok.ticket.workspaceFolder, path.join(ws, 'pkg'));
     assert.equal(ok.ticket.sessionId, 's1');
@@ -101,11 +101,11 @@ describe('admission of language servers', { timeout: 10_000 }, () => {
 
   it('expands ${VAR} in the session environment; unset → MissingEnv, no ticket', () => {
     const server = lsp('cli', { env: { TOKEN: '${TOKEN}' } });
-    const missing = admitLanguageServer(server, ctx({ env: {} }));
+    const missing = admit(server, ctx({ env: {} }));
     assert.ok(missing.admitted && !missing.runnable);
     assert.equal(missing.problem, 'MissingEnv');
     assert.deepEqual(missing.missing, ['TOKEN']);
-    const ok = admitLanguageServer(server, ctx({ env: { TOKEN: 'sekrit-value' } }));
+    const ok = admit(server, ctx({ env: { TOKEN: 'sekrit-value' } }));
     assert.ok(ok.admitted && ok.runnable);
     assert.deepEqual(ok.ticket.config.env, { TOKEN: 'sekrit-value' });
     assert.ok(ok.secrets.includes('sekrit-value'));
@@ -113,12 +113,12 @@ describe('admission of language servers', { timeout: 10_000 }, () => {
 
   it('a workspace folder outside the workspace (also by a symlink) or missing: InvalidConfig', () => {
     for (const workspaceFolder of ['..', '/etc', 'escape', 'nope']) {
-      const r = admitLanguageServer(lsp('cli', { workspaceFolder }), ctx());
+      const r = admit(lsp('cli', { workspaceFolder }), ctx());
       assert.ok(r.admitted && !r.runnable, workspaceFolder);
       assert.equal(r.problem, 'InvalidConfig');
       assert.match(r.message, /workspaceFolder/);
     }
-    const tcp = admitLanguageServer(lsp('cli', { transport: 'tcp' }), ctx());
+    const tcp = admit(lsp('cli', { transport: 'tcp' }), ctx());
     assert.ok(tcp.admitted && !tcp.runnable);
     assert.match(tcp.message, /"transport": "tcp" is not supported/);
   });

@@ -14,6 +14,10 @@
  */
 import { realpathSync } from 'node:fs';
 import {
+  KINDS,
+  isLanguageServer,
+  type AnyDesiredServer,
+  MCP_SERVERS,
   connectionIdOf,
   expandLanguageServerConfig,
   expandServerConfig,
@@ -45,7 +49,7 @@ export interface AdmissibleServer {
   readonly source: string;
   readonly config: { readonly disabled?: boolean };
   /** `LanguageServer` for a language server; MCP servers carry no kind. */
-  readonly kind?: 'LanguageServer';
+  readonly kind?: DesiredLanguageServer['kind'];
 }
 
 /** What admission needs to know about approvals; the session adapts its stores to this. */
@@ -86,8 +90,8 @@ export type RefusedDecision = {
 export type AdmissionDecision = AdmittedDecision | RefusedDecision;
 
 /** How messages name a server of this kind. */
-export function nounOf(server: { readonly kind?: string }): string {
-  return server.kind === 'LanguageServer' ? 'language server' : 'server';
+function nounOf(server: AdmissibleServer): string {
+  return KINDS[server.kind ?? MCP_SERVERS.kind].noun;
 }
 
 /** The decision alone, without a ticket: what `diff` and `why` use. Both kinds. */
@@ -150,9 +154,33 @@ export interface NotRunnable {
   readonly message: string;
 }
 
-export function runtimeOf(
+/** A server's runtime, by its kind. */
+export type RuntimeOf<S extends AnyDesiredServer> = S extends DesiredLanguageServer
+  ? LanguageServerRuntime
+  : Runtime;
+
+/** A server's ticket, by its kind. */
+export type TicketOf<S extends AnyDesiredServer> = S extends DesiredLanguageServer
+  ? LanguageServerTicket
+  : AdmissionTicket;
+
+/**
+ * What an admitted server of either kind would run as in this session (Runtime,
+ * LanguageServerRuntime): the one entry point; each kind's check below.
+ */
+export function runtimeOf<S extends AnyDesiredServer>(
+  server: S,
+  ctx: Pick<AdmissionContext<S>, 'env' | 'workspace'>,
+): RuntimeOf<S> {
+  // The conditional type cannot follow the narrowing: isLanguageServer decides which it is.
+  return (
+    isLanguageServer(server) ? languageServerRuntime(server, ctx) : mcpRuntime(server, ctx)
+  ) as RuntimeOf<S>;
+}
+
+function mcpRuntime(
   server: DesiredServer,
-  ctx: Pick<AdmissionContext, 'env' | 'workspace'>,
+  ctx: Pick<AdmissionContext<never>, 'env' | 'workspace'>,
 ): Runtime {
   const expansion = expandServerConfig(server.config, syntaxOfScope(server.scope), ctx.env.vars);
   if (!expansion.ok) return missingEnv(expansion.missing, `server ${server.name}`, server.source);
@@ -195,9 +223,9 @@ export type LanguageServerRuntime =
     }
   | NotRunnable;
 
-export function languageServerRuntimeOf(
+function languageServerRuntime(
   server: DesiredLanguageServer,
-  ctx: Pick<AdmissionContext<DesiredLanguageServer>, 'env' | 'workspace'>,
+  ctx: Pick<AdmissionContext<never>, 'env' | 'workspace'>,
 ): LanguageServerRuntime {
   const who = `language server ${server.name}`;
   const invalid = (message: string): NotRunnable => ({
@@ -251,42 +279,38 @@ export type Admission<T = AdmissionTicket> =
 
 /**
  * Decides, and mints a ticket only when admitted and runnable: a server whose variables are
- * missing gets no ticket, so nothing can start with a literal `${VAR}` in its config.
+ * missing gets no ticket, so nothing can start with a literal `${VAR}` in its config. One
+ * function for both kinds: the same decision, then the kind's runtime and its ticket.
  */
-export function admit(server: DesiredServer, ctx: AdmissionContext): Admission<AdmissionTicket> {
+export function admit<S extends AnyDesiredServer>(
+  server: S,
+  ctx: AdmissionContext<S>,
+): Admission<TicketOf<S>> {
   const decision = decideAdmission(server, ctx);
   if (!decision.admitted) return decision;
-  const runtime = runtimeOf(server, ctx);
+  const runtime: Runtime | LanguageServerRuntime = runtimeOf(server, ctx);
   if (!runtime.runnable) return { ...decision, ...runtime };
-  const ticket = {
-    name: server.name,
-    connectionId: runtime.connectionId,
-    config: runtime.config,
-    scope: server.scope,
-    sessionId: ctx.sessionId,
-    cwd: ctx.workspace,
-    env: ctx.env,
-  } as AdmissionTicket; // The one sanctioned mint: every check above has passed.
-  return { ...decision, runnable: true, ticket, secrets: runtime.secrets };
-}
-
-/** `admit` for a language server: the same decision, then its runtime and its ticket. */
-export function admitLanguageServer(
-  server: DesiredLanguageServer,
-  ctx: AdmissionContext<DesiredLanguageServer>,
-): Admission<LanguageServerTicket> {
-  const decision = decideAdmission(server, ctx);
-  if (!decision.admitted) return decision;
-  const runtime = languageServerRuntimeOf(server, ctx);
-  if (!runtime.runnable) return { ...decision, ...runtime };
-  const ticket = {
-    name: server.name,
-    connectionId: runtime.connectionId,
-    sessionId: ctx.sessionId,
-    config: runtime.config,
-    workspaceFolder: runtime.workspaceFolder,
-    scope: server.scope,
-    env: ctx.env,
-  } as LanguageServerTicket; // The one sanctioned mint: every check above has passed.
-  return { ...decision, runnable: true, ticket, secrets: runtime.secrets };
+  // The one sanctioned mint of either kind: every check above has passed.
+  const ticket =
+    'workspaceFolder' in runtime
+      ? ({
+          name: server.name,
+          connectionId: runtime.connectionId,
+          sessionId: ctx.sessionId,
+          config: runtime.config,
+          workspaceFolder: runtime.workspaceFolder,
+          scope: server.scope,
+          env: ctx.env,
+        } as LanguageServerTicket)
+      : ({
+          name: server.name,
+          connectionId: runtime.connectionId,
+          config: runtime.config,
+          scope: server.scope,
+          sessionId: ctx.sessionId,
+          cwd: ctx.workspace,
+          env: ctx.env,
+        } as AdmissionTicket);
+  // The conditional type cannot follow the runtime's kind; the ticket is the server's kind's.
+  return { ...decision, runnable: true, ticket: ticket as TicketOf<S>, secrets: runtime.secrets };
 }

@@ -9,7 +9,12 @@
  * through the session's tool/prompt Registry. The language server kind is built in controller/,
  * which may see lsp/ (DESIGN §3).
  */
-import { approvalHashOf, type DesiredServer, type McpServerConfig } from '../api/index.js';
+import {
+  MCP_SERVERS,
+  type DesiredServer,
+  type KindDescriptor,
+  type McpServerConfig,
+} from '../api/index.js';
 import type { AcquireOptions, Holder, Lease, Pool, ReleaseOptions } from '../pool/types.js';
 import type { AdmissionTicket } from '../pool/ticket.js';
 import {
@@ -38,12 +43,10 @@ export interface ServerKindAdapter<
   T extends { readonly connectionId: string },
   L extends ServedLease,
 > {
-  /** Events' involvedObject prefix: `server`, `languageserver`. */
-  readonly objectPrefix: string;
+  /** The kind's words and identities (api/kinds.ts): events' objects, nouns, approval hash. */
+  readonly descriptor: KindDescriptor<S['config']>;
   /** The one admission function, with this kind's runtime and ticket. */
   admit(server: S, ctx: AdmissionContext<S>): Admission<T>;
-  /** The approval hash of the server's current config (one prompt per config). */
-  approvalHash(server: S): string;
   readonly pool: KindPool<T, L>;
   /** `lease` serves `config` from now on (a swap, or a kept lease): the session shows it. */
   publish(name: string, lease: L, config: S['config']): void;
@@ -69,9 +72,8 @@ export function mcpKind(
   registry: Registry,
 ): ServerKindAdapter<DesiredServer, AdmissionTicket, Lease> {
   return {
-    objectPrefix: 'server',
+    descriptor: MCP_SERVERS,
     admit,
-    approvalHash: (server) => approvalHashOf(server.config),
     pool,
     publish: (name, lease, config) => registry.set(name, entryOf(lease, config)),
     unpublish: (name) => registry.delete(name),

@@ -7,10 +7,8 @@ import {
   ANNOTATION_SCOPE,
   ANNOTATION_SOURCE,
   API_VERSION,
-  approvalHashOf,
-  lspApprovalHashOf,
-  redact,
-  syntaxOfScope,
+  LANGUAGE_SERVERS,
+  MCP_SERVERS,
   type DesiredLanguageServer,
   type DesiredServer,
   type LanguageServer,
@@ -69,9 +67,9 @@ export function toMcpServer(
     apiVersion: API_VERSION,
     kind: 'McpServer',
     metadata: metadataOf(server, record),
-    spec: options.showSecrets ? server.config : redact(server.config, syntaxOfScope(server.scope)),
+    spec: options.showSecrets ? server.config : MCP_SERVERS.redact(server.config, server.scope),
     status: {
-      ...baseStatusOf(record, approvalHashOf(server.config)),
+      ...baseStatusOf(record, MCP_SERVERS.approvalHash(server.config)),
       tools: (entry?.tools ?? []).map((t) => t.name),
       prompts: (entry?.prompts ?? []).map((p) => p.name),
       conditions: record?.conditions ?? [],
@@ -90,18 +88,14 @@ export function toLanguageServer(
   options: ServerObjectOptions = {},
 ): LanguageServer {
   const config = server.config;
-  // `.lsp.json` and `--lsp-config` write `${VAR}`s in Claude's syntax: those are shown as written.
-  const spec: LanguageServerConfig =
-    options.showSecrets || config.env === undefined
-      ? config
-      : { ...config, env: redact({ env: config.env }, 'claude').env ?? {} };
+  const spec = options.showSecrets ? config : LANGUAGE_SERVERS.redact(config, server.scope);
   return {
     apiVersion: API_VERSION,
     kind: 'LanguageServer',
     metadata: metadataOf(server, record),
     spec,
     status: {
-      ...baseStatusOf(record, lspApprovalHashOf(config)),
+      ...baseStatusOf(record, LANGUAGE_SERVERS.approvalHash(config)),
       ...(workspaceFolder !== undefined ? { workspaceFolder } : {}),
       extensions: Object.keys(config.extensionToLanguage ?? {}).sort(),
       conditions: record?.conditions ?? [],

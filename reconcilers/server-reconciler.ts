@@ -4,6 +4,11 @@
  * runtime and ticket, the pool, what the session shows of a lease, update and restart policy)
  * is the kind adapter's (server-kind.ts); a session runs one instance per kind.
  *
+ * Why one file of ~520 lines: it is one state machine (admit → keep / roll / recreate → publish,
+ * and the crash and preempt paths that re-enter it) over one record; its phases share the
+ * record's invariants line by line, and how each outcome shows is already apart
+ * (server-status.ts). Cut further, each part would need the whole record and the pass's state.
+ *
  * Guarantees:
  * - A connection is acquired only with a ticket from admission; a refused server is torn down.
  * - Unchanged connectionId → the same lease is kept; filter-only edits re-filter in place.
@@ -207,7 +212,7 @@ export class ServerReconciler<
   }
 
   #noun(): string {
-    return this.#kind.objectPrefix === 'server' ? 'server' : 'language server';
+    return this.#kind.descriptor.noun;
   }
 
   /** The server's record, made on first sight, with the generation of its current spec. */
@@ -216,7 +221,7 @@ export class ServerReconciler<
     this.#removed.delete(name);
     let rec = this.#records.get(name);
     if (!rec) {
-      rec = new ServerRecord<S['config'], L>(name, now, this.#kind.objectPrefix);
+      rec = new ServerRecord<S['config'], L>(name, now, this.#kind.descriptor);
       this.#records.set(name, rec);
     }
     // An edited entry is tried again, with a fresh count, after a give-up.
@@ -274,7 +279,7 @@ export class ServerReconciler<
       return;
     }
     // Prompt once per config: a new server, or one edited after a decision (rule 8).
-    const hash = this.#kind.approvalHash(server);
+    const hash = this.#kind.descriptor.approvalHash(server.config);
     if (rec.promptedHash === hash) return;
     rec.promptedHash = hash;
     this.#deps.events.record('Normal', 'PendingApproval', rec.object, refusal.message);

@@ -4,12 +4,14 @@
  * reconciler; read by the session to build McpServer and LanguageServer objects.
  */
 import {
+  MCP_SERVERS,
   jsonEqual,
   scrubSecrets,
   setCondition,
   type Condition,
   type ConditionInput,
   type McpServerConfig,
+  type KindDescriptor,
 } from '../api/index.js';
 import type { Lease, LostCause } from '../pool/types.js';
 import type { FloodReport, OversizedLine } from '../pool/traffic.js';
@@ -87,10 +89,10 @@ export class ServerRecord<C = McpServerConfig, L extends ServedLease = Lease> {
   constructor(
     readonly name: string,
     now: number,
-    objectPrefix = 'server',
+    kind: Pick<KindDescriptor, 'objectOf'> = MCP_SERVERS,
   ) {
     this.creationTimestamp = new Date(now).toISOString();
-    this.object = `${objectPrefix}/${name}`;
+    this.object = kind.objectOf(name);
   }
 
   /** Bumps the generation when the spec changed; returns true on a change. */

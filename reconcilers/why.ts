@@ -7,10 +7,15 @@
  * A suggested command pastes into a shell as shown (shell-quote.ts), and a name to write into a
  * config file is quoted as JSON with control characters escaped, whatever the name holds.
  */
-import { quoteName, type DesiredLanguageServer, type DesiredServer } from '../api/index.js';
+import {
+  LANGUAGE_SERVERS,
+  MCP_SERVERS,
+  quoteName,
+  type DesiredLanguageServer,
+  type DesiredServer,
+} from '../api/index.js';
 import {
   decideAdmission,
-  languageServerRuntimeOf,
   runtimeOf,
   type AdmissibleServer,
   type AdmissionContext,
@@ -38,9 +43,9 @@ export interface WhyKind<S extends AdmissibleServer> {
 }
 
 export const MCP_WHY: WhyKind<DesiredServer> = {
-  noun: 'server',
-  resource: 'server',
-  ref: (name) => name,
+  noun: MCP_SERVERS.noun,
+  resource: MCP_SERVERS.objectPrefix,
+  ref: (name) => MCP_SERVERS.label(name),
   addWhere: 'under mcpServers in a settings file or .mcp.json',
   projectFile: '.mcp.json',
   ceilingFlag: '--allowed-mcp-server-names',
@@ -52,15 +57,15 @@ export const MCP_WHY: WhyKind<DesiredServer> = {
 };
 
 export const LSP_WHY: WhyKind<DesiredLanguageServer> = {
-  noun: 'language server',
-  resource: 'languageserver',
-  ref: (name) => `languageserver/${name}`,
+  noun: LANGUAGE_SERVERS.noun,
+  resource: LANGUAGE_SERVERS.objectPrefix,
+  ref: (name) => LANGUAGE_SERVERS.label(name),
   addWhere: 'to .lsp.json or the --lsp-config file',
   projectFile: '.lsp.json',
   ceilingFlag: '--allowed-lsp-server-names',
   runs: 'command',
   notRunnable: (server, ctx) => {
-    const r = languageServerRuntimeOf(server, ctx);
+    const r = runtimeOf(server, ctx);
     return r.runnable ? undefined : r;
   },
 };

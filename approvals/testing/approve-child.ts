@@ -9,7 +9,7 @@
  * Usage: node approve-child.js FILE ROOT PREFIX COUNT
  */
 import { createInterface } from 'node:readline';
-import { approvalHashFor } from '../../api/index.js';
+import { approvalHashOf } from '../../api/index.js';
 import { ApprovalStore } from '../store.js';
 import { DONE, GO, READY, childServerConfig, childServerName } from './child-protocol.js';
 
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   await waitForGo();
   for (let i = 0; i < count; i++) {
     const name = childServerName(prefix, i);
-    await store.approve(root, name, approvalHashFor(childServerConfig(name)));
+    await store.approve(root, name, approvalHashOf(childServerConfig(name)));
   }
   process.stdout.write(`${DONE}\n`);
 }

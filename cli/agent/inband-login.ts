@@ -14,6 +14,7 @@
  *   wrong or missing `state` is answered 400, signs nothing in and ends nothing: the login
  *   goes on waiting for the real redirect.
  */
+import { MCP_SERVERS } from '../../api/index.js';
 import { LOGIN_TTL_MS, listenForRedirect } from '../../auth/index.js';
 import type { Daemon } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
@@ -34,7 +35,7 @@ export function inbandLogin(
       const start = await daemon.loginStart(session, name, listener.redirectUri);
       const done = listener.waitForCode(start.state, timeoutMs).then(async (code) => {
         await daemon.loginFinish(start.state, code);
-        return session.why(name);
+        return session.kind(MCP_SERVERS.kind).why(name);
       });
       // Whoever holds the attempt may never look at `done` (a declined question).
       done.catch(() => undefined);

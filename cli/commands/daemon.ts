@@ -5,6 +5,7 @@
  * is refused (exit 2) without `--http-allow-remote`; a token file that may not be trusted stops
  * the start (exit 1) before anything runs.
  */
+import type { SessionFlags } from '../../api/index.js';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -73,10 +74,7 @@ export function lspOptions(forWhom: string): Option[] {
 }
 
 /** The options a session takes from LspFlags: an absolute `lspConfigPath`, the `lspCeiling`. */
-export function lspSessionOptions(o: LspFlags): {
-  lspCeiling?: readonly string[];
-  lspConfigPath?: string;
-} {
+export function lspSessionOptions(o: LspFlags): Pick<SessionFlags, 'lspCeiling' | 'lspConfigPath'> {
   return {
     ...(o.allowedLspServerNames ? { lspCeiling: o.allowedLspServerNames } : {}),
     ...(o.lspConfig === undefined ? {} : { lspConfigPath: path.resolve(o.lspConfig) }),

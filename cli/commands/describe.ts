@@ -6,7 +6,7 @@ import { Argument, type Command } from 'commander';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { describeLanguageServer, describeServer } from '../output/describe.js';
 import type { LanguageServerDescription, ServerDescription } from '../objects.js';
-import { parseObjectRef } from '../object-ref.js';
+import { OBJECT_TYPES, parseObjectRef } from '../object-ref.js';
 
 export function registerDescribe(program: Command, io: Io): void {
   program
@@ -14,17 +14,7 @@ export function registerDescribe(program: Command, io: Io): void {
     .description(
       'show one server or language server: spec, status, conditions, recent stderr and events',
     )
-    .addArgument(
-      new Argument('<resource>', 'server or languageserver').choices([
-        'server',
-        'servers',
-        'mcpserver',
-        'mcpservers',
-        'languageserver',
-        'languageservers',
-        'lsp',
-      ]),
-    )
+    .addArgument(new Argument('<resource>', 'server or languageserver').choices(OBJECT_TYPES))
     .argument('<name>', 'server name')
     .action(async (resource: string, name: string, _opts: object, cmd: Command) => {
       const env = commandEnv(cmd.optsWithGlobals<GlobalOptions>(), io);

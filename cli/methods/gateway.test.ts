@@ -277,7 +277,7 @@ describe('gateway.open: an agent connection carries MCP to its gateway', T, () =
         JSON.stringify({ mcpServers: { p: { command: 'mem', args: ['t'] } } }),
       );
       await w.daemon.defaultSession.reload();
-      assert.equal(w.daemon.defaultSession.why('p').reason, 'PendingApproval');
+      assert.equal(w.daemon.defaultSession.kind('McpServer').why('p').reason, 'PendingApproval');
       const opened = await openGatewayClient(w.socket, { workspace: w.ws });
       const client = new Client(
         { name: 'test-agent', version: '1.0.0' },

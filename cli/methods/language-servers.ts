@@ -7,7 +7,7 @@
  * with NotFound and the closest language server names.
  */
 import { z } from 'zod';
-import { findCondition, languageServerDisclosureOf } from '../../api/index.js';
+import { LANGUAGE_SERVERS, findCondition, languageServerDisclosureOf } from '../../api/index.js';
 import type { Session } from '../../controller/session.js';
 import {
   languageServerList,
@@ -32,7 +32,8 @@ export function languageServerMethods(ctx: MethodContext): MethodTable {
       async (p, call): Promise<LanguageServerList> => {
         const session = await selectSession(ctx, p, call);
         const opts = { showSecrets: p.showSecrets ?? false };
-        if (!p.names?.length) return languageServerList(session.languageServers(opts));
+        if (!p.names?.length)
+          return languageServerList(session.kind(LANGUAGE_SERVERS.kind).list(opts));
         return languageServerList(p.names.map((n) => mustGetLanguageServer(session, n, opts)));
       },
     ),
@@ -56,10 +57,12 @@ export function languageServerMethods(ctx: MethodContext): MethodTable {
           disclosure: desired
             ? languageServerDisclosureOf(desired.config, desired.scope)
             : { fields: [], inputs: [], sends: [], warnings: [] },
-          stderr: ready ? [] : session.languageServerStderrTail(p.name).slice(-STDERR_LINES),
+          stderr: ready
+            ? []
+            : session.kind(LANGUAGE_SERVERS.kind).stderrTail(p.name).slice(-STDERR_LINES),
           events: session
             .eventList()
-            .filter((e) => e.involvedObject === `languageserver/${p.name}`),
+            .filter((e) => e.involvedObject === LANGUAGE_SERVERS.objectOf(p.name)),
         };
       },
     ),
@@ -71,7 +74,7 @@ export function mustGetLanguageServer(
   name: string,
   opts: { showSecrets?: boolean },
 ): LanguageServer {
-  const server = session.getLanguageServer(name, opts);
+  const server = session.kind(LANGUAGE_SERVERS.kind).get(name, opts);
   if (server) return server;
-  throw session.unknownServer(name, { kind: 'LanguageServer' });
+  throw session.kind(LANGUAGE_SERVERS.kind).unknown(name);
 }

@@ -8,6 +8,7 @@
  * `oauth.loginFinish` answers after every session settled, with the server's `why` answer; a
  * failure's message is never empty.
  */
+import { MCP_SERVERS } from '../../api/index.js';
 import { z } from 'zod';
 import type { WhyAnswer } from '../../controller/session.js';
 import { RpcCodes, RpcError } from '../rpc/protocol.js';
@@ -79,7 +80,7 @@ export function oauthMethods(ctx: MethodContext): MethodTable {
         } catch (err) {
           throw failed(err);
         }
-        return session.why(p.name);
+        return session.kind(MCP_SERVERS.kind).why(p.name);
       },
     ),
     'oauth.logout': method(
@@ -93,7 +94,7 @@ export function oauthMethods(ctx: MethodContext): MethodTable {
         } catch (err) {
           throw failed(err);
         }
-        return { removed, server: session.why(p.name) };
+        return { removed, server: session.kind(MCP_SERVERS.kind).why(p.name) };
       },
     ),
   };

@@ -10,7 +10,7 @@
  * have is refused (resolveKind), so no decision lands on the other kind.
  */
 import { z } from 'zod';
-import { disclosureOf, findCondition } from '../../api/index.js';
+import { LANGUAGE_SERVERS, MCP_SERVERS, disclosureOf, findCondition } from '../../api/index.js';
 import { summaryOf, type Session } from '../../controller/session.js';
 import type { WhyAnswer } from '../../controller/session.js';
 import {
@@ -48,9 +48,9 @@ export function resolveKind(session: Session, name: string, kind: Kind | undefin
   if (mcp && lsp)
     throw new RpcError(
       RpcCodes.InvalidParams,
-      `${name} is both an MCP server and a language server in this session; name the one you mean: server/${name} or languageserver/${name}`,
+      `${name} is both an MCP server and a language server in this session; name the one you mean: ${MCP_SERVERS.objectOf(name)} or ${LANGUAGE_SERVERS.objectOf(name)}`,
     );
-  return lsp ? 'LanguageServer' : 'McpServer';
+  return lsp ? LANGUAGE_SERVERS.kind : MCP_SERVERS.kind;
 }
 
 export function serverMethods(ctx: MethodContext): MethodTable {
@@ -66,7 +66,7 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       async (p, call): Promise<McpServerList> => {
         const session = await selectSession(ctx, p, call);
         const opts = { showSecrets: p.showSecrets ?? false };
-        if (!p.names?.length) return serverList(session.servers(opts));
+        if (!p.names?.length) return serverList(session.kind(MCP_SERVERS.kind).list(opts));
         return serverList(p.names.map((n) => mustGet(session, n, opts)));
       },
     ),
@@ -84,8 +84,12 @@ export function serverMethods(ctx: MethodContext): MethodTable {
           disclosure: desired
             ? disclosureOf(desired.config, desired.scope)
             : { fields: [], inputs: [], sends: [], warnings: [] },
-          stderr: ready ? [] : session.stderrTail(p.name).slice(-STDERR_LINES),
-          events: session.eventList().filter((e) => e.involvedObject === `server/${p.name}`),
+          stderr: ready
+            ? []
+            : session.kind(MCP_SERVERS.kind).stderrTail(p.name).slice(-STDERR_LINES),
+          events: session
+            .eventList()
+            .filter((e) => e.involvedObject === MCP_SERVERS.objectOf(p.name)),
         };
       },
     ),
@@ -95,13 +99,13 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       async (p, call): Promise<WhyAnswer> => {
         const session = await selectSession(ctx, p, call);
         if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
-          const answer = session.whyLanguageServer(p.name);
+          const answer = session.kind(LANGUAGE_SERVERS.kind).why(p.name);
           if (answer.reason === 'Unknown')
-            throw session.unknownServer(p.name, { kind: 'LanguageServer' });
+            throw session.kind(LANGUAGE_SERVERS.kind).unknown(p.name);
           return answer;
         }
-        const answer = session.why(p.name);
-        if (answer.reason === 'Unknown') throw session.unknownServer(p.name);
+        const answer = session.kind(MCP_SERVERS.kind).why(p.name);
+        if (answer.reason === 'Unknown') throw session.kind(MCP_SERVERS.kind).unknown(p.name);
         return answer;
       },
     ),
@@ -115,8 +119,8 @@ export function serverMethods(ctx: MethodContext): MethodTable {
         const decision = sessionOnly ? 'approved-for-session' : 'approved';
         if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
           const kind = 'LanguageServer';
-          const subject = session.approvalSubject(p.name, p.hash, { kind });
-          await session.approve(p.name, subject.hash, { sessionOnly, kind });
+          const subject = session.kind(kind).subject(p.name, p.hash);
+          await session.kind(kind).approve(p.name, subject.hash, { sessionOnly });
           await session.settled();
           return {
             kind,
@@ -126,8 +130,8 @@ export function serverMethods(ctx: MethodContext): MethodTable {
           };
         }
         // Read and decided in one synchronous step: what is returned is what was approved.
-        const subject = session.approvalSubject(p.name, p.hash);
-        await session.approve(p.name, subject.hash, { sessionOnly });
+        const subject = session.kind(MCP_SERVERS.kind).subject(p.name, p.hash);
+        await session.kind(MCP_SERVERS.kind).approve(p.name, subject.hash, { sessionOnly });
         await session.settled();
         return {
           kind: 'McpServer',
@@ -144,8 +148,8 @@ export function serverMethods(ctx: MethodContext): MethodTable {
         const session = await selectSession(ctx, p, call, { fallback: false });
         if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
           const kind = 'LanguageServer';
-          const subject = session.approvalSubject(p.name, p.hash, { kind });
-          await session.reject(p.name, subject.hash, { kind });
+          const subject = session.kind(kind).subject(p.name, p.hash);
+          await session.kind(kind).reject(p.name, subject.hash);
           await session.settled();
           return {
             kind,
@@ -154,8 +158,8 @@ export function serverMethods(ctx: MethodContext): MethodTable {
             server: mustGetLanguageServer(session, p.name, {}),
           };
         }
-        const subject = session.approvalSubject(p.name, p.hash);
-        await session.reject(p.name, subject.hash);
+        const subject = session.kind(MCP_SERVERS.kind).subject(p.name, p.hash);
+        await session.kind(MCP_SERVERS.kind).reject(p.name, subject.hash);
         await session.settled();
         return {
           kind: 'McpServer',
@@ -169,10 +173,10 @@ export function serverMethods(ctx: MethodContext): MethodTable {
 }
 
 function mustGet(session: Session, name: string, opts: { showSecrets?: boolean }): McpServer {
-  const server = session.get(name, opts);
+  const server = session.kind(MCP_SERVERS.kind).get(name, opts);
   if (server) return server;
-  const answer = session.why(name);
+  const answer = session.kind(MCP_SERVERS.kind).why(name);
   if (answer.reason === 'Removed')
     throw new RpcError(RpcCodes.NotFound, `${answer.message}; ${answer.action}`);
-  throw session.unknownServer(name);
+  throw session.kind(MCP_SERVERS.kind).unknown(name);
 }

@@ -10,9 +10,11 @@
 import path from 'node:path';
 import { z } from 'zod';
 import {
+  MCP_SERVERS,
   API_VERSION,
   changedConnectionFields,
   findCondition,
+  sessionFlagsOf,
   type McpServerConfig,
 } from '../../api/index.js';
 import type { AgentOpener, SessionSpec } from '../../controller/daemon.js';
@@ -62,11 +64,14 @@ export function openSpec(p: OpenParams): SessionSpec {
       'invalid params: workspace, mcpConfig and lspConfig must be absolute paths',
     );
   return {
-    workspace: p.workspace,
-    ...(p.ceiling ? { ceiling: p.ceiling } : {}),
-    ...(p.mcpConfig ? { mcpConfigPath: p.mcpConfig } : {}),
-    ...(p.lspCeiling ? { lspCeiling: p.lspCeiling } : {}),
-    ...(p.lspConfig ? { lspConfigPath: p.lspConfig } : {}),
+    // The wire's names for the paths (`mcpConfig`, `lspConfig`) as the flags name them.
+    ...sessionFlagsOf({
+      workspace: p.workspace,
+      ceiling: p.ceiling,
+      mcpConfigPath: p.mcpConfig,
+      lspCeiling: p.lspCeiling,
+      lspConfigPath: p.lspConfig,
+    }),
     ...(p.env && !isDaemonEnv(p.env)
       ? { env: { vars: p.env, label: p.pid ? `serve pid ${p.pid}` : 'client' } }
       : {}),
@@ -197,7 +202,7 @@ interface ServerState {
 function snapshot(session: Session): Map<string, ServerState> {
   const out = new Map<string, ServerState>();
   const desired = session.desired().servers;
-  for (const s of session.servers({ showSecrets: true })) {
+  for (const s of session.kind(MCP_SERVERS.kind).list({ showSecrets: true })) {
     const admitted = findCondition(s.status.conditions, 'Admitted');
     const ready = findCondition(s.status.conditions, 'Ready');
     out.set(s.metadata.name, {

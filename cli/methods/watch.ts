@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { LANGUAGE_SERVERS, MCP_SERVERS } from '../../api/index.js';
 import type { Session } from '../../controller/session.js';
 import type { WatchEnd, WatchEvent, WatchEventType } from '../objects.js';
 import { RpcCodes, RpcError } from '../rpc/protocol.js';
@@ -176,10 +177,13 @@ function watchServers(
 ): Unsubscribe {
   return watchObjects(send, names, {
     configured: () => Object.keys(session.desired().servers),
-    get: (name) => session.get(name, { showSecrets }),
+    get: (name) => session.kind(MCP_SERVERS.kind).get(name, { showSecrets }),
     subscribe: (sync) => {
       const offChange = session.on('change', sync);
-      const offRegistry = session.on('registry', sync);
+      // The registry event of an MCP server (a language server's touches no McpServer).
+      const offRegistry = session.on('registry', (name, kind) => {
+        if (kind === MCP_SERVERS.kind) sync(name);
+      });
       return () => {
         offChange();
         offRegistry();
@@ -196,7 +200,7 @@ function watchLanguageServers(
 ): Unsubscribe {
   return watchObjects(send, names, {
     configured: () => Object.keys(session.desired().languageServers),
-    get: (name) => session.getLanguageServer(name, { showSecrets }),
+    get: (name) => session.kind(LANGUAGE_SERVERS.kind).get(name, { showSecrets }),
     subscribe: (sync) => {
       const offServer = session.on('languageServerChange', sync);
       // A change of the session itself (a config reload, ConfigValid) may touch any of them;

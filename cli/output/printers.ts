@@ -8,7 +8,7 @@
  * Connections (the pool, like `kubectl get pods`): CONNECTION, SERVER, KIND (McpServer or
  * LanguageServer), PID, SESSIONS, STATE, AGE; wide adds TOOLS and PROMPTS. A draining one says how long it has left.
  */
-import { ANNOTATION_SCOPE, findCondition } from '../../api/index.js';
+import { ANNOTATION_SCOPE, LANGUAGE_SERVERS, MCP_SERVERS, findCondition } from '../../api/index.js';
 import type {
   ConnectionObject,
   LanguageServer,
@@ -102,7 +102,7 @@ function serverKindPrinter<T extends McpServer | LanguageServer>(kind: {
 
 export const serverPrinter = serverKindPrinter<McpServer>({
   plural: 'servers',
-  type: 'server',
+  type: MCP_SERVERS.objectPrefix,
   what: { header: 'TOOLS', cell: (s) => String(s.status.tools.length) },
   wideMore: [],
 });
@@ -113,7 +113,7 @@ export const serverPrinter = serverKindPrinter<McpServer>({
  */
 export const languageServerPrinter = serverKindPrinter<LanguageServer>({
   plural: 'language servers',
-  type: 'languageserver',
+  type: LANGUAGE_SERVERS.objectPrefix,
   what: { header: 'EXTENSIONS', cell: (s) => s.status.extensions.join(',') || '<none>' },
   wideMore: [{ header: 'FOLDER', cell: (s) => s.status.workspaceFolder ?? '<none>' }],
 });

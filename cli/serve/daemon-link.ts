@@ -18,6 +18,7 @@
  * - Waiting is bounded; the failure says what happened and names the log file, with its last
  *   lines.
  */
+import type { SessionFlags } from '../../api/index.js';
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -40,18 +41,14 @@ const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 
 const LOG_TAIL_LINES = 8;
 
-export interface DaemonLinkOptions {
+/**
+ * The flags (SessionFlags) are the started daemon's default session: serve's own workspace,
+ * ceiling and --mcp-config, so that session is the one serve opens (never a second, wider one
+ * that would start servers outside serve's ceiling) and the one `mcpctl get servers` in that
+ * folder shows.
+ */
+export interface DaemonLinkOptions extends SessionFlags {
   readonly socket: string;
-  /**
-   * The started daemon's default session: serve's own workspace, ceiling and --mcp-config, so
-   * that session is the one serve opens (never a second, wider one that would start servers
-   * outside serve's ceiling) and the one `mcpctl get servers` in that folder shows.
-   */
-  readonly workspace: string;
-  readonly ceiling?: readonly string[];
-  readonly mcpConfigPath?: string;
-  readonly lspCeiling?: readonly string[];
-  readonly lspConfigPath?: string;
   readonly debounceMs?: number;
   /** Who starts it, for the failure message. Default `mcpctl serve`. */
   readonly command?: string;

@@ -17,6 +17,7 @@
  *   connection, within `answerTimeoutMs` (stopped, wedged) is given up on, the message saying
  *   what to do (daemon-liveness.ts).
  */
+import type { SessionFlags } from '../../api/index.js';
 import type { Socket } from 'node:net';
 import { notAnsweringMessage, silenceOf } from '../daemon-liveness.js';
 import { CliError } from '../errors.js';
@@ -34,11 +35,12 @@ import { VERSION } from '../version.js';
 /** The answer to gateway.open is small; a longer first line is not a daemon speaking. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
-export interface GatewayOpenParams {
-  readonly workspace: string;
-  readonly ceiling?: readonly string[];
+/** The session's flags as the wire names them (`mcpConfig`, `lspConfig`: the paths). */
+export interface GatewayOpenParams extends Pick<
+  SessionFlags,
+  'workspace' | 'ceiling' | 'lspCeiling'
+> {
   readonly mcpConfig?: string;
-  readonly lspCeiling?: readonly string[];
   readonly lspConfig?: string;
   readonly env: Readonly<Record<string, string>>;
   readonly pid: number;

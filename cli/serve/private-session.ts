@@ -9,17 +9,13 @@
  * every server process (whole process groups) before it resolves. No children record is kept:
  * the servers end with this process.
  */
+import { sessionFlagsOf, type SessionFlags } from '../../api/index.js';
 import { Daemon, type DaemonLog } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
 import { homeDirectory } from '../rpc/socket-path.js';
 import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
 
-export interface PrivateSessionOptions {
-  readonly workspace: string;
-  readonly ceiling?: readonly string[];
-  readonly mcpConfigPath?: string;
-  readonly lspCeiling?: readonly string[];
-  readonly lspConfigPath?: string;
+export interface PrivateSessionOptions extends SessionFlags {
   readonly debounceMs?: number;
   readonly log: (message: string) => void;
 }
@@ -35,12 +31,8 @@ export interface PrivateSession {
 export async function openPrivateSession(o: PrivateSessionOptions): Promise<PrivateSession> {
   const mark = process.env[INSIDE_MCPCTL_ENV];
   const core = await Daemon.start({
-    workspace: o.workspace,
+    ...sessionFlagsOf(o),
     home: homeDirectory(),
-    ...(o.ceiling ? { ceiling: o.ceiling } : {}),
-    ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
-    ...(o.lspCeiling ? { lspCeiling: o.lspCeiling } : {}),
-    ...(o.lspConfigPath ? { lspConfigPath: o.lspConfigPath } : {}),
     ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
     // The session is this process's own environment, which has the mark already (run.ts);
     // said here too, so no server of this controller can miss it.

@@ -20,6 +20,8 @@
  *   process) and resolves with the exit code: 0, or 1 when the daemon ended this connection
  *   on purpose while it runs on.
  */
+// The one module, not the api/ barrel: serve's pipe starts without loading the schemas.
+import { sessionFlagsOf, type SessionFlags } from '../../api/session-flags.js';
 import type { MetaToolsMode } from '../../gateway/index.js';
 import { VERSION } from '../version.js';
 import { daemonLogPath } from '../rpc/socket-path.js';
@@ -28,17 +30,9 @@ import { ownEnv } from './daemon-env.js';
 import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
 import { runPipe } from './pipe.js';
 
-export interface ServeOptions {
+/** The flags (SessionFlags): workspace an existing directory, every path absolute. */
+export interface ServeOptions extends SessionFlags {
   readonly socket: string;
-  /** Absolute path of an existing directory. */
-  readonly workspace: string;
-  readonly ceiling?: readonly string[];
-  /** Absolute path. */
-  readonly mcpConfigPath?: string;
-  /** `--allowed-lsp-server-names`. */
-  readonly lspCeiling?: readonly string[];
-  /** `--lsp-config`, absolute. */
-  readonly lspConfigPath?: string;
   readonly debounceMs?: number;
   /** False: `--no-daemon`. */
   readonly daemon: boolean;
@@ -71,11 +65,7 @@ export async function runServe(o: ServeOptions): Promise<number> {
     const { serveInProcess } = await import('./in-process.js');
     return serveInProcess(
       {
-        workspace: o.workspace,
-        ...(o.ceiling ? { ceiling: o.ceiling } : {}),
-        ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
-        ...(o.lspCeiling ? { lspCeiling: o.lspCeiling } : {}),
-        ...(o.lspConfigPath ? { lspConfigPath: o.lspConfigPath } : {}),
+        ...sessionFlagsOf(o),
         ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
         log,
       },
@@ -84,11 +74,7 @@ export async function runServe(o: ServeOptions): Promise<number> {
   }
   const link = {
     socket: o.socket,
-    workspace: o.workspace,
-    ...(o.ceiling ? { ceiling: o.ceiling } : {}),
-    ...(o.mcpConfigPath ? { mcpConfigPath: o.mcpConfigPath } : {}),
-    ...(o.lspCeiling ? { lspCeiling: o.lspCeiling } : {}),
-    ...(o.lspConfigPath ? { lspConfigPath: o.lspConfigPath } : {}),
+    ...sessionFlagsOf(o),
     ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
     answerTimeoutMs: o.answerTimeoutMs,
     log,

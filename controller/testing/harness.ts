@@ -132,7 +132,7 @@ export function condition(
 }
 
 export function readyPid(session: Session, name: string): number | undefined {
-  const s = session.get(name);
+  const s = session.kind('McpServer').get(name);
   return condition(s, 'Ready') === 'True/Connected' ? s?.status.pid : undefined;
 }
 

@@ -233,7 +233,8 @@ describe('config fuzzing through the informer', { timeout: 900_000 }, () => {
               await session.reload();
               assert.equal(live(), goodLive, 'the good file serves its two servers');
               const servedBefore = session
-                .servers()
+                .kind('McpServer')
+                .list()
                 .map((s) => `${s.metadata.name}:${s.status.connectionId}`);
               const bytes = mutate(good, mutations);
               files.write('user', bytes);
@@ -249,7 +250,10 @@ describe('config fuzzing through the informer', { timeout: 900_000 }, () => {
                 );
                 assert.equal(live(), goodLive, 'the last good set keeps running');
                 assert.deepEqual(
-                  session.servers().map((s) => `${s.metadata.name}:${s.status.connectionId}`),
+                  session
+                    .kind('McpServer')
+                    .list()
+                    .map((s) => `${s.metadata.name}:${s.status.connectionId}`),
                   servedBefore,
                 );
               } else {

@@ -49,14 +49,17 @@ export function quiescenceProblems(model: Model, session: Session, pool: Checkin
     problems.push(text);
   };
   const desired = model.desired();
-  const listed = session.servers().map((s) => s.metadata.name);
+  const listed = session
+    .kind('McpServer')
+    .list()
+    .map((s) => s.metadata.name);
   const wanted = [...desired.keys()].sort();
   if (canonicalJson(listed) !== canonicalJson(wanted))
     p(`servers() lists ${canonicalJson(listed)}, the config has ${canonicalJson(wanted)}`);
 
   const liveIds: string[] = [];
   for (const name of NAMES) {
-    const res = session.get(name, { showSecrets: true });
+    const res = session.kind('McpServer').get(name, { showSecrets: true });
     const entry = session.registry.get(name);
     const d = desired.get(name);
     if (!d) {

@@ -57,10 +57,10 @@ async function perform(world: World, before: Model, after: Model, step: Step): P
       let outcome = 'ok';
       try {
         // The user decides about the config shown now: its hash, read in the same step.
-        const { hash } = session.approvalSubject(step.name);
-        if (step.kind === 'reject') await session.reject(step.name, hash);
+        const { hash } = session.kind('McpServer').subject(step.name);
+        if (step.kind === 'reject') await session.kind('McpServer').reject(step.name, hash);
         else
-          await session.approve(step.name, hash, {
+          await session.kind('McpServer').approve(step.name, hash, {
             sessionOnly: step.kind === 'approveForSession',
           });
       } catch (err) {
@@ -82,8 +82,10 @@ async function perform(world: World, before: Model, after: Model, step: Step): P
         'the crash to be noticed',
         () =>
           session.registry.get(step.name) === undefined &&
-          session.get(step.name)?.status.conditions.find((c) => c.type === 'Ready')?.status !==
-            'True',
+          session
+            .kind('McpServer')
+            .get(step.name)
+            ?.status.conditions.find((c) => c.type === 'Ready')?.status !== 'True',
         { timeoutMs: 5000, intervalMs: 1 },
       ).then(
         () => true,

@@ -1,0 +1,96 @@
+/**
+ * What a session is made with and what it tells (session.ts): its options, its events, and
+ * its kinds by object kind. Apart from the class so the session's file is its wiring and face.
+ */
+import type {
+  AnyDesiredServer,
+  DesiredServer,
+  McpServer,
+  ServerKind,
+  SessionEnv,
+  SessionFlags,
+} from '../api/index.js';
+import type { ApprovalSubject } from '../approvals/index.js';
+import type { createSessionStore } from '../informers/session-store.js';
+import type { DesiredState } from '../informers/types.js';
+import type { Lease, Pool } from '../pool/types.js';
+import type { AdmissionTicket } from '../pool/ticket.js';
+import type { ApprovalStoreLike, SessionApprovalsLike } from './approval-decisions.js';
+import type { EventRecorder } from './event-recorder.js';
+import type { LspPool } from '../pool/lsp-pool.js';
+import type { DiffLine } from './reload-preview.js';
+import type { SessionKind } from './session-kind.js';
+import type { LanguageServerKind } from './session-language-servers.js';
+
+export interface SessionOptions extends SessionFlags {
+  readonly id?: string;
+  /**
+   * The environment `${VAR}` in configs expands in and stdio servers start in (their `env` on
+   * top): the agent's (sent by `mcpctl serve`), else the daemon's own (`process.env`). Never
+   * shown; `envLabel` says whose it is.
+   */
+  readonly env?: SessionEnv;
+  /** Whose environment `env` is, for `get sessions -o wide` ("daemon", "serve pid 4242"). */
+  readonly envLabel?: string;
+  readonly home: string;
+  readonly systemSettingsPath?: string;
+  readonly pool: Pool;
+  /**
+   * The language-server pool (the daemon's, shared by every session). Absent: the session makes
+   * one of its own and closes it with itself.
+   */
+  readonly lspPool?: LspPool;
+  readonly approvals: ApprovalStoreLike;
+  readonly sessionApprovals: SessionApprovalsLike;
+  readonly debounceMs?: number;
+  readonly concurrency?: number;
+  readonly backoffBaseMs?: number;
+  readonly backoffCapMs?: number;
+  readonly stableAfterMs?: number;
+  readonly events?: EventRecorder;
+  readonly now?: () => number;
+  /** Builds the informer store; the daemon passes one that shares the user-settings watcher. */
+  readonly storeFactory?: typeof createSessionStore;
+}
+
+export interface SessionEvents {
+  /** A server's status or the session's conditions changed. */
+  change: [name: string | undefined];
+  /** A gated server of either kind became promptable (strictly pending). */
+  pendingApproval: [server: AnyDesiredServer];
+  /** A server started waiting for an OAuth login (Ready=False Unauthorized). */
+  loginRequired: [name: string];
+  /**
+   * What serves a server changed: an MCP server's tools or prompts in the registry, or the set
+   * of Ready language servers (or one's connection).
+   */
+  registry: [name: string, kind: ServerKind];
+  /** The queue went idle after a burst of reconcile passes (once per burst). */
+  settled: [];
+  /** A language server's status changed (after a pass over it). */
+  languageServerChange: [name: string];
+}
+
+/** The session's MCP servers as a kind. */
+export type McpServerKind = SessionKind<
+  DesiredServer,
+  AdmissionTicket,
+  Lease,
+  ApprovalSubject,
+  McpServer
+>;
+
+/** The session's kinds, by object kind (`session.kind('LanguageServer')`). */
+export interface SessionKinds {
+  readonly McpServer: McpServerKind;
+  readonly LanguageServer: LanguageServerKind;
+}
+
+/** A kind of the session, whichever (for what the session does to each alike). */
+export interface AnySessionKind {
+  approvalsChanged(): void;
+  diff(next: DesiredState): DiffLine[];
+  settled(): Promise<void>;
+  close(): void;
+  stop(): Promise<void>;
+}
