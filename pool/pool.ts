@@ -31,20 +31,7 @@ import { callSafely, PoolError } from './errors.js';
 export const DEFAULT_DRAIN_DELAY_MS = 30_000;
 
 // The contract lives apart; re-exported so importers of the pool find it here.
-export type {
-  EntryState,
-  LostCause,
-  ReleaseReason,
-  ReleaseOptions,
-  AcquireOptions,
-  PoolTicket,
-  PoolHolder,
-  ConnectionHost,
-  PooledConnection,
-  LeaseOf,
-  ConnectionStats,
-  ConnectionPoolOptions,
-} from './pool-contract.js';
+export type * from './pool-contract.js';
 import type {
   EntryState,
   LostCause,
