@@ -7,7 +7,7 @@
  * with NotFound and the closest language server names.
  */
 import { z } from 'zod';
-import { LANGUAGE_SERVERS, findCondition, languageServerDisclosureOf } from '../../api/index.js';
+import { LANGUAGE_SERVERS } from '../../api/index.js';
 import type { Session } from '../../controller/session.js';
 import {
   languageServerList,
@@ -17,8 +17,7 @@ import {
 } from '../objects.js';
 import { method, type MethodTable } from '../rpc/methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
-
-const STDERR_LINES = 20;
+import { descriptionOf } from './description.js';
 
 export function languageServerMethods(ctx: MethodContext): MethodTable {
   return {
@@ -49,21 +48,7 @@ export function languageServerMethods(ctx: MethodContext): MethodTable {
         const server = mustGetLanguageServer(session, p.name, {
           showSecrets: p.showSecrets ?? false,
         });
-        const ready = findCondition(server.status.conditions, 'Ready')?.status === 'True';
-        const desired = session.desired().languageServers[p.name];
-        return {
-          server,
-          sessionConditions: session.conditions,
-          disclosure: desired
-            ? languageServerDisclosureOf(desired.config, desired.scope)
-            : { fields: [], inputs: [], sends: [], warnings: [] },
-          stderr: ready
-            ? []
-            : session.kind(LANGUAGE_SERVERS.kind).stderrTail(p.name).slice(-STDERR_LINES),
-          events: session
-            .eventList()
-            .filter((e) => e.involvedObject === LANGUAGE_SERVERS.objectOf(p.name)),
-        };
+        return descriptionOf(session, LANGUAGE_SERVERS.kind, p.name, server);
       },
     ),
   };

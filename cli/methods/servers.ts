@@ -10,7 +10,7 @@
  * have is refused (resolveKind), so no decision lands on the other kind.
  */
 import { z } from 'zod';
-import { LANGUAGE_SERVERS, MCP_SERVERS, disclosureOf, findCondition } from '../../api/index.js';
+import { LANGUAGE_SERVERS, MCP_SERVERS } from '../../api/index.js';
 import { summaryOf, type Session } from '../../controller/session.js';
 import type { WhyAnswer } from '../../controller/session.js';
 import {
@@ -23,9 +23,8 @@ import {
 import { RpcCodes, RpcError } from '../rpc/protocol.js';
 import { method, type MethodTable } from '../rpc/methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
+import { descriptionOf } from './description.js';
 import { mustGetLanguageServer } from './language-servers.js';
-
-const STDERR_LINES = 20;
 
 /** `--hash`: a prefix of the approval hash the decision is for (checked by the session). */
 const hashPin = z.string().min(1).max(64).optional();
@@ -76,21 +75,7 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       async (p, call): Promise<ServerDescription> => {
         const session = await selectSession(ctx, p, call);
         const server = mustGet(session, p.name, { showSecrets: p.showSecrets ?? false });
-        const ready = findCondition(server.status.conditions, 'Ready')?.status === 'True';
-        const desired = session.desired().servers[p.name];
-        return {
-          server,
-          sessionConditions: session.conditions,
-          disclosure: desired
-            ? disclosureOf(desired.config, desired.scope)
-            : { fields: [], inputs: [], sends: [], warnings: [] },
-          stderr: ready
-            ? []
-            : session.kind(MCP_SERVERS.kind).stderrTail(p.name).slice(-STDERR_LINES),
-          events: session
-            .eventList()
-            .filter((e) => e.involvedObject === MCP_SERVERS.objectOf(p.name)),
-        };
+        return descriptionOf(session, MCP_SERVERS.kind, p.name, server);
       },
     ),
     'servers.why': method(
