@@ -20,9 +20,9 @@
  * - `moveAside` and `writeAside` never overwrite: they pick `<file>.corrupt-<timestamp>` and
  *   add `-1`, `-2`, ... if an earlier quarantined copy already has that name.
  */
-import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { replaceFile } from '../api/index.js';
 import {
   emptyDecisions,
   parseDecisions,
@@ -93,26 +93,7 @@ export async function ensureParentDir(file: string): Promise<void> {
 
 export async function writeDecisionsFile(file: string, content: ApprovalsContent): Promise<void> {
   await ensureParentDir(file);
-  await replaceFile(file, serializeDecisions(content));
-}
-
-/** Writes a fresh temporary file next to `file` and renames it over `file` (see the header). */
-async function replaceFile(file: string, text: string): Promise<void> {
-  const temporary = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
-  // `wx`: O_CREAT | O_EXCL, which fails on any existing name, a planted link included.
-  const handle = await fs.open(temporary, 'wx', FILE_MODE);
-  try {
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(temporary, file);
-  } catch (error) {
-    await fs.rm(temporary, { force: true });
-    throw error;
-  }
+  await replaceFile(file, serializeDecisions(content), FILE_MODE);
 }
 
 /** A timestamp usable in a file name on every platform (no `:`), sortable as text. */

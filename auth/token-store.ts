@@ -16,13 +16,12 @@
  * - A corrupt file reads as empty (so a login can repair it) and is never parsed into errors
  *   that quote its content: no token ends up in a message.
  */
-import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { OAuthGrant, OAuthGrantStore } from './grant.js';
-import { isObject } from '../api/index.js';
+import { isObject, replaceFile as writeWhole } from '../api/index.js';
 
 export const TOKENS_FILE_MODE = 0o600;
 export const TOKENS_DIR_MODE = 0o700;
@@ -185,18 +184,5 @@ async function replaceFile(file: string, text: string): Promise<void> {
     throw new TokenFileError(
       `${file} is not a regular file; remove it so mcpctl can keep OAuth tokens there`,
     );
-  const temporary = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await fs.open(temporary, 'wx', TOKENS_FILE_MODE);
-  try {
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(temporary, file);
-  } catch (error) {
-    await fs.rm(temporary, { force: true });
-    throw error;
-  }
+  await writeWhole(file, text, TOKENS_FILE_MODE);
 }
