@@ -69,6 +69,20 @@ export interface KindDescriptor<C = unknown, K extends ServerKind = ServerKind> 
   redact(config: C, scope: Scope): C;
   /** What the person deciding about it is shown (disclosure.ts: values shown on purpose). */
   disclose(config: C, scope: Scope): Disclosure;
+  /** The words `why` and its fixes use of the kind (reconcilers/why.ts). */
+  readonly fixWords: KindFixWords;
+}
+
+/** Where a server of a kind is written and limited, for the fixes `why` suggests. */
+export interface KindFixWords {
+  /** Where one is added (`under mcpServers in a settings file or .mcp.json`). */
+  readonly addWhere: string;
+  /** The project file of the kind (`.mcp.json`). */
+  readonly projectFile: string;
+  /** The CLI flag that is the kind's ceiling. */
+  readonly ceilingFlag: string;
+  /** What names what it runs: `command or URL`, `command`. */
+  readonly runs: string;
 }
 
 export const MCP_SERVERS: KindDescriptor<McpServerConfig, 'McpServer'> = {
@@ -84,6 +98,12 @@ export const MCP_SERVERS: KindDescriptor<McpServerConfig, 'McpServer'> = {
   changedFields: changedConnectionFields,
   redact: (config, scope) => redact(config, syntaxOfScope(scope)),
   disclose: disclosureOf,
+  fixWords: {
+    addWhere: 'under mcpServers in a settings file or .mcp.json',
+    projectFile: '.mcp.json',
+    ceilingFlag: '--allowed-mcp-server-names',
+    runs: 'command or URL',
+  },
 };
 
 /** The prefix of a language server's record name in the approvals file. */
@@ -107,6 +127,12 @@ export const LANGUAGE_SERVERS: KindDescriptor<LanguageServerConfig, 'LanguageSer
       ? config
       : { ...config, env: redactValues(config.env, syntaxOfField('claude', 'env')) ?? {} },
   disclose: languageServerDisclosureOf,
+  fixWords: {
+    addWhere: 'to .lsp.json or the --lsp-config file',
+    projectFile: '.lsp.json',
+    ceilingFlag: '--allowed-lsp-server-names',
+    runs: 'command',
+  },
 };
 
 /** Every kind's descriptor, by object kind. */

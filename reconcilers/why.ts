@@ -11,6 +11,8 @@ import {
   LANGUAGE_SERVERS,
   MCP_SERVERS,
   quoteName,
+  type KindDescriptor,
+  type KindFixWords,
   type DesiredLanguageServer,
   type DesiredServer,
 } from '../api/index.js';
@@ -25,50 +27,32 @@ import type { ServedLease, ServerRecord } from './server-record.js';
 import { commandHint } from './shell-quote.js';
 
 /** How `why` speaks of a kind of server: its words, files and CLI names. */
-export interface WhyKind<S extends AdmissibleServer> {
+export interface WhyKind<S extends AdmissibleServer> extends KindFixWords {
   readonly noun: string;
   /** `server/NAME`, `languageserver/NAME`: what `mcpctl wait` takes. */
   readonly resource: string;
   /** What `mcpctl approve` / `describe` take for `name`. */
   ref(name: string): string;
-  /** Where a server of the kind is added (`under mcpServers in a settings file or .mcp.json`). */
-  readonly addWhere: string;
-  /** The project file of the kind (`.mcp.json`). */
-  readonly projectFile: string;
-  readonly ceilingFlag: string;
-  /** What names what it runs: `command or URL`, `command`. */
-  readonly runs: string;
   /** What the server cannot run with now, when it is admitted; undefined when runnable. */
   notRunnable(server: S, ctx: AdmissionContext<S>): NotRunnable | undefined;
 }
 
-export const MCP_WHY: WhyKind<DesiredServer> = {
-  noun: MCP_SERVERS.noun,
-  resource: MCP_SERVERS.objectPrefix,
-  ref: (name) => MCP_SERVERS.label(name),
-  addWhere: 'under mcpServers in a settings file or .mcp.json',
-  projectFile: '.mcp.json',
-  ceilingFlag: '--allowed-mcp-server-names',
-  runs: 'command or URL',
-  notRunnable: (server, ctx) => {
-    const r = runtimeOf(server, ctx);
-    return r.runnable ? undefined : r;
-  },
-};
+/** How `why` speaks of the kind `descriptor` describes: its words, and what it cannot run with. */
+function whyKindOf<S extends AdmissibleServer>(descriptor: KindDescriptor): WhyKind<S> {
+  return {
+    noun: descriptor.noun,
+    resource: descriptor.objectPrefix,
+    ref: (name) => descriptor.label(name),
+    ...descriptor.fixWords,
+    notRunnable: (server, ctx) => {
+      const r = runtimeOf(server, ctx);
+      return r.runnable ? undefined : r;
+    },
+  };
+}
 
-export const LSP_WHY: WhyKind<DesiredLanguageServer> = {
-  noun: LANGUAGE_SERVERS.noun,
-  resource: LANGUAGE_SERVERS.objectPrefix,
-  ref: (name) => LANGUAGE_SERVERS.label(name),
-  addWhere: 'to .lsp.json or the --lsp-config file',
-  projectFile: '.lsp.json',
-  ceilingFlag: '--allowed-lsp-server-names',
-  runs: 'command',
-  notRunnable: (server, ctx) => {
-    const r = runtimeOf(server, ctx);
-    return r.runnable ? undefined : r;
-  },
-};
+export const MCP_WHY: WhyKind<DesiredServer> = whyKindOf(MCP_SERVERS);
+export const LSP_WHY: WhyKind<DesiredLanguageServer> = whyKindOf(LANGUAGE_SERVERS);
 
 export type UnavailableReason =
   | 'NotAllowed'
