@@ -28,9 +28,7 @@ import {
   computeGating,
   type ApprovalLookup,
   type LanguageServerApprovalLookup,
-  type LanguageServerConfigs,
   type McpServerConfig,
-  type SourceContent,
 } from '../api/index.js';
 import { assembleDesiredState, NO_LSP_APPROVALS, type SessionSnapshots } from './desired-state.js';
 import {
@@ -41,7 +39,6 @@ import {
 } from './affected-names.js';
 import type { FileSnapshot } from './file-source.js';
 import { createSharedSources, type SharedSources, type SourceLease } from './shared-sources.js';
-import type { TrustRule } from './trust.js';
 import type { DesiredState, ResyncedNames, SessionStore, StoreChange } from './types.js';
 
 export const DEFAULT_SYSTEM_SETTINGS_PATH = '/etc/qwen-code/settings.json';
@@ -106,16 +103,14 @@ export function sessionFiles(options: SessionStoreOptions): SessionFiles {
   };
 }
 
-interface Leases {
-  readonly system: SourceLease<SourceContent>;
-  readonly user: SourceLease<SourceContent>;
-  readonly workspace?: SourceLease<SourceContent>;
-  readonly project: SourceLease<SourceContent>;
-  readonly cli?: SourceLease<SourceContent>;
-  readonly projectLsp: SourceLease<LanguageServerConfigs>;
-  readonly cliLsp?: SourceLease<LanguageServerConfigs>;
-  readonly trustedFolders: SourceLease<readonly TrustRule[]>;
-}
+/** One lease per snapshot the desired state is assembled from, optional where it is. */
+type Leases = {
+  readonly [K in keyof SessionSnapshots]: NonNullable<SessionSnapshots[K]> extends FileSnapshot<
+    infer T
+  >
+    ? SourceLease<T>
+    : never;
+};
 
 /** What the store does with every source alike, whatever its value type. */
 interface AnySource {
