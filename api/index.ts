@@ -21,7 +21,7 @@ export * from './escape.js';
 export * from './disclosure.js';
 export * from './limits.js';
 export * from './read-file.js';
-export * from './replace-file.js';
+export * from './private-file.js';
 export * from './message-of.js';
 export * from './is-object.js';
 export * from './kinds.js';

@@ -20,9 +20,9 @@
  * - `moveAside` and `writeAside` never overwrite: they pick `<file>.corrupt-<timestamp>` and
  *   add `-1`, `-2`, ... if an earlier quarantined copy already has that name.
  */
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { replaceFile } from '../api/index.js';
+import { readPrivateFile, replaceFile, type PrivateRead } from '../api/index.js';
 import {
   emptyDecisions,
   parseDecisions,
@@ -60,26 +60,17 @@ async function notRegular(file: string, stat?: { isDirectory(): boolean }): Prom
 }
 
 export async function readDecisionsFile(file: string): Promise<FileRead> {
-  let text: string;
+  let read: PrivateRead;
   try {
-    const handle = await fs.open(
-      file,
-      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-    );
-    try {
-      const stat = await handle.stat();
-      if (!stat.isFile()) return { kind: 'unreadable', error: await notRegular(file, stat) };
-      text = await handle.readFile('utf8');
-    } finally {
-      await handle.close();
-    }
+    read = await readPrivateFile(file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { kind: 'missing' };
-    // O_NOFOLLOW on a link fails with ELOOP.
-    if (code === 'ELOOP') return { kind: 'unreadable', error: await notRegular(file) };
     return { kind: 'unreadable', error };
   }
+  if (read.kind === 'missing') return { kind: 'missing' };
+  if (read.kind === 'link') return { kind: 'unreadable', error: await notRegular(file) };
+  if (read.kind === 'notRegular')
+    return { kind: 'unreadable', error: await notRegular(file, read.stat) };
+  const text = read.text;
   const parsed = parseDecisions(text);
   return parsed.ok
     ? { kind: 'ok', content: { decisions: parsed.decisions, invalid: parsed.invalid } }

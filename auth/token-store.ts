@@ -16,12 +16,12 @@
  * - A corrupt file reads as empty (so a login can repair it) and is never parsed into errors
  *   that quote its content: no token ends up in a message.
  */
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { OAuthGrant, OAuthGrantStore } from './grant.js';
-import { isObject, replaceFile as writeWhole } from '../api/index.js';
+import { isObject, readPrivateFile, replaceFile as writeWhole } from '../api/index.js';
 
 export const TOKENS_FILE_MODE = 0o600;
 export const TOKENS_DIR_MODE = 0o700;
@@ -114,32 +114,17 @@ async function ensurePrivateDir(dir: string): Promise<void> {
 
 /** The file's content; missing or corrupt → empty. A link or non-regular file throws. */
 export async function readTokensFile(file: string): Promise<TokensFile> {
-  let text: string;
-  try {
-    const handle = await fs.open(
-      file,
-      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+  const read = await readPrivateFile(file);
+  if (read.kind === 'missing') return empty();
+  if (read.kind === 'link')
+    throw new TokenFileError(
+      `${file} is a symbolic link; mcpctl keeps OAuth tokens only in a regular file, because a link lets whoever controls its target read or plant them: remove the link`,
     );
-    try {
-      const stat = await handle.stat();
-      if (!stat.isFile())
-        throw new TokenFileError(
-          `${file} is not a regular file; mcpctl keeps OAuth tokens only in a regular file: remove it`,
-        );
-      text = await handle.readFile('utf8');
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return empty();
-    if (code === 'ELOOP')
-      throw new TokenFileError(
-        `${file} is a symbolic link; mcpctl keeps OAuth tokens only in a regular file, because a link lets whoever controls its target read or plant them: remove the link`,
-      );
-    throw error;
-  }
-  return parseTokens(text);
+  if (read.kind === 'notRegular')
+    throw new TokenFileError(
+      `${file} is not a regular file; mcpctl keeps OAuth tokens only in a regular file: remove it`,
+    );
+  return parseTokens(read.text);
 }
 
 function empty(): TokensFile {
