@@ -83,14 +83,9 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       '{ name, reason, message, action }: why the tools of a server are (un)available',
       async (p, call): Promise<WhyAnswer> => {
         const session = await selectSession(ctx, p, call);
-        if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
-          const answer = session.kind(LANGUAGE_SERVERS.kind).why(p.name);
-          if (answer.reason === 'Unknown')
-            throw session.kind(LANGUAGE_SERVERS.kind).unknown(p.name);
-          return answer;
-        }
-        const answer = session.kind(MCP_SERVERS.kind).why(p.name);
-        if (answer.reason === 'Unknown') throw session.kind(MCP_SERVERS.kind).unknown(p.name);
+        const kind = resolveKind(session, p.name, p.kind);
+        const answer = session.kind(kind).why(p.name);
+        if (answer.reason === 'Unknown') throw session.kind(kind).unknown(p.name);
         return answer;
       },
     ),
@@ -102,28 +97,12 @@ export function serverMethods(ctx: MethodContext): MethodTable {
         const session = await selectSession(ctx, p, call, { fallback: false });
         const sessionOnly = p.sessionOnly ?? false;
         const decision = sessionOnly ? 'approved-for-session' : 'approved';
-        if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
-          const kind = 'LanguageServer';
-          const subject = session.kind(kind).subject(p.name, p.hash);
-          await session.kind(kind).approve(p.name, subject.hash, { sessionOnly });
-          await session.settled();
-          return {
-            kind,
-            decision,
-            config: summaryOf(subject),
-            server: mustGetLanguageServer(session, p.name, {}),
-          };
-        }
+        const kind = resolveKind(session, p.name, p.kind);
         // Read and decided in one synchronous step: what is returned is what was approved.
-        const subject = session.kind(MCP_SERVERS.kind).subject(p.name, p.hash);
-        await session.kind(MCP_SERVERS.kind).approve(p.name, subject.hash, { sessionOnly });
+        const subject = session.kind(kind).subject(p.name, p.hash);
+        await session.kind(kind).approve(p.name, subject.hash, { sessionOnly });
         await session.settled();
-        return {
-          kind: 'McpServer',
-          decision,
-          config: summaryOf(subject),
-          server: mustGet(session, p.name, {}),
-        };
+        return decided(session, kind, p.name, decision, summaryOf(subject));
       },
     ),
     'servers.reject': method(
@@ -131,30 +110,27 @@ export function serverMethods(ctx: MethodContext): MethodTable {
       'DecisionResult: rejects the config `hash` (a prefix) names, or the current one; answers when settled',
       async (p, call): Promise<DecisionResult> => {
         const session = await selectSession(ctx, p, call, { fallback: false });
-        if (resolveKind(session, p.name, p.kind) === 'LanguageServer') {
-          const kind = 'LanguageServer';
-          const subject = session.kind(kind).subject(p.name, p.hash);
-          await session.kind(kind).reject(p.name, subject.hash);
-          await session.settled();
-          return {
-            kind,
-            decision: 'rejected',
-            config: summaryOf(subject),
-            server: mustGetLanguageServer(session, p.name, {}),
-          };
-        }
-        const subject = session.kind(MCP_SERVERS.kind).subject(p.name, p.hash);
-        await session.kind(MCP_SERVERS.kind).reject(p.name, subject.hash);
+        const kind = resolveKind(session, p.name, p.kind);
+        const subject = session.kind(kind).subject(p.name, p.hash);
+        await session.kind(kind).reject(p.name, subject.hash);
         await session.settled();
-        return {
-          kind: 'McpServer',
-          decision: 'rejected',
-          config: summaryOf(subject),
-          server: mustGet(session, p.name, {}),
-        };
+        return decided(session, kind, p.name, 'rejected', summaryOf(subject));
       },
     ),
   };
+}
+
+/** What a decision answers with: the config decided about and the server as it is now. */
+function decided(
+  session: Session,
+  kind: Kind,
+  name: string,
+  decision: DecisionResult['decision'],
+  config: DecisionResult['config'],
+): DecisionResult {
+  return kind === LANGUAGE_SERVERS.kind
+    ? { kind, decision, config, server: mustGetLanguageServer(session, name, {}) }
+    : { kind, decision, config, server: mustGet(session, name, {}) };
 }
 
 function mustGet(session: Session, name: string, opts: { showSecrets?: boolean }): McpServer {
