@@ -73,10 +73,10 @@ describe('bench sections', () => {
     const outcome = await runSections(
       // What a careless library does: rejects with an empty string.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-      [section('only', ['only'], () => Promise.reject(''))],
+      [section('lone', ['lone'], () => Promise.reject(''))],
       () => undefined,
     );
-    assert.deepEqual(outcome.figures, { only: { failed: 'failed without a message' } });
-    assert.deepEqual(outcome.failed, ['only']);
+    assert.deepEqual(outcome.figures, { lone: { failed: 'failed without a message' } });
+    assert.deepEqual(outcome.failed, ['lone']);
   });
 });

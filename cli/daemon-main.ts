@@ -27,7 +27,7 @@ import { unlinkSync } from 'node:fs';
 import pino from 'pino';
 import { Daemon, type SessionEnvSpec } from '../controller/daemon.js';
 import { claimLock } from './rpc/claim-lock.js';
-import { CliError, EXIT_USAGE, errorText } from './errors.js';
+import { CliError, EXIT_USAGE, messageOf } from './errors.js';
 import { handoverTable, mapDomainError, methodTable, type MethodContext } from './methods/index.js';
 import { RpcLimitsError, limitsFromEnv, type RpcLimits } from './rpc/limits.js';
 import { RpcServer } from './rpc/server.js';
@@ -115,7 +115,7 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
       throw new CliError(
         `a daemon is already running at ${o.socket}; stop it with 'mcpctl stop' or pass another --socket`,
       );
-    throw new CliError(`cannot listen on ${o.socket}: ${errorText(err)}`);
+    throw new CliError(`cannot listen on ${o.socket}: ${messageOf(err)}`);
   } finally {
     releaseClaim();
   }
@@ -156,7 +156,7 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const onFatal = (err: unknown) => {
-    log.fatal({ err: errorText(err) }, 'unexpected error; shutting down');
+    log.fatal({ err: messageOf(err) }, 'unexpected error; shutting down');
     process.exitCode = 1;
     requestStop('fatal error', 'now');
   };
@@ -180,7 +180,7 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
     await httpHold?.release();
     await server.close();
     removeHandlers();
-    throw new CliError(`cannot start the daemon: ${errorText(err)}`);
+    throw new CliError(`cannot start the daemon: ${messageOf(err)}`);
   }
   markReady();
   let http: { close(): Promise<void> } | undefined;
@@ -277,7 +277,7 @@ async function removeStaleSocket(socket: string, log: pino.Logger): Promise<void
         unlinkSync(socket);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-          throw new CliError(`cannot remove stale socket ${socket}: ${errorText(err)}`);
+          throw new CliError(`cannot remove stale socket ${socket}: ${messageOf(err)}`);
       }
   }
 }

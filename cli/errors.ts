@@ -35,8 +35,5 @@ export function noDaemonMessage(socket: string): string {
   return `no mcpctl daemon at ${socket}; start one with 'mcpctl daemon'`;
 }
 
-/**
- * The message of anything thrown: api/'s messageOf, under the name cli/'s modules import (kept
- * while cli/'s socket and door files are being moved, so those moves merge cleanly).
- */
-export { messageOf as errorText };
+/** The message of anything thrown (api/'s messageOf), beside cli/'s other error helpers. */
+export { messageOf };

@@ -21,7 +21,7 @@ import { registerStop } from './commands/stop.js';
 import { registerToken } from './commands/token.js';
 import { registerWait } from './commands/wait.js';
 import { registerWhy } from './commands/why.js';
-import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, errorText } from './errors.js';
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, messageOf } from './errors.js';
 import { VERSION } from './version.js';
 
 export interface RunResult {
@@ -92,7 +92,7 @@ export async function run(argv: readonly string[], rawIo: Io = processIo): Promi
       return { code: err.exitCode, daemon };
     }
     io.err(
-      `mcpctl: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : errorText(err)}\n`,
+      `mcpctl: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : messageOf(err)}\n`,
     );
     return { code: EXIT_FAILURE, daemon };
   }

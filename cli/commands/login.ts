@@ -27,7 +27,7 @@ import {
   type GlobalOptions,
   type Io,
 } from '../command-env.js';
-import { CliError, UsageError, errorText } from '../errors.js';
+import { CliError, UsageError, messageOf } from '../errors.js';
 import { parseDuration } from '../output/age.js';
 import { RpcClient } from '../rpc/client.js';
 import { connectOrStartDaemon } from '../serve/daemon-link.js';
@@ -111,7 +111,7 @@ export function registerLogin(program: Command, io: Io): void {
           try {
             listener = await listenForRedirect(plan.redirectUri ?? undefined);
           } catch (err) {
-            throw new CliError(errorText(err));
+            throw new CliError(messageOf(err));
           }
           try {
             const start = await client.call<{ authorizationUrl: string; state: string }>(
@@ -125,7 +125,7 @@ export function registerLogin(program: Command, io: Io): void {
             try {
               code = await listener.waitForCode(start.state, timeoutMs);
             } catch (err) {
-              throw new CliError(`login for ${name} failed: ${errorText(err)}`);
+              throw new CliError(`login for ${name} failed: ${messageOf(err)}`);
             }
             return await client.call<WhyAnswer>('oauth.loginFinish', {
               ...env.selector,

@@ -17,7 +17,7 @@
 import type { Command } from 'commander';
 import { findCondition } from '../../api/index.js';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
-import { CliError, UsageError, errorText } from '../errors.js';
+import { CliError, UsageError, messageOf } from '../errors.js';
 import { humanDuration, parseDuration } from '../output/age.js';
 import type {
   LanguageServer,
@@ -161,7 +161,7 @@ async function waitFor(
     try {
       await current(client, selector, ref, true);
     } catch (err) {
-      why = errorText(err);
+      why = messageOf(err);
     }
     throw new CliError(`timed out after ${after} waiting for ${wanted} on ${shown}: ${why}`);
   }

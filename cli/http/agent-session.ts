@@ -39,7 +39,7 @@ import { WorkspaceNotFoundError } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
 import type { Gateway, MetaToolsMode } from '../../gateway/index.js';
 import { LIMIT_EXCEEDED_CODE } from '../../api/limits.js';
-import { errorText } from '../errors.js';
+import { messageOf } from '../errors.js';
 import { gatewayLog, openAgentGateway, openInertAgentGateway } from '../agent/gateway.js';
 import { HttpAgentTransport } from './agent-transport.js';
 import type { FastReply } from './fast-path.js';
@@ -416,7 +416,7 @@ export class HttpAgentSession {
         { jsonrpc: '2.0', id, method: 'roots/list' },
         related === undefined ? undefined : { relatedRequestId: related },
       )
-      .catch((err: unknown) => this.#log(`could not ask for its roots: ${errorText(err)}`));
+      .catch((err: unknown) => this.#log(`could not ask for its roots: ${messageOf(err)}`));
     d.timer ??= setTimeout(() => this.#decide(d, undefined), ROOTS_WAIT_MS);
   }
 
@@ -425,7 +425,7 @@ export class HttpAgentSession {
     d.decided = true;
     clearTimeout(d.timer);
     void this.#openDecided(d, workspace).catch((err: unknown) => {
-      this.#log(`cannot serve the agent: ${errorText(err)}`);
+      this.#log(`cannot serve the agent: ${messageOf(err)}`);
       void this.close();
     });
   }

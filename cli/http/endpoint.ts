@@ -55,7 +55,7 @@ import { isInitializeRequest, type InitializeRequest } from '@modelcontextprotoc
 import type { Daemon } from '../../controller/daemon.js';
 import { DaemonStoppingError, WorkspaceNotFoundError } from '../../controller/daemon.js';
 import { LIMIT_EXCEEDED_CODE, sizeText } from '../../api/limits.js';
-import { errorText } from '../errors.js';
+import { messageOf } from '../errors.js';
 import { batchRefusal, negotiatedVersion } from './batches.js';
 import { endpointUrl } from './address.js';
 import { HttpAgentSession } from './agent-session.js';
@@ -126,7 +126,7 @@ export class HttpEndpoint {
     );
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((err: unknown) => {
-        this.#o.log.warn({ err: errorText(err) }, 'http: a request failed');
+        this.#o.log.warn({ err: messageOf(err) }, 'http: a request failed');
         if (!res.headersSent)
           replyError(res, 500, SERVER_ERROR, 'internal error; see the daemon log');
         else res.destroy();

@@ -7,7 +7,7 @@
  * CliError saying what to do, and nothing stays listening then.
  */
 import type { Daemon } from '../../controller/daemon.js';
-import { CliError, EXIT_USAGE, errorText } from '../errors.js';
+import { CliError, EXIT_USAGE, messageOf } from '../errors.js';
 import type { RpcLimits } from '../rpc/limits.js';
 import { HttpEndpoint, type HttpEndpointLog } from './endpoint.js';
 import { HttpLimitsError, defaultHttpLimits, httpLimitsFromEnv } from './limits.js';
@@ -32,7 +32,7 @@ export function listenError(o: Pick<HttpServeOptions, 'host' | 'port'>, err: unk
   const where = `${o.host}:${o.port}`;
   if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
     return new CliError(`cannot serve HTTP on ${where}: the port is in use; pass another --http`);
-  return new CliError(`cannot serve HTTP on ${where}: ${errorText(err)}`);
+  return new CliError(`cannot serve HTTP on ${where}: ${messageOf(err)}`);
 }
 
 export async function startHttp(o: HttpServeOptions, deps: HttpServeDeps): Promise<HttpEndpoint> {

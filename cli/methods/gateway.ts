@@ -24,7 +24,7 @@ import { z } from 'zod';
 import { GATEWAY_OPEN, GatewaySocketTransport } from '../rpc/gateway-socket.js';
 import { GATEWAY_PROTOCOL, MIN_GATEWAY_PROTOCOL, RpcCodes, RpcError } from '../rpc/protocol.js';
 import { handover, type HandoverTable } from '../rpc/methods.js';
-import { errorText } from '../errors.js';
+import { messageOf } from '../errors.js';
 import { gatewayLog, openAgentGateway } from '../agent/gateway.js';
 import { openHeld, type MethodContext } from './context.js';
 import { openShape, openSpec } from './sessions.js';
@@ -79,7 +79,7 @@ export function gatewayHandovers(ctx: MethodContext): HandoverTable {
               void transport.close();
             };
             gateway.connect(transport).catch((err: unknown) => {
-              log(`cannot serve the agent: ${errorText(err)}`);
+              log(`cannot serve the agent: ${messageOf(err)}`);
               connection.socket.destroy();
             });
           },

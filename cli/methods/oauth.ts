@@ -14,7 +14,7 @@ import type { WhyAnswer } from '../../controller/session.js';
 import { RpcCodes, RpcError } from '../rpc/protocol.js';
 import { method, type MethodTable } from '../rpc/methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
-import { errorText } from '../errors.js';
+import { messageOf } from '../errors.js';
 
 const loopbackUri = z
   .string()
@@ -33,7 +33,7 @@ function failed(err: unknown): RpcError {
   const name = err instanceof Error ? err.name : '';
   // Domain errors are mapped by the server; the SDK's OAuth errors say what went wrong.
   if (name === 'ServerUnavailableError' || name === 'UnknownServerError') throw err;
-  const message = errorText(err);
+  const message = messageOf(err);
   // Never an empty answer: the user must learn what failed.
   return new RpcError(
     RpcCodes.Failed,

@@ -17,7 +17,7 @@
  *   A failure answering or taking a line costs this connection only (logged).
  */
 import type { Socket } from 'node:net';
-import { errorText } from '../errors.js';
+import { messageOf } from '../errors.js';
 import type { RpcDispatch } from './dispatch.js';
 import type { HandoverLines, HandoverWire, Handovers } from './handover.js';
 import { FrameRefused, InboundFrames, type FrameBudget } from './inbound.js';
@@ -89,7 +89,7 @@ export class SocketConnection implements RpcConnection {
     try {
       text = encode({ jsonrpc: JSONRPC, method, params });
     } catch (err) {
-      log.warn({ conn: this.id, method, err: errorText(err) }, 'cannot encode a notification');
+      log.warn({ conn: this.id, method, err: messageOf(err) }, 'cannot encode a notification');
       this.#socket.destroy();
       return;
     }
@@ -157,7 +157,7 @@ export class SocketConnection implements RpcConnection {
           handedOver.onLine(line);
         } catch (err) {
           // The protocol's own failure costs this connection, never the daemon.
-          log.warn({ conn: this.id, err: errorText(err) }, 'cannot take a line; closing');
+          log.warn({ conn: this.id, err: messageOf(err) }, 'cannot take a line; closing');
           this.#socket.destroy();
           return;
         }
@@ -174,7 +174,7 @@ export class SocketConnection implements RpcConnection {
       }
       // Whatever goes wrong answering one line costs this connection at most.
       dispatch.answer(line, this, this.#write).catch((err: unknown) => {
-        log.warn({ conn: this.id, err: errorText(err) }, 'cannot answer; closing the connection');
+        log.warn({ conn: this.id, err: messageOf(err) }, 'cannot answer; closing the connection');
         this.#socket.destroy();
       });
     }

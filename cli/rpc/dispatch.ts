@@ -29,7 +29,7 @@ import {
   isObject,
   type RpcResponse,
 } from './protocol.js';
-import { errorText } from '../errors.js';
+import { messageOf } from '../errors.js';
 
 export interface DispatchOptions {
   readonly methods: MethodTable;
@@ -59,7 +59,7 @@ export class RpcDispatch {
   /** Any failure of a method as the error its caller gets. */
   errorOf(err: unknown): RpcError {
     if (err instanceof RpcError) return err;
-    return this.#opts.mapError?.(err) ?? new RpcError(RpcCodes.InternalError, errorText(err));
+    return this.#opts.mapError?.(err) ?? new RpcError(RpcCodes.InternalError, messageOf(err));
   }
 
   /** Answers one line of `conn` through `write`, then runs the calls' `afterReply` hooks. */

@@ -14,7 +14,7 @@
  * - The lines after the request, already received or not, reach the receiver in order.
  */
 import type { Socket } from 'node:net';
-import { errorText } from '../errors.js';
+import { messageOf } from '../errors.js';
 import type { RpcDispatch } from './dispatch.js';
 import type { RpcLimits } from './limits.js';
 import type { HandedOver, Handover, HandoverTable, RpcConnection, RpcLog } from './methods.js';
@@ -104,7 +104,7 @@ export class Handovers {
       },
     };
     this.#open(request, conn, connection, wire).catch((err: unknown) => {
-      this.#log.warn({ conn: conn.id, err: errorText(err) }, 'handover failed; closing');
+      this.#log.warn({ conn: conn.id, err: messageOf(err) }, 'handover failed; closing');
       socket.destroy();
     });
     return lines;

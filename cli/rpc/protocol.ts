@@ -12,7 +12,7 @@
  * - Error codes: the JSON-RPC reserved ones, plus mcpctl's own in -32000…-32099.
  */
 import { LIMIT_EXCEEDED_CODE, MAX_MESSAGE_BYTES } from '../../api/limits.js';
-import { errorText } from '../errors.js';
+import { messageOf } from '../errors.js';
 import { isObject } from '../../api/index.js';
 
 export const JSONRPC = '2.0';
@@ -150,7 +150,7 @@ function encodeOne(response: RpcResponse, room: number): string | undefined {
     text = JSON.stringify(response);
   } catch (err) {
     if (err instanceof RangeError) return undefined; // Past V8's string limit.
-    const message = `the answer cannot be encoded: ${errorText(err)}`;
+    const message = `the answer cannot be encoded: ${messageOf(err)}`;
     return JSON.stringify({
       jsonrpc: JSONRPC,
       id: response.id,

@@ -17,7 +17,7 @@
  * - Anything else (a transient error reading the path) is logged once and checked again.
  */
 import { lstatSync, type Stats } from 'node:fs';
-import { errorText } from '../errors.js';
+import { messageOf } from '../errors.js';
 import { prepareSocketDir } from './socket-path.js';
 
 export interface GuardedSocket {
@@ -63,7 +63,7 @@ export function guardSocketFile(o: SocketGuardOptions): () => void {
           await o.server.relisten();
         } catch (bindErr) {
           lose(
-            `its socket file ${own.path} was deleted and cannot be made again: ${errorText(bindErr)}`,
+            `its socket file ${own.path} was deleted and cannot be made again: ${messageOf(bindErr)}`,
           );
           return;
         }
@@ -76,7 +76,7 @@ export function guardSocketFile(o: SocketGuardOptions): () => void {
         );
       lastError = undefined;
     } catch (err) {
-      const message = errorText(err);
+      const message = messageOf(err);
       if (message !== lastError) o.log.warn({ err: message }, 'cannot check the socket file');
       lastError = message;
     } finally {

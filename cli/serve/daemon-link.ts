@@ -23,7 +23,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CliError, errorText } from '../errors.js';
+import { CliError, messageOf } from '../errors.js';
 import type { Socket } from 'node:net';
 import { DEFAULT_ANSWER_TIMEOUT_MS } from '../answer-timeout.js';
 import {
@@ -147,7 +147,7 @@ async function startDaemon(o: DaemonLinkOptions): Promise<Socket> {
     if (gaveUp || now > deadline) {
       const what = child.exit
         ? `the mcpctl daemon it started (pid ${child.pid}) ${child.exit}`
-        : `the mcpctl daemon it started (pid ${child.pid}) did not answer within ${Math.round((o.startTimeoutMs ?? 20_000) / 1000)} s (${errorText(lastError)})`;
+        : `the mcpctl daemon it started (pid ${child.pid}) did not answer within ${Math.round((o.startTimeoutMs ?? 20_000) / 1000)} s (${messageOf(lastError)})`;
       throw new CliError(
         `${o.command ?? 'mcpctl serve'} found no daemon at ${o.socket}, and ${what}; see its log ${logFile}${tail(logFile)}`,
       );

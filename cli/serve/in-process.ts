@@ -11,7 +11,7 @@
  * every server process) is closed.
  */
 import type { Gateway, MetaToolsMode } from '../../gateway/index.js';
-import { errorText } from '../errors.js';
+import { messageOf } from '../errors.js';
 import {
   openAgentGateway,
   openInertAgentGateway,
@@ -41,7 +41,7 @@ export async function serveInProcess(
     throw err;
   }
   const code = await serveStdio(gateway, log);
-  await own.close().catch((err: unknown) => log(`closing the session: ${errorText(err)}`));
+  await own.close().catch((err: unknown) => log(`closing the session: ${messageOf(err)}`));
   return code;
 }
 
@@ -63,7 +63,7 @@ async function serveStdio(gateway: Gateway, log: (message: string) => void): Pro
   try {
     await gateway.connect(transport);
   } catch (err) {
-    finish({ code: 1, reason: `cannot serve on stdio: ${errorText(err)}` });
+    finish({ code: 1, reason: `cannot serve on stdio: ${messageOf(err)}` });
   }
   const outcome = await finished;
   if (outcome.code !== 0) log(outcome.reason);
@@ -72,6 +72,6 @@ async function serveStdio(gateway: Gateway, log: (message: string) => void): Pro
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   gateway.onclose = undefined;
-  await gateway.close().catch((err: unknown) => log(`closing the gateway: ${errorText(err)}`));
+  await gateway.close().catch((err: unknown) => log(`closing the gateway: ${messageOf(err)}`));
   return outcome.code;
 }

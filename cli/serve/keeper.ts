@@ -75,7 +75,7 @@ import {
   MAX_MESSAGE_BYTES,
 } from '../../api/limits.js';
 import { answerTooLargeMessage, droppedText } from '../agent-message-size.js';
-import { errorText } from '../errors.js';
+import { messageOf } from '../errors.js';
 import { DAEMON_STOPPING, RpcCodes, type ReconnectMode } from '../rpc/protocol.js';
 import { AgentRecord } from './agent-record.js';
 import type { OpenedGateway } from './gateway-open.js';
@@ -555,7 +555,7 @@ export class SessionKeeper {
       (err: unknown) => {
         this.#attempting = false;
         if (this.#phase === 'ended') return;
-        const why = errorText(err);
+        const why = messageOf(err);
         this.#o.log(`${why}; this agent's session waits: its next request tries again`);
         this.#phase = 'idle';
         this.#waiting.failAll(
