@@ -10,7 +10,7 @@
  * have is refused (resolveKind), so no decision lands on the other kind.
  */
 import { z } from 'zod';
-import { LANGUAGE_SERVERS, MCP_SERVERS } from '../../api/index.js';
+import { LANGUAGE_SERVERS, MCP_SERVERS, type ServerKind } from '../../api/index.js';
 import { summaryOf, type Session } from '../../controller/session.js';
 import type { WhyAnswer } from '../../controller/session.js';
 import {
@@ -30,16 +30,18 @@ import { mustGetLanguageServer } from './language-servers.js';
 const hashPin = z.string().min(1).max(64).optional();
 
 /** `kind` absent: the name decides (resolveKind). */
-const kindShape = { kind: z.enum(['McpServer', 'LanguageServer']).optional() };
-
-type Kind = 'McpServer' | 'LanguageServer';
+const kindShape = { kind: z.enum([MCP_SERVERS.kind, LANGUAGE_SERVERS.kind]).optional() };
 
 /**
  * Which kind a name means: the one given, else the one kind that has the name in this session.
  * A name both kinds have is refused, saying which two to choose from; an unknown one falls to
  * the MCP side, whose error names the closest servers.
  */
-export function resolveKind(session: Session, name: string, kind: Kind | undefined): Kind {
+export function resolveKind(
+  session: Session,
+  name: string,
+  kind: ServerKind | undefined,
+): ServerKind {
   if (kind !== undefined) return kind;
   const desired = session.desired();
   const mcp = Object.hasOwn(desired.servers, name);
@@ -123,7 +125,7 @@ export function serverMethods(ctx: MethodContext): MethodTable {
 /** What a decision answers with: the config decided about and the server as it is now. */
 function decided(
   session: Session,
-  kind: Kind,
+  kind: ServerKind,
   name: string,
   decision: DecisionResult['decision'],
   config: DecisionResult['config'],
