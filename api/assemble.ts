@@ -11,6 +11,7 @@ import type {
   LanguageServerConfig,
   LanguageServerScope,
 } from './lsp-config.js';
+import { LANGUAGE_SERVER } from './kind-names.js';
 import type { McpServerConfig } from './server-config.js';
 import { SCOPE_PRECEDENCE, type Scope } from './scope.js';
 
@@ -105,7 +106,7 @@ const desiredServer = reusing<McpServerConfig, DesiredServer>((name, config, sco
 }));
 
 const desiredLanguageServer = reusing<LanguageServerConfig, DesiredLanguageServer>(
-  (name, config, scope, source) => ({ kind: 'LanguageServer', name, config, scope, source }),
+  (name, config, scope, source) => ({ kind: LANGUAGE_SERVER, name, config, scope, source }),
 );
 
 /** The plain name → config map of an assembled set, for equality checks. */

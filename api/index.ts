@@ -25,3 +25,4 @@ export * from './private-file.js';
 export * from './message-of.js';
 export * from './is-object.js';
 export * from './kinds.js';
+export * from './kind-names.js';

@@ -34,9 +34,14 @@ import { disclosureOf, languageServerDisclosureOf, type Disclosure } from './dis
 import type { Scope } from './scope.js';
 import type { McpServerConfig } from './server-config.js';
 import type { SessionEnvironment } from './session-env.js';
-
-/** The kinds, by object kind: what approvals, connections and `-o json` call them. */
-export type ServerKind = 'McpServer' | 'LanguageServer';
+import {
+  LANGUAGE_SERVER_NAMES,
+  MCP_SERVER_NAMES,
+  type KindResource,
+  type LanguageServerKindName,
+  type McpServerKindName,
+  type ServerKind,
+} from './kind-names.js';
 
 /** A desired server of either kind. */
 export type AnyDesiredServer = DesiredServer | DesiredLanguageServer;
@@ -46,10 +51,14 @@ export interface KindDescriptor<C = unknown, K extends ServerKind = ServerKind> 
   readonly kind: K;
   /** TYPE of `TYPE/NAME` and of events' involvedObject: `server`, `languageserver`. */
   readonly objectPrefix: string;
+  /** Every TYPE word the command line takes for it (`server`, `servers`, `mcpserver`…). */
+  readonly typeWords: readonly string[];
   /** How a message names one: `server`, `language server`. */
   readonly noun: string;
   /** The `mcpctl get` resource that lists them, for messages: `servers`, `lsp`. */
   readonly listResource: string;
+  /** The daemon's resource: methods `servers.list` / `.describe`, watch topic `servers`. */
+  readonly resource: KindResource;
   /** How a message names server `name` where the kinds share names: `fs`, `languageserver/ts`. */
   label(name: string): string;
   /** The events' involvedObject of `name`: `server/fs`, `languageserver/ts`. */
@@ -85,13 +94,10 @@ export interface KindFixWords {
   readonly runs: string;
 }
 
-export const MCP_SERVERS: KindDescriptor<McpServerConfig, 'McpServer'> = {
-  kind: 'McpServer',
-  objectPrefix: 'server',
-  noun: 'server',
-  listResource: 'servers',
+export const MCP_SERVERS: KindDescriptor<McpServerConfig, McpServerKindName> = {
+  ...MCP_SERVER_NAMES,
   label: (name) => name,
-  objectOf: (name) => `server/${name}`,
+  objectOf: (name) => `${MCP_SERVER_NAMES.objectPrefix}/${name}`,
   recordOf: (name) => name,
   approvalHash: approvalHashOf,
   connectionId: connectionIdOf,
@@ -107,15 +113,12 @@ export const MCP_SERVERS: KindDescriptor<McpServerConfig, 'McpServer'> = {
 };
 
 /** The prefix of a language server's record name in the approvals file. */
-export const LANGUAGE_SERVER_RECORD_PREFIX = 'languageserver/';
+export const LANGUAGE_SERVER_RECORD_PREFIX = `${LANGUAGE_SERVER_NAMES.objectPrefix}/`;
 
-export const LANGUAGE_SERVERS: KindDescriptor<LanguageServerConfig, 'LanguageServer'> = {
-  kind: 'LanguageServer',
-  objectPrefix: 'languageserver',
-  noun: 'language server',
-  listResource: 'lsp',
-  label: (name) => `languageserver/${name}`,
-  objectOf: (name) => `languageserver/${name}`,
+export const LANGUAGE_SERVERS: KindDescriptor<LanguageServerConfig, LanguageServerKindName> = {
+  ...LANGUAGE_SERVER_NAMES,
+  label: (name) => `${LANGUAGE_SERVER_NAMES.objectPrefix}/${name}`,
+  objectOf: (name) => `${LANGUAGE_SERVER_NAMES.objectPrefix}/${name}`,
   recordOf: (name) => `${LANGUAGE_SERVER_RECORD_PREFIX}${name}`,
   approvalHash: lspApprovalHashOf,
   connectionId: lspConnectionIdOf,
@@ -137,15 +140,23 @@ export const LANGUAGE_SERVERS: KindDescriptor<LanguageServerConfig, 'LanguageSer
 
 /** Every kind's descriptor, by object kind. */
 export const KINDS: {
-  readonly McpServer: typeof MCP_SERVERS;
-  readonly LanguageServer: typeof LANGUAGE_SERVERS;
+  readonly [MCP_SERVER_NAMES.kind]: typeof MCP_SERVERS;
+  readonly [LANGUAGE_SERVER_NAMES.kind]: typeof LANGUAGE_SERVERS;
 } = {
-  McpServer: MCP_SERVERS,
-  LanguageServer: LANGUAGE_SERVERS,
+  [MCP_SERVERS.kind]: MCP_SERVERS,
+  [LANGUAGE_SERVERS.kind]: LANGUAGE_SERVERS,
 };
 
 /** Every kind, in the order the session reports them: MCP servers, then language servers. */
 export const SERVER_KINDS: readonly ServerKind[] = [MCP_SERVERS.kind, LANGUAGE_SERVERS.kind];
+
+/** Every kind's daemon resource (`servers`, `languageservers`), in SERVER_KINDS' order. */
+export const KIND_RESOURCES = [MCP_SERVERS.resource, LANGUAGE_SERVERS.resource] as const;
+
+/** The kind whose daemon resource is `resource`, if one's is. */
+export function kindOfResource(resource: string): ServerKind | undefined {
+  return SERVER_KINDS.find((kind) => KINDS[kind].resource === resource);
+}
 
 /** The descriptor of `kind` (the kinds as data: a loop over them, a lookup by name). */
 export function kindNamed(kind: ServerKind): KindDescriptor {

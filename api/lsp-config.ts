@@ -14,6 +14,7 @@
  *   message naming the field: mcpctl speaks to language servers over stdio only.
  */
 import { z } from 'zod';
+import type { LanguageServerKindName } from './kind-names.js';
 import type { Scope } from './scope.js';
 
 const stringRecord = z.record(z.string(), z.string());
@@ -50,7 +51,7 @@ export type LanguageServerScope = Extract<Scope, 'project' | 'cli'>;
 
 /** One language server of a session's desired set. */
 export interface DesiredLanguageServer {
-  readonly kind: 'LanguageServer';
+  readonly kind: LanguageServerKindName;
   readonly name: string;
   readonly config: LanguageServerConfig;
   readonly scope: LanguageServerScope;

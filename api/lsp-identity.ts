@@ -27,11 +27,12 @@ import {
   type Expansion,
   type SessionEnv,
 } from './env-expansion.js';
+import { LANGUAGE_SERVER } from './kind-names.js';
 import type { LanguageServerConfig } from './lsp-config.js';
 import type { SessionEnvironment } from './session-env.js';
 
 /** Mixed into every language server identity, so no MCP identity can equal one. */
-export const LSP_KIND_MARKER = 'LanguageServer';
+export const LSP_KIND_MARKER = LANGUAGE_SERVER;
 
 /** The fields of a language server entry `${VAR}` expands in. */
 export const LSP_CLAUDE_FIELDS: ClaudeFields = [

@@ -6,6 +6,7 @@
  * package is ever loaded (a test checks the emitted JavaScript).
  */
 import type { V1Condition, V1ObjectMeta } from '@kubernetes/client-node';
+import type { LanguageServerKindName, McpServerKindName } from './kind-names.js';
 import type { LanguageServerConfig } from './lsp-config.js';
 import type { McpServerConfig } from './server-config.js';
 
@@ -73,7 +74,7 @@ export interface McpServerStatus extends ServerStatusBase {
 
 export interface McpServer {
   apiVersion: typeof API_VERSION;
-  kind: 'McpServer';
+  kind: McpServerKindName;
   metadata: ObjectMeta;
   spec: McpServerConfig;
   status: McpServerStatus;
@@ -81,7 +82,7 @@ export interface McpServer {
 
 export interface McpServerList {
   apiVersion: typeof API_VERSION;
-  kind: 'McpServerList';
+  kind: `${McpServerKindName}List`;
   items: McpServer[];
 }
 
@@ -95,7 +96,7 @@ export interface LanguageServerStatus extends ServerStatusBase {
 /** A language server of `.lsp.json` / `--lsp-config`: the second kind (DESIGN §1). */
 export interface LanguageServer {
   apiVersion: typeof API_VERSION;
-  kind: 'LanguageServer';
+  kind: LanguageServerKindName;
   metadata: ObjectMeta;
   spec: LanguageServerConfig;
   status: LanguageServerStatus;
@@ -103,7 +104,7 @@ export interface LanguageServer {
 
 export interface LanguageServerList {
   apiVersion: typeof API_VERSION;
-  kind: 'LanguageServerList';
+  kind: `${LanguageServerKindName}List`;
   items: LanguageServer[];
 }
 

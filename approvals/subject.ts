@@ -14,7 +14,7 @@
  * - A hash prefix (`--hash`) matches only when it is at least MIN_HASH_PREFIX hex digits and
  *   a prefix of the current hash; a server has one current config, so a long enough prefix is
  *   never ambiguous. Case is ignored.
- * - A language server's subject says its kind (`kind: 'LanguageServer'`) and carries its own
+ * - A language server's subject says its kind (`kind: LanguageServer`) and carries its own
  *   approval hash (kinds.ts); it is shown like a local command (command, args, workspace
  *   folder) with its initializationOptions, settings and extensions.
  */
@@ -30,6 +30,8 @@ import {
   type LanguageServerConfig,
   type McpServerConfig,
   type Scope,
+  LANGUAGE_SERVER,
+  type LanguageServerKindName,
 } from '../api/index.js';
 
 export interface ApprovalSubject {
@@ -42,7 +44,7 @@ export interface ApprovalSubject {
 
 /** A language server as a decision names it (ApprovalSubject's counterpart). */
 export interface LanguageServerSubject {
-  readonly kind: 'LanguageServer';
+  readonly kind: LanguageServerKindName;
   readonly name: string;
   readonly scope: Scope;
   readonly source: string;
@@ -55,7 +57,7 @@ export type AnySubject = ApprovalSubject | LanguageServerSubject;
 
 export function languageServerSubjectOf(server: DesiredLanguageServer): LanguageServerSubject {
   return {
-    kind: 'LanguageServer',
+    kind: LANGUAGE_SERVER,
     name: server.name,
     scope: server.scope,
     source: server.source,
@@ -81,7 +83,7 @@ export function subjectOf(server: DesiredServer): ApprovalSubject {
  */
 export interface SubjectSummary {
   /** Present for a language server only. */
-  readonly kind?: 'LanguageServer';
+  readonly kind?: LanguageServerKindName;
   readonly name: string;
   readonly scope: Scope;
   readonly source: string;
@@ -90,9 +92,9 @@ export interface SubjectSummary {
 }
 
 export function summaryOf(subject: AnySubject): SubjectSummary {
-  if ('kind' in subject && subject.kind === 'LanguageServer') {
+  if ('kind' in subject && subject.kind === LANGUAGE_SERVER) {
     return {
-      kind: 'LanguageServer',
+      kind: LANGUAGE_SERVER,
       name: subject.name,
       scope: subject.scope,
       source: subject.source,

@@ -10,7 +10,7 @@
  *   that name (the message names both `TYPE/NAME` forms), so a decision never lands on the
  *   other kind by accident.
  */
-import { kindNamed, type ServerKind } from '../api/index.js';
+import { kindNamed, SERVER_KINDS, type ServerKind } from '../api/index.js';
 import { UsageError } from './errors.js';
 
 /** The kind a reference names (api/kinds.ts). */
@@ -22,15 +22,9 @@ export interface ObjectRef {
   readonly name: string;
 }
 
-const TYPES: Readonly<Record<string, ObjectKind>> = {
-  server: 'McpServer',
-  servers: 'McpServer',
-  mcpserver: 'McpServer',
-  mcpservers: 'McpServer',
-  languageserver: 'LanguageServer',
-  languageservers: 'LanguageServer',
-  lsp: 'LanguageServer',
-};
+const TYPES: Readonly<Record<string, ObjectKind>> = Object.fromEntries(
+  SERVER_KINDS.flatMap((kind) => kindNamed(kind).typeWords.map((word) => [word, kind])),
+);
 
 /** The TYPE words a reference (and `describe`) takes, in the order help shows them. */
 export const OBJECT_TYPES: readonly string[] = Object.keys(TYPES);

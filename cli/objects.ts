@@ -2,14 +2,19 @@
  * The list and object shapes `-o json` prints (DESIGN §6), shared by the daemon (which builds
  * them) and the CLI (which prints them), so both sides agree by construction.
  */
+import type { LANGUAGE_SERVER, MCP_SERVER } from '../api/index.js';
 import {
   API_VERSION,
+  type KindResource,
   type Condition,
   type Disclosure,
   type LanguageServer,
   type LanguageServerList,
   type McpServer,
   type McpServerList,
+  type LanguageServerKindName,
+  type McpServerKindName,
+  type ServerKind,
 } from '../api/index.js';
 import type { AgentOpener } from '../controller/daemon.js';
 import type { McpEvent } from '../controller/event-recorder.js';
@@ -85,7 +90,7 @@ export interface ConnectionObject {
   };
   spec: {
     /** Which kind of server runs: an MCP server or a language server (`.lsp.json`). */
-    kind: 'McpServer' | 'LanguageServer';
+    kind: ServerKind;
     /** The server's name in the config. */
     server: string;
     connectionId: string;
@@ -111,9 +116,22 @@ export interface ConnectionList {
   items: ConnectionObject[];
 }
 
-/** What `describe server` needs in one round trip. */
-export interface ServerDescription {
-  server: McpServer;
+/** A server object of each kind, by object kind. */
+export interface ServerObjects {
+  readonly [MCP_SERVER]: McpServer;
+  readonly [LANGUAGE_SERVER]: LanguageServer;
+}
+
+/** The list of one kind's objects: `McpServerList`, `LanguageServerList`. */
+export interface ServerListOf<K extends ServerKind> {
+  apiVersion: typeof API_VERSION;
+  kind: `${K}List`;
+  items: ServerObjects[K][];
+}
+
+/** What `describe server|languageserver` needs in one round trip. */
+export interface DescriptionOf<O> {
+  server: O;
   /** The session's own conditions (ConfigValid, Trusted): a broken file shows there. */
   sessionConditions: Condition[];
   /**
@@ -123,22 +141,12 @@ export interface ServerDescription {
   disclosure: Disclosure;
   /** Last stderr lines; filled only when the server is not Ready. */
   stderr: string[];
-  /** Events about `server/NAME`, oldest first. */
+  /** Events about it (`server/NAME`, `languageserver/NAME`), oldest first. */
   events: McpEvent[];
 }
 
-/** What `describe languageserver` needs in one round trip. */
-export interface LanguageServerDescription {
-  server: LanguageServer;
-  /** The session's own conditions (ConfigValid, Trusted). */
-  sessionConditions: Condition[];
-  /** What its config runs and sends, as the file writes it (the approval's disclosure). */
-  disclosure: Disclosure;
-  /** Last stderr lines; filled only when the server is not Ready. */
-  stderr: string[];
-  /** Events about `languageserver/NAME`, oldest first. */
-  events: McpEvent[];
-}
+export type ServerDescription = DescriptionOf<McpServer>;
+export type LanguageServerDescription = DescriptionOf<LanguageServer>;
 
 /** What `servers.approve` / `servers.reject` answer: the config decided about, then the server. */
 export type DecisionResult = {
@@ -147,19 +155,18 @@ export type DecisionResult = {
   config: SubjectSummary;
 } & (
   | {
-      kind: 'McpServer';
+      kind: McpServerKindName;
       /** The server once settled (its current config may differ if it was edited since). */
       server: McpServer;
     }
-  | { kind: 'LanguageServer'; server: LanguageServer }
+  | { kind: LanguageServerKindName; server: LanguageServer }
 );
 
-export function serverList(items: McpServer[]): McpServerList {
-  return { apiVersion: API_VERSION, kind: 'McpServerList', items };
-}
-
-export function languageServerList(items: LanguageServer[]): LanguageServerList {
-  return { apiVersion: API_VERSION, kind: 'LanguageServerList', items };
+export function serverListOf<K extends ServerKind>(
+  kind: K,
+  items: ServerObjects[K][],
+): ServerListOf<K> {
+  return { apiVersion: API_VERSION, kind: `${kind}List`, items };
 }
 
 export function sessionList(items: SessionObject[]): SessionList {
@@ -177,7 +184,8 @@ export function connectionList(items: ConnectionObject[]): ConnectionList {
 /** What a watch sends (as `watch.event` notifications), Kubernetes watch style. */
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-export type WatchTopic = 'servers' | 'languageservers' | 'sessions' | 'events';
+/** A kind's resource (`servers`, `languageservers`), or sessions, or events. */
+export type WatchTopic = KindResource | 'sessions' | 'events';
 
 export interface WatchEvent<T = unknown> {
   watchId: string;

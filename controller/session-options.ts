@@ -10,6 +10,7 @@ import type {
   SessionEnv,
   SessionFlags,
 } from '../api/index.js';
+import type { LANGUAGE_SERVER, MCP_SERVER } from '../api/index.js';
 import type { ApprovalSubject } from '../approvals/index.js';
 import type { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState } from '../informers/types.js';
@@ -54,8 +55,11 @@ export interface SessionOptions extends SessionFlags {
 }
 
 export interface SessionEvents {
-  /** A server's status or the session's conditions changed. */
-  change: [name: string | undefined];
+  /**
+   * A server's status changed (after a pass over it: its name and kind), or the session's
+   * conditions did (no name, no kind: anything may have moved).
+   */
+  change: [name: string | undefined, kind: ServerKind | undefined];
   /** A gated server of either kind became promptable (strictly pending). */
   pendingApproval: [server: AnyDesiredServer];
   /** A server started waiting for an OAuth login (Ready=False Unauthorized). */
@@ -67,8 +71,6 @@ export interface SessionEvents {
   registry: [name: string, kind: ServerKind];
   /** The queue went idle after a burst of reconcile passes (once per burst). */
   settled: [];
-  /** A language server's status changed (after a pass over it). */
-  languageServerChange: [name: string];
 }
 
 /** The session's MCP servers as a kind. */
@@ -80,10 +82,10 @@ export type McpServerKind = SessionKind<
   McpServer
 >;
 
-/** The session's kinds, by object kind (`session.kind('LanguageServer')`). */
+/** The session's kinds, by object kind (`session.kind(LANGUAGE_SERVERS.kind)`). */
 export interface SessionKinds {
-  readonly McpServer: McpServerKind;
-  readonly LanguageServer: LanguageServerKind;
+  readonly [MCP_SERVER]: McpServerKind;
+  readonly [LANGUAGE_SERVER]: LanguageServerKind;
 }
 
 /** A kind of the session, whichever (for what the session does to each alike). */

@@ -34,6 +34,7 @@ import { randomUUID } from 'node:crypto';
 import {
   LANGUAGE_SERVERS,
   MCP_SERVERS,
+  SERVER_KINDS,
   type OAuthTarget,
   type Condition,
   type ServerKind,
@@ -117,7 +118,7 @@ export class Session {
   readonly #env: SessionEnvironment;
   readonly #kinds: SessionKinds;
   readonly #lspParts: LanguageServerParts;
-  readonly #lspWhy = (name: string): WhyAnswer => this.#kinds.LanguageServer.why(name);
+  readonly #lspWhy = (name: string): WhyAnswer => this.#kinds[LANGUAGE_SERVERS.kind].why(name);
   /** The session's own language-server pool, when none was given. */
   readonly #ownLspPool: LspPool | undefined;
   #started = false;
@@ -191,7 +192,7 @@ export class Session {
         onPendingApproval: (server) => this.#emitter.emit('pendingApproval', server),
         afterPass: (name) => {
           this.#logins.afterPass(name);
-          this.#emitter.emit('change', name);
+          this.#emitter.emit('change', name, MCP_SERVERS.kind);
           this.#announceWhenSettled();
         },
       },
@@ -217,11 +218,11 @@ export class Session {
       ...common,
       onPendingApproval: (server) => this.#emitter.emit('pendingApproval', server),
       afterPass: (name) => {
-        this.#emitter.emit('languageServerChange', name);
+        this.#emitter.emit('change', name, LANGUAGE_SERVERS.kind);
         this.#announceWhenSettled();
       },
     });
-    this.#kinds = { McpServer: mcp, LanguageServer: lsp };
+    this.#kinds = { [MCP_SERVERS.kind]: mcp, [LANGUAGE_SERVERS.kind]: lsp };
   }
 
   async start(): Promise<void> {
@@ -323,7 +324,7 @@ export class Session {
     options: SessionRequestOptions = {},
   ): Promise<Record<string, unknown>> {
     const entry = this.registry.get(server);
-    if (!entry) throw new ServerUnavailableError(this.#kinds.McpServer.why(server));
+    if (!entry) throw new ServerUnavailableError(this.#kinds[MCP_SERVERS.kind].why(server));
     const { caller, ...rest } = options;
     return this.#opts.pool.request(
       entry.key,
@@ -429,13 +430,13 @@ export class Session {
 
   /** The kinds in the order the session reports them: MCP servers, then language servers. */
   #allKinds(): readonly AnySessionKind[] {
-    return [this.#kinds.McpServer, this.#kinds.LanguageServer];
+    return SERVER_KINDS.map((kind) => this.#kinds[kind]);
   }
 
   /** The session's conditions follow the desired state; listeners hear of the change. */
   #updateSessionConditions(): void {
     this.#conditions.update(this.#store.current());
-    this.#emitter.emit('change', undefined);
+    this.#emitter.emit('change', undefined, undefined);
   }
 }
 

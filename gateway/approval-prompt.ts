@@ -22,7 +22,14 @@
  *   bidi, zero-width or tag character of a file reaches the agent's user raw.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { disclosureLines, escapeText, kindNamed, messageOf, quoted } from '../api/index.js';
+import {
+  disclosureLines,
+  escapeText,
+  kindNamed,
+  LANGUAGE_SERVER,
+  messageOf,
+  quoted,
+} from '../api/index.js';
 import type { ApprovalRequest, DecideOutcome, Decision, SessionPort } from './session-port.js';
 
 const DECISIONS: readonly Decision[] = ['approve', 'approve-session', 'reject'];
@@ -103,7 +110,7 @@ async function askForApproval(
     {
       message: escapeText(
         [
-          `The ${request.scope} config ${quoted(request.source)} asks to start ${request.kind === 'LanguageServer' ? 'the language server' : 'the MCP server'} ${quoted(labelOf(request))}:`,
+          `The ${request.scope} config ${quoted(request.source)} asks to start ${request.kind === LANGUAGE_SERVER ? 'the language server' : 'the MCP server'} ${quoted(labelOf(request))}:`,
           ...disclosureLines(request.disclosure),
           `config hash: ${request.hash.slice(0, 12)}`,
           'Allow it to run?',

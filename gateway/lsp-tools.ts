@@ -24,6 +24,7 @@
  *   in `partial` (lsp/requests.ts); `lsp_workspace_symbols` joins its servers' `partial`s.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { LANGUAGE_SERVERS } from '../api/index.js';
 import {
   LspError,
   MAX_ANSWER_ITEMS,
@@ -340,7 +341,7 @@ export function ownLspTools(
           .filter((t) => !t.ready)
           .sort((a, b) => a.name.localeCompare(b.name))
           .map((t) => ({
-            server: `languageserver/${t.name}`,
+            server: LANGUAGE_SERVERS.objectOf(t.name),
             reason: t.unavailable?.reason ?? 'NotReady',
             message: t.unavailable?.message ?? `language server "${t.name}" is not ready yet`,
             action: t.unavailable?.action ?? 'ask again in a moment',

@@ -40,7 +40,7 @@ import {
   PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { urlOf, type McpServerConfig } from '../api/index.js';
+import { MCP_SERVER, urlOf, type McpServerConfig } from '../api/index.js';
 import { settleOrAbandon } from './abort.js';
 import { AgentRouter } from './agent-routing.js';
 import { discoveryTimeoutOf } from './connector.js';
@@ -176,7 +176,7 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
       this.#opened = opened;
       if (opened.pid !== undefined) {
         this.#deps.recorder?.add(opened.pid, {
-          kind: 'McpServer',
+          kind: MCP_SERVER,
           connectionId: this.connectionId,
           command: this.#config.command,
         });

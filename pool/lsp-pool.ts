@@ -20,7 +20,7 @@
  * - `close()` ends every language server process (process groups gone); `mcpctl stop` leaves
  *   none.
  */
-import { lspConnectionIdOf } from '../api/index.js';
+import { LANGUAGE_SERVER, lspConnectionIdOf } from '../api/index.js';
 import { LspConnection, type LspServerOptions } from '../lsp/connection.js';
 import type { SpawnServer } from '../lsp/server-process.js';
 import { ConnectionPool, type ConnectionStats } from './pool.js';
@@ -162,7 +162,7 @@ export function createLspPool(options: LspPoolOptions = {}): LspPool {
         ...(options.processes
           ? {
               processes: recordingHooks(options.processes, {
-                kind: 'LanguageServer',
+                kind: LANGUAGE_SERVER,
                 connectionId: ticket.connectionId,
                 ...(ticket.config.command !== undefined ? { command: ticket.config.command } : {}),
               }),

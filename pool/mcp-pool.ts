@@ -12,7 +12,7 @@
  *   agents' sessions one started in the variables of one of them).
  * - `request` and `attach` reach a connection only while it is live (ready or draining).
  */
-import { connectionIdOf } from '../api/index.js';
+import { connectionIdOf, MCP_SERVER } from '../api/index.js';
 import { createConnector } from './connector.js';
 import { McpConnection } from './connection.js';
 import { messageOf, PoolError } from './errors.js';
@@ -67,7 +67,7 @@ export function createPool(options: PoolOptions = {}): Pool {
       ...(recorder && {
         processes: (ticket: AdmissionTicket) =>
           recordingHooks(recorder, {
-            kind: 'McpServer',
+            kind: MCP_SERVER,
             connectionId: ticket.connectionId,
             ...(ticket.config.command !== undefined ? { command: ticket.config.command } : {}),
           }),

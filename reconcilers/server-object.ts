@@ -7,7 +7,9 @@ import {
   ANNOTATION_SCOPE,
   ANNOTATION_SOURCE,
   API_VERSION,
+  LANGUAGE_SERVER,
   LANGUAGE_SERVERS,
+  MCP_SERVER,
   MCP_SERVERS,
   type DesiredLanguageServer,
   type DesiredServer,
@@ -65,7 +67,7 @@ export function toMcpServer(
 ): McpServer {
   return {
     apiVersion: API_VERSION,
-    kind: 'McpServer',
+    kind: MCP_SERVER,
     metadata: metadataOf(server, record),
     spec: options.showSecrets ? server.config : MCP_SERVERS.redact(server.config, server.scope),
     status: {
@@ -91,7 +93,7 @@ export function toLanguageServer(
   const spec = options.showSecrets ? config : LANGUAGE_SERVERS.redact(config, server.scope);
   return {
     apiVersion: API_VERSION,
-    kind: 'LanguageServer',
+    kind: LANGUAGE_SERVER,
     metadata: metadataOf(server, record),
     spec,
     status: {

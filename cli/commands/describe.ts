@@ -3,6 +3,7 @@
  * kubectl describe style, with the session's conditions when a config file of it is broken.
  */
 import { Argument, type Command } from 'commander';
+import { LANGUAGE_SERVER } from '../../api/index.js';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { describeLanguageServer, describeServer } from '../output/describe.js';
 import type { LanguageServerDescription, ServerDescription } from '../objects.js';
@@ -18,7 +19,7 @@ export function registerDescribe(program: Command, io: Io): void {
     .argument('<name>', 'server name')
     .action(async (resource: string, name: string, _opts: object, cmd: Command) => {
       const env = commandEnv(cmd.optsWithGlobals<GlobalOptions>(), io);
-      if (parseObjectRef(`${resource}/${name}`).kind === 'LanguageServer') {
+      if (parseObjectRef(`${resource}/${name}`).kind === LANGUAGE_SERVER) {
         const d = await withSession(
           env,
           (client) =>

@@ -36,7 +36,16 @@ import {
 } from '../output/printers.js';
 import type { RpcClient } from '../rpc/client.js';
 import type { SessionList, WatchEnd, WatchEvent, WatchTopic } from '../objects.js';
-import { findCondition } from '../../api/index.js';
+import {
+  findCondition,
+  kindNamed,
+  kindOfResource,
+  LANGUAGE_SERVER,
+  MCP_SERVER,
+  SERVER_KINDS,
+  type KindResource,
+  type PerKind,
+} from '../../api/index.js';
 
 /**
  * What `get` lists: every watch topic, and the pool's connections. (The user calls it a
@@ -44,11 +53,14 @@ import { findCondition } from '../../api/index.js';
  */
 type TopicName = WatchTopic | 'connections';
 
+/** Every word `get` takes, and the topic it names: the kinds' TYPE words, then the others. */
 const ALIASES: Record<string, TopicName> = {
-  servers: 'servers',
-  server: 'servers',
-  mcpservers: 'servers',
-  mcpserver: 'servers',
+  ...Object.fromEntries(
+    SERVER_KINDS.flatMap((kind) => {
+      const { resource, typeWords } = kindNamed(kind);
+      return [resource, ...typeWords].map((word) => [word, resource]);
+    }),
+  ),
   sessions: 'sessions',
   session: 'sessions',
   events: 'events',
@@ -57,9 +69,6 @@ const ALIASES: Record<string, TopicName> = {
   connections: 'connections',
   connection: 'connections',
   conn: 'connections',
-  languageservers: 'languageservers',
-  languageserver: 'languageservers',
-  lsp: 'languageservers',
 };
 
 interface GetOptions {
@@ -72,14 +81,28 @@ interface Topic {
   readonly printer: ObjectPrinter<never>;
 }
 
+/** How each kind's objects print (the objects the daemon sends for its topic). */
+const KIND_PRINTERS: PerKind<ObjectPrinter<never>> = {
+  [MCP_SERVER]: serverPrinter,
+  [LANGUAGE_SERVER]: languageServerPrinter,
+};
+
 const TOPICS: Record<TopicName, Topic> = {
-  // The printers are used with the objects the daemon sends for that topic.
-  servers: { method: 'servers.list', printer: serverPrinter },
-  languageservers: { method: 'languageservers.list', printer: languageServerPrinter },
+  ...(Object.fromEntries(
+    SERVER_KINDS.map((kind) => {
+      const { resource } = kindNamed(kind);
+      return [resource, { method: `${resource}.list`, printer: KIND_PRINTERS[kind] }];
+    }),
+  ) as Record<KindResource, Topic>),
   sessions: { method: 'sessions.list', printer: sessionPrinter },
   events: { method: 'events.list', printer: eventPrinter },
   connections: { method: 'connections.list', printer: connectionPrinter },
 };
+
+/** Whether a topic is a kind's objects (which take names and `--show-secrets`). */
+function isKindTopic(topic: TopicName): topic is KindResource {
+  return kindOfResource(topic) !== undefined;
+}
 
 export function registerGet(program: Command, io: Io): void {
   program
@@ -100,7 +123,7 @@ export function registerGet(program: Command, io: Io): void {
       const opts = cmd.optsWithGlobals<GlobalOptions & GetOptions>();
       const topic = ALIASES[resource];
       if (!topic) throw new UsageError(`unknown resource ${resource}`);
-      if (names.length > 0 && topic !== 'servers' && topic !== 'languageservers')
+      if (names.length > 0 && !isKindTopic(topic))
         throw new UsageError(
           `names are accepted for servers and languageservers only, not for ${topic}`,
         );
@@ -117,9 +140,7 @@ export function registerGet(program: Command, io: Io): void {
 function params(env: CommandEnv, topic: TopicName, names: string[]): object {
   return {
     ...env.selector,
-    ...(topic === 'servers' || topic === 'languageservers'
-      ? { names, showSecrets: env.showSecrets }
-      : {}),
+    ...(isKindTopic(topic) ? { names, showSecrets: env.showSecrets } : {}),
   };
 }
 

@@ -15,7 +15,7 @@
  *   which setTimeout would turn into an immediate timeout).
  */
 import type { Command } from 'commander';
-import { findCondition } from '../../api/index.js';
+import { findCondition, kindNamed } from '../../api/index.js';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { CliError, UsageError, messageOf } from '../errors.js';
 import { humanDuration, parseDuration } from '../output/age.js';
@@ -25,9 +25,8 @@ import type {
   McpServer,
   McpServerList,
   WatchEvent,
-  WatchTopic,
 } from '../objects.js';
-import { parseObjectRef, refText, type ObjectKind, type ObjectRef } from '../object-ref.js';
+import { parseObjectRef, refText, type ObjectRef } from '../object-ref.js';
 import type { RpcClient } from '../rpc/client.js';
 import type { Selector } from '../methods/context.js';
 
@@ -49,15 +48,6 @@ export function parseTarget(target: string): Required<ObjectRef> {
 
 /** The objects wait may watch: both kinds have the same conditions and generations. */
 type Watched = McpServer | LanguageServer;
-
-const LIST_METHOD: Record<ObjectKind, string> = {
-  McpServer: 'servers.list',
-  LanguageServer: 'languageservers.list',
-};
-const TOPIC: Record<ObjectKind, WatchTopic> = {
-  McpServer: 'servers',
-  LanguageServer: 'languageservers',
-};
 
 /** The condition types a server has (DESIGN §6); waiting for any other could never end. */
 export const SERVER_CONDITION_TYPES = ['Admitted', 'Ready', 'UpToDate'] as const;
@@ -146,7 +136,11 @@ async function waitFor(
       if (last && meets(last, want)) settle('met');
     });
     void client.closed.then(() => settle('lost'));
-    await client.call('watch.start', { ...selector, topic: TOPIC[ref.kind], names: [name] });
+    await client.call('watch.start', {
+      ...selector,
+      topic: kindNamed(ref.kind).resource,
+      names: [name],
+    });
     const timer = setTimeout(() => settle('timeout'), timeoutMs);
     result = await outcome;
     clearTimeout(timer);
@@ -182,10 +176,13 @@ async function current(
   strict = false,
 ): Promise<Watched | undefined> {
   try {
-    const list = await client.call<McpServerList | LanguageServerList>(LIST_METHOD[ref.kind], {
-      ...selector,
-      names: [ref.name],
-    });
+    const list = await client.call<McpServerList | LanguageServerList>(
+      `${kindNamed(ref.kind).resource}.list`,
+      {
+        ...selector,
+        names: [ref.name],
+      },
+    );
     return list.items[0];
   } catch (err) {
     if (strict) throw err;

@@ -14,7 +14,7 @@ import {
   type ConnectionObject,
   type ConnectionState,
 } from '../objects.js';
-import { API_VERSION } from '../../api/index.js';
+import { API_VERSION, LANGUAGE_SERVER, MCP_SERVER } from '../../api/index.js';
 import { method, type MethodTable } from '../rpc/methods.js';
 import type { MethodContext } from './context.js';
 
@@ -39,7 +39,7 @@ const STATES: Partial<Record<EntryStats['state'], ConnectionState>> = {
 export function toConnectionObject(
   e: EntryStats,
   state: ConnectionState,
-  kind: ConnectionObject['spec']['kind'] = 'McpServer',
+  kind: ConnectionObject['spec']['kind'] = MCP_SERVER,
 ): ConnectionObject {
   return {
     apiVersion: API_VERSION,
@@ -73,7 +73,7 @@ export function connectionMethods(ctx: MethodContext): MethodTable {
         }
         for (const e of ctx.daemon.lspPool.stats()) {
           const state = STATES[e.state];
-          if (state) items.push(toConnectionObject(e, state, 'LanguageServer'));
+          if (state) items.push(toConnectionObject(e, state, LANGUAGE_SERVER));
         }
         items.sort(
           (a, b) =>

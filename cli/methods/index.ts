@@ -18,7 +18,7 @@ import { connectionMethods } from './connections.js';
 import { daemonMethods } from './daemon.js';
 import { gatewayHandovers } from './gateway.js';
 import { oauthMethods } from './oauth.js';
-import { languageServerMethods } from './language-servers.js';
+import { kindObjectMethods } from './kind-objects.js';
 import { serverMethods } from './servers.js';
 import { sessionMethods } from './sessions.js';
 import { watchMethods } from './watch.js';
@@ -36,8 +36,8 @@ export function methodTable(ctx: MethodContext): MethodTable {
   const table: MethodTable = {
     ...daemonMethods(ctx, () => ({ ...table, ...handoverTable(ctx) })),
     ...sessionMethods(ctx),
+    ...kindObjectMethods(ctx),
     ...serverMethods(ctx),
-    ...languageServerMethods(ctx),
     ...watchMethods(ctx),
     ...connectionMethods(ctx),
     ...oauthMethods(ctx),

@@ -1,5 +1,6 @@
 /**
- * Methods about the servers of one session: list, describe, why, approve, reject.
+ * Methods deciding about the servers of one session, of either kind: why, approve, reject
+ * (list and describe: kind-objects.ts).
  *
  * Guarantees: env and header values are redacted unless the call says `showSecrets`; an
  * unknown name fails with NotFound and the closest known names; approve/reject answer after
@@ -13,18 +14,11 @@ import { z } from 'zod';
 import { LANGUAGE_SERVERS, MCP_SERVERS, type ServerKind } from '../../api/index.js';
 import { summaryOf, type Session } from '../../controller/session.js';
 import type { WhyAnswer } from '../../controller/session.js';
-import {
-  serverList,
-  type DecisionResult,
-  type McpServer,
-  type McpServerList,
-  type ServerDescription,
-} from '../objects.js';
+import type { DecisionResult } from '../objects.js';
 import { RpcCodes, RpcError } from '../rpc/protocol.js';
 import { method, type MethodTable } from '../rpc/methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
-import { descriptionOf } from './description.js';
-import { mustGetLanguageServer } from './language-servers.js';
+import { mustGet } from './kind-objects.js';
 
 /** `--hash`: a prefix of the approval hash the decision is for (checked by the session). */
 const hashPin = z.string().min(1).max(64).optional();
@@ -57,29 +51,6 @@ export function resolveKind(
 export function serverMethods(ctx: MethodContext): MethodTable {
   const named = z.object({ ...selectorShape, name: z.string().min(1), ...kindShape });
   return {
-    'servers.list': method(
-      z.object({
-        ...selectorShape,
-        names: z.array(z.string()).optional(),
-        showSecrets: z.boolean().optional(),
-      }),
-      'McpServerList of the session (only `names`, if given; each must exist)',
-      async (p, call): Promise<McpServerList> => {
-        const session = await selectSession(ctx, p, call);
-        const opts = { showSecrets: p.showSecrets ?? false };
-        if (!p.names?.length) return serverList(session.kind(MCP_SERVERS.kind).list(opts));
-        return serverList(p.names.map((n) => mustGet(session, n, opts)));
-      },
-    ),
-    'servers.describe': method(
-      named.extend({ showSecrets: z.boolean().optional() }),
-      'one McpServer with its recent stderr (when not Ready) and its events',
-      async (p, call): Promise<ServerDescription> => {
-        const session = await selectSession(ctx, p, call);
-        const server = mustGet(session, p.name, { showSecrets: p.showSecrets ?? false });
-        return descriptionOf(session, MCP_SERVERS.kind, p.name, server);
-      },
-    ),
     'servers.why': method(
       named,
       '{ name, reason, message, action }: why the tools of a server are (un)available',
@@ -131,15 +102,6 @@ function decided(
   config: DecisionResult['config'],
 ): DecisionResult {
   return kind === LANGUAGE_SERVERS.kind
-    ? { kind, decision, config, server: mustGetLanguageServer(session, name, {}) }
-    : { kind, decision, config, server: mustGet(session, name, {}) };
-}
-
-function mustGet(session: Session, name: string, opts: { showSecrets?: boolean }): McpServer {
-  const server = session.kind(MCP_SERVERS.kind).get(name, opts);
-  if (server) return server;
-  const answer = session.kind(MCP_SERVERS.kind).why(name);
-  if (answer.reason === 'Removed')
-    throw new RpcError(RpcCodes.NotFound, `${answer.message}; ${answer.action}`);
-  throw session.kind(MCP_SERVERS.kind).unknown(name);
+    ? { kind, decision, config, server: mustGet(session, kind, name, {}) }
+    : { kind, decision, config, server: mustGet(session, MCP_SERVERS.kind, name, {}) };
 }

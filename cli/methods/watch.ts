@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { LANGUAGE_SERVERS, MCP_SERVERS } from '../../api/index.js';
+import { KIND_RESOURCES, kindOfResource, type ServerKind } from '../../api/index.js';
 import type { Session } from '../../controller/session.js';
 import type { WatchEnd, WatchEvent, WatchEventType } from '../objects.js';
 import { RpcCodes, RpcError } from '../rpc/protocol.js';
@@ -27,7 +27,7 @@ export function watchMethods(ctx: MethodContext): MethodTable {
     'watch.start': method(
       z.object({
         ...selectorShape,
-        topic: z.enum(['servers', 'languageservers', 'sessions', 'events']),
+        topic: z.union([z.enum(KIND_RESOURCES), z.enum(['sessions', 'events'])]),
         names: z.array(z.string()).optional(),
         showSecrets: z.boolean().optional(),
       }),
@@ -61,12 +61,11 @@ export function watchMethods(ctx: MethodContext): MethodTable {
             };
           };
           const showSecrets = p.showSecrets ?? false;
+          const kind = kindOfResource(p.topic);
           start =
-            p.topic === 'servers'
-              ? untilClosed(() => watchServers(session, send, p.names, showSecrets))
-              : p.topic === 'languageservers'
-                ? untilClosed(() => watchLanguageServers(session, send, p.names, showSecrets))
-                : untilClosed(() => watchEvents(session, send));
+            kind === undefined
+              ? untilClosed(() => watchEvents(session, send))
+              : untilClosed(() => watchKind(session, kind, send, p.names, showSecrets));
         }
         register(conn, watchId);
         // Subscribing after the reply: the first ADDED events follow the response.
@@ -169,48 +168,32 @@ function watchObjects(
   return kind.subscribe(sync);
 }
 
-function watchServers(
+/**
+ * Every object of one kind, then each change: a pass over one of the kind (its `change`), what
+ * serves one (`registry`), or a change of the session itself, which may touch any.
+ */
+function watchKind(
   session: Session,
+  kind: ServerKind,
   send: (type: WatchEventType, object: unknown) => void,
   names: readonly string[] | undefined,
   showSecrets: boolean,
 ): Unsubscribe {
+  const of = session.kind(kind);
   return watchObjects(send, names, {
-    configured: () => Object.keys(session.desired().servers),
-    get: (name) => session.kind(MCP_SERVERS.kind).get(name, { showSecrets }),
+    configured: () => Object.keys(of.servers()),
+    get: (name) => of.get(name, { showSecrets }),
     subscribe: (sync) => {
-      const offChange = session.on('change', sync);
-      // The registry event of an MCP server (a language server's touches no McpServer).
-      const offRegistry = session.on('registry', (name, kind) => {
-        if (kind === MCP_SERVERS.kind) sync(name);
+      const offChange = session.on('change', (name, changed) => {
+        if (name === undefined) sync();
+        else if (changed === kind) sync(name);
+      });
+      const offRegistry = session.on('registry', (name, changed) => {
+        if (changed === kind) sync(name);
       });
       return () => {
         offChange();
         offRegistry();
-      };
-    },
-  });
-}
-
-function watchLanguageServers(
-  session: Session,
-  send: (type: WatchEventType, object: unknown) => void,
-  names: readonly string[] | undefined,
-  showSecrets: boolean,
-): Unsubscribe {
-  return watchObjects(send, names, {
-    configured: () => Object.keys(session.desired().languageServers),
-    get: (name) => session.kind(LANGUAGE_SERVERS.kind).get(name, { showSecrets }),
-    subscribe: (sync) => {
-      const offServer = session.on('languageServerChange', sync);
-      // A change of the session itself (a config reload, ConfigValid) may touch any of them;
-      // a change named after an MCP server touches none.
-      const offSession = session.on('change', (name) => {
-        if (name === undefined) sync();
-      });
-      return () => {
-        offServer();
-        offSession();
       };
     },
   });

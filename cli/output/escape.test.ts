@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { API_VERSION, escapeField, type McpServer } from '../../api/index.js';
+import { API_VERSION, escapeField, MCP_SERVER, type McpServer } from '../../api/index.js';
 import { terminalSafeIo, type Io } from '../command-env.js';
 import { run } from '../program.js';
-import { serverList, type McpEvent } from '../objects.js';
+import { serverListOf, type McpEvent } from '../objects.js';
 import { describeServer } from './describe.js';
 import { escapeText, json, yaml } from './escape.js';
 import { formatList } from './format.js';
@@ -100,7 +100,10 @@ describe('json and yaml output', { timeout: 10_000 }, () => {
 });
 
 describe('human printers escape every value', { timeout: 10_000 }, () => {
-  const list = serverList(NASTY.map((n) => server(n, [n], `failed\nstderr:\n  ${OSC52}`)));
+  const list = serverListOf(
+    MCP_SERVER,
+    NASTY.map((n) => server(n, [n], `failed\nstderr:\n  ${OSC52}`)),
+  );
 
   it('tables, -o name and describe', () => {
     const outputs = [

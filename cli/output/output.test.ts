@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { API_VERSION, type LanguageServer, type McpServer } from '../../api/index.js';
 import {
-  connectionList,
-  languageServerList,
-  serverList,
-  type ConnectionObject,
-} from '../objects.js';
+  API_VERSION,
+  LANGUAGE_SERVER,
+  MCP_SERVER,
+  type LanguageServer,
+  type McpServer,
+} from '../../api/index.js';
+import { connectionList, serverListOf, type ConnectionObject } from '../objects.js';
 import { ageOf, humanDuration, parseDuration } from './age.js';
 import { WatchPrinter, formatList } from './format.js';
 import {
@@ -134,7 +135,7 @@ describe('tables', () => {
   });
 
   it('prints server lists as table, wide, name, json; says when there is nothing', () => {
-    const list = serverList([
+    const list = serverListOf(MCP_SERVER, [
       server(
         'fs',
         [
@@ -163,7 +164,7 @@ describe('tables', () => {
       formatList(list, serverPrinter, 'yaml', opts).stdout,
       /^apiVersion: mcpctl.dev\/v1alpha1\nkind: McpServerList\n/,
     );
-    const empty = formatList(serverList([]), serverPrinter, 'table', opts);
+    const empty = formatList(serverListOf(MCP_SERVER, []), serverPrinter, 'table', opts);
     assert.deepEqual(empty, { stdout: '', stderr: 'No servers found.\n' });
   });
 
@@ -201,7 +202,7 @@ describe('tables', () => {
           ...extra,
         },
       }) satisfies LanguageServer;
-    const list = languageServerList([
+    const list = serverListOf(LANGUAGE_SERVER, [
       ls('typescript', true, { pid: 7, connectionId: 'typescript::0123', workspaceFolder: '/ws' }),
       ls('bash', false, { extensions: [] }),
     ]);
@@ -223,7 +224,12 @@ describe('tables', () => {
       formatList(list, languageServerPrinter, 'name', opts).stdout,
       'languageserver/typescript\nlanguageserver/bash\n',
     );
-    const empty = formatList(languageServerList([]), languageServerPrinter, 'table', opts);
+    const empty = formatList(
+      serverListOf(LANGUAGE_SERVER, []),
+      languageServerPrinter,
+      'table',
+      opts,
+    );
     assert.deepEqual(empty, { stdout: '', stderr: 'No language servers found.\n' });
   });
 
