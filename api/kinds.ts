@@ -40,6 +40,7 @@ import {
   type KindResource,
   type LanguageServerKindName,
   type McpServerKindName,
+  type PerKind,
   type ServerKind,
 } from './kind-names.js';
 
@@ -156,6 +157,14 @@ export const KIND_RESOURCES = [MCP_SERVERS.resource, LANGUAGE_SERVERS.resource] 
 /** The kind whose daemon resource is `resource`, if one's is. */
 export function kindOfResource(resource: string): ServerKind | undefined {
   return SERVER_KINDS.find((kind) => KINDS[kind].resource === resource);
+}
+
+/** One value per kind, made by `of` for each (in SERVER_KINDS' order). */
+export function perKind<T>(of: (kind: ServerKind) => T): PerKind<T> {
+  return {
+    [MCP_SERVERS.kind]: of(MCP_SERVERS.kind),
+    [LANGUAGE_SERVERS.kind]: of(LANGUAGE_SERVERS.kind),
+  };
 }
 
 /** The descriptor of `kind` (the kinds as data: a loop over them, a lookup by name). */

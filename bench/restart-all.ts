@@ -7,7 +7,7 @@
  * tickets come from reconcilers/admission.ts like everywhere else. Only the strategy differs:
  * restart-all instead of a per-server reconcile.
  */
-import { daemonEnvironment } from '../api/index.js';
+import { daemonEnvironment, MCP_SERVER } from '../api/index.js';
 import type { DesiredState } from '../informers/types.js';
 import type { Lease, Pool } from '../pool/types.js';
 import { admit, type ApprovalView } from '../reconcilers/admission.js';
@@ -30,7 +30,8 @@ export class RestartAll {
   ) {}
 
   /** Tear everything down, then rediscover everything the desired state has. */
-  async restart(desired: DesiredState): Promise<void> {
+  async restart(state: DesiredState): Promise<void> {
+    const desired = state.kinds[MCP_SERVER];
     for (const [name, lease] of this.#leases) {
       this.registry.delete(name);
       this.pool.release(lease.key, this.sessionId, { reason: 'config' });

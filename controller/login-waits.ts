@@ -12,7 +12,7 @@
  *   someone's login and still waits announces nothing new.
  * - `retry` enqueues every server waiting for a login; nothing here connects.
  */
-import { oauthTargetOf, type OAuthTarget } from '../api/index.js';
+import { MCP_SERVERS, oauthTargetOf, type OAuthTarget } from '../api/index.js';
 import type { DesiredState } from '../informers/types.js';
 import { admit } from '../reconcilers/admission.js';
 import type { ServerReconciler } from '../reconcilers/server-reconciler.js';
@@ -48,7 +48,7 @@ export class LoginWaits {
    */
   target(name: string): OAuthTarget {
     const d = this.#deps;
-    const desired = d.desired();
+    const desired = d.desired().kinds[MCP_SERVERS.kind];
     const server = desired.servers[name];
     if (!server) throw new UnknownServerError(name, Object.keys(desired.servers));
     const admission = admit(server, d.admission.context(desired));

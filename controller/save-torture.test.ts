@@ -79,7 +79,7 @@ describe('save torture (live session, real files)', { timeout: 120_000 }, () => 
     // The defaults: the settle rule with the 300 ms ceiling.
     session = await h.session({ debounceMs: 300 });
     session.on('change', () => {
-      const now = JSON.stringify(configsOf(session.desired().servers));
+      const now = JSON.stringify(configsOf(session.desired().kinds.McpServer.servers));
       if (applied[applied.length - 1] !== now) applied.push(now);
     });
     await until('v0 ready', () =>

@@ -94,7 +94,7 @@ export class LanguageServerParts implements KindParts<
   }
 
   view(d: DesiredState): DesiredView<DesiredLanguageServer> {
-    return { servers: d.languageServers, gating: d.lspGating, trusted: d.trusted };
+    return d.kinds[LANGUAGE_SERVERS.kind];
   }
 
   admissionContext(view: DesiredView<DesiredLanguageServer>) {
@@ -103,7 +103,7 @@ export class LanguageServerParts implements KindParts<
 
   /** The `--allowed-lsp-server-names` ceiling is the LSP gating's allowlist. */
   whyLimits(d: DesiredState) {
-    return { ceiling: d.lspGating.allowed, settingsAllowed: undefined };
+    return { ceiling: d.kinds[LANGUAGE_SERVERS.kind].gating.allowed, settingsAllowed: undefined };
   }
 
   object(

@@ -4,14 +4,14 @@
  * as McpServer objects.
  *
  * Guarantees:
- * - The kind's part of the desired state is the state itself (its `servers` and `gating`):
- *   nothing is copied on a pass.
+ * - The kind's part of the desired state is the store's own (`kinds.McpServer`): nothing is
+ *   copied on a pass.
  * - `why` names the session's `--allowed-mcp-server-names` ceiling and the settings' own
  *   `mcp.allowed`, so a narrowed allowlist says which of the two narrowed it.
  * - Approvals changed elsewhere re-read the gating (approval-decisions.ts `changed`), which
  *   reconciles the names whose admission moved, and reports malformed entries once.
  */
-import type { DesiredServer, McpServer } from '../api/index.js';
+import { MCP_SERVERS, type DesiredServer, type McpServer } from '../api/index.js';
 import type { ApprovalSubject } from '../approvals/index.js';
 import type { DesiredState } from '../informers/types.js';
 import type { Lease, Pool } from '../pool/types.js';
@@ -41,7 +41,7 @@ export function mcpServerParts(deps: McpPartsDeps): McpParts {
     decisions: MCP_DECISIONS,
     why: MCP_WHY,
     holds: 'servers',
-    view: (desired: DesiredState) => desired,
+    view: (desired: DesiredState) => desired.kinds[MCP_SERVERS.kind],
     admissionContext: (view) => deps.admission.context(view),
     whyLimits: (desired) => ({ ceiling: deps.ceiling, settingsAllowed: desired.mcp?.allowed }),
     object: (server, record, options) =>

@@ -322,7 +322,10 @@ describe('session: hot reload with real processes', T, () => {
       .approve('p', s.kind('McpServer').subject('p').hash, { sessionOnly: true });
     await until('p ready', () => readyPid(s, 'p'));
     assert.equal(condition(s.kind('McpServer').get('p'), 'Admitted'), 'True/ApprovedForSession');
-    assert.equal(h.approvals.getState(h.workspace, 'p', s.desired().servers.p.config), 'pending');
+    assert.equal(
+      h.approvals.getState(h.workspace, 'p', s.desired().kinds.McpServer.servers.p.config),
+      'pending',
+    );
   });
 
   it(

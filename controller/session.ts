@@ -229,11 +229,11 @@ export class Session {
     if (this.#started || this.#closed) return;
     this.#started = true;
     await this.#store.start();
-    const { McpServer: mcp, LanguageServer: lsp } = this.#kinds;
+    const { [MCP_SERVERS.kind]: mcp, [LANGUAGE_SERVERS.kind]: lsp } = this.#kinds;
     this.#store.onChange((change) => {
       if (change.configValidityChanged) this.#updateSessionConditions();
-      for (const name of change.names) mcp.enqueue(name);
-      for (const name of change.languageServers) lsp.enqueue(name);
+      for (const kind of SERVER_KINDS)
+        for (const name of change.names[kind]) this.#kinds[kind].enqueue(name);
     });
     this.#updateSessionConditions();
     mcp.decisions.reportInvalid();
@@ -283,7 +283,10 @@ export class Session {
   lspTargets(): LspTarget[] {
     // The store's map itself, not the kind's view of it, and one bound `why`: this is on every
     // lsp_* call's path, and allocates nothing more than it did.
-    return this.#lspParts.targets(this.#store.current().languageServers, this.#lspWhy);
+    return this.#lspParts.targets(
+      this.#store.current().kinds[LANGUAGE_SERVERS.kind].servers,
+      this.#lspWhy,
+    );
   }
 
   /**
@@ -368,10 +371,10 @@ export class Session {
   async reload(): Promise<void> {
     // Before start (or after close) there is nothing live to converge: a safe no-op.
     if (!this.#started || this.#closed) return;
-    const { servers } = await this.#store.resync();
+    const known = await this.#store.resync();
     this.#updateSessionConditions();
-    const { McpServer: mcp, LanguageServer: lsp } = this.#kinds;
-    mcp.reload(servers);
+    const { [MCP_SERVERS.kind]: mcp, [LANGUAGE_SERVERS.kind]: lsp } = this.#kinds;
+    mcp.reload(known[MCP_SERVERS.kind]);
     // Every language server, as it was and is now.
     lsp.reload(new Set([...Object.keys(lsp.servers()), ...lsp.reconciler.records().keys()]));
     await this.settled();

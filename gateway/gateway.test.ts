@@ -242,7 +242,7 @@ describe('gateway: a config swapped while the user is asked', T, () => {
           h.write(h.files.project, { mcpServers: { p: swapped } });
           await until(
             'the session to see the swapped config',
-            () => c.session.desired().servers.p?.config.args?.[0] === 'swapped',
+            () => c.session.desired().kinds.McpServer.servers.p?.config.args?.[0] === 'swapped',
           );
           answerFirst({ action: 'accept', content: { decision } });
           await until('a question about the swapped config', () => questions.length === 2);

@@ -85,7 +85,7 @@ export class LocalSessionPort implements SessionPort {
 
   list(): Promise<ServerTools[]> {
     const out: ServerTools[] = [];
-    const desired = this.session.desired().servers;
+    const desired = this.session.kind(MCP_SERVERS.kind).servers();
     for (const [server, entry] of [...this.session.registry.entries()].sort(([a], [b]) =>
       a.localeCompare(b),
     )) {
@@ -142,7 +142,7 @@ export class LocalSessionPort implements SessionPort {
   unavailable(): Promise<(WhyText & { readonly server: string })[]> {
     const ready = this.session.registry.entries();
     return Promise.resolve(
-      Object.keys(this.session.desired().servers)
+      Object.keys(this.session.kind(MCP_SERVERS.kind).servers())
         .sort()
         .filter((name) => !ready.has(name))
         .map((name) => {
@@ -241,7 +241,7 @@ export class LocalSessionPort implements SessionPort {
 
   loginsRequired(): Promise<string[]> {
     return Promise.resolve(
-      Object.keys(this.session.desired().servers)
+      Object.keys(this.session.kind(MCP_SERVERS.kind).servers())
         .sort()
         .filter((name) => this.session.kind(MCP_SERVERS.kind).why(name).reason === 'Unauthorized'),
     );

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ComputedGating, DesiredServer, McpServerConfig, Scope } from '../api/index.js';
 import {
-  affectedLanguageServerNames,
+  LANGUAGE_SERVER,
+  MCP_SERVER,
+  type ComputedGating,
+  type DesiredServer,
+  type McpServerConfig,
+  type Scope,
+} from '../api/index.js';
+import {
   affectedNames,
   gatingMovedNames,
   sourceErrorsChanged,
@@ -20,13 +26,17 @@ function state(
   trusted = true,
 ): DesiredState {
   return {
-    servers: Object.fromEntries(servers.map((s) => [s.name, s])),
-    gating: { excluded: [], pending: [], ...gating },
+    kinds: {
+      [MCP_SERVER]: {
+        servers: Object.fromEntries(servers.map((s) => [s.name, s])),
+        gating: { excluded: [], pending: [], ...gating },
+        trusted,
+      },
+      [LANGUAGE_SERVER]: { servers: {}, gating: { excluded: [], pending: [] }, trusted },
+    },
     mcp: undefined,
     trusted,
     sources: [],
-    languageServers: {},
-    lspGating: { excluded: [], pending: [] },
   };
 }
 
@@ -41,27 +51,38 @@ test('added, removed and changed servers; key order is not a change', { timeout:
     server('edit', { command: 'n', args: ['b', 'a'] }),
     server('new', { command: 'y' }),
   ]);
-  assert.deepEqual(affectedNames(before, after), ['edit', 'gone', 'new']);
+  assert.deepEqual(affectedNames(before, after, MCP_SERVER), ['edit', 'gone', 'new']);
 });
 
 test('a scope move with the same config is a change', { timeout: 5000 }, () => {
   const before = state([server('a', { command: 'n' }, 'user')]);
   const after = state([server('a', { command: 'n' }, 'project')]);
-  assert.deepEqual(specChangedNames(before.servers, after.servers), ['a']);
+  assert.deepEqual(
+    specChangedNames(before.kinds.McpServer.servers, after.kinds.McpServer.servers),
+    ['a'],
+  );
 });
 
 test('gating: only names whose membership moved', { timeout: 5000 }, () => {
   const servers = [server('a', { command: 'a' }), server('b', { command: 'b' })];
-  assert.deepEqual(affectedNames(state(servers), state(servers, { excluded: ['b'] })), ['b']);
+  assert.deepEqual(affectedNames(state(servers), state(servers, { excluded: ['b'] }), MCP_SERVER), [
+    'b',
+  ]);
   // Allowlist appears: everyone it does not list loses admission.
-  assert.deepEqual(affectedNames(state(servers), state(servers, { allowed: ['a'] })), ['b']);
+  assert.deepEqual(affectedNames(state(servers), state(servers, { allowed: ['a'] }), MCP_SERVER), [
+    'b',
+  ]);
   // `[]` vs absent is a change for every server.
-  assert.deepEqual(affectedNames(state(servers), state(servers, { allowed: [] })), ['a', 'b']);
+  assert.deepEqual(affectedNames(state(servers), state(servers, { allowed: [] }), MCP_SERVER), [
+    'a',
+    'b',
+  ]);
   // Reordering a list moves nobody.
   assert.deepEqual(
     affectedNames(
       state(servers, { excluded: ['a', 'b'] }),
       state(servers, { excluded: ['b', 'a'] }),
+      MCP_SERVER,
     ),
     [],
   );
@@ -74,12 +95,15 @@ test('gating: only names whose membership moved', { timeout: 5000 }, () => {
 test('trust flip affects every name of both states', { timeout: 5000 }, () => {
   const before = state([server('a', { command: 'a' })], {}, true);
   const after = state([server('a', { command: 'a' }), server('b', { command: 'b' })], {}, false);
-  assert.deepEqual(affectedNames(before, after), ['a', 'b']);
+  assert.deepEqual(affectedNames(before, after, MCP_SERVER), ['a', 'b']);
 });
 
 test('identical states affect nothing', { timeout: 5000 }, () => {
   const s = [server('a', { command: 'a' })];
-  assert.deepEqual(affectedNames(state(s, { allowed: ['a'] }), state(s, { allowed: ['a'] })), []);
+  assert.deepEqual(
+    affectedNames(state(s, { allowed: ['a'] }), state(s, { allowed: ['a'] }), MCP_SERVER),
+    [],
+  );
 });
 
 test('sourceErrorsChanged follows errors, not warnings or existence', { timeout: 5000 }, () => {
@@ -121,8 +145,14 @@ test(
       lspGating: Partial<ComputedGating> = {},
     ): DesiredState => ({
       ...base,
-      languageServers: Object.fromEntries(servers.map((s) => [s.name, s])),
-      lspGating: { excluded: [], pending: [], ...lspGating },
+      kinds: {
+        ...base.kinds,
+        [LANGUAGE_SERVER]: {
+          servers: Object.fromEntries(servers.map((s) => [s.name, s])),
+          gating: { excluded: [], pending: [], ...lspGating },
+          trusted: base.trusted,
+        },
+      },
     });
     const mcp = state([server('ts', { command: 'n' })]);
     const before = withLsp(mcp, [ls('ts', 'a'), ls('keep', 'k'), ls('moved', 'm')]);
@@ -131,15 +161,19 @@ test(
       [ls('ts', 'b'), ls('keep', 'k'), ls('moved', 'm', 'cli'), ls('new', 'n')],
       { allowed: ['keep', 'moved', 'new', 'ts'] },
     );
-    assert.deepEqual(affectedLanguageServerNames(before, after), ['moved', 'new', 'ts']);
-    assert.deepEqual(affectedNames(before, after), ['ts']);
+    assert.deepEqual(affectedNames(before, after, LANGUAGE_SERVER), ['moved', 'new', 'ts']);
+    assert.deepEqual(affectedNames(before, after, MCP_SERVER), ['ts']);
     const lspOnly = withLsp(mcp, [ls('keep', 'k')]);
-    assert.deepEqual(affectedNames(before, lspOnly), [], 'an .lsp.json edit names no MCP server');
+    assert.deepEqual(
+      affectedNames(before, lspOnly, MCP_SERVER),
+      [],
+      'an .lsp.json edit names no MCP server',
+    );
     const pendingMoved = withLsp(mcp, [ls('ts', 'a'), ls('keep', 'k'), ls('moved', 'm')], {
       pending: ['keep'],
     });
-    assert.deepEqual(affectedLanguageServerNames(before, pendingMoved), ['keep']);
+    assert.deepEqual(affectedNames(before, pendingMoved, LANGUAGE_SERVER), ['keep']);
     const distrusted = { ...before, trusted: false };
-    assert.deepEqual(affectedLanguageServerNames(before, distrusted), ['keep', 'moved', 'ts']);
+    assert.deepEqual(affectedNames(before, distrusted, LANGUAGE_SERVER), ['keep', 'moved', 'ts']);
   },
 );

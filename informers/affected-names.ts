@@ -1,7 +1,6 @@
 /**
- * Which server names a move from one desired state to the next affects (pure), per kind: MCP
- * servers (`servers`, `gating`) and language servers (`languageServers`, `lspGating`), by the
- * same rules; a change of one kind never names a server of the other.
+ * Which server names a move from one desired state to the next affects (pure), per kind (each
+ * kind's `servers` and `gating`), by the same rules; a change of one kind never names a server of the other.
  *
  * Guarantees:
  * - A name is affected when it was added or removed, when its config changed
@@ -15,8 +14,16 @@
  * - sourceErrorsChanged() is true when any source's errors differ (became invalid, was fixed,
  *   or now reports other errors), so the session's ConfigValid condition can follow.
  */
-import { canonicalJson, jsonEqual, type ComputedGating, type Scope } from '../api/index.js';
-import type { DesiredState, SourceStatus } from './types.js';
+import {
+  canonicalJson,
+  jsonEqual,
+  perKind,
+  type ComputedGating,
+  type PerKind,
+  type Scope,
+  type ServerKind,
+} from '../api/index.js';
+import type { DesiredState, KindDesired, SourceStatus } from './types.js';
 
 function membership(name: string, gating: ComputedGating): string {
   const excluded = gating.excluded.includes(name);
@@ -73,13 +80,11 @@ export function specChangedNames(before: DesiredMap, after: DesiredMap): string[
   return out.sort();
 }
 
-/** One kind's part of a desired state. */
-interface KindState {
-  readonly servers: DesiredMap;
-  readonly gating: ComputedGating;
-}
-
-function affectedOfKind(before: KindState, after: KindState, trustFlipped: boolean): string[] {
+function affectedOfKind(
+  before: KindDesired<DesiredMap>,
+  after: KindDesired<DesiredMap>,
+  trustFlipped: boolean,
+): string[] {
   if (trustFlipped)
     return [...new Set([...Object.keys(before.servers), ...Object.keys(after.servers)])].sort();
   const candidates = function* () {
@@ -93,18 +98,21 @@ function affectedOfKind(before: KindState, after: KindState, trustFlipped: boole
   return [...out].sort();
 }
 
-/** The MCP server names the move affects. */
-export function affectedNames(before: DesiredState, after: DesiredState): string[] {
-  return affectedOfKind(before, after, before.trusted !== after.trusted);
+/** The names of `kind` the move affects (trust admits both kinds alike). */
+export function affectedNames(
+  before: DesiredState,
+  after: DesiredState,
+  kind: ServerKind,
+): string[] {
+  return affectedOfKind(before.kinds[kind], after.kinds[kind], before.trusted !== after.trusted);
 }
 
-/** The language server names the move affects (trust admits them too). */
-export function affectedLanguageServerNames(before: DesiredState, after: DesiredState): string[] {
-  return affectedOfKind(
-    { servers: before.languageServers, gating: before.lspGating },
-    { servers: after.languageServers, gating: after.lspGating },
-    before.trusted !== after.trusted,
-  );
+/** The names of every kind the move affects. */
+export function affectedNamesByKind(
+  before: DesiredState,
+  after: DesiredState,
+): PerKind<readonly string[]> {
+  return perKind((kind) => affectedNames(before, after, kind));
 }
 
 export function sourceErrorsChanged(

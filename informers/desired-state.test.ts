@@ -74,14 +74,14 @@ test('workspace mcp section counts only in a trusted folder', { timeout: 5000 },
   };
   const untrusted = assembleDesiredState({ workspace: WS, snapshots: snapshots(parts), approvals });
   assert.equal(untrusted.trusted, false);
-  assert.deepEqual(untrusted.gating.excluded, ['from-user']);
+  assert.deepEqual(untrusted.kinds.McpServer.gating.excluded, ['from-user']);
   const trusted = assembleDesiredState({
     workspace: WS,
     snapshots: snapshots({ ...parts, trust: [{ path: WS, level: 'TRUST_FOLDER' }] }),
     approvals,
   });
   assert.equal(trusted.trusted, true);
-  assert.deepEqual(trusted.gating.excluded, ['from-ws']);
+  assert.deepEqual(trusted.kinds.McpServer.gating.excluded, ['from-ws']);
 });
 
 test('folder trust is enabled by system, else user, never workspace', { timeout: 5000 }, () => {
@@ -119,20 +119,31 @@ test(
       approvals,
       sessionServers: { sess: { type: 'http', url: 'http://localhost:1/mcp' } },
     });
-    assert.deepEqual(Object.keys(trusted.servers).sort(), ['a', 'p', 'sess', 'sys', 'u', 'w']);
-    assert.equal(trusted.servers.a?.scope, 'workspace');
-    assert.equal(trusted.servers.a?.config.command, 'ws');
-    assert.equal(trusted.servers.sys?.scope, 'cli');
-    assert.equal(trusted.servers.sys?.source, '/tmp/cli.json');
-    assert.equal(trusted.servers.sess?.scope, 'session');
-    assert.equal(trusted.servers.sess?.config.httpUrl, 'http://localhost:1/mcp', 'normalised');
+    assert.deepEqual(Object.keys(trusted.kinds.McpServer.servers).sort(), [
+      'a',
+      'p',
+      'sess',
+      'sys',
+      'u',
+      'w',
+    ]);
+    assert.equal(trusted.kinds.McpServer.servers.a?.scope, 'workspace');
+    assert.equal(trusted.kinds.McpServer.servers.a?.config.command, 'ws');
+    assert.equal(trusted.kinds.McpServer.servers.sys?.scope, 'cli');
+    assert.equal(trusted.kinds.McpServer.servers.sys?.source, '/tmp/cli.json');
+    assert.equal(trusted.kinds.McpServer.servers.sess?.scope, 'session');
+    assert.equal(
+      trusted.kinds.McpServer.servers.sess?.config.httpUrl,
+      'http://localhost:1/mcp',
+      'normalised',
+    );
     const untrusted = assembleDesiredState({
       workspace: WS,
       snapshots: snapshots(parts),
       approvals,
     });
-    assert.equal(untrusted.servers.a?.scope, 'project');
-    assert.equal(untrusted.servers.w, undefined);
+    assert.equal(untrusted.kinds.McpServer.servers.a?.scope, 'project');
+    assert.equal(untrusted.kinds.McpServer.servers.w, undefined);
   },
 );
 
@@ -146,8 +157,8 @@ test('gating: ceiling, approvals and the sources list', { timeout: 5000 }, () =>
     ceiling: ['a', 'b'],
     approvals: () => 'pending',
   });
-  assert.deepEqual(s.gating.allowed, ['a', 'b']);
-  assert.deepEqual(s.gating.pending, ['p']);
+  assert.deepEqual(s.kinds.McpServer.gating.allowed, ['a', 'b']);
+  assert.deepEqual(s.kinds.McpServer.gating.pending, ['p']);
   assert.deepEqual(
     s.sources.map((x) => x.scope),
     ['system', 'user', 'workspace', 'project', 'project', 'trust'],
@@ -180,16 +191,20 @@ test(
       }),
       approvals,
     });
-    assert.deepEqual(s.languageServers.ts, {
+    assert.deepEqual(s.kinds.LanguageServer.servers.ts, {
       kind: 'LanguageServer',
       name: 'ts',
       config: lsp('cli-ts'),
       scope: 'cli',
       source: '/tmp/lsp.json',
     });
-    assert.equal(s.languageServers.py?.scope, 'project');
-    assert.equal(s.languageServers.py?.source, `${WS}/.lsp.json`);
-    assert.equal(s.servers.ts?.config.command, 'an-mcp-server', 'the kinds never mix');
+    assert.equal(s.kinds.LanguageServer.servers.py?.scope, 'project');
+    assert.equal(s.kinds.LanguageServer.servers.py?.source, `${WS}/.lsp.json`);
+    assert.equal(
+      s.kinds.McpServer.servers.ts?.config.command,
+      'an-mcp-server',
+      'the kinds never mix',
+    );
     assert.deepEqual(
       s.sources.map((x) => x.scope),
       ['system', 'user', 'workspace', 'project', 'project', 'cli', 'trust'],
@@ -211,14 +226,18 @@ test(
       approvals,
       lspApprovals: (server) => (server.name === 'ok' ? 'approved' : 'pending'),
     });
-    assert.deepEqual(open.lspGating, { excluded: [], pending: ['a', 'z'] });
-    assert.equal(open.gating.allowed, undefined, 'the MCP gating has no allowlist');
+    assert.deepEqual(open.kinds.LanguageServer.gating, { excluded: [], pending: ['a', 'z'] });
+    assert.equal(open.kinds.McpServer.gating.allowed, undefined, 'the MCP gating has no allowlist');
     const byDefault = assembleDesiredState({
       workspace: WS,
       snapshots: snapshots(parts),
       approvals,
     });
-    assert.deepEqual(byDefault.lspGating.pending, ['a', 'ok', 'z'], 'nothing approved by default');
+    assert.deepEqual(
+      byDefault.kinds.LanguageServer.gating.pending,
+      ['a', 'ok', 'z'],
+      'nothing approved by default',
+    );
     const capped = assembleDesiredState({
       workspace: WS,
       snapshots: snapshots(parts),
@@ -226,14 +245,14 @@ test(
       ceiling: ['x'],
       lspCeiling: ['mine', 'a'],
     });
-    assert.deepEqual(capped.lspGating.allowed, ['mine', 'a']);
-    assert.deepEqual(capped.gating.allowed, ['x'], 'each kind has its own ceiling');
+    assert.deepEqual(capped.kinds.LanguageServer.gating.allowed, ['mine', 'a']);
+    assert.deepEqual(capped.kinds.McpServer.gating.allowed, ['x'], 'each kind has its own ceiling');
     const none = assembleDesiredState({
       workspace: WS,
       snapshots: snapshots(parts),
       approvals,
       lspCeiling: [],
     });
-    assert.deepEqual(none.lspGating.allowed, [], '[] stays deny-all');
+    assert.deepEqual(none.kinds.LanguageServer.gating.allowed, [], '[] stays deny-all');
   },
 );

@@ -22,6 +22,8 @@
  */
 import type { SessionFlags } from '../api/index.js';
 import {
+  LANGUAGE_SERVERS,
+  MCP_SERVERS,
   assembleLanguageServers,
   assembleMcpServers,
   computeGating,
@@ -155,5 +157,13 @@ export function assembleDesiredState(input: AssembleInput): DesiredState {
     ceiling: input.lspCeiling,
     approvals: input.lspApprovals ?? NO_LSP_APPROVALS,
   });
-  return { servers, gating, mcp, trusted, sources, languageServers, lspGating };
+  return {
+    kinds: {
+      [MCP_SERVERS.kind]: { servers, gating, trusted },
+      [LANGUAGE_SERVERS.kind]: { servers: languageServers, gating: lspGating, trusted },
+    },
+    mcp,
+    trusted,
+    sources,
+  };
 }

@@ -61,8 +61,8 @@ export {
 } from './desired-state.js';
 export type { AssembleInput, SessionSnapshots } from './desired-state.js';
 export {
-  affectedLanguageServerNames,
   affectedNames,
+  affectedNamesByKind,
   gatingMovedNames,
   specChangedNames,
   sourceErrorsChanged,

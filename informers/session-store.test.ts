@@ -86,7 +86,7 @@ function settingsReads(t: TestContext, e: Env, file: string): Recorder<boolean> 
 
 const stdio = (arg: string) => ({ command: 'node', args: [arg] });
 const lsp = (command: string, ext = '.ts') => ({ command, extensionToLanguage: { [ext]: 'x' } });
-const names = (store: SessionStore) => Object.keys(store.current().servers).sort();
+const names = (store: SessionStore) => Object.keys(store.current().kinds.McpServer.servers).sort();
 
 test(
   'an mcpServers-only edit emits one change naming added and changed servers',
@@ -99,13 +99,12 @@ test(
     await writeJson(e.user, { mcpServers: { a: stdio('a'), b: stdio('b2'), c: stdio('c') } });
     const change = await changes.nth(1, 'the edit');
     assert.deepEqual(change, {
-      names: ['b', 'c'],
-      languageServers: [],
+      names: { McpServer: ['b', 'c'], LanguageServer: [] },
       configValidityChanged: false,
     });
-    assert.equal(store.current().servers.b?.config.args?.[0], 'b2');
+    assert.equal(store.current().kinds.McpServer.servers.b?.config.args?.[0], 'b2');
     await writeJson(e.user, { mcpServers: { a: stdio('a'), c: stdio('c') } });
-    assert.deepEqual((await changes.nth(2, 'the removal')).names, ['b']);
+    assert.deepEqual((await changes.nth(2, 'the removal')).names.McpServer, ['b']);
     await sleep(QUIET);
     assert.equal(changes.count, 2);
   },
@@ -125,8 +124,8 @@ test(
       mcpServers: { a: stdio('a'), b: stdio('b') },
       mcp: { excluded: ['a'] },
     });
-    assert.deepEqual((await changes.nth(1, 'the exclusion')).names, ['a']);
-    assert.deepEqual(store.current().gating.excluded, ['a']);
+    assert.deepEqual((await changes.nth(1, 'the exclusion')).names.McpServer, ['a']);
+    assert.deepEqual(store.current().kinds.McpServer.gating.excluded, ['a']);
     await sleep(QUIET);
     assert.equal(changes.count, 1);
   },
@@ -165,17 +164,17 @@ test(
       },
     });
     const { store, changes } = await openStore(t, e);
-    const s = store.current().servers;
+    const s = store.current().kinds.McpServer.servers;
     assert.equal(s.remote?.scope, 'project');
     assert.equal(s.remote?.source, e.project);
     assert.deepEqual(s.remote?.config, { httpUrl: 'http://127.0.0.1:9/mcp' });
     assert.deepEqual(s.events?.config, { url: 'http://127.0.0.1:9/sse' });
     assert.deepEqual(s.local?.config, { command: 'node', args: ['s.js'] });
-    assert.deepEqual(store.current().gating.pending, ['events', 'local', 'remote']);
+    assert.deepEqual(store.current().kinds.McpServer.gating.pending, ['events', 'local', 'remote']);
     await writeJson(e.project, {
       mcpServers: { local: { type: 'stdio', command: 'node', args: ['t.js'] } },
     });
-    assert.deepEqual((await changes.nth(1, 'the .mcp.json edit')).names, [
+    assert.deepEqual((await changes.nth(1, 'the .mcp.json edit')).names.McpServer, [
       'events',
       'local',
       'remote',
@@ -195,17 +194,23 @@ test(
       '{\n  "mcpServers": {\n    "w": { "command": "node" },\n    "x": { "command": }\n  }\n}\n',
     );
     const invalid = await changes.nth(1, 'the broken save');
-    assert.deepEqual(invalid, { names: [], languageServers: [], configValidityChanged: true });
+    assert.deepEqual(invalid, {
+      names: { McpServer: [], LanguageServer: [] },
+      configValidityChanged: true,
+    });
     const status = store.current().sources.find((s) => s.scope === 'workspace');
     assert.equal(status?.errors.length, 1);
     assert.equal(status?.errors[0]?.line, 4);
     assert.equal(status?.errors[0]?.file, e.wsSettings);
     assert.deepEqual(names(store), ['w'], 'the last good content stays in force');
-    assert.deepEqual(store.current().servers.w?.config, stdio('w'));
+    assert.deepEqual(store.current().kinds.McpServer.servers.w?.config, stdio('w'));
 
     await writeJson(e.wsSettings, { mcpServers: { w: stdio('w'), x: stdio('x') } });
     const fixed = await changes.nth(2, 'the fix');
-    assert.deepEqual(fixed, { names: ['x'], languageServers: [], configValidityChanged: true });
+    assert.deepEqual(fixed, {
+      names: { McpServer: ['x'], LanguageServer: [] },
+      configValidityChanged: true,
+    });
     assert.ok(store.current().sources.every((s) => s.errors.length === 0));
   },
 );
@@ -225,13 +230,21 @@ test(
     const { store, changes } = await openStore(t, e);
     assert.equal(store.current().trusted, false);
     assert.deepEqual(names(store), ['p', 'u']);
-    assert.deepEqual(store.current().gating.excluded, ['u'], 'workspace mcp section ignored');
+    assert.deepEqual(
+      store.current().kinds.McpServer.gating.excluded,
+      ['u'],
+      'workspace mcp section ignored',
+    );
 
     await writeJson(e.trust, { [e.ws]: 'TRUST_FOLDER' });
     const trusted = await changes.nth(1, 'the trust change');
-    assert.deepEqual(trusted.names, ['p', 'u', 'w']);
+    assert.deepEqual(trusted.names.McpServer, ['p', 'u', 'w']);
     assert.equal(store.current().trusted, true);
-    assert.deepEqual(store.current().gating.excluded, [], 'workspace mcp section now counts');
+    assert.deepEqual(
+      store.current().kinds.McpServer.gating.excluded,
+      [],
+      'workspace mcp section now counts',
+    );
 
     // A more specific DO_NOT_TRUST wins over trusting the parent.
     await writeJson(e.trust, {
@@ -240,7 +253,7 @@ test(
       [e.root]: 'TRUST_FOLDER',
     });
     const distrusted = await changes.nth(2, 'the distrust');
-    assert.deepEqual(distrusted.names, ['p', 'u', 'w']);
+    assert.deepEqual(distrusted.names.McpServer, ['p', 'u', 'w']);
     assert.equal(store.current().trusted, false);
   },
 );
@@ -256,7 +269,7 @@ test(
     assert.equal(store.current().trusted, false);
     assert.deepEqual(names(store), []);
     await writeJson(e.user, { security: { folderTrust: { enabled: false } } });
-    assert.deepEqual((await changes.nth(1, 'trust off')).names, ['w']);
+    assert.deepEqual((await changes.nth(1, 'trust off')).names.McpServer, ['w']);
     assert.equal(store.current().trusted, true);
   },
 );
@@ -273,16 +286,15 @@ test(
     await writeJson(e.project, { mcpServers: { p: stdio('p') } });
     await writeJson(e.projectLsp, { ts: lsp('ts') });
     const all = await store.resync();
-    assert.deepEqual(all, { servers: ['a', 'b', 'p'], languageServers: ['ts'] });
+    assert.deepEqual(all, { McpServer: ['a', 'b', 'p'], LanguageServer: ['ts'] });
     assert.equal(changes.count, 1);
     assert.deepEqual(changes.events[0], {
-      names: ['b', 'p'],
-      languageServers: ['ts'],
+      names: { McpServer: ['b', 'p'], LanguageServer: ['ts'] },
       configValidityChanged: false,
     });
     assert.deepEqual(names(store), ['a', 'p']);
     // Nothing changed on disk: still every known name, and no event.
-    assert.deepEqual(await store.resync(), { servers: ['a', 'p'], languageServers: ['ts'] });
+    assert.deepEqual(await store.resync(), { McpServer: ['a', 'p'], LanguageServer: ['ts'] });
     assert.equal(changes.count, 1);
   },
 );
@@ -293,10 +305,10 @@ test('peek shows the files on disk now and commits nothing', { timeout: 10000 },
   const { store, changes } = await openStore(t, e);
   await writeJson(e.user, { mcpServers: { b: stdio('b') }, mcp: { allowed: [] } });
   const peeked = await store.peek();
-  assert.deepEqual(Object.keys(peeked.servers), ['b']);
-  assert.deepEqual(peeked.gating.allowed, []);
+  assert.deepEqual(Object.keys(peeked.kinds.McpServer.servers), ['b']);
+  assert.deepEqual(peeked.kinds.McpServer.gating.allowed, []);
   assert.deepEqual(names(store), ['a']);
-  assert.equal(store.current().gating.allowed, undefined);
+  assert.equal(store.current().kinds.McpServer.gating.allowed, undefined);
   assert.equal(changes.count, 0);
 });
 
@@ -305,13 +317,13 @@ test('refreshGating emits the names whose approval moved', { timeout: 10000 }, a
   await writeJson(e.project, { mcpServers: { p: stdio('p'), q: stdio('q') } });
   await writeJson(e.user, { mcpServers: { u: stdio('u') } });
   const { store, changes } = await openStore(t, e);
-  assert.deepEqual(store.current().gating.pending, ['p', 'q']);
+  assert.deepEqual(store.current().kinds.McpServer.gating.pending, ['p', 'q']);
   e.approvals.set('p', 'approved');
   store.refreshGating();
   assert.deepEqual(changes.events, [
-    { names: ['p'], languageServers: [], configValidityChanged: false },
+    { names: { McpServer: ['p'], LanguageServer: [] }, configValidityChanged: false },
   ]);
-  assert.deepEqual(store.current().gating.pending, ['q']);
+  assert.deepEqual(store.current().kinds.McpServer.gating.pending, ['q']);
   e.approvals.set('q', 'rejected');
   store.refreshGating();
   assert.equal(changes.count, 1, 'rejected stays in pending: no move');
@@ -338,17 +350,21 @@ test(
       sessionServers: { sess: stdio('sess') },
     });
     const cur = store.current();
-    assert.equal(cur.servers.a?.scope, 'cli');
-    assert.deepEqual(cur.servers.a?.config.args, ['from-cli']);
-    assert.equal(cur.servers.sess?.scope, 'session');
-    assert.deepEqual(cur.gating.allowed, ['a', 'b'], 'settings cannot widen the ceiling');
-    assert.deepEqual(cur.gating.excluded, ['s'], 'system replaces the user list');
+    assert.equal(cur.kinds.McpServer.servers.a?.scope, 'cli');
+    assert.deepEqual(cur.kinds.McpServer.servers.a?.config.args, ['from-cli']);
+    assert.equal(cur.kinds.McpServer.servers.sess?.scope, 'session');
+    assert.deepEqual(
+      cur.kinds.McpServer.gating.allowed,
+      ['a', 'b'],
+      'settings cannot widen the ceiling',
+    );
+    assert.deepEqual(cur.kinds.McpServer.gating.excluded, ['s'], 'system replaces the user list');
     assert.deepEqual(
       cur.sources.map((s) => s.scope),
       ['system', 'user', 'workspace', 'project', 'cli', 'project', 'trust'],
     );
     await writeJson(cliFile, { mcpServers: { a: stdio('from-cli-2') } });
-    assert.deepEqual((await changes.nth(1, 'the --mcp-config edit')).names, ['a']);
+    assert.deepEqual((await changes.nth(1, 'the --mcp-config edit')).names.McpServer, ['a']);
   },
 );
 
@@ -365,12 +381,14 @@ test(
     // system, user and trust are shared; each workspace has its settings, .mcp.json, .lsp.json.
     assert.equal(e.sources.size(), 3 + 3 + 3);
     await writeJson(e.user, { mcpServers: { u: stdio('u2') } });
-    assert.deepEqual((await one.changes.nth(1, 'session one')).names, ['u']);
-    assert.deepEqual((await two.changes.nth(1, 'session two')).names, ['u']);
+    assert.deepEqual((await one.changes.nth(1, 'session one')).names.McpServer, ['u']);
+    assert.deepEqual((await two.changes.nth(1, 'session two')).names.McpServer, ['u']);
     await one.store.close();
     assert.equal(e.sources.size(), 6);
     await writeJson(e.user, { mcpServers: { u: stdio('u3') } });
-    assert.deepEqual((await two.changes.nth(2, 'session two after one closed')).names, ['u']);
+    assert.deepEqual((await two.changes.nth(2, 'session two after one closed')).names.McpServer, [
+      'u',
+    ]);
     await two.store.close();
     assert.equal(e.sources.size(), 0);
     assert.equal(one.changes.count, 1);
@@ -384,7 +402,11 @@ test(
     const e = await env(t);
     await writeJson(e.user, { mcpServers: { u: stdio('u') } });
     const { store } = await openStore(t, e, { workspace: e.home });
-    assert.equal(store.current().servers.u?.scope, 'user', 'not shadowed as a workspace server');
+    assert.equal(
+      store.current().kinds.McpServer.servers.u?.scope,
+      'user',
+      'not shadowed as a workspace server',
+    );
     assert.deepEqual(
       store.current().sources.map((s) => s.scope),
       ['system', 'user', 'project', 'project', 'trust'],
@@ -411,9 +433,9 @@ test('a store given no SharedSources makes and closes its own', { timeout: 10000
   store.onChange(changes.push);
   try {
     await store.start();
-    assert.deepEqual(store.current().gating.pending, []);
+    assert.deepEqual(store.current().kinds.McpServer.gating.pending, []);
     await writeJson(path.join(ws, '.mcp.json'), { mcpServers: {} });
-    assert.deepEqual((await changes.nth(1, 'removal')).names, ['p']);
+    assert.deepEqual((await changes.nth(1, 'removal')).names.McpServer, ['p']);
   } finally {
     await store.close();
   }
@@ -428,15 +450,19 @@ test(
     await writeJson(e.projectLsp, { ts: lsp('typescript-language-server') });
     const { store, changes } = await openStore(t, e);
     const cur = store.current();
-    assert.deepEqual(cur.languageServers.ts, {
+    assert.deepEqual(cur.kinds.LanguageServer.servers.ts, {
       kind: 'LanguageServer',
       name: 'ts',
       config: lsp('typescript-language-server'),
       scope: 'project',
       source: e.projectLsp,
     });
-    assert.equal(cur.lspGating.allowed, undefined, 'no ceiling: no allowlist');
-    assert.deepEqual(cur.lspGating, { excluded: [], pending: ['ts'] }, 'pending by default');
+    assert.equal(cur.kinds.LanguageServer.gating.allowed, undefined, 'no ceiling: no allowlist');
+    assert.deepEqual(
+      cur.kinds.LanguageServer.gating,
+      { excluded: [], pending: ['ts'] },
+      'pending by default',
+    );
     assert.ok(cur.sources.some((s) => s.file === e.projectLsp && s.scope === 'project'));
 
     await writeJson(e.projectLsp, {
@@ -444,15 +470,13 @@ test(
       sh: lsp('bash-language-server', '.sh'),
     });
     assert.deepEqual(await changes.nth(1, 'the .lsp.json edit'), {
-      names: [],
-      languageServers: ['sh'],
+      names: { McpServer: [], LanguageServer: ['sh'] },
       configValidityChanged: false,
     });
     // And the reverse: an MCP edit names no language server, even one of the same name.
     await writeJson(e.user, { mcpServers: { ts: stdio('another') } });
     assert.deepEqual(await changes.nth(2, 'the settings edit'), {
-      names: ['ts'],
-      languageServers: [],
+      names: { McpServer: ['ts'], LanguageServer: [] },
       configValidityChanged: false,
     });
     await sleep(QUIET);
@@ -469,15 +493,18 @@ test(
     const { store, changes } = await openStore(t, e);
     await writeFile(e.projectLsp, '{\n  "ts": {\n    "command": \n  }\n}\n');
     assert.deepEqual(await changes.nth(1, 'the broken save'), {
-      names: [],
-      languageServers: [],
+      names: { McpServer: [], LanguageServer: [] },
       configValidityChanged: true,
     });
     const status = store.current().sources.find((s) => s.file === e.projectLsp);
     assert.equal(status?.errors.length, 1);
     assert.equal(status?.errors[0]?.line, 4);
     assert.equal(status?.errors[0]?.kind, 'parse');
-    assert.deepEqual(store.current().languageServers.ts?.config, lsp('tsls'), 'last good stays');
+    assert.deepEqual(
+      store.current().kinds.LanguageServer.servers.ts?.config,
+      lsp('tsls'),
+      'last good stays',
+    );
 
     // Parses, but does not validate: named by server and field, the last good still in force.
     await writeJson(e.projectLsp, { ts: { command: 'tsls', extensionToLanguage: 'ts' } });
@@ -485,16 +512,15 @@ test(
     const invalid = store.current().sources.find((s) => s.file === e.projectLsp);
     assert.match(invalid?.errors[0]?.message ?? '', /^ts\.extensionToLanguage: expected an object/);
     assert.equal(invalid?.errors[0]?.line, 4, 'the line of the field');
-    assert.deepEqual(store.current().languageServers.ts?.config, lsp('tsls'));
+    assert.deepEqual(store.current().kinds.LanguageServer.servers.ts?.config, lsp('tsls'));
 
     await rm(e.projectLsp);
     assert.deepEqual(await changes.nth(3, 'the deletion'), {
-      names: [],
-      languageServers: ['ts'],
+      names: { McpServer: [], LanguageServer: ['ts'] },
       configValidityChanged: true,
     });
-    assert.deepEqual(Object.keys(store.current().languageServers), []);
-    assert.deepEqual(store.current().lspGating.pending, []);
+    assert.deepEqual(Object.keys(store.current().kinds.LanguageServer.servers), []);
+    assert.deepEqual(store.current().kinds.LanguageServer.gating.pending, []);
   },
 );
 
@@ -512,20 +538,23 @@ test(
       ceiling: ['mcp-only'],
     });
     const cur = store.current();
-    assert.equal(cur.languageServers.ts?.scope, 'cli');
-    assert.equal(cur.languageServers.ts?.source, cliFile);
-    assert.equal(cur.languageServers.ts?.config.command, 'mine');
-    assert.equal(cur.languageServers.py?.scope, 'project');
-    assert.deepEqual(cur.lspGating, { excluded: [], allowed: ['ts'], pending: ['py'] });
-    assert.deepEqual(cur.gating.allowed, ['mcp-only']);
+    assert.equal(cur.kinds.LanguageServer.servers.ts?.scope, 'cli');
+    assert.equal(cur.kinds.LanguageServer.servers.ts?.source, cliFile);
+    assert.equal(cur.kinds.LanguageServer.servers.ts?.config.command, 'mine');
+    assert.equal(cur.kinds.LanguageServer.servers.py?.scope, 'project');
+    assert.deepEqual(cur.kinds.LanguageServer.gating, {
+      excluded: [],
+      allowed: ['ts'],
+      pending: ['py'],
+    });
+    assert.deepEqual(cur.kinds.McpServer.gating.allowed, ['mcp-only']);
     assert.ok(cur.sources.some((s) => s.file === cliFile && s.scope === 'cli'));
     await writeJson(cliFile, {});
     assert.deepEqual(await changes.nth(1, 'the --lsp-config edit'), {
-      names: [],
-      languageServers: ['ts'],
+      names: { McpServer: [], LanguageServer: ['ts'] },
       configValidityChanged: false,
     });
-    assert.equal(store.current().languageServers.ts?.config.command, 'theirs');
+    assert.equal(store.current().kinds.LanguageServer.servers.ts?.config.command, 'theirs');
   },
 );
 
@@ -533,7 +562,7 @@ test('an empty LSP ceiling admits no language server', { timeout: 10000 }, async
   const e = await env(t);
   await writeJson(e.projectLsp, { ts: lsp('tsls') });
   const { store } = await openStore(t, e, { lspCeiling: [] });
-  assert.deepEqual(store.current().lspGating.allowed, []);
+  assert.deepEqual(store.current().kinds.LanguageServer.gating.allowed, []);
 });
 
 test(
@@ -553,7 +582,11 @@ test(
       refused?.errors[0]?.message ?? '',
       /^1001 language servers, more than the 1000 a project \.lsp\.json may hold/,
     );
-    assert.deepEqual(Object.keys(store.current().languageServers), ['ok'], 'last good stays');
+    assert.deepEqual(
+      Object.keys(store.current().kinds.LanguageServer.servers),
+      ['ok'],
+      'last good stays',
+    );
 
     await writeJson(e.projectLsp, { ok: lsp('ok'), 'evil\u001b[2J': lsp('x') });
     await until('the control-character error', () =>
@@ -563,7 +596,7 @@ test(
     );
     const named = store.current().sources.find((s) => s.file === e.projectLsp);
     assert.doesNotMatch(named?.errors[0]?.message ?? '', /\u001b/);
-    assert.deepEqual(Object.keys(store.current().languageServers), ['ok']);
+    assert.deepEqual(Object.keys(store.current().kinds.LanguageServer.servers), ['ok']);
   },
 );
 
@@ -574,8 +607,12 @@ test('--lsp-config, the user own file, is not capped', { timeout: 10000 }, async
   for (let i = 0; i < 1001; i++) many[`s${i}`] = lsp(`server-${i}`);
   await writeJson(cliFile, many);
   const { store } = await openStore(t, e, { lspConfigPath: cliFile });
-  assert.equal(Object.keys(store.current().languageServers).length, 1001);
-  assert.deepEqual(store.current().lspGating.pending, [], 'cli scope is never gated');
+  assert.equal(Object.keys(store.current().kinds.LanguageServer.servers).length, 1001);
+  assert.deepEqual(
+    store.current().kinds.LanguageServer.gating.pending,
+    [],
+    'cli scope is never gated',
+  );
 });
 
 test('refreshGating moves language servers by their own lookup', { timeout: 10000 }, async (t) => {
@@ -586,12 +623,16 @@ test('refreshGating moves language servers by their own lookup', { timeout: 1000
   const { store, changes } = await openStore(t, e, {
     lspApprovals: (s) => (lspApproved.has(s.name) ? 'approved' : 'pending'),
   });
-  assert.deepEqual(store.current().lspGating.pending, ['p', 'q']);
+  assert.deepEqual(store.current().kinds.LanguageServer.gating.pending, ['p', 'q']);
   lspApproved.add('p');
   store.refreshGating();
   assert.deepEqual(changes.events, [
-    { names: [], languageServers: ['p'], configValidityChanged: false },
+    { names: { McpServer: [], LanguageServer: ['p'] }, configValidityChanged: false },
   ]);
-  assert.deepEqual(store.current().gating.pending, ['p'], 'the MCP server p stays pending');
-  assert.deepEqual(store.current().lspGating.pending, ['q']);
+  assert.deepEqual(
+    store.current().kinds.McpServer.gating.pending,
+    ['p'],
+    'the MCP server p stays pending',
+  );
+  assert.deepEqual(store.current().kinds.LanguageServer.gating.pending, ['q']);
 });

@@ -29,17 +29,29 @@ import {
   type ApprovalLookup,
   type LanguageServerApprovalLookup,
   type McpServerConfig,
+  LANGUAGE_SERVERS,
+  MCP_SERVERS,
+  perKind,
+  SERVER_KINDS,
+  type ComputedGating,
+  type PerKind,
 } from '../api/index.js';
 import { assembleDesiredState, NO_LSP_APPROVALS, type SessionSnapshots } from './desired-state.js';
-import {
-  affectedLanguageServerNames,
-  affectedNames,
-  gatingMovedNames,
-  sourceErrorsChanged,
-} from './affected-names.js';
+import { affectedNamesByKind, gatingMovedNames, sourceErrorsChanged } from './affected-names.js';
 import type { FileSnapshot } from './file-source.js';
 import { createSharedSources, type SharedSources, type SourceLease } from './shared-sources.js';
-import type { DesiredState, ResyncedNames, SessionStore, StoreChange } from './types.js';
+import type {
+  DesiredByKind,
+  DesiredState,
+  ResyncedNames,
+  SessionStore,
+  StoreChange,
+} from './types.js';
+
+/** Whether a change names a server of any kind. */
+function anyNamed(names: PerKind<readonly string[]>): boolean {
+  return SERVER_KINDS.some((kind) => names[kind].length > 0);
+}
 
 export const DEFAULT_SYSTEM_SETTINGS_PATH = '/etc/qwen-code/settings.json';
 
@@ -141,10 +153,18 @@ function allLeases(l: Leases): AnyLease[] {
 
 function emptyState(): DesiredState {
   return {
-    servers: Object.create(null) as DesiredState['servers'],
-    gating: { excluded: [], pending: [] },
-    languageServers: Object.create(null) as DesiredState['languageServers'],
-    lspGating: { excluded: [], pending: [] },
+    kinds: {
+      [MCP_SERVERS.kind]: {
+        servers: Object.create(null) as DesiredByKind[typeof MCP_SERVERS.kind]['servers'],
+        gating: { excluded: [], pending: [] },
+        trusted: false,
+      },
+      [LANGUAGE_SERVERS.kind]: {
+        servers: Object.create(null) as DesiredByKind[typeof LANGUAGE_SERVERS.kind]['servers'],
+        gating: { excluded: [], pending: [] },
+        trusted: false,
+      },
+    },
     mcp: undefined,
     trusted: false,
     sources: [],
@@ -206,12 +226,10 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   function commit(): void {
     if (!leases || !ready || closed) return;
     const next = assemble(committedSnapshots(leases));
-    const names = affectedNames(state, next);
-    const languageServers = affectedLanguageServerNames(state, next);
+    const names = affectedNamesByKind(state, next);
     const configValidityChanged = sourceErrorsChanged(state.sources, next.sources);
     state = next;
-    if (names.length > 0 || languageServers.length > 0 || configValidityChanged)
-      emit({ names, languageServers, configValidityChanged });
+    if (anyNamed(names) || configValidityChanged) emit({ names, configValidityChanged });
   }
 
   function onSourceChange(): void {
@@ -286,12 +304,14 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         batching--;
       }
       commit();
-      const known = (of: (d: DesiredState) => object) =>
-        [...new Set([...Object.keys(of(before)), ...Object.keys(of(state))])].sort();
-      const names: ResyncedNames = {
-        servers: known((d) => d.servers),
-        languageServers: known((d) => d.languageServers),
-      };
+      const names: ResyncedNames = perKind((kind) =>
+        [
+          ...new Set([
+            ...Object.keys(before.kinds[kind].servers),
+            ...Object.keys(state.kinds[kind].servers),
+          ]),
+        ].sort(),
+      );
       return names;
     },
     async peek() {
@@ -300,27 +320,42 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     },
     refreshGating() {
       if (!ready || closed) return;
-      const gating = computeGating({
-        settings: state.mcp,
-        servers: state.servers,
-        ceiling: options.ceiling,
-        approvals: options.approvals,
-      });
-      const lspGating = computeGating({
-        settings: undefined,
-        servers: state.languageServers,
-        ceiling: options.lspCeiling,
-        approvals: options.lspApprovals ?? NO_LSP_APPROVALS,
-      });
-      const names = gatingMovedNames(state.gating, gating, Object.keys(state.servers));
-      const languageServers = gatingMovedNames(
-        state.lspGating,
-        lspGating,
-        Object.keys(state.languageServers),
+      const gating: PerKind<ComputedGating> = {
+        [MCP_SERVERS.kind]: computeGating({
+          settings: state.mcp,
+          servers: state.kinds[MCP_SERVERS.kind].servers,
+          ceiling: options.ceiling,
+          approvals: options.approvals,
+        }),
+        [LANGUAGE_SERVERS.kind]: computeGating({
+          settings: undefined,
+          servers: state.kinds[LANGUAGE_SERVERS.kind].servers,
+          ceiling: options.lspCeiling,
+          approvals: options.lspApprovals ?? NO_LSP_APPROVALS,
+        }),
+      };
+      const before = state;
+      const names = perKind((kind) =>
+        gatingMovedNames(
+          before.kinds[kind].gating,
+          gating[kind],
+          Object.keys(before.kinds[kind].servers),
+        ),
       );
-      state = { ...state, gating, lspGating };
-      if (names.length > 0 || languageServers.length > 0)
-        emit({ names, languageServers, configValidityChanged: false });
+      state = {
+        ...state,
+        kinds: {
+          [MCP_SERVERS.kind]: {
+            ...state.kinds[MCP_SERVERS.kind],
+            gating: gating[MCP_SERVERS.kind],
+          },
+          [LANGUAGE_SERVERS.kind]: {
+            ...state.kinds[LANGUAGE_SERVERS.kind],
+            gating: gating[LANGUAGE_SERVERS.kind],
+          },
+        },
+      };
+      if (anyNamed(names)) emit({ names, configValidityChanged: false });
     },
     async close() {
       if (closed) return;

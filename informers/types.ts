@@ -2,12 +2,14 @@
  * What the informer layer offers the controller: the desired state of one session, assembled
  * from watched files, and a stream of "these server names are affected".
  */
-import type {
-  ComputedGating,
-  DesiredLanguageServers,
-  DesiredServers,
-  McpSettings,
-  Scope,
+import type { LANGUAGE_SERVER, MCP_SERVER } from '../api/index.js';
+import {
+  type ComputedGating,
+  type DesiredLanguageServers,
+  type DesiredServers,
+  type McpSettings,
+  type PerKind,
+  type Scope,
 } from '../api/index.js';
 
 /** A problem with one source file, located for humans. */
@@ -50,36 +52,45 @@ export interface SourceStatus {
   readonly inForce: boolean;
 }
 
-export interface DesiredState {
-  readonly servers: DesiredServers;
+/** What one kind of server the session should run, and what admits each. */
+export interface KindDesired<S> {
+  readonly servers: S;
   readonly gating: ComputedGating;
+  /** The session's trust (DesiredState's), here too: it admits every kind alike. */
+  readonly trusted: boolean;
+}
+
+/**
+ * The desired servers of each kind. MCP servers: the merged maps of every source, gated by the
+ * settings' `mcp` lists and the ceiling. Language servers: `<ws>/.lsp.json` (project, gated) and
+ * `--lsp-config` (cli); `allowed` = the `--allowed-lsp-server-names` ceiling (absent = all,
+ * `[]` = none), `excluded` empty, `pending` = project servers not approved for their config.
+ */
+export interface DesiredByKind {
+  readonly [MCP_SERVER]: KindDesired<DesiredServers>;
+  readonly [LANGUAGE_SERVER]: KindDesired<DesiredLanguageServers>;
+}
+
+export interface DesiredState {
+  readonly kinds: DesiredByKind;
   /** The merged `mcp` section of the settings layers. */
   readonly mcp: McpSettings | undefined;
   readonly trusted: boolean;
   readonly sources: readonly SourceStatus[];
-  /** Language servers of `<ws>/.lsp.json` (project, gated) and `--lsp-config` (cli). */
-  readonly languageServers: DesiredLanguageServers;
-  /**
-   * Their gating: `allowed` = the `--allowed-lsp-server-names` ceiling (absent = all, `[]` =
-   * none), `excluded` empty, `pending` = project servers not approved for their config.
-   */
-  readonly lspGating: ComputedGating;
 }
 
 export interface StoreChange {
-  /** Server names whose desired spec or admission inputs changed. Empty: nothing to do. */
-  readonly names: readonly string[];
-  /** The same for language servers (`languageServers`, `lspGating`). Empty: nothing to do. */
-  readonly languageServers: readonly string[];
+  /**
+   * Per kind, the names whose desired spec or admission inputs changed. Empty everywhere:
+   * nothing to reconcile.
+   */
+  readonly names: PerKind<readonly string[]>;
   /** Set when a source's validity changed (became invalid, or was fixed). */
   readonly configValidityChanged: boolean;
 }
 
 /** Every name known before or after a resync (old ∪ new), sorted, per kind. */
-export interface ResyncedNames {
-  readonly servers: readonly string[];
-  readonly languageServers: readonly string[];
-}
+export type ResyncedNames = PerKind<readonly string[]>;
 
 export interface SessionStore {
   /** Reads every source once and starts watching; resolves when the first state is assembled. */

@@ -38,8 +38,8 @@ export function resolveKind(
 ): ServerKind {
   if (kind !== undefined) return kind;
   const desired = session.desired();
-  const mcp = Object.hasOwn(desired.servers, name);
-  const lsp = Object.hasOwn(desired.languageServers, name);
+  const mcp = Object.hasOwn(desired.kinds[MCP_SERVERS.kind].servers, name);
+  const lsp = Object.hasOwn(desired.kinds[LANGUAGE_SERVERS.kind].servers, name);
   if (mcp && lsp)
     throw new RpcError(
       RpcCodes.InvalidParams,

@@ -185,7 +185,7 @@ export function toSessionObject(
     },
     status: {
       conditions: session.conditions,
-      servers: Object.keys(session.desired().servers).sort(),
+      servers: Object.keys(session.kind(MCP_SERVERS.kind).servers()).sort(),
       env: session.envLabel,
       agents: agents.map((a) => ({ ...a })),
     },
@@ -201,7 +201,7 @@ interface ServerState {
 
 function snapshot(session: Session): Map<string, ServerState> {
   const out = new Map<string, ServerState>();
-  const desired = session.desired().servers;
+  const desired = session.kind(MCP_SERVERS.kind).servers();
   for (const s of session.kind(MCP_SERVERS.kind).list({ showSecrets: true })) {
     const admitted = findCondition(s.status.conditions, 'Admitted');
     const ready = findCondition(s.status.conditions, 'Ready');

@@ -7,6 +7,8 @@
 import {
   isGatedScope,
   jsonEqual,
+  LANGUAGE_SERVER,
+  MCP_SERVER,
   type ApprovalState,
   type DesiredLanguageServer,
   type LanguageServerConfig,
@@ -14,6 +16,7 @@ import {
 } from '../../api/index.js';
 import type { SessionStoreOptions } from '../../informers/session-store.js';
 import type {
+  DesiredByKind,
   DesiredState,
   ResyncedNames,
   SessionStore,
@@ -61,7 +64,10 @@ export class LspTestStore implements SessionStore {
     );
     this.#servers = next;
     this.#ceiling = ceiling;
-    this.#emit({ names: [], languageServers: moved, configValidityChanged: false });
+    this.#emit({
+      names: { [MCP_SERVER]: [], [LANGUAGE_SERVER]: moved },
+      configValidityChanged: false,
+    });
   }
 
   start(): Promise<void> {
@@ -75,13 +81,21 @@ export class LspTestStore implements SessionStore {
       .map((s) => s.name)
       .sort();
     return {
-      servers: Object.create(null) as DesiredState['servers'],
-      gating: { excluded: [], pending: [] },
-      languageServers: servers,
-      lspGating:
-        this.#ceiling === undefined
-          ? { excluded: [], pending }
-          : { excluded: [], allowed: [...this.#ceiling], pending },
+      kinds: {
+        [MCP_SERVER]: {
+          servers: Object.create(null) as DesiredByKind[typeof MCP_SERVER]['servers'],
+          gating: { excluded: [], pending: [] },
+          trusted: true,
+        },
+        [LANGUAGE_SERVER]: {
+          servers,
+          gating:
+            this.#ceiling === undefined
+              ? { excluded: [], pending }
+              : { excluded: [], allowed: [...this.#ceiling], pending },
+          trusted: true,
+        },
+      },
       mcp: undefined,
       trusted: true,
       sources: [],
@@ -95,8 +109,8 @@ export class LspTestStore implements SessionStore {
 
   resync(): Promise<ResyncedNames> {
     return Promise.resolve({
-      servers: [],
-      languageServers: Object.keys(this.current().languageServers),
+      [MCP_SERVER]: [],
+      [LANGUAGE_SERVER]: Object.keys(this.current().kinds[LANGUAGE_SERVER].servers),
     });
   }
 
@@ -106,8 +120,7 @@ export class LspTestStore implements SessionStore {
 
   refreshGating(): void {
     this.#emit({
-      names: [],
-      languageServers: Object.keys(this.#servers),
+      names: { [MCP_SERVER]: [], [LANGUAGE_SERVER]: Object.keys(this.#servers) },
       configValidityChanged: false,
     });
   }

@@ -80,8 +80,8 @@ function tempFiles(): Files {
 
 function stateText(s: DesiredState): string {
   return canonicalJson({
-    servers: actualServers(s.servers),
-    gating: s.gating,
+    servers: actualServers(s.kinds.McpServer.servers),
+    gating: s.kinds.McpServer.gating,
     mcp: s.mcp ?? null,
     trusted: s.trusted,
   });
@@ -113,7 +113,7 @@ function problemsAfter(
       problems.push(`a valid document was refused: ${canonicalJson(errors)}`);
     return problems;
   }
-  for (const [name, s] of Object.entries(after.servers)) {
+  for (const [name, s] of Object.entries(after.kinds.McpServer.servers)) {
     const p = serverProblem(name, s.config);
     if (p !== undefined) problems.push(`accepted an invalid server: ${p}`);
   }
@@ -122,7 +122,7 @@ function problemsAfter(
   if (parsed.ok) {
     const docs = { ...baselineDocs(files.workspace), [c.target]: parsed.doc };
     const want = expectedServers(docs);
-    const got = actualServers(after.servers);
+    const got = actualServers(after.kinds.McpServer.servers);
     if (got !== want) problems.push(`servers ${got}, the files say ${want}`);
     const lists = canonicalJson({ allowed: after.mcp?.allowed, excluded: after.mcp?.excluded });
     const wantLists = expectedLists(docs);
