@@ -3,7 +3,7 @@
  * kubectl describe style, with the session's conditions when a config file of it is broken.
  */
 import { Argument, type Command } from 'commander';
-import { LANGUAGE_SERVER } from '../../api/index.js';
+import { kindNamed, LANGUAGE_SERVER, MCP_SERVER } from '../../api/index.js';
 import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
 import { describeLanguageServer, describeServer } from '../output/describe.js';
 import type { LanguageServerDescription, ServerDescription } from '../objects.js';
@@ -19,11 +19,13 @@ export function registerDescribe(program: Command, io: Io): void {
     .argument('<name>', 'server name')
     .action(async (resource: string, name: string, _opts: object, cmd: Command) => {
       const env = commandEnv(cmd.optsWithGlobals<GlobalOptions>(), io);
-      if (parseObjectRef(`${resource}/${name}`).kind === LANGUAGE_SERVER) {
-        const d = await withSession(
+      // The choices are TYPE words, so the reference always names its kind.
+      const kind = parseObjectRef(`${resource}/${name}`).kind ?? MCP_SERVER;
+      const fetch = <D>() =>
+        withSession(
           env,
           (client) =>
-            client.call<LanguageServerDescription>('languageservers.describe', {
+            client.call<D>(`${kindNamed(kind).resource}.describe`, {
               ...env.selector,
               name,
               showSecrets: env.showSecrets,
@@ -31,19 +33,10 @@ export function registerDescribe(program: Command, io: Io): void {
           // Its Session Conditions say it.
           { configWarnings: false },
         );
-        io.out(describeLanguageServer(d, env.now(), env.style));
-        return;
-      }
-      const d = await withSession(
-        env,
-        (client) =>
-          client.call<ServerDescription>('servers.describe', {
-            ...env.selector,
-            name,
-            showSecrets: env.showSecrets,
-          }),
-        { configWarnings: false },
+      io.out(
+        kind === LANGUAGE_SERVER
+          ? describeLanguageServer(await fetch<LanguageServerDescription>(), env.now(), env.style)
+          : describeServer(await fetch<ServerDescription>(), env.now(), env.style),
       );
-      io.out(describeServer(d, env.now(), env.style));
     });
 }
