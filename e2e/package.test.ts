@@ -34,6 +34,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { TestEnv, processesMentioning, untilTools } from './harness.js';
 import { installGlobal, npmEnv, pack, type PackResult } from './npm-package.js';
+import { makeFifo, releaseReaders } from '../testing/fifo.js';
 import { importsOf, isBare, packageOf } from '../testing/module-imports.js';
 import { textOf } from '../testing/tool-results.js';
 import { until } from '../testing/until.js';
@@ -134,7 +135,7 @@ describe('the package: packed, installed with npm install -g, run', { timeout: 3
   });
 
   it(
-    'secret-looking, test and source files beside a build are never packed (files is an allowlist)',
+    'secret-looking, test and source files, links and FIFOs beside a build are never packed (files is an allowlist)',
     T,
     async () => {
       const dir = path.join(env.root, 'hostile');
@@ -175,8 +176,13 @@ describe('the package: packed, installed with npm install -g, run', { timeout: 3
         path.join(dir, 'outside', 'secret.txt'),
         path.join(dir, 'dist', 'cli', 'leak.js'),
       );
+      // A FIFO where a module should be: packing neither waits on it nor ships it.
+      const fifo = path.join(dir, 'dist', 'cli', 'fifo.js');
+      makeFifo(fifo);
       const npmEnvironment = await npmEnv(env.home);
-      const result = await pack(dir, dir, npmEnvironment, { dryRun: true });
+      const result = await pack(dir, dir, npmEnvironment, { dryRun: true }).finally(() =>
+        releaseReaders([fifo]),
+      );
       assert.deepEqual(result.files.map((f) => f.path).sort(), [
         'LICENSE',
         'README.md',
