@@ -56,11 +56,15 @@ const EVERYTHING_SERVER = path.join(
   'index.js',
 );
 
-/** A path the tarball may hold: the built production modules, and the three package files. */
+/**
+ * A path the tarball may hold: the built production modules (no dot file: a tool's stray
+ * `.env.js` or `.mcpctl/` in dist/ is not ours), and the three package files.
+ */
 function mayShip(file: string): boolean {
   if (['package.json', 'README.md', 'LICENSE'].includes(file)) return true;
   return (
     /^dist\/.+\.js$/.test(file) &&
+    !/(^|\/)\./.test(file) &&
     !file.endsWith('.test.js') &&
     !/(^|\/)testing\//.test(file) &&
     !/^dist\/(e2e|bench)\//.test(file)
