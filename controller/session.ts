@@ -25,8 +25,9 @@
  *   session, and the pool drains or closes it).
  * - Language servers: `settled()` waits for both kinds, `reload()` reconciles both, a change of
  *   the Ready ones is a `registry` event of kind `LanguageServer` (so the gateway's list
- *   follows it); their statuses change with `languageServerChange`; a `pendingApproval` event
- *   carries a server of either kind (its `kind` says which).
+ *   follows it); a status move of either kind is one `change` event naming the server and its
+ *   kind (no name, no kind: the session's own conditions); a `pendingApproval` event carries a
+ *   server of either kind (its `kind` says which).
  */
 import { EventEmitter } from 'node:events';
 import { realpathSync } from 'node:fs';
@@ -39,6 +40,7 @@ import {
   type Condition,
   type ServerKind,
   type SessionEnvironment,
+  type SessionFlags,
   agentEnvironment,
   sessionFlagsOf,
   daemonEnvironment,
@@ -102,10 +104,8 @@ export class Session {
   readonly workspace: string;
   readonly registry = new Registry();
   readonly events: EventRecorder;
-  readonly ceiling: readonly string[] | undefined;
-  readonly mcpConfigPath: string | undefined;
-  readonly lspCeiling: readonly string[] | undefined;
-  readonly lspConfigPath: string | undefined;
+  /** The flags it was opened with (its workspace the realpath), as `get sessions` shows them. */
+  readonly flags: SessionFlags;
   readonly envLabel: string;
 
   readonly #opts: SessionOptions;
@@ -133,10 +133,7 @@ export class Session {
     this.#opts = opts;
     this.id = opts.id ?? randomUUID();
     this.workspace = safeRealpath(opts.workspace);
-    this.ceiling = opts.ceiling;
-    this.mcpConfigPath = opts.mcpConfigPath;
-    this.lspCeiling = opts.lspCeiling;
-    this.lspConfigPath = opts.lspConfigPath;
+    this.flags = sessionFlagsOf({ ...opts, workspace: this.workspace });
     this.#env = opts.env ? agentEnvironment(opts.env) : daemonEnvironment(process.env);
     this.envLabel = opts.envLabel ?? 'daemon';
     this.#now = opts.now ?? Date.now;

@@ -20,8 +20,8 @@ export function daemonSessionSpec(daemon: Daemon): SessionSpec {
   const own = daemon.defaultSession;
   return {
     workspace: own.workspace,
-    ...(own.mcpConfigPath ? { mcpConfigPath: own.mcpConfigPath } : {}),
-    ...(own.lspConfigPath ? { lspConfigPath: own.lspConfigPath } : {}),
+    ...(own.flags.mcpConfigPath ? { mcpConfigPath: own.flags.mcpConfigPath } : {}),
+    ...(own.flags.lspConfigPath ? { lspConfigPath: own.flags.lspConfigPath } : {}),
   };
 }
 

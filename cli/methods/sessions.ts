@@ -178,10 +178,10 @@ export function toSessionObject(
     metadata: { name: session.id },
     spec: {
       workspace: session.workspace,
-      ceiling: session.ceiling ? [...session.ceiling] : null,
-      mcpConfig: session.mcpConfigPath ?? null,
-      lspCeiling: session.lspCeiling ? [...session.lspCeiling] : null,
-      lspConfig: session.lspConfigPath ?? null,
+      ceiling: session.flags.ceiling ? [...session.flags.ceiling] : null,
+      mcpConfig: session.flags.mcpConfigPath ?? null,
+      lspCeiling: session.flags.lspCeiling ? [...session.flags.lspCeiling] : null,
+      lspConfig: session.flags.lspConfigPath ?? null,
     },
     status: {
       conditions: session.conditions,
