@@ -318,3 +318,25 @@ describe('removeServer', () => {
     assert.equal((await removeServer(file, '__proto__')).result, 'removed');
   });
 });
+
+describe('shape mcpJson', () => {
+  it('validates only mcpServers, leaving every other key to its owner', T, async () => {
+    const project = dir.file('.mcp.json');
+    writeFileSync(project, '{ "projects": "theirs, not ours", "mcpServers": {} }\n');
+    await refused(
+      addServer(project, 'a', { command: 'a' }, { private: false }),
+      'invalid',
+      /projects: expected an object/,
+    );
+    const out = await addServer(
+      project,
+      'a',
+      { command: 'a' },
+      { private: false, shape: 'mcpJson' },
+    );
+    assert.equal(out.result, 'added');
+    const read = await readServerFile(project, { shape: 'mcpJson' });
+    assert.deepEqual(Object.keys(read.content.mcpServers ?? {}), ['a']);
+    assert.equal(read.content.projects, undefined);
+  });
+});
