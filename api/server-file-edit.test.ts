@@ -121,7 +121,7 @@ describe('addServer', () => {
     const error = await refused(
       addServer(file, 'fs', { command: 'python' }),
       'exists',
-      /mcpServers\."fs" already holds another server of that name; .*nothing was changed/,
+      /mcpServers\."fs" already holds another server of that name \(replace it, or remove it first\); nothing was changed/,
     );
     assert.ok(error.message.startsWith(file));
     assert.deepEqual(fingerprint(file), before);
