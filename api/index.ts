@@ -26,3 +26,8 @@ export * from './message-of.js';
 export * from './is-object.js';
 export * from './kinds.js';
 export * from './kind-names.js';
+export * from './jsonc-location.js';
+export * from './server-file.js';
+export * from './server-file-edit.js';
+export * from './server-file-entries.js';
+export * from './jsonc-edit.js';

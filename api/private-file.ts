@@ -7,8 +7,8 @@
  *   and reads only a regular file; a link, a missing file or another kind of file is said as
  *   such, for the caller to word.
  * - A replace: the new text is written to a fresh name beside the file, created with
- * O_CREAT | O_EXCL (`wx`, which fails on any existing name, a planted link included) and the
- * given mode, synced to disk, then renamed over the file; on any failure the temporary file is
+ * O_CREAT | O_EXCL (`wx`, which fails on any existing name, a planted link included) with
+ * exactly the given mode (whatever the umask), synced to disk, then renamed over the file; on any failure the temporary file is
  * removed and the error thrown, and the file is as it was.
  */
 import { randomBytes } from 'node:crypto';
@@ -19,6 +19,8 @@ export async function replaceFile(file: string, text: string, mode: number): Pro
   const handle = await fs.open(temporary, 'wx', mode);
   try {
     try {
+      // The umask may have taken bits off the mode asked for; the file gets exactly it.
+      await handle.chmod(mode);
       await handle.writeFile(text);
       await handle.sync();
     } finally {

@@ -10,6 +10,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { processIo, terminalSafeIo, type Io } from './command-env.js';
+import { registerAdd, registerRemove } from './commands/add.js';
 import { registerDaemon } from './commands/daemon.js';
 import { registerDecisions } from './commands/decide.js';
 import { registerDescribe } from './commands/describe.js';
@@ -63,6 +64,8 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
   registerWait(program, io);
   registerStop(program, io);
   registerToken(program, io);
+  registerAdd(program, io);
+  registerRemove(program, io);
   registerServe(program, onDaemonExit);
   return program;
 }

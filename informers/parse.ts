@@ -19,20 +19,21 @@
  *   deepest node of that path that exists, so "mcpServers.fs.args: …" points at `"args"`.
  */
 import {
-  findNodeAtLocation,
   getNodeValue,
   parseTree,
   printParseErrorCode,
   type Node,
   type ParseError,
 } from 'jsonc-parser';
-import type { ConfigIssue } from '../api/index.js';
+import { issueOffset, LineIndex, syntaxHint, type ConfigIssue } from '../api/index.js';
 import { duplicateKeys } from './duplicate-keys.js';
 import { JSONC_OPTIONS, remember, reparseEdit } from './incremental-parse.js';
 import { outlineOfTree } from './outline.js';
 import { parseStrictJson } from './strict-json.js';
 import { shareStructure } from './structural-sharing.js';
 import type { SourceError } from './types.js';
+
+export { LineIndex };
 
 export interface ParsedText {
   /** `undefined` for an empty text, or when the text does not parse. */
@@ -41,51 +42,6 @@ export interface ParsedText {
   readonly tree: () => Node | undefined;
   readonly errors: readonly SourceError[];
   readonly warnings: readonly SourceError[];
-}
-
-/** What each syntax error means and, where obvious, what to do about it. */
-const PARSE_HINTS: Record<string, string> = {
-  InvalidSymbol: 'unexpected character; strings and property names need double quotes',
-  InvalidNumberFormat: 'invalid number',
-  PropertyNameExpected: 'expected a property name in double quotes',
-  ValueExpected:
-    'expected a value (a "string", a number, true, false, null, an object or an array)',
-  ColonExpected: 'expected ":" after the property name',
-  CommaExpected: 'expected "," between two entries; add the missing comma',
-  CloseBraceExpected: 'expected "}": an object is not closed',
-  CloseBracketExpected: 'expected "]": an array is not closed',
-  EndOfFileExpected:
-    'unexpected text after the end of the document; the file must hold one JSON object',
-  InvalidCommentToken: 'invalid comment',
-  UnexpectedEndOfComment: 'a /* comment is not closed; add "*/"',
-  UnexpectedEndOfString: 'a string is not closed; add the closing double quote',
-  UnexpectedEndOfNumber: 'a number is cut short',
-  InvalidUnicode: 'invalid \\u escape; it needs four hex digits',
-  InvalidEscapeCharacter:
-    'invalid escape in a string; write a backslash as "\\\\" (Windows paths, regexes)',
-  InvalidCharacter: 'invalid character in a string; write a newline as "\\n" and a tab as "\\t"',
-};
-
-/** Offsets → 1-based line and column, computed once per text. */
-export class LineIndex {
-  private readonly starts: number[] = [0];
-
-  constructor(text: string) {
-    for (let i = 0; i < text.length; i++) {
-      if (text.charCodeAt(i) === 10) this.starts.push(i + 1);
-    }
-  }
-
-  position(offset: number): { line: number; column: number } {
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((this.starts[mid] ?? 0) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: offset - (this.starts[lo] ?? 0) + 1 };
-  }
 }
 
 function located(file: string, index: LineIndex, offset: number, message: string): SourceError {
@@ -131,7 +87,7 @@ export function parseJsonc(file: string, text: string, previous?: unknown): Pars
   const first = parseErrors[0];
   if (first !== undefined) {
     const code = printParseErrorCode(first.error);
-    const hint = PARSE_HINTS[code] ?? code;
+    const hint = syntaxHint(code);
     const error = located(file, new LineIndex(body), first.offset, `syntax error: ${hint}`);
     return {
       document: undefined,
@@ -161,14 +117,7 @@ export function locateIssue(
   index: LineIndex = new LineIndex(text),
 ): SourceError {
   if (tree === undefined) return { file, line: 1, column: 1, message: issue.message };
-  let node: Node | undefined;
-  // The deepest node of the path that exists: a missing field is reported at its object.
-  for (let len = issue.path.length; len >= 0 && node === undefined; len--) {
-    node = findNodeAtLocation(tree, [...issue.path.slice(0, len)]);
-  }
-  const target = node ?? tree;
-  // Point at the key (`"args": …`) rather than at the value when the node is a property value.
-  const offset = target.parent?.type === 'property' ? target.parent.offset : target.offset;
+  const offset = issueOffset(tree, issue.path);
   return located(file, index, offset, issue.message);
 }
 

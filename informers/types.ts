@@ -27,6 +27,7 @@ export type SourceKind =
   | 'settings'
   | 'workspaceSettings'
   | 'mcpJson'
+  | 'serverFile'
   | 'projectMcpJson'
   | 'lspJson'
   | 'projectLspJson'
