@@ -58,12 +58,13 @@ function script(a: readonly string[], b: readonly string[]): Op[] {
         ops.push({ kind: ' ', line: midA[i] });
         i++;
         j++;
-      } else if (j < m && (i === n || table[i][j + 1] >= table[i + 1][j])) {
-        ops.push({ kind: '+', line: midB[j] });
-        j++;
-      } else {
+      } else if (i < n && (j === m || table[i + 1][j] >= table[i][j + 1])) {
+        // Removals before additions, as diff -u prints them.
         ops.push({ kind: '-', line: midA[i] });
         i++;
+      } else {
+        ops.push({ kind: '+', line: midB[j] });
+        j++;
       }
     }
   }
