@@ -3,8 +3,11 @@
  * kinds: MCP servers (every scope) and language servers (`.lsp.json` < `--lsp-config`).
  *
  * Guarantees: replace, never merge — a higher scope's entry replaces the whole lower entry;
- * workspace settings count only in a trusted folder; each server keeps its scope and file.
+ * workspace settings count only in a trusted folder; each server keeps its scope and file, and
+ * the expansion syntax of its file when that is not its scope's (mcpctl's server file: scope
+ * `user`, written as a `.mcp.json`).
  */
+import type { ExpansionSyntax } from './env-expansion.js';
 import type {
   DesiredLanguageServer,
   DesiredLanguageServers,
@@ -19,6 +22,8 @@ export interface SourceServers<C = McpServerConfig, S extends Scope = Scope> {
   /** The file the servers were read from (or a label such as `session`). */
   readonly file: string;
   readonly servers?: Readonly<Record<string, C>>;
+  /** How the file writes `${VAR}`s, when not as its scope's files do (syntaxOfServer). */
+  readonly syntax?: ExpansionSyntax;
 }
 
 /** The language servers of one file: `.lsp.json` (project) or `--lsp-config` (cli). */
@@ -29,6 +34,8 @@ export interface DesiredServer {
   readonly config: McpServerConfig;
   readonly scope: Scope;
   readonly source: string;
+  /** Its file's expansion syntax when not its scope's (see `syntaxOfServer`). */
+  readonly syntax?: ExpansionSyntax;
 }
 
 export type DesiredServers = Readonly<Record<string, DesiredServer>>;
@@ -78,9 +85,12 @@ export function assembleLanguageServers(
  * unchanged entries are the same objects from save to save (informers/structural-sharing.ts),
  * so a reload allocates only for what changed. Weak: forgotten with the config.
  */
-function reusing<C extends object, D extends { name: string; scope: Scope; source: string }>(
-  make: (name: string, config: C, scope: D['scope'], file: string) => D,
-): (name: string, config: C, source: { scope: D['scope']; file: string }) => D {
+function reusing<
+  C extends object,
+  D extends { name: string; scope: Scope; source: string; syntax?: ExpansionSyntax },
+>(
+  make: (name: string, config: C, source: SourceServers<C, D['scope']>) => D,
+): (name: string, config: C, source: SourceServers<C, D['scope']>) => D {
   const cache = new WeakMap<C, D>();
   return (name, config, source) => {
     const hit = cache.get(config);
@@ -88,24 +98,33 @@ function reusing<C extends object, D extends { name: string; scope: Scope; sourc
       hit !== undefined &&
       hit.name === name &&
       hit.scope === source.scope &&
-      hit.source === source.file
+      hit.source === source.file &&
+      hit.syntax === source.syntax
     )
       return hit;
-    const made = make(name, config, source.scope, source.file);
+    const made = make(name, config, source);
     cache.set(config, made);
     return made;
   };
 }
 
-const desiredServer = reusing<McpServerConfig, DesiredServer>((name, config, scope, source) => ({
+const desiredServer = reusing<McpServerConfig, DesiredServer>((name, config, source) => ({
   name,
   config,
-  scope,
-  source,
+  scope: source.scope,
+  source: source.file,
+  // Only a file with a syntax of its own says it (mcpctl's server file).
+  ...(source.syntax === undefined ? {} : { syntax: source.syntax }),
 }));
 
 const desiredLanguageServer = reusing<LanguageServerConfig, DesiredLanguageServer>(
-  (name, config, scope, source) => ({ kind: 'LanguageServer', name, config, scope, source }),
+  (name, config, source) => ({
+    kind: 'LanguageServer',
+    name,
+    config,
+    scope: source.scope,
+    source: source.file,
+  }),
 );
 
 /** The plain name → config map of an assembled set, for equality checks. */

@@ -219,8 +219,11 @@ function unique(lines: readonly string[]): string[] {
 }
 
 /** The disclosure of a server's config as its file writes it; `scope` says which file that is. */
-export function disclosureOf(config: McpServerConfig, scope: Scope): Disclosure {
-  const syntax = syntaxOfScope(scope);
+export function disclosureOf(
+  config: McpServerConfig,
+  scope: Scope,
+  syntax: ExpansionSyntax = syntaxOfScope(scope),
+): Disclosure {
   return config.command !== undefined
     ? localDisclosure(config, scope, syntax)
     : remoteDisclosure(config, scope, syntax);

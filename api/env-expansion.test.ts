@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   expandServerConfig,
   syntaxOfScope,
+  syntaxOfServer,
   type ExpansionSyntax,
   type SessionEnv,
 } from './env-expansion.js';
@@ -176,6 +177,9 @@ describe('expandServerConfig', { timeout: 10_000 }, () => {
     assert.equal(syntaxOfScope('project'), 'claude');
     assert.equal(syntaxOfScope('cli'), 'claude');
     assert.equal(syntaxOfScope('session'), 'none');
+    // A file with a syntax of its own (mcpctl's server file: user scope, .mcp.json syntax).
+    assert.equal(syntaxOfServer({ scope: 'user', syntax: 'claude' }), 'claude');
+    assert.equal(syntaxOfServer({ scope: 'user' }), 'settings');
   });
 });
 

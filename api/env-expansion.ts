@@ -66,6 +66,14 @@ export function syntaxOfScope(scope: Scope): ExpansionSyntax {
   }
 }
 
+/** Which syntax a desired server's file writes: its own when it says so, else its scope's. */
+export function syntaxOfServer(server: {
+  readonly scope: Scope;
+  readonly syntax?: ExpansionSyntax;
+}): ExpansionSyntax {
+  return server.syntax ?? syntaxOfScope(server.scope);
+}
+
 // `$NAME` | `${NAME}`. A settings file's `${A:-b}` matches neither form, so it stays text (as in
 // Qwen/Gemini, where such a "name" is never set).
 const SETTINGS_REF = /\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})/g;

@@ -31,6 +31,7 @@ import {
 } from './lsp-identity.js';
 import { redact, redactValues } from './redact.js';
 import { disclosureOf, languageServerDisclosureOf, type Disclosure } from './disclosure.js';
+import type { ExpansionSyntax } from './env-expansion.js';
 import type { Scope } from './scope.js';
 import type { McpServerConfig } from './server-config.js';
 import type { SessionEnvironment } from './session-env.js';
@@ -65,10 +66,13 @@ export interface KindDescriptor<C = unknown, K extends ServerKind = ServerKind> 
   connectionId(name: string, config: C, where: string, environment?: SessionEnvironment): string;
   /** The names of the connection fields that differ between two configs of one session. */
   changedFields(a: C, b: C, workspace: string): string[];
-  /** The config as outputs show it: secret fields' values hidden (references as written). */
-  redact(config: C, scope: Scope): C;
+  /**
+   * The config as outputs show it: secret fields' values hidden (references as written, in
+   * `syntax`, the file's when not its scope's: `DesiredServer.syntax`).
+   */
+  redact(config: C, scope: Scope, syntax?: ExpansionSyntax): C;
   /** What the person deciding about it is shown (disclosure.ts: values shown on purpose). */
-  disclose(config: C, scope: Scope): Disclosure;
+  disclose(config: C, scope: Scope, syntax?: ExpansionSyntax): Disclosure;
   /** The words `why` and its fixes use of the kind (reconcilers/why.ts). */
   readonly fixWords: KindFixWords;
 }
@@ -96,7 +100,7 @@ export const MCP_SERVERS: KindDescriptor<McpServerConfig, 'McpServer'> = {
   approvalHash: approvalHashOf,
   connectionId: connectionIdOf,
   changedFields: changedConnectionFields,
-  redact: (config, scope) => redact(config, syntaxOfScope(scope)),
+  redact: (config, scope, syntax) => redact(config, syntax ?? syntaxOfScope(scope)),
   disclose: disclosureOf,
   fixWords: {
     addWhere: 'under mcpServers in a settings file or .mcp.json',

@@ -3,7 +3,9 @@
  *
  * Guarantees:
  * - Servers: assembleMcpServers() over user < project < workspace < system < session < cli
- *   (DESIGN §4 rule 1); workspace servers only in a trusted folder.
+ *   (DESIGN §4 rule 1); workspace servers only in a trusted folder. Within user: Qwen's user
+ *   settings < mcpctl's server file's top level < its `projects[<this workspace>]` (the user's
+ *   servers for this workspace only: still scope `user`, never gated).
  * - The `mcp` section: settings layers merge key by key with precedence system > workspace >
  *   user; a higher layer's `allowed` / `excluded` / `serverCommand` replaces a lower one's (lists
  *   are never concatenated, `allowed: []` stays deny-all); the workspace layer only counts in a
@@ -32,7 +34,9 @@ import {
   type McpServerConfig,
   type McpSettings,
   type SourceContent,
+  type ServerFileContent,
   type SourceServers,
+  workspaceServers,
 } from '../api/index.js';
 import type { FileSnapshot } from './file-source.js';
 import { isWorkspaceTrusted, type TrustRule } from './trust.js';
@@ -41,6 +45,8 @@ import type { DesiredState, SourceStatus } from './types.js';
 export interface SessionSnapshots {
   readonly system: FileSnapshot<SourceContent>;
   readonly user: FileSnapshot<SourceContent>;
+  /** mcpctl's user server file (absent in tests that predate it: no servers of it). */
+  readonly servers?: FileSnapshot<ServerFileContent>;
   /** Absent when the workspace settings file is the user settings file (workspace = home). */
   readonly workspace?: FileSnapshot<SourceContent>;
   readonly project: FileSnapshot<SourceContent>;
@@ -108,6 +114,24 @@ export function assembleDesiredState(input: AssembleInput): DesiredState {
   );
   const layers: SourceServers[] = [
     { scope: 'user', file: s.user.file, servers: s.user.value.mcpServers },
+    // Same scope: the order here is the precedence (a stable sort keeps it).
+    ...(s.servers === undefined
+      ? []
+      : [
+          // Written as a `.mcp.json` is: `${VAR}` and `${VAR:-default}` expand.
+          {
+            scope: 'user' as const,
+            file: s.servers.file,
+            servers: s.servers.value.mcpServers,
+            syntax: 'claude' as const,
+          },
+          {
+            scope: 'user' as const,
+            file: s.servers.file,
+            servers: workspaceServers(s.servers.value, input.workspace),
+            syntax: 'claude' as const,
+          },
+        ]),
     { scope: 'project', file: s.project.file, servers: s.project.value.mcpServers },
     { scope: 'system', file: s.system.file, servers: s.system.value.mcpServers },
   ];
@@ -139,6 +163,7 @@ export function assembleDesiredState(input: AssembleInput): DesiredState {
     approvals: input.approvals,
   });
   const sources: SourceStatus[] = [status(s.system, 'system'), status(s.user, 'user')];
+  if (s.servers) sources.push(status(s.servers, 'user'));
   if (s.workspace) sources.push(status(s.workspace, 'workspace'));
   sources.push(status(s.project, 'project'));
   if (s.cli) sources.push(status(s.cli, 'cli'));

@@ -24,6 +24,8 @@ interface Env {
   project: string;
   projectLsp: string;
   trust: string;
+  /** mcpctl's user server file (not made: `~/.mcpctl/` does not exist at first). */
+  serverFile: string;
   sources: SharedSources;
   approvals: Map<string, ApprovalState>;
 }
@@ -50,6 +52,7 @@ async function env(t: TestContext, debounceMs = DEBOUNCE): Promise<Env> {
     project: path.join(ws, '.mcp.json'),
     projectLsp: path.join(ws, '.lsp.json'),
     trust: path.join(home, '.qwen', 'trustedFolders.json'),
+    serverFile: path.join(home, '.mcpctl', 'mcp.json'),
     sources,
     approvals: new Map(),
   };
@@ -345,7 +348,7 @@ test(
     assert.deepEqual(cur.gating.excluded, ['s'], 'system replaces the user list');
     assert.deepEqual(
       cur.sources.map((s) => s.scope),
-      ['system', 'user', 'workspace', 'project', 'cli', 'project', 'trust'],
+      ['system', 'user', 'user', 'workspace', 'project', 'cli', 'project', 'trust'],
     );
     await writeJson(cliFile, { mcpServers: { a: stdio('from-cli-2') } });
     assert.deepEqual((await changes.nth(1, 'the --mcp-config edit')).names, ['a']);
@@ -362,13 +365,14 @@ test(
     await writeJson(e.user, { mcpServers: { u: stdio('u') } });
     const one = await openStore(t, e);
     const two = await openStore(t, e, { workspace: ws2 });
-    // system, user and trust are shared; each workspace has its settings, .mcp.json, .lsp.json.
-    assert.equal(e.sources.size(), 3 + 3 + 3);
+    // system, user, the server file and trust are shared; each workspace has its settings,
+    // .mcp.json, .lsp.json.
+    assert.equal(e.sources.size(), 4 + 3 + 3);
     await writeJson(e.user, { mcpServers: { u: stdio('u2') } });
     assert.deepEqual((await one.changes.nth(1, 'session one')).names, ['u']);
     assert.deepEqual((await two.changes.nth(1, 'session two')).names, ['u']);
     await one.store.close();
-    assert.equal(e.sources.size(), 6);
+    assert.equal(e.sources.size(), 4 + 3);
     await writeJson(e.user, { mcpServers: { u: stdio('u3') } });
     assert.deepEqual((await two.changes.nth(2, 'session two after one closed')).names, ['u']);
     await two.store.close();
@@ -387,7 +391,7 @@ test(
     assert.equal(store.current().servers.u?.scope, 'user', 'not shadowed as a workspace server');
     assert.deepEqual(
       store.current().sources.map((s) => s.scope),
-      ['system', 'user', 'project', 'project', 'trust'],
+      ['system', 'user', 'user', 'project', 'project', 'trust'],
     );
   },
 );
@@ -595,3 +599,69 @@ test('refreshGating moves language servers by their own lookup', { timeout: 1000
   assert.deepEqual(store.current().gating.pending, ['p'], 'the MCP server p stays pending');
   assert.deepEqual(store.current().lspGating.pending, ['q']);
 });
+
+test(
+  "mcpctl's server file: above Qwen's user settings, below the project, its workspace part above its top",
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await writeJson(e.user, {
+      mcpServers: { a: stdio('qwen'), b: stdio('qwen'), c: stdio('qwen') },
+    });
+    await writeJson(e.project, { mcpServers: { c: stdio('project') } });
+    await mkdir(path.dirname(e.serverFile));
+    await writeJson(e.serverFile, {
+      mcpServers: { a: stdio('file'), b: stdio('file'), c: stdio('file') },
+      projects: {
+        [e.ws]: { mcpServers: { b: { type: 'stdio', command: 'node', args: ['local'] } } },
+        [path.join(e.root, 'elsewhere')]: { mcpServers: { z: stdio('elsewhere') } },
+      },
+    });
+    e.approvals.set('c', 'approved');
+    const { store } = await openStore(t, e);
+    const cur = store.current();
+    assert.deepEqual(cur.servers.a?.config.args, ['file']);
+    assert.equal(cur.servers.a?.scope, 'user');
+    assert.equal(cur.servers.a?.source, e.serverFile);
+    // Written as a .mcp.json: `${VAR:-default}` expands there, not as in Qwen's settings.
+    assert.equal(cur.servers.a?.syntax, 'claude');
+    assert.equal(cur.servers.b?.syntax, 'claude');
+    assert.equal(cur.servers.c?.syntax, undefined, "the project's own: its scope's syntax");
+    assert.deepEqual(cur.servers.b?.config.args, ['local']);
+    assert.equal(cur.servers.b?.scope, 'user', "a workspace part is the user's: not gated");
+    assert.deepEqual(cur.servers.c?.config.args, ['project']);
+    assert.equal(cur.servers.z, undefined, "another workspace's servers are not this one's");
+    assert.deepEqual(cur.gating.pending, []);
+    const listed = cur.sources.filter((s) => s.file === e.serverFile);
+    assert.deepEqual(
+      listed.map((s) => [s.scope, s.exists, s.inForce]),
+      [['user', true, true]],
+    );
+  },
+);
+
+test(
+  "mcpctl's server file: missing folder is empty, watched until it appears; errors keep the last good",
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    const { store, changes } = await openStore(t, e);
+    const listed = () => store.current().sources.find((s) => s.file === e.serverFile);
+    assert.equal(listed()?.exists, false);
+    assert.deepEqual(listed()?.errors, []);
+    await mkdir(path.dirname(e.serverFile));
+    await writeJson(e.serverFile, { mcpServers: { n: stdio('new') } });
+    assert.deepEqual((await changes.nth(1, 'the file after its folder appeared')).names, ['n']);
+    await writeFile(e.serverFile, '{ "mcpServers": { "n": { "command": "node" }, } ,, }');
+    await changes.nth(2, 'the syntax error');
+    assert.deepEqual(store.current().servers.n?.config.args, ['new'], 'keep last good');
+    const error = listed()?.errors[0];
+    assert.equal(error?.file, e.serverFile);
+    assert.ok((error?.line ?? 0) > 0);
+    await writeJson(e.serverFile, { projects: { 'not/absolute': { mcpServers: {} } } });
+    await until('the bad projects key reported', () =>
+      (listed()?.errors[0]?.message ?? '').includes('projects["not/absolute"]'),
+    );
+    assert.deepEqual(store.current().servers.n?.config.args, ['new'], 'still the last good');
+  },
+);

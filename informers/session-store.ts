@@ -2,7 +2,8 @@
  * The session store: the desired state of one session, kept in step with its watched files.
  *
  * Sources: system settings (`options.systemSettingsPath` ?? `$MCPCTL_SYSTEM_SETTINGS_PATH` ??
- * /etc/qwen-code/settings.json), user `<home>/.qwen/settings.json`, workspace
+ * /etc/qwen-code/settings.json), user `<home>/.qwen/settings.json`, mcpctl's user server file
+ * (`options.serverFilePath` ?? `$MCPCTL_SERVERS_PATH` ?? `<home>/.mcpctl/mcp.json`), workspace
  * `<ws>/.qwen/settings.json` (skipped when it is the user file, i.e. the workspace is the home,
  * as Qwen Code does), project `<ws>/.mcp.json`, the `--mcp-config` file (scope `cli`),
  * `<home>/.qwen/trustedFolders.json`, and the language servers' project `<ws>/.lsp.json` and
@@ -26,6 +27,7 @@ import type { SessionFlags } from '../api/index.js';
 import path from 'node:path';
 import {
   computeGating,
+  userServerFilePath,
   type ApprovalLookup,
   type LanguageServerApprovalLookup,
   type McpServerConfig,
@@ -49,6 +51,8 @@ export interface SessionStoreOptions extends SessionFlags {
   readonly home: string;
   /** Default `$MCPCTL_SYSTEM_SETTINGS_PATH`, else /etc/qwen-code/settings.json. */
   readonly systemSettingsPath?: string;
+  /** mcpctl's user server file; default `$MCPCTL_SERVERS_PATH`, else `<home>/.mcpctl/mcp.json`. */
+  readonly serverFilePath?: string;
   readonly approvals: ApprovalLookup;
   /**
    * The approval state of a project language server for its config. Default: none approved
@@ -72,6 +76,8 @@ export interface SessionStoreOptions extends SessionFlags {
 export interface SessionFiles {
   readonly system: string;
   readonly user: string;
+  /** mcpctl's user server file (api/server-file.ts). */
+  readonly servers: string;
   readonly workspace?: string;
   readonly project: string;
   readonly cli?: string;
@@ -94,6 +100,7 @@ export function sessionFiles(options: SessionStoreOptions): SessionFiles {
         DEFAULT_SYSTEM_SETTINGS_PATH,
     ),
     user,
+    servers: path.resolve(options.serverFilePath ?? userServerFilePath(home)),
     ...(workspace === user ? {} : { workspace }),
     project: path.join(ws, '.mcp.json'),
     ...(options.mcpConfigPath === undefined ? {} : { cli: path.resolve(options.mcpConfigPath) }),
@@ -129,6 +136,7 @@ function allLeases(l: Leases): AnyLease[] {
   const held: (AnyLease | undefined)[] = [
     l.system,
     l.user,
+    l.servers,
     l.workspace,
     l.project,
     l.cli,
@@ -183,6 +191,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     return {
       system: l.system.source.snapshot(),
       user: l.user.source.snapshot(),
+      servers: l.servers?.source.snapshot(),
       workspace: l.workspace?.source.snapshot(),
       project: l.project.source.snapshot(),
       cli: l.cli?.source.snapshot(),
@@ -224,6 +233,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     const l: Leases = {
       system: sources.settings(files.system),
       user: sources.settings(files.user),
+      servers: sources.serverFile(files.servers),
       ...(files.workspace === undefined
         ? {}
         : { workspace: sources.workspaceSettings(files.workspace) }),
@@ -244,10 +254,11 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   async function peekSnapshots(l: Leases): Promise<SessionSnapshots> {
     const peekOf = <T>(lease: SourceLease<T> | undefined): Promise<FileSnapshot<T> | undefined> =>
       lease ? lease.source.peek() : Promise.resolve(undefined);
-    const [system, user, workspace, project, cli, projectLsp, cliLsp, trustedFolders] =
+    const [system, user, servers, workspace, project, cli, projectLsp, cliLsp, trustedFolders] =
       await Promise.all([
         l.system.source.peek(),
         l.user.source.peek(),
+        peekOf(l.servers),
         peekOf(l.workspace),
         l.project.source.peek(),
         peekOf(l.cli),
@@ -255,7 +266,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         peekOf(l.cliLsp),
         l.trustedFolders.source.peek(),
       ]);
-    return { system, user, workspace, project, cli, projectLsp, cliLsp, trustedFolders };
+    return { system, user, servers, workspace, project, cli, projectLsp, cliLsp, trustedFolders };
   }
 
   function requireStarted(what: string): Leases {

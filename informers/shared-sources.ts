@@ -16,13 +16,14 @@
  * - close() closes every source still open, whatever leases remain.
  */
 import path from 'node:path';
-import type { LanguageServerConfigs, SourceContent } from '../api/index.js';
+import type { LanguageServerConfigs, ServerFileContent, SourceContent } from '../api/index.js';
 import { createFileSource, type FileSource } from './file-source.js';
 import {
   LSP_JSON_KIND,
   MCP_JSON_KIND,
   PROJECT_LSP_JSON_KIND,
   PROJECT_MCP_JSON_KIND,
+  SERVER_FILE_KIND,
   SETTINGS_KIND,
   TRUSTED_FOLDERS_KIND,
   WORKSPACE_SETTINGS_KIND,
@@ -51,6 +52,8 @@ export interface SharedSources {
   mcpJson(file: string): SourceLease<SourceContent>;
   /** A workspace's `.mcp.json`: a gated scope, with the gated scopes' server cap. */
   projectMcpJson(file: string): SourceLease<SourceContent>;
+  /** mcpctl's user server file (api/server-file.ts): one for every session. */
+  serverFile(file: string): SourceLease<ServerFileContent>;
   /** A `--lsp-config` file: language servers the user trusts. */
   lspJson(file: string): SourceLease<LanguageServerConfigs>;
   /** A workspace's `.lsp.json`: a gated scope, with the gated scopes' server cap. */
@@ -108,6 +111,7 @@ export function createSharedSources(options: SharedSourcesOptions = {}): SharedS
     workspaceSettings: (file) => acquire('workspaceSettings', WORKSPACE_SETTINGS_KIND, file),
     mcpJson: (file) => acquire('mcpJson', MCP_JSON_KIND, file),
     projectMcpJson: (file) => acquire('projectMcpJson', PROJECT_MCP_JSON_KIND, file),
+    serverFile: (file) => acquire('serverFile', SERVER_FILE_KIND, file),
     lspJson: (file) => acquire('lspJson', LSP_JSON_KIND, file),
     projectLspJson: (file) => acquire('projectLspJson', PROJECT_LSP_JSON_KIND, file),
     trustedFolders: (file) => acquire('trustedFolders', TRUSTED_FOLDERS_KIND, file),

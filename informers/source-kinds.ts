@@ -9,6 +9,9 @@
  *   ignored, never errors. No restart gate: nothing in it needs a restart.
  * - `lspJson` (`<ws>/.lsp.json`, `--lsp-config FILE`): a top-level key per language server,
  *   validated through api/lsp-schema.ts. No restart gate.
+ * - `serverFile` (mcpctl's own user server file, api/server-file.ts): `mcpServers` as a
+ *   `.mcp.json`'s and `projects[<workspace>].mcpServers`; other keys ignored. The user's own
+ *   file: no cap, no restart gate.
  * - `trustedFolders`: the trust rules of trust.ts.
  * - A server entry with any error makes the whole file invalid (keep-last-good keeps the
  *   previous content in force); warnings (unknown fields) never do.
@@ -22,9 +25,11 @@ import {
   formatPath,
   normalizeServerConfig,
   validateLanguageServerDocument,
+  validateServerFileDocument,
   validateSourceDocument,
   type ConfigPath,
   type LanguageServerConfigs,
+  type ServerFileContent,
   type SourceContent,
   isObject,
 } from '../api/index.js';
@@ -159,6 +164,15 @@ export const PROJECT_LSP_JSON_KIND: KindOptions<LanguageServerConfigs> = {
     'project .lsp.json',
     LSP_CAP,
   ),
+};
+
+/** mcpctl's user server file: the user's own, so not capped. */
+export const SERVER_FILE_KIND: KindOptions<ServerFileContent> = {
+  validate: (document) => {
+    const v = validateServerFileDocument(document);
+    return { value: v.content, errors: v.errors, warnings: v.warnings };
+  },
+  empty: {},
 };
 
 export const TRUSTED_FOLDERS_KIND: KindOptions<readonly TrustRule[]> = {

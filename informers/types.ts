@@ -25,6 +25,7 @@ export type SourceKind =
   | 'settings'
   | 'workspaceSettings'
   | 'mcpJson'
+  | 'serverFile'
   | 'projectMcpJson'
   | 'lspJson'
   | 'projectLspJson'

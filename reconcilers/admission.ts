@@ -37,7 +37,7 @@ import {
   type McpServerConfig,
   type Scope,
   type SessionEnvironment,
-  syntaxOfScope,
+  syntaxOfServer,
 } from '../api/index.js';
 import type { AdmissionTicket, LanguageServerTicket } from '../pool/ticket.js';
 import { resolveCommand } from './command-path.js';
@@ -182,7 +182,7 @@ function mcpRuntime(
   server: DesiredServer,
   ctx: Pick<AdmissionContext<never>, 'env' | 'workspace'>,
 ): Runtime {
-  const expansion = expandServerConfig(server.config, syntaxOfScope(server.scope), ctx.env.vars);
+  const expansion = expandServerConfig(server.config, syntaxOfServer(server), ctx.env.vars);
   if (!expansion.ok) return missingEnv(expansion.missing, `server ${server.name}`, server.source);
   let config = expansion.config;
   const command =

@@ -67,7 +67,9 @@ export function toMcpServer(
     apiVersion: API_VERSION,
     kind: 'McpServer',
     metadata: metadataOf(server, record),
-    spec: options.showSecrets ? server.config : MCP_SERVERS.redact(server.config, server.scope),
+    spec: options.showSecrets
+      ? server.config
+      : MCP_SERVERS.redact(server.config, server.scope, server.syntax),
     status: {
       ...baseStatusOf(record, MCP_SERVERS.approvalHash(server.config)),
       tools: (entry?.tools ?? []).map((t) => t.name),

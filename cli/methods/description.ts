@@ -23,7 +23,11 @@ export function descriptionOf<O extends { status: { conditions: Condition[] } }>
     server,
     sessionConditions: session.conditions,
     disclosure: desired
-      ? descriptor.disclose(desired.config, desired.scope)
+      ? descriptor.disclose(
+          desired.config,
+          desired.scope,
+          'syntax' in desired ? desired.syntax : undefined,
+        )
       : { fields: [], inputs: [], sends: [], warnings: [] },
     stderr: ready ? [] : session.kind(kind).stderrTail(name).slice(-STDERR_LINES),
     events: session.eventList().filter((e) => e.involvedObject === object),
