@@ -1,5 +1,5 @@
 /**
- * e2e: `mcpctl setup AGENT` for Claude Code, Gemini CLI and Qwen Code (issue 33). Each agent's
+ * e2e: `mcpctl setup AGENT` for Claude Code, Gemini CLI, Qwen Code, VS Code and Cursor (issue 33). Each agent's
  * config written as its docs say (user and project servers, an excluded one, comments, a
  * secret), real servers (server-memory, server-everything, server-filesystem); `--dry-run`
  * changes no byte, setup leaves one mcpctl entry the agent starts and every server reachable
@@ -227,3 +227,73 @@ describe('mcpctl setup qwen (e2e)', () => {
     },
   );
 });
+
+for (const editor of [
+  {
+    agent: 'vscode' as const,
+    section: 'servers',
+    user: () => path.join(env.home, '.config', 'Code', 'User', 'mcp.json'),
+    repo: () => path.join(env.workspace, '.vscode', 'mcp.json'),
+    type: { type: 'stdio' },
+  },
+  {
+    agent: 'cursor' as const,
+    section: 'mcpServers',
+    user: () => path.join(env.home, '.cursor', 'mcp.json'),
+    repo: () => path.join(env.workspace, '.cursor', 'mcp.json'),
+    type: {},
+  },
+]) {
+  describe(`mcpctl setup ${editor.agent} (e2e)`, () => {
+    it(
+      'moves the user servers (${env:X} as ${X}), leaves the repository’s with the editor, and undoes',
+      T,
+      async () => {
+        const mem = env.memoryServer();
+        env.write(
+          editor.user(),
+          `{
+  // ${editor.agent}'s user servers
+  "${editor.section}": {
+    "mem": { ${editor.agent === 'vscode' ? '"type": "stdio", ' : ''}"command": ${JSON.stringify(mem.command)}, "args": ${JSON.stringify(mem.args)}, "env": { "MEMORY_FILE_PATH": "\${env:MEMFILE}", "API_KEY": "${SECRET}" } },
+    "evr": { ${editor.agent === 'vscode' ? '"type": "stdio", ' : ''}"command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(EVERYTHING)}] }
+  }
+}
+`,
+        );
+        env.write(editor.repo(), {
+          [editor.section]: { repo: { ...editor.type, ...env.fixture('repo') } },
+        });
+        const out = await setupFlow(
+          env,
+          {
+            agent: editor.agent,
+            files: [editor.user(), editor.repo(), serverFile()],
+            secrets: [SECRET],
+            agentStarts: () => keysOf(read(editor.user())[editor.section]),
+            entry: () =>
+              (
+                read(editor.user())[editor.section] as Record<
+                  string,
+                  { command: string; args: string[] }
+                >
+              ).mcpctl,
+            reach: ['mem', 'evr'],
+            approve: [],
+            never: ['repo'],
+          },
+          { MEMFILE: mem.env.MEMORY_FILE_PATH },
+        );
+        assert.match(out.setup, /keeps starting "repo" itself/);
+      },
+    );
+
+    it('refuses an entry with an input it cannot ask for, naming it', T, async () => {
+      env.write(
+        editor.user(),
+        `{ "${editor.section}": { "ask": { "command": "c", "env": { "K": "\${input:key}" } } } }\n`,
+      );
+      await refusedFlow(env, editor.agent, [editor.user(), serverFile()], '"ask"');
+    });
+  });
+}

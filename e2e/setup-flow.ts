@@ -20,7 +20,7 @@ export function snapshot(files: readonly string[]): Map<string, string | null> {
 }
 
 export interface FlowCase {
-  readonly agent: 'claude' | 'gemini' | 'qwen';
+  readonly agent: 'claude' | 'gemini' | 'qwen' | 'vscode' | 'cursor';
   /** The agent's files (and mcpctl's server file): compared byte for byte. */
   readonly files: readonly string[];
   /** Secret values written in the agent's config: never printed. */

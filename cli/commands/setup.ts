@@ -80,7 +80,7 @@ export function registerSetup(program: Command, io: Io): void {
   program
     .command('setup')
     .description(
-      "point an agent (claude, gemini, qwen) at mcpctl and move its servers to mcpctl's server file, so it reaches each one once, through mcpctl",
+      "point an agent (claude, gemini, qwen, vscode, cursor) at mcpctl and move its servers to mcpctl's server file, so it reaches each one once, through mcpctl",
     )
     .argument('<agent>', `the agent: ${[...AGENTS.keys()].join(', ')}`)
     .option('--dry-run', 'print the change as a diff per file; write nothing')

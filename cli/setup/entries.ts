@@ -93,6 +93,67 @@ export function convertSettingsVariables(
   return { ok: true, entry: out, changed };
 }
 
+/** What an editor's `${…}` becomes in the server file, or why it cannot be carried over. */
+export type EditorVariable = (
+  inner: string,
+) => { readonly text: string } | { readonly problem: string };
+
+/** Fields an editor's entry may hold that mcpctl would silently ignore: refused, not dropped. */
+const UNCARRIED: ReadonlyMap<string, string> = new Map([
+  ['envFile', 'mcpctl reads no env file: put the variables in env'],
+  ['dev', 'a development-mode server (watch, debug) stays with the editor'],
+]);
+
+/**
+ * `entry` written in an editor's syntax (VS Code, Cursor: `${env:NAME}`, `${userHome}`,
+ * `${input:…}`, …) in the server file's, each `${…}` mapped by `variable`.
+ */
+export function convertEditorVariables(
+  where: string,
+  entry: Readonly<Record<string, unknown>>,
+  variable: EditorVariable,
+): Converted {
+  const out: Record<string, unknown> = {};
+  let changed = false;
+  for (const [field, value] of Object.entries(entry)) {
+    const why = UNCARRIED.get(field);
+    if (why !== undefined)
+      return { ok: false, problem: `${where}.${field}: ${why}; then run setup again` };
+    const expands = syntaxOfField('claude', field) === 'claude';
+    let problem: string | undefined;
+    out[field] = mapStrings(value, (s) =>
+      s.replace(/\$\{([^}]*)\}/g, (match, inner: string) => {
+        const mapped = variable(inner);
+        if ('problem' in mapped) {
+          problem ??= `${where}.${field}: \${${inner}}: ${mapped.problem}; write the value out (or move the server to mcpctl by hand), then run setup again`;
+          return match;
+        }
+        if (!expands && mapped.text.includes('$')) {
+          problem ??= `${where}.${field} uses an environment variable, which mcpctl's server file does not expand in ${field}; write the value out, then run setup again`;
+          return match;
+        }
+        changed = true;
+        return mapped.text;
+      }),
+    );
+    if (problem !== undefined) return { ok: false, problem };
+  }
+  return { ok: true, entry: out, changed };
+}
+
+/** VS Code's and Cursor's `${env:NAME}`; `${userHome}` as `${HOME}` where `home` says so. */
+export function editorVariable(extra: Readonly<Record<string, string>> = {}): EditorVariable {
+  return (inner) => {
+    const env = /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(inner);
+    if (env !== null) return { text: `\${${env[1]}}` };
+    const known = extra[inner];
+    if (known !== undefined) return { text: known };
+    if (inner.startsWith('input:'))
+      return { problem: 'an input the editor asks for, which mcpctl cannot ask' };
+    return { problem: "an editor variable mcpctl's server file has no equal of" };
+  };
+}
+
 /** A literal value with no variable in it (a reference alone holds no secret). */
 function literalSecret(text: string): boolean {
   return (

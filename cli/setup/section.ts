@@ -12,7 +12,14 @@
  * - Edits are made on the text (jsonc-text.ts), so comments and formatting survive.
  */
 import { isObject, jsonEqual } from '../../api/index.js';
-import { checkEntry, convertSettingsVariables, named, secretsOf, type Secret } from './entries.js';
+import {
+  checkEntry,
+  convertSettingsVariables,
+  named,
+  secretsOf,
+  type Converted,
+  type Secret,
+} from './entries.js';
 import { parseConfig, removeAt, setAt, valueAt } from './jsonc-text.js';
 import {
   ENTRY_NAME,
@@ -48,8 +55,11 @@ export interface TakeOptions {
   readonly to: MovedServer['to'];
   /** For `to: 'workspace'`: the folder's real path. */
   readonly workspace?: string;
-  /** The file's variable syntax. */
-  readonly syntax: 'claude' | 'settings';
+  /** The file's variable syntax: `.mcp.json`'s (copied), a settings file's, or an editor's. */
+  readonly syntax:
+    | 'claude'
+    | 'settings'
+    | ((where: string, entry: Readonly<Record<string, unknown>>) => Converted);
   /** Why a server stays with the agent (excluded, disabled…), or undefined to move it. */
   readonly keep?: (name: string) => string | undefined;
 }
@@ -81,8 +91,9 @@ export function takeServers(draft: Draft, o: TakeOptions): string {
       continue;
     }
     let entry: Record<string, unknown> = { ...raw };
-    if (o.syntax === 'settings') {
-      const converted = convertSettingsVariables(`${o.file}: ${where}`, raw);
+    if (o.syntax !== 'claude') {
+      const convert = o.syntax === 'settings' ? convertSettingsVariables : o.syntax;
+      const converted = convert(`${o.file}: ${where}`, raw);
       if (!converted.ok) {
         draft.refusals.push(converted.problem);
         continue;
@@ -90,7 +101,7 @@ export function takeServers(draft: Draft, o: TakeOptions): string {
       entry = converted.entry;
       if (converted.changed)
         draft.notes.push(
-          `${o.file}: ${where}: $VAR written as \${VAR}, the server file's syntax (same meaning)`,
+          `${o.file}: ${where}: its variables written as \${VAR}, the server file's syntax (same meaning)`,
         );
     }
     draft.secrets.push(...secretsOf(entry));
