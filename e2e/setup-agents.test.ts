@@ -99,6 +99,49 @@ describe('mcpctl setup claude (e2e)', () => {
     },
   );
 
+  it('--http writes the endpoint with the token header, never printing the token', T, async () => {
+    write();
+    const dry = await env.cli(['setup', 'claude', '--http', '127.0.0.1:7123', '--dry-run']);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /"Authorization": "Bearer <redacted>"/);
+    const run = await env.cli(['setup', 'claude', '--http', '127.0.0.1:7123']);
+    assert.equal(run.code, 0, run.stderr);
+    const token = (await env.cli(['token'])).stdout.trim();
+    assert.ok(token.length >= 16);
+    for (const out of [dry, run])
+      assert.ok(!(out.stdout + out.stderr).includes(token), 'token printed');
+    assert.deepEqual((read(user()).mcpServers as Obj).mcpctl, {
+      type: 'http',
+      url: 'http://127.0.0.1:7123/mcp',
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    assert.match(
+      (await env.cli(['setup', 'claude', '--http', '127.0.0.1:7123'])).stdout,
+      /^already set up/,
+    );
+  });
+
+  it(
+    '--undo refuses a file changed since setup (Claude rewrote it), unless --force',
+    T,
+    async () => {
+      write();
+      const original = readFileSync(user(), 'utf8');
+      assert.equal((await env.cli(['setup', 'claude'])).code, 0);
+      const changed = readFileSync(user(), 'utf8').replace('"numStartups": 7', '"numStartups": 8');
+      env.write(user(), changed);
+      const undo = await env.cli(['setup', 'claude', '--undo']);
+      assert.equal(undo.code, 1);
+      assert.ok(undo.stderr.includes(`${user()}: changed since setup wrote it`), undo.stderr);
+      assert.match(undo.stderr, /--force/);
+      assert.equal(readFileSync(user(), 'utf8'), changed, 'nothing changed');
+      const forced = await env.cli(['setup', 'claude', '--undo', '--force']);
+      assert.equal(forced.code, 0, forced.stderr);
+      assert.equal(readFileSync(user(), 'utf8'), original);
+      assert.match((await env.cli(['setup', 'claude', '--undo'])).stdout, /^nothing to undo/);
+    },
+  );
+
   it('leaves a ~/.claude.json it does not understand as it is, saying which file', T, async () => {
     env.write(user(), '{ "mcpServers": { "x": { "command": 5 } } }\n');
     await refusedFlow(env, 'claude', [user(), serverFile()], user());

@@ -20,7 +20,7 @@ import type { Command } from 'commander';
 import type { GlobalOptions, Io } from '../command-env.js';
 import { CliError, UsageError } from '../errors.js';
 import { PATH as HTTP_PATH } from '../http/checks.js';
-import { TokenFileError, ensureToken, tokenPath } from '../http/token.js';
+import { TokenFileError, ensureToken, readToken, tokenPath } from '../http/token.js';
 import { homeDirectory } from '../rpc/socket-path.js';
 import { AGENTS } from '../setup/agents.js';
 import { applyPlan, undoSetup } from '../setup/apply.js';
@@ -38,7 +38,10 @@ interface SetupOptions {
   http?: string;
 }
 
-function httpReach(spec: string, home: string): Reach {
+/** A dry run makes no token file: a stand-in, shown `<redacted>` like the real one. */
+const DRY_RUN_TOKEN = 'token-made-by-the-real-run';
+
+function httpReach(spec: string, home: string, dryRun: boolean): Reach {
   const m = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(spec);
   const port = m === null ? NaN : Number(m[2]);
   if (m === null || !(port > 0 && port < 65536))
@@ -47,7 +50,7 @@ function httpReach(spec: string, home: string): Reach {
     );
   let token: string;
   try {
-    token = ensureToken(tokenPath(home));
+    token = dryRun ? (readToken(tokenPath(home)) ?? DRY_RUN_TOKEN) : ensureToken(tokenPath(home));
   } catch (err) {
     if (err instanceof TokenFileError) throw new CliError(err.message);
     throw err;
@@ -121,7 +124,8 @@ export function registerSetup(program: Command, io: Io): void {
         throw new CliError(
           `the workspace ${globals.workspace ?? process.cwd()} does not exist; run setup in your project's folder`,
         );
-      const reach = opts.http === undefined ? serveReach() : httpReach(opts.http, home);
+      const reach =
+        opts.http === undefined ? serveReach() : httpReach(opts.http, home, opts.dryRun === true);
       const plan = await planSetup(
         agent,
         { home, workspace, reach, realpath: realpathOrUndefined },
