@@ -8,7 +8,8 @@
  *   server excluded (`mcp.excluded`) or left out of `mcp.allowed` stays where it is: those
  *   lists gate mcpctl too, so it starts nowhere, as before. Nothing is added to
  *   `mcp.excluded`: that would keep mcpctl from starting the server as well.
- * - `~/.qwen/settings.json` gets one `mcpctl` entry (mcpctl, reading the file, knows its own
+ * - `~/.qwen/settings.json` gets one `mcpctl` entry, `serve --meta-tools` (Qwen never re-lists
+ *   its tools, so a server added later is reached through the meta tools; mcpctl, reading the file, knows its own
  *   entry and offers nothing through it), and `mcp.allowed`, when the user has one, the name
  *   `mcpctl`.
  * - The workspace's `.qwen/settings.json` is the repository's: never edited. Qwen Code has no
@@ -93,7 +94,7 @@ export const QWEN: AgentSetup = {
       text,
       user.value,
       ['mcpServers'],
-      reachEntry(ctx.reach, 'gemini'),
+      reachEntry(ctx.reach, 'gemini', true),
     );
     if (allowed !== undefined && !allowed.includes(ENTRY_NAME))
       text = appendAt(text, ['mcp', 'allowed'], allowed.length, [ENTRY_NAME]);

@@ -15,15 +15,27 @@ import type { Reach } from './types.js';
 /** The shapes agents write a server in. */
 export type EntryStyle = 'claude' | 'gemini' | 'vscode' | 'cursor';
 
-export function reachEntry(reach: Reach, style: EntryStyle): Record<string, unknown> {
+/**
+ * The entry for `style`. `metaTools`: for an agent that never re-lists its tools (Qwen Code),
+ * serve's `--meta-tools` (`?metaTools=add` over HTTP), so a server added later is still usable.
+ */
+export function reachEntry(
+  reach: Reach,
+  style: EntryStyle,
+  metaTools = false,
+): Record<string, unknown> {
   if (reach.kind === 'serve') {
-    const stdio = { command: reach.command, args: [...reach.args] };
+    const stdio = {
+      command: reach.command,
+      args: [...reach.args, ...(metaTools ? ['--meta-tools'] : [])],
+    };
     return style === 'claude' || style === 'vscode' ? { type: 'stdio', ...stdio } : stdio;
   }
   const headers = { Authorization: `Bearer ${reach.token}` };
-  if (style === 'gemini') return { httpUrl: reach.url, headers };
-  if (style === 'cursor') return { url: reach.url, headers };
-  return { type: 'http', url: reach.url, headers };
+  const url = metaTools ? `${reach.url}?metaTools=add` : reach.url;
+  if (style === 'gemini') return { httpUrl: url, headers };
+  if (style === 'cursor') return { url, headers };
+  return { type: 'http', url, headers };
 }
 
 function realOrNull(file: string): string | null {

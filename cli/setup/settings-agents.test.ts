@@ -113,9 +113,10 @@ describe('setup qwen: the plan', () => {
     const after = value(plan.changes[0].text);
     assert.deepEqual(after.mcp, { excluded: ['Off'] });
     assert.deepEqual(Object.keys(after.mcpServers as object), ['Off', 'mcpctl']);
+    // Qwen never re-lists its tools: serve with the meta tools.
     assert.deepEqual((after.mcpServers as Record<string, unknown>).mcpctl, {
       command: 'mcpctl',
-      args: ['serve'],
+      args: ['serve', '--meta-tools'],
     });
     assert.ok(plan.notes.some((n) => n.includes('"wsrv"') && n.includes('AND')));
   });
