@@ -121,7 +121,7 @@ describe('addServer', () => {
     const error = await refused(
       addServer(file, 'fs', { command: 'python' }),
       'exists',
-      /mcpServers\."fs" already holds another server of that name; .*nothing was changed/,
+      /mcpServers\."fs" already holds another server of that name \(replace it, or remove it first\); nothing was changed/,
     );
     assert.ok(error.message.startsWith(file));
     assert.deepEqual(fingerprint(file), before);
@@ -316,5 +316,27 @@ describe('removeServer', () => {
     const content = (await readServerFile(file)).content;
     assert.equal(content.mcpServers?.['__proto__']?.command, 'p');
     assert.equal((await removeServer(file, '__proto__')).result, 'removed');
+  });
+});
+
+describe('shape mcpJson', () => {
+  it('validates only mcpServers, leaving every other key to its owner', T, async () => {
+    const project = dir.file('.mcp.json');
+    writeFileSync(project, '{ "projects": "theirs, not ours", "mcpServers": {} }\n');
+    await refused(
+      addServer(project, 'a', { command: 'a' }, { private: false }),
+      'invalid',
+      /projects: expected an object/,
+    );
+    const out = await addServer(
+      project,
+      'a',
+      { command: 'a' },
+      { private: false, shape: 'mcpJson' },
+    );
+    assert.equal(out.result, 'added');
+    const read = await readServerFile(project, { shape: 'mcpJson' });
+    assert.deepEqual(Object.keys(read.content.mcpServers ?? {}), ['a']);
+    assert.equal(read.content.projects, undefined);
   });
 });

@@ -9,7 +9,8 @@
  *   follows the file's (tabs or its number of spaces; 2 for a new file).
  * - Nothing is written unless the edit changed the text (an edit that changes nothing, such as
  *   adding the identical entry again, leaves the file and its mtime alone), and the result
- *   must parse and validate as a server file (server-file.ts); otherwise a `ServerFileError`
+ *   must parse and validate as a server file (server-file.ts; with `shape: 'mcpJson'` only its
+ *   `mcpServers`, as a project's or an agent's `.mcp.json`); otherwise a `ServerFileError`
  *   names the file, line and column, what is wrong and what to do, and nothing is changed.
  * - A file that does not parse is never written; a syntax error is reported as the informers
  *   report it (jsonc-location.ts), with "nothing was changed".
@@ -179,8 +180,24 @@ function parse(file: string, text: string): Parsed {
 }
 
 /** The text validated, or a ServerFileError at its first error. */
-function validated(file: string, text: string, parsed: Parsed): ServerFileValidation {
-  const v = validateServerFileDocument(parsed.document);
+/**
+ * What a file is validated as: mcpctl's server file (`mcpServers` and `projects`), or a plain
+ * `.mcp.json` (a project's, an agent's: only `mcpServers` is read, every other key is theirs).
+ */
+export type ServerFileShape = 'serverFile' | 'mcpJson';
+
+function validateAs(shape: ServerFileShape, document: unknown): ServerFileValidation {
+  if (shape === 'serverFile' || !isObject(document)) return validateServerFileDocument(document);
+  return validateServerFileDocument({ mcpServers: document.mcpServers });
+}
+
+function validated(
+  file: string,
+  text: string,
+  parsed: Parsed,
+  shape: ServerFileShape,
+): ServerFileValidation {
+  const v = validateAs(shape, parsed.document);
   const first = v.errors[0];
   if (first !== undefined)
     throw new ServerFileError(
@@ -263,7 +280,12 @@ function editorOf(loaded: Loaded, parsed: Parsed): ServerFileEditor {
   };
 }
 
-export interface WriteOptions {
+export interface ShapeOptions {
+  /** Default `serverFile`. */
+  readonly shape?: ServerFileShape;
+}
+
+export interface WriteOptions extends ShapeOptions {
   /**
    * The user's server file (default): written 0600, its folder made 0700 when missing. False:
    * a project's `.mcp.json`, which keeps its mode (0644 when new) in a folder that must exist.
@@ -316,7 +338,7 @@ export async function editServerFile<R>(
     if (editor.text === loaded.text) return { result, changed: false, text: loaded.text };
     let text = editor.text;
     if (!loaded.exists && !text.endsWith('\n')) text += '\n';
-    validated(absolute, text, parse(absolute, text));
+    validated(absolute, text, parse(absolute, text), options.shape ?? 'serverFile');
     const now = await load(absolute);
     if (now.exists !== loaded.exists || now.text !== loaded.text) continue;
     await write(loaded, text, options);
@@ -340,11 +362,14 @@ export interface ServerFileRead {
 }
 
 /** Reads and validates a server file; a missing one is empty. Refusals as the editor's. */
-export async function readServerFile(file: string): Promise<ServerFileRead> {
+export async function readServerFile(
+  file: string,
+  options: ShapeOptions = {},
+): Promise<ServerFileRead> {
   const absolute = path.resolve(file);
   const loaded = await load(absolute);
   const parsed = parse(absolute, loaded.text);
-  const v = validated(absolute, loaded.text, parsed);
+  const v = validated(absolute, loaded.text, parsed, options.shape ?? 'serverFile');
   const warnings = v.warnings.map(
     (w) => `${at(absolute, loaded.text, issueOffset(parsed.tree, w.path))}: ${w.message}`,
   );

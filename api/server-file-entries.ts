@@ -81,7 +81,7 @@ export async function addServer(
         throw new ServerFileError(
           absolute,
           'exists',
-          `${absolute}: ${serverWhere(name, options.workspace)} already holds another server of that name; replace it or remove it first; ${NOTHING_CHANGED}`,
+          `${absolute}: ${serverWhere(name, options.workspace)} already holds another server of that name (replace it, or remove it first); ${NOTHING_CHANGED}`,
         );
       editor.set(where, entry);
       return existing === undefined ? 'added' : 'replaced';

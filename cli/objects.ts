@@ -24,6 +24,19 @@ export type {
   SubjectSummary,
 };
 
+/** One file a session reads (a source), as `get sessions -o json|yaml` lists it. */
+export interface SessionSource {
+  file: string;
+  /** `system`, `user`, `workspace`, `project`, `cli`, or `trust` (trustedFolders.json). */
+  scope: string;
+  /** `servers`, `languageServers` or `trust`. */
+  holds: string;
+  /** False for a missing file (an empty source, not an error). */
+  exists: boolean;
+  /** False while its last read did not parse or validate (its last good content in force). */
+  valid: boolean;
+}
+
 export interface SessionObject {
   apiVersion: typeof API_VERSION;
   kind: 'Session';
@@ -52,6 +65,8 @@ export interface SessionObject {
      * workspace, possibly different ways), oldest first.
      */
     agents: AgentOpener[];
+    /** Every file it reads: settings, mcpctl's server file, .mcp.json, .lsp.json, trustedFolders.json. */
+    sources: SessionSource[];
   };
 }
 

@@ -10,6 +10,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { processIo, terminalSafeIo, type Io } from './command-env.js';
+import { registerAdd, registerRemove } from './commands/add.js';
 import { registerDaemon } from './commands/daemon.js';
 import { registerDecisions } from './commands/decide.js';
 import { registerDescribe } from './commands/describe.js';
@@ -64,6 +65,8 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
   registerWait(program, io);
   registerStop(program, io);
   registerToken(program, io);
+  registerAdd(program, io);
+  registerRemove(program, io);
   registerSetup(program, io);
   registerServe(program, onDaemonExit);
   return program;

@@ -6,8 +6,8 @@
  * - Paths are found from this file's compiled location (import.meta.url), so the tests work
  *   with any build output folder (dist/, .build-*).
  * - Every child gets an environment of its own: HOME, MCPCTL_SOCKET and
- *   MCPCTL_SYSTEM_SETTINGS_PATH point into the temp dir; MCPCTL_APPROVALS_PATH and
- *   XDG_RUNTIME_DIR of the caller are removed, so nothing outside the temp dir is read or
+ *   MCPCTL_SYSTEM_SETTINGS_PATH point into the temp dir; MCPCTL_APPROVALS_PATH,
+ *   MCPCTL_SERVERS_PATH and XDG_RUNTIME_DIR of the caller are removed, so nothing outside the temp dir is read or
  *   written.
  * - `cleanup()` ends every daemon it started (SIGTERM, then SIGKILL), then every process whose
  *   command line mentions the temp dir or whose pid a test reported (whole process groups),
@@ -187,6 +187,7 @@ export class TestEnv {
   env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env.MCPCTL_APPROVALS_PATH;
+    delete env.MCPCTL_SERVERS_PATH;
     delete env.XDG_RUNTIME_DIR;
     delete env.MCPCTL_TEST;
     delete env.NODE_TEST_CONTEXT; // A child must not think it runs under our node:test.
@@ -210,6 +211,11 @@ export class TestEnv {
 
   get mcpJsonPath(): string {
     return path.join(this.workspace, '.mcp.json');
+  }
+
+  /** mcpctl's user server file (its folder `~/.mcpctl/` is not made). */
+  get serverFilePath(): string {
+    return path.join(this.home, '.mcpctl', 'mcp.json');
   }
 
   get approvalsPath(): string {

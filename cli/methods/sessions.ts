@@ -188,6 +188,13 @@ export function toSessionObject(
       servers: Object.keys(session.desired().servers).sort(),
       env: session.envLabel,
       agents: agents.map((a) => ({ ...a })),
+      sources: session.desired().sources.map((s) => ({
+        file: s.file,
+        scope: s.scope,
+        holds: s.holds,
+        exists: s.exists,
+        valid: s.errors.length === 0,
+      })),
     },
   };
 }
