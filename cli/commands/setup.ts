@@ -17,6 +17,7 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
+import { ServerFileError } from '../../api/index.js';
 import type { GlobalOptions, Io } from '../command-env.js';
 import { CliError, UsageError } from '../errors.js';
 import { PATH as HTTP_PATH } from '../http/checks.js';
@@ -106,7 +107,12 @@ export function registerSetup(program: Command, io: Io): void {
       const home = homeDirectory();
       const side = serverFileSide(home);
       if (opts.undo === true) {
-        const undone = await undoSetup(home, agent.id, side, opts.force === true);
+        const undone = await undoSetup(home, agent.id, side, opts.force === true).catch(
+          (err: unknown) => {
+            if (err instanceof ServerFileError) throw new CliError(err.message);
+            throw err;
+          },
+        );
         if (undone === undefined) {
           io.out(
             `nothing to undo: no setup of ${agent.title} in ${path.join(home, '.mcpctl', 'backups', agent.id)}\n`,
@@ -149,7 +155,11 @@ export function registerSetup(program: Command, io: Io): void {
         );
         return;
       }
-      const backup = await applyPlan(plan, home, side);
+      const backup = await applyPlan(plan, home, side).catch((err: unknown) => {
+        // The server file's editor refuses with a message naming the file and the fix.
+        if (err instanceof ServerFileError) throw new CliError(err.message);
+        throw err;
+      });
       io.out(
         `${movesText(plan)
           .map((l) => `${l}\n`)

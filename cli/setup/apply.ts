@@ -6,6 +6,10 @@
  *   (folders 0700, files 0600: the files hold tokens): each agent file's original bytes (or
  *   that it did not exist), its mode, the hash of what setup wrote, the folders setup made and
  *   the entries it added to mcpctl's server file (`manifest.json`).
+ * - An agent file that changed since it was planned (the agent wrote it meanwhile) stops the
+ *   run before anything is written.
+ * - An agent file that changed since it was planned (the agent wrote it meanwhile) stops the
+ *   run before anything is written.
  * - Writes are atomic (api/private-file.ts `replaceFile`); an existing file keeps its mode. The
  *   server file is written first; when an agent file then fails to be written, what was
  *   written is put back (agent files from the backup, server entries removed), and the error
@@ -72,12 +76,27 @@ async function missingFolders(folder: string): Promise<string[]> {
   return missing;
 }
 
+/** Refuses when an agent file changed since it was planned (the agent wrote it meanwhile). */
+async function checkUnchanged(plan: SetupPlan): Promise<void> {
+  for (const f of plan.files) {
+    const now = await readAgentFile(f.before.path);
+    const same =
+      now.kind === f.before.kind &&
+      (now.kind !== 'text' || (f.before.kind === 'text' && now.text === f.before.text));
+    if (!same)
+      throw new CliError(
+        `${f.before.path} changed while setup planned (the agent wrote it); nothing was changed: run setup again (best with the agent closed)`,
+      );
+  }
+}
+
 /** Writes `plan` (not refused, not done); returns the backup folder. */
 export async function applyPlan(
   plan: SetupPlan,
   home: string,
   side: ServerFileSide,
 ): Promise<string> {
+  await checkUnchanged(plan);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const folder = path.join(backupRoot(home, plan.agent.id), stamp);
   await mkdir(folder, { recursive: true, mode: 0o700 });
