@@ -126,6 +126,10 @@ describe('setup claude: the plan', () => {
     for (const [text, words] of [
       ['{ "mcpServers": [] }', /mcpServers is not an object/],
       ['{ "mcpServers": { "x": { "command": 5 } } }', /mcpServers\."x"/],
+      [
+        '{ "mcpServers": { "x": { "command": "c", "alwaysAllow": [] } } }',
+        /"x"\.alwaysAllow: a field mcpctl does not use/,
+      ],
       ['{ "mcpServers": ', /not valid JSON/],
       ['[1]', /not a JSON object/],
       ['{ "mcpServers": { "mcpctl": { "command": "other" } } }', /already holds another server/],

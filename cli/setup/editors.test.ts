@@ -66,6 +66,7 @@ describe('setup vscode / cursor: the plan', () => {
       const p = plan(CURSOR, `{ "mcpServers": { "bad": ${entry} } }`);
       assert.equal(p.changes.length, 0, entry);
       assert.match(p.refusals.join(), /mcpServers\."bad"/, entry);
+      if (entry.includes('envFile')) assert.match(p.refusals.join(), /reads no env file/);
     }
   });
 });

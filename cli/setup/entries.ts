@@ -4,8 +4,8 @@
  *
  * Guarantees:
  * - `checkEntry` refuses an entry mcpctl would not read as the agent did (not an object, a
- *   field of the wrong type, no command or URL), naming the file and the entry, quoting no
- *   value (api/'s validation words).
+ *   field of the wrong type, no command or URL, a field mcpctl does not use), naming the file
+ *   and the entry, quoting no value (api/'s validation words).
  * - `convertVariables` keeps each string's meaning: entries written in a settings file's
  *   syntax (Gemini, Qwen: `$VAR` and `${VAR}` in every string) get `${VAR}` in the fields the
  *   server file expands (command, args, env, url, httpUrl, headers); a reference in a field the
@@ -42,8 +42,13 @@ export function checkEntry(
 ): string | undefined {
   const v = validateSourceDocument({ mcpServers: { [name]: raw } }, normalizeServerConfig);
   const first = v.errors[0];
-  if (first === undefined) return undefined;
-  return `${file}: ${where}: ${first.message}; fix or remove the entry, then run setup again`;
+  if (first !== undefined)
+    return `${file}: ${where}: ${first.message}; fix or remove the entry, then run setup again`;
+  // A field mcpctl would keep but not use: moved, the server would run without what it says.
+  const unknown = v.warnings[0]?.path[2];
+  if (unknown !== undefined)
+    return `${file}: ${where}.${String(unknown)}: a field mcpctl does not use, so the server would not run as the agent runs it; remove it (or keep the server with the agent by hand), then run setup again`;
+  return undefined;
 }
 
 export type Converted =

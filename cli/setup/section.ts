@@ -85,12 +85,14 @@ export function takeServers(draft: Draft, o: TakeOptions): string {
       draft.notes.push(`${o.file}: ${where} stays with the agent: ${reason}`);
       continue;
     }
-    const problem = checkEntry(o.file, where, name, raw);
-    if (problem !== undefined || !isObject(raw)) {
-      draft.refusals.push(problem ?? `${o.file}: ${where} is not a server entry`);
+    if (!isObject(raw)) {
+      draft.refusals.push(
+        checkEntry(o.file, where, name, raw) ?? `${o.file}: ${where} is not a server entry`,
+      );
       continue;
     }
     let entry: Record<string, unknown> = { ...raw };
+    let changed = false;
     if (o.syntax !== 'claude') {
       const convert = o.syntax === 'settings' ? convertSettingsVariables : o.syntax;
       const converted = convert(`${o.file}: ${where}`, raw);
@@ -99,11 +101,18 @@ export function takeServers(draft: Draft, o: TakeOptions): string {
         continue;
       }
       entry = converted.entry;
-      if (converted.changed)
-        draft.notes.push(
-          `${o.file}: ${where}: its variables written as \${VAR}, the server file's syntax (same meaning)`,
-        );
+      changed = converted.changed;
     }
+    // Checked as the server file will hold it: what mcpctl reads is what the agent meant.
+    const problem = checkEntry(o.file, where, name, entry);
+    if (problem !== undefined) {
+      draft.refusals.push(problem);
+      continue;
+    }
+    if (changed)
+      draft.notes.push(
+        `${o.file}: ${where}: its variables written as \${VAR}, the server file's syntax (same meaning)`,
+      );
     draft.secrets.push(...secretsOf(entry));
     const move: MovedServer = { name, from: `${o.file} ${where}`, to: o.to, entry };
     draft.moves.push(o.workspace === undefined ? move : { ...move, workspace: o.workspace });
