@@ -108,6 +108,10 @@ function projectFile(
     `${p.project} (shared, not edited): Claude Code starts none of ${names.map(named).join(', ')} (disabledMcpjsonServers in ${p.local}); mcpctl serves each once you approve it (mcpctl approve NAME)`,
   );
   if (missing.length === 0) return [];
+  if (!local.exists)
+    draft.notes.push(
+      `${p.local} is new: it is this folder's private settings, not for the repository (Claude Code keeps it out of git when it makes one itself; make sure your .gitignore does)`,
+    );
   const text =
     listed === undefined
       ? setAt(local.text, ['disabledMcpjsonServers'], missing)
