@@ -154,12 +154,20 @@ describe('mcpctl add / remove and the server file (e2e)', () => {
         `--pid-file=${env.pidFile(name)}`,
       ];
       mkdirSync(path.dirname(env.pidFile('x')), { recursive: true });
-      ok(await env.cli(['add', 'loc', ...fixture('loc')]), 'add local');
+      // Written as a .mcp.json is: `${VAR:-default}` expands (Qwen's syntax would leave it).
+      const withDefault = [
+        '--',
+        process.execPath,
+        FIXTURE,
+        `--pid-file=\${MCPCTL_E2E_UNSET:-${env.pidFile('loc')}}`,
+      ];
+      ok(await env.cli(['add', 'loc', ...withDefault]), 'add local');
       const file = JSON.parse(readFileSync(env.serverFilePath, 'utf8')) as {
         projects: Record<string, unknown>;
       };
       assert.deepEqual(Object.keys(file.projects), [realpathSync(env.workspace)]);
       await tools(a, 'loc tools', (n) => n.includes('loc__echo'));
+      assert.ok(existsSync(env.pidFile('loc')), 'the default of ${MCPCTL_E2E_UNSET:-…} was used');
       const elsewhere = await env.servers({ args: ['--workspace', other] });
       assert.equal(elsewhere.has('loc'), false, "another workspace's session has no local server");
 

@@ -204,7 +204,9 @@ export function registerRemove(program: Command, io: Io): void {
         if (found[0] === undefined) {
           const where = looked.map((p) => `${p.file} at ${p.where(name)}`).join(', ');
           const also = unreadable.length > 0 ? `; also: ${unreadable.join('; ')}` : '';
-          throw new CliError(`no server ${shown}: looked in ${where}${also}`);
+          throw new CliError(
+            `no server ${shown}: looked in ${where}${also} (a server of a settings file or of --mcp-config is removed there, by hand)`,
+          );
         }
         place = found[0];
       }
