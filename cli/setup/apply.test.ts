@@ -59,4 +59,26 @@ describe('setup writes and undoes a plan', () => {
     assert.equal(existsSync(side.path), false);
     assert.equal(existsSync(path.join(ctx.home, '.mcpctl', 'backups')), false);
   });
+
+  it('puts back what it wrote when an agent file cannot be written', async () => {
+    const { ctx, user } = setUp('failing');
+    writeFileSync(
+      path.join(ctx.workspace, '.mcp.json'),
+      '{ "mcpServers": { "p": { "command": "p" } } }',
+    );
+    const side = serverFileSide(ctx.home, {});
+    const before = readFileSync(user, 'utf8');
+    const plan = await planSetup(CLAUDE, ctx, side);
+    assert.equal(plan.files.length, 2);
+    // Where setup would make the folder of .claude/settings.local.json, a file now stands.
+    writeFileSync(path.join(ctx.workspace, '.claude'), 'not a folder');
+    await assert.rejects(applyPlan(plan, ctx.home, side), /was put back, nothing changed/);
+    assert.equal(readFileSync(user, 'utf8'), before);
+    assert.equal(existsSync(side.path), false);
+    assert.equal(
+      await undoSetup(ctx.home, 'claude', side, false),
+      undefined,
+      'nothing left to undo',
+    );
+  });
 });
