@@ -18,6 +18,7 @@ import { registerGet } from './commands/get.js';
 import { registerLogin } from './commands/login.js';
 import { registerReload } from './commands/reload.js';
 import { registerServe } from './commands/serve.js';
+import { registerSetup } from './commands/setup.js';
 import { registerStop } from './commands/stop.js';
 import { registerToken } from './commands/token.js';
 import { registerWait } from './commands/wait.js';
@@ -66,6 +67,7 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
   registerToken(program, io);
   registerAdd(program, io);
   registerRemove(program, io);
+  registerSetup(program, io);
   registerServe(program, onDaemonExit);
   return program;
 }
