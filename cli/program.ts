@@ -15,6 +15,7 @@ import { registerDecisions } from './commands/decide.js';
 import { registerDescribe } from './commands/describe.js';
 import { registerGet } from './commands/get.js';
 import { registerLogin } from './commands/login.js';
+import { registerLogs } from './commands/logs.js';
 import { registerReload } from './commands/reload.js';
 import { registerServe } from './commands/serve.js';
 import { registerStop } from './commands/stop.js';
@@ -57,6 +58,7 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
   registerGet(program, io);
   registerLogin(program, io);
   registerDescribe(program, io);
+  registerLogs(program, io);
   registerDecisions(program, io);
   registerWhy(program, io);
   registerReload(program, io);
