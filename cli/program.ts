@@ -10,6 +10,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { processIo, terminalSafeIo, type Io } from './command-env.js';
+import { registerCompletion } from './commands/completion.js';
 import { registerDaemon } from './commands/daemon.js';
 import { registerDecisions } from './commands/decide.js';
 import { registerDescribe } from './commands/describe.js';
@@ -20,6 +21,7 @@ import { registerReload } from './commands/reload.js';
 import { registerServe } from './commands/serve.js';
 import { registerStop } from './commands/stop.js';
 import { registerToken } from './commands/token.js';
+import { registerVersion } from './commands/version.js';
 import { registerWait } from './commands/wait.js';
 import { registerWhy } from './commands/why.js';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, messageOf } from './errors.js';
@@ -66,6 +68,9 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
   registerStop(program, io);
   registerToken(program, io);
   registerServe(program, onDaemonExit);
+  registerVersion(program, io);
+  // Last: its script is made from every command registered before it.
+  registerCompletion(program, io);
   return program;
 }
 
