@@ -57,7 +57,7 @@ daemon.on('exit', (code, signal) => {
 function nextSteps() {
   try {
     const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-    const from = readme.indexOf('second terminal');
+    const from = readme.search(/In a second terminal/i);
     const block = from < 0 ? null : /```sh\n([\s\S]*?)```/.exec(readme.slice(from));
     if (block) return block[1].trimEnd();
   } catch {
