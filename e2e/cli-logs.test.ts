@@ -9,11 +9,31 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TestEnv, isReady } from './harness.js';
+import { spawn } from 'node:child_process';
+import { CLI, TestEnv, isReady } from './harness.js';
 import { until } from '../testing/until.js';
 
 const T = { timeout: 90_000 };
 const FAKE_LSP = fileURLToPath(new URL('../lsp/testing/fake-server.js', import.meta.url));
+
+/** Runs the CLI under a pseudo-terminal (util-linux `script`); what the terminal received. */
+function onTerminal(env: TestEnv, args: readonly string[]): Promise<string> {
+  const command = [process.execPath, CLI, ...args]
+    .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+    .join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: env.workspace,
+      env: env.env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    env.trackPid(child.pid);
+    let screen = '';
+    child.stdout.on('data', (c: Buffer) => (screen += c.toString()));
+    child.on('error', reject);
+    child.on('close', () => resolve(screen));
+  });
+}
 
 /** The daemon's resident memory in KiB (Linux /proc). */
 function rssKiB(pid: number): number {
@@ -90,6 +110,11 @@ describe('mcpctl logs (e2e)', () => {
       assert.ok(r.stdout.includes('bidi \\u202egpj.exe'), r.stdout);
       assert.ok(!r.stdout.includes(secret), 'the env value is scrubbed');
       assert.match(r.stdout, /the token is <redacted>/);
+      // On a terminal our own colours may pass the guard; a server's copy of them must not.
+      const screen = await onTerminal(env, ['logs', 'hostile']);
+      assert.ok(screen.includes('own colour \\x1b[31m red'), screen);
+      assert.ok(!screen.includes('\u001b[31m'), 'no raw colour code of the server');
+      assert.ok(!screen.includes('\u001b]52'), 'no raw OSC 52');
     },
   );
 

@@ -105,8 +105,12 @@ describe('npm start (e2e)', () => {
       assert.ok(logLines.some((l) => (JSON.parse(l) as { msg?: string }).msg === 'listening'));
       const r = await env.cli(['get', 'sessions', '-o', 'name']);
       assert.equal(r.code, 0, r.stderr);
+      // Ctrl-C: the terminal signals the whole group, and npm passes its own SIGINT on.
       process.kill(-(child.pid ?? 0), 'SIGINT');
+      process.kill(child.pid ?? 0, 'SIGINT');
       assert.equal(await exited, 0, err.slice(-2000));
+      assert.doesNotMatch(err, /second signal/, 'one SIGINT reached the daemon: a graceful stop');
+      assert.match(err, /"msg":"bye"/);
     },
   );
 

@@ -9,7 +9,8 @@
  *   terminal, JSON lines when piped (`--log-format json` given after `--` forces them).
  * - Once the daemon answers on its socket, the README's second-terminal commands are printed
  *   (read from the README, so they stay what it says), once.
- * - Ctrl-C reaches the daemon (it stops gracefully); our exit code is the daemon's.
+ * - Ctrl-C reaches the daemon once (it stops gracefully, a second signal would end it at once);
+ *   SIGTERM or SIGHUP sent to this script alone are passed on; our exit code is the daemon's.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -41,9 +42,12 @@ const args = [
   ...process.argv.slice(2),
 ];
 const daemon = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
-// The terminal's Ctrl-C reaches the daemon itself (same process group); a signal sent to us
-// alone is passed on. Either way we wait for the daemon's own exit.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+// The terminal's Ctrl-C reaches the daemon itself (same process group), and npm passes its own
+// SIGINT to us: passing it on would be the daemon's second signal, which means "exit now". So
+// SIGINT is only waited out; SIGTERM and SIGHUP, sent to us alone, are passed on. Either way we
+// wait for the daemon's own exit.
+process.on('SIGINT', () => undefined);
+for (const signal of ['SIGTERM', 'SIGHUP'])
   process.on(signal, () => {
     if (daemon.exitCode === null) daemon.kill(signal);
   });
