@@ -169,7 +169,14 @@ const CLI_ROOMS = {
   // The three doors: serve's pipe, the HTTP endpoint, the socket's methods. None imports another.
   serve: {
     rooms: ['agent', 'rpc'],
-    shared: ['errors', 'agent-message-size', 'answer-timeout', 'daemon-liveness', 'version'],
+    shared: [
+      'errors',
+      'agent-message-size',
+      'answer-timeout',
+      'daemon-liveness',
+      'version',
+      'progress',
+    ],
   },
   http: { rooms: ['agent', 'rpc'], shared: ['errors'] },
   methods: { rooms: ['agent', 'rpc'], shared: ['errors', 'objects'] },
@@ -189,6 +196,8 @@ const CLI_SHARED = [
   'object-ref',
   'answer-timeout',
   'daemon-liveness',
+  // The line a waiting command (or a serve starting a daemon) redraws on a terminal.
+  'progress',
 ];
 const CLI_SHARED_USES = ['rpc', 'output'];
 

@@ -40,6 +40,7 @@ import { resolveSocketPath } from './rpc/socket-path.js';
 import { VERSION } from './version.js';
 import { escapeText } from './output/escape.js';
 import { styleFor, type Style } from './output/style.js';
+import { stderrSink, type ProgressSink } from './progress.js';
 
 /** Flags every command accepts (DESIGN §7). */
 export interface GlobalOptions {
@@ -56,6 +57,16 @@ export interface Io {
   err(text: string): void;
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
+  /**
+   * Raw stderr for the progress line only (output/progress.ts: our own `\r` and erase codes,
+   * its text escaped there); absent: no progress line.
+   */
+  readonly progress?: ProgressSink;
+}
+
+/** `io`'s progress sink, or one that is no terminal (shows nothing). */
+export function progressSink(io: Io): ProgressSink {
+  return io.progress ?? { isTTY: false, write: () => undefined };
 }
 
 export const processIo: Io = {
@@ -67,6 +78,7 @@ export const processIo: Io = {
   get stderrIsTTY() {
     return process.stderr.isTTY === true;
   },
+  progress: stderrSink,
 };
 
 /**
@@ -85,6 +97,7 @@ export function terminalSafeIo(io: Io): Io {
     get stderrIsTTY() {
       return io.stderrIsTTY;
     },
+    ...(io.progress ? { progress: io.progress } : {}),
   };
 }
 

@@ -23,7 +23,7 @@
  *   survive a crash.
  */
 import { sessionFlagsOf, type SessionFlags } from '../api/index.js';
-import { unlinkSync } from 'node:fs';
+import { unlinkSync, writeSync } from 'node:fs';
 import pino from 'pino';
 import { Daemon, type SessionEnvSpec } from '../controller/daemon.js';
 import { claimLock } from './rpc/claim-lock.js';
@@ -42,8 +42,20 @@ import {
 import type { ReconnectMode } from './rpc/protocol.js';
 import { StopNotices, type StopNotice } from './rpc/stop-notices.js';
 import { VERSION } from './version.js';
+import { logLine } from './output/log-lines.js';
+import { styleFor } from './output/style.js';
 import { startHttp, type HttpServeOptions } from './http/serve-http.js';
 import { holdHttpPort, type HttpPortHold } from './http-port-hold.js';
+
+/** pino's lines as readable ones on stderr, written synchronously like the JSON ones. */
+function textDestination(): { write(chunk: string): void } {
+  const style = styleFor(process.stderr);
+  return {
+    write: (chunk) => {
+      for (const line of chunk.split('\n')) if (line !== '') writeSync(2, logLine(line, style));
+    },
+  };
+}
 
 /** How often the socket file is checked (a deleted one is made again; see socket-guard.ts). */
 const SOCKET_CHECK_INTERVAL_MS = 1000;
@@ -54,6 +66,8 @@ export interface DaemonCommandOptions extends SessionFlags {
   readonly debounceMs: number;
   readonly drainDelayMs?: number;
   readonly logLevel?: string;
+  /** `text`: one readable line per event (output/log-lines.ts); default `json` (pino's lines). */
+  readonly logFormat?: 'text' | 'json';
   /** The default session's environment when it is not the daemon's (`--env-from-stdin`). */
   readonly defaultSessionEnv?: SessionEnvSpec;
   /** Set in every server's environment over its session's (the daemon's marks). */
@@ -68,7 +82,7 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
   const home = homeDirectory();
   const log = pino(
     { name: 'mcpctl', level: o.logLevel ?? process.env.MCPCTL_LOG_LEVEL ?? 'info' },
-    pino.destination({ dest: 2, sync: true }),
+    o.logFormat === 'text' ? textDestination() : pino.destination({ dest: 2, sync: true }),
   );
   // From the probe to listening, one daemon at a time (claim-lock.ts).
   const releaseClaim = await claimSocketPath(o.socket, log);

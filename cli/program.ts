@@ -11,16 +11,19 @@
 import { Command, CommanderError } from 'commander';
 import { processIo, terminalSafeIo, type Io } from './command-env.js';
 import { registerAdd, registerRemove } from './commands/add.js';
+import { registerCompletion } from './commands/completion.js';
 import { registerDaemon } from './commands/daemon.js';
 import { registerDecisions } from './commands/decide.js';
 import { registerDescribe } from './commands/describe.js';
 import { registerGet } from './commands/get.js';
 import { registerLogin } from './commands/login.js';
+import { registerLogs } from './commands/logs.js';
 import { registerReload } from './commands/reload.js';
 import { registerServe } from './commands/serve.js';
 import { registerSetup } from './commands/setup.js';
 import { registerStop } from './commands/stop.js';
 import { registerToken } from './commands/token.js';
+import { registerVersion } from './commands/version.js';
 import { registerWait } from './commands/wait.js';
 import { registerWhy } from './commands/why.js';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, messageOf } from './errors.js';
@@ -59,6 +62,7 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
   registerGet(program, io);
   registerLogin(program, io);
   registerDescribe(program, io);
+  registerLogs(program, io);
   registerDecisions(program, io);
   registerWhy(program, io);
   registerReload(program, io);
@@ -69,6 +73,9 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
   registerRemove(program, io);
   registerSetup(program, io);
   registerServe(program, onDaemonExit);
+  registerVersion(program, io);
+  // Last: its script is made from every command registered before it.
+  registerCompletion(program, io);
   return program;
 }
 

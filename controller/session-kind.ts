@@ -42,6 +42,7 @@ import { UnknownServerError } from './errors.js';
 import { ExponentialBackoffRateLimiter, exponentialDelay } from './rate-limiters.js';
 import { RateLimitingQueue } from './rate-limiting-queue.js';
 import { diffKind, type DiffLine } from './reload-preview.js';
+import { StderrFollower, stderrSnapshot, type StderrSnapshot } from './stderr-log.js';
 import { Workers } from './workers.js';
 
 /** A desired server that admission's one path takes (either kind). */
@@ -251,6 +252,16 @@ export class SessionKind<
     const rec = this.reconciler.record(name);
     if (!rec) return [];
     return rec.live ? rec.live.lease.stderrTail().map(rec.scrub) : rec.lastStderr;
+  }
+
+  /** What is kept of a server's stderr, and whether it runs or ever ran (`mcpctl logs`). */
+  stderrLog(name: string): StderrSnapshot {
+    return stderrSnapshot(this.reconciler.record(name));
+  }
+
+  /** A follower of a server's stderr (`mcpctl logs -f`), across its restarts. */
+  followStderr(name: string): StderrFollower {
+    return new StderrFollower(() => this.reconciler.record(name));
   }
 
   /**

@@ -22,11 +22,14 @@ export function startError(
   phase: string,
   stderr: readonly string[],
 ): LspError {
-  if (err instanceof LspError) return new LspError(err.kind, withStderr(err.message, stderr));
+  const stderrTail = [...stderr];
+  if (err instanceof LspError)
+    return new LspError(err.kind, withStderr(err.message, stderr), { stderrTail });
   if (err instanceof ResponseError)
     return new LspError(
       'server',
       withStderr(`${who}: refused ${phase}: ${err.message} (code ${err.code})`, stderr),
+      { stderrTail },
     );
   const message = messageOf(err);
   return new LspError(
@@ -35,6 +38,7 @@ export function startError(
       message.startsWith('language server') ? message : `${who}: ${phase} failed: ${message}`,
       stderr,
     ),
+    { stderrTail },
   );
 }
 

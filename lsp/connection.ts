@@ -88,7 +88,7 @@ import { handleServer } from './server-handlers.js';
 import { ServerProgress } from './server-progress.js';
 import { ServerRequests } from './server-requests.js';
 import { pathOf } from './workspace-files.js';
-import { waitFor } from '../proc/index.js';
+import { waitFor, type LinesSince } from '../proc/index.js';
 import { describeExit, spawnServer, type ExitInfo, type ServerProcess } from './server-process.js';
 
 export * from './connection-options.js';
@@ -180,6 +180,10 @@ export class LspConnection {
 
   stderrTail(): string[] {
     return this.#process?.stderrTail() ?? [];
+  }
+
+  stderrSince(seq: number): LinesSince {
+    return this.#process?.stderrSince(seq) ?? { lines: [], skipped: 0, next: seq };
   }
 
   async open(): Promise<void> {

@@ -27,12 +27,22 @@ export class LspError extends Error {
   readonly kind: LspErrorKind;
   /** The JSON-RPC error code, for `response` errors. */
   readonly code: number | undefined;
+  /**
+   * A failed start's last stderr lines, whole (the message quotes the last few): what
+   * `mcpctl logs` shows of a server that never came up, as an MCP ConnectError carries them.
+   */
+  readonly stderrTail: readonly string[];
 
-  constructor(kind: LspErrorKind, message: string, options?: { cause?: unknown; code?: number }) {
+  constructor(
+    kind: LspErrorKind,
+    message: string,
+    options?: { cause?: unknown; code?: number; stderrTail?: readonly string[] },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'LspError';
     this.kind = kind;
     this.code = options?.code;
+    this.stderrTail = options?.stderrTail ?? [];
   }
 }
 

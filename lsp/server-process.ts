@@ -23,6 +23,7 @@ import {
   GroupChild,
   LineTail,
   type ExitInfo,
+  type LinesSince,
   type ProcessHooks,
 } from '../proc/index.js';
 
@@ -57,6 +58,8 @@ export interface ServerProcess {
   onExit(listener: (exit: ExitInfo) => void): void;
   /** The last lines of its stderr. */
   stderrTail(): string[];
+  /** Whole stderr lines from sequence number `seq` on (`mcpctl logs -f`; proc/line-tail.ts). */
+  stderrSince(seq: number): LinesSince;
   /**
    * Looks for its descendants now, so the ones outside its group are ended with it: call it
    * while it still runs, before asking it to exit (once it exited they hang from PID 1).
@@ -144,6 +147,10 @@ class LanguageServerProcess implements ServerProcess {
 
   stderrTail(): string[] {
     return this.#stderr.lines();
+  }
+
+  stderrSince(seq: number): LinesSince {
+    return this.#stderr.since(seq);
   }
 
   findDescendants(): Promise<void> {

@@ -240,6 +240,8 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
       prompts: () => this.#lists.prompts,
       // After the connection is gone the last lines stay readable: they say why it went.
       stderrTail: () => this.#opened?.stderrTail() ?? [],
+      stderrSince: (seq) =>
+        this.#opened?.stderrSince?.(seq) ?? { lines: [], skipped: 0, next: seq },
       flooding: () => this.#traffic?.report(),
       serverCapabilities: () => this.#opened?.client.getServerCapabilities(),
       serverVersion: () => this.#opened?.client.getServerVersion(),

@@ -166,6 +166,7 @@ async function connectStdio(
     transport,
     pid: transport.pid,
     stderrTail: () => transport.stderrTail(),
+    stderrSince: (seq) => transport.stderrSince(seq),
     // Every error our stdio transport reports means the pipe or the process is broken.
     isFatalError: () => true,
     close: () => client.close(),

@@ -26,7 +26,7 @@ import type { SpawnServer } from '../lsp/server-process.js';
 import { ConnectionPool, type ConnectionStats } from './pool.js';
 import type { LanguageServerTicket } from './ticket.js';
 import type { AcquireOptions, Holder, ReleaseOptions } from './types.js';
-import { recordingHooks, type ProcessRecorder } from '../proc/index.js';
+import { recordingHooks, type LinesSince, type ProcessRecorder } from '../proc/index.js';
 
 /** A session's hold on one language server process. */
 export interface LanguageServerLease {
@@ -38,6 +38,7 @@ export interface LanguageServerLease {
   /** The connection every agent session of its workspace folder shares. */
   readonly connection: LspConnection;
   stderrTail(): readonly string[];
+  stderrSince(seq: number): LinesSince;
 }
 
 export type LspPoolStats = ConnectionStats & ReturnType<LspConnection['stats']>;
@@ -188,6 +189,7 @@ export function createLspPool(options: LspPoolOptions = {}): LspPool {
         startedAt,
         connection,
         stderrTail: () => connection.stderrTail(),
+        stderrSince: (seq) => connection.stderrSince(seq),
       };
     },
     release: (key, sessionId, releaseOptions) =>

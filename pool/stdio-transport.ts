@@ -37,6 +37,7 @@ import {
   GroupChild,
   LineTail,
   type ExitInfo,
+  type LinesSince,
   type GroupChildOptions,
 } from '../proc/index.js';
 import { messageOf } from './errors.js';
@@ -112,6 +113,10 @@ export class GroupStdioTransport implements Transport {
 
   stderrTail(): string[] {
     return this.#stderr.lines();
+  }
+
+  stderrSince(seq: number): LinesSince {
+    return this.#stderr.since(seq);
   }
 
   start(): Promise<void> {

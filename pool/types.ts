@@ -23,10 +23,11 @@ import type {
   ReleaseOptions,
   ReleaseReason,
 } from './pool.js';
+import type { LinesSince } from '../proc/index.js';
 import type { AdmissionTicket } from './ticket.js';
 import type { FloodReport, OversizedLine, TrafficGuard } from './traffic.js';
 
-export type { AcquireOptions, EntryState, LostCause, ReleaseOptions, ReleaseReason };
+export type { AcquireOptions, EntryState, LostCause, LinesSince, ReleaseOptions, ReleaseReason };
 
 /** Who holds a lease, and how the pool tells them about the connection's life. */
 export interface Holder extends PoolHolder {
@@ -63,6 +64,8 @@ export interface Lease {
   prompts(): readonly Prompt[];
   /** Last lines the server wrote to stderr (stdio only). */
   stderrTail(): readonly string[];
+  /** Whole stderr lines from sequence number `seq` on (`mcpctl logs -f`; proc/line-tail.ts). */
+  stderrSince?(seq: number): LinesSince;
   /** What the connection does over its limits now; undefined while it behaves. */
   flooding?(): FloodReport | undefined;
   /** What the server declared in `initialize`. */
@@ -221,6 +224,8 @@ export interface OpenedClient {
   readonly transport: Transport;
   readonly pid: number | undefined;
   stderrTail(): readonly string[];
+  /** Whole stderr lines from sequence number `seq` on (`mcpctl logs -f`; proc/line-tail.ts). */
+  stderrSince?(seq: number): LinesSince;
   /**
    * Whether an error the transport reported means the connection is dead. Absent: every
    * transport error is fatal. Remote transports report recoverable hiccups too (an SSE stream

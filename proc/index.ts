@@ -31,4 +31,4 @@ export {
   type ServerKind,
 } from './orphans.js';
 export { markedProcesses, RUN_MARK_ENV, type MarkedProcess, type RunMark } from './run-mark.js';
-export { LineTail } from './line-tail.js';
+export { LineTail, type LinesSince } from './line-tail.js';

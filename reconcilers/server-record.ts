@@ -13,7 +13,7 @@ import {
   type McpServerConfig,
   type KindDescriptor,
 } from '../api/index.js';
-import type { Lease, LostCause } from '../pool/types.js';
+import type { Lease, LinesSince, LostCause } from '../pool/types.js';
 import type { FloodReport, OversizedLine } from '../pool/traffic.js';
 
 /** What the reconciler reads of a lease, whatever the kind (an MCP `Lease` is one). */
@@ -24,6 +24,8 @@ export interface ServedLease {
   readonly pid: number | undefined;
   /** Last lines the server wrote to stderr. */
   stderrTail(): readonly string[];
+  /** Whole stderr lines from sequence number `seq` on; absent: a remote server (none). */
+  stderrSince?(seq: number): LinesSince;
   /** What the connection does over its limits now; undefined while it behaves. */
   flooding?(): FloodReport | undefined;
 }

@@ -18,6 +18,7 @@ import { homeDirectory, resolveSocketPath } from '../rpc/socket-path.js';
 import { isLoopbackHost, ListenAddressError, parseListenAddress } from '../http/address.js';
 import { TokenFileError, ensureToken, tokenPath } from '../http/token.js';
 import type { HttpServeOptions } from '../http/serve-http.js';
+import { LOG_FORMATS, resolveLogFormat, type LogFormat } from '../output/log-lines.js';
 
 /** The variable that gives `--http` its default (a daemon `mcpctl serve` starts has it too). */
 export const HTTP_ENV = 'MCPCTL_HTTP';
@@ -30,6 +31,7 @@ interface DaemonFlags extends LspFlags {
   envFromStdin?: boolean;
   http?: string;
   httpAllowRemote?: boolean;
+  logFormat: LogFormat;
 }
 
 export function nonNegativeInt(text: string): number {
@@ -84,7 +86,9 @@ export function lspSessionOptions(o: LspFlags): Pick<SessionFlags, 'lspCeiling' 
 export function registerDaemon(program: Command, onExit: (code: number) => void): void {
   const command = program
     .command('daemon')
-    .description('run the mcpctl daemon in the foreground (logs JSON lines to stderr)')
+    .description(
+      'run the mcpctl daemon in the foreground (logs to stderr: readable lines on a terminal, JSON lines otherwise)',
+    )
     .addOption(
       new Option(
         '--allowed-mcp-server-names <names>',
@@ -114,6 +118,14 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
     .option(
       '--http <[host:]port>',
       `also serve MCP Streamable HTTP at http://HOST:PORT/mcp (host 127.0.0.1 unless given; port 0 picks a free one; default $${HTTP_ENV})`,
+    )
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'auto: one readable line per event on a terminal, JSON lines otherwise; or text, json',
+      )
+        .choices(LOG_FORMATS)
+        .default('auto'),
     )
     .option(
       '--http-allow-remote',
@@ -165,6 +177,7 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
         ...(defaultSessionEnv ? { defaultSessionEnv } : {}),
         serverEnv,
         ...(http ? { http } : {}),
+        logFormat: resolveLogFormat(o.logFormat, process.stderr.isTTY === true),
       });
       onExit(code);
     });

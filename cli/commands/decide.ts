@@ -19,7 +19,14 @@
  */
 import type { Command } from 'commander';
 import { disclosureLines, findCondition, quoted } from '../../api/index.js';
-import { commandEnv, withDaemon, type GlobalOptions, type Io } from '../command-env.js';
+import {
+  commandEnv,
+  progressSink,
+  withDaemon,
+  type GlobalOptions,
+  type Io,
+} from '../command-env.js';
+import { withProgress } from '../progress.js';
 import type { DecisionResult, LanguageServer, McpServer, SubjectSummary } from '../objects.js';
 import { parseObjectRef, refText } from '../object-ref.js';
 
@@ -39,13 +46,18 @@ export function registerDecisions(program: Command, io: Io): void {
       const opts = cmd.optsWithGlobals<GlobalOptions & { session?: boolean; hash?: string }>();
       const env = commandEnv(opts, io);
       const ref = parseObjectRef(name);
-      const result = await withDaemon(env, (client) =>
-        client.call<DecisionResult>('servers.approve', {
-          ...env.selector,
-          ...ref,
-          sessionOnly: opts.session === true,
-          ...(opts.hash === undefined ? {} : { hash: opts.hash }),
-        }),
+      const result = await withProgress(
+        progressSink(io),
+        `approving ${name}: waiting for the session to settle`,
+        () =>
+          withDaemon(env, (client) =>
+            client.call<DecisionResult>('servers.approve', {
+              ...env.selector,
+              ...ref,
+              sessionOnly: opts.session === true,
+              ...(opts.hash === undefined ? {} : { hash: opts.hash }),
+            }),
+          ),
       );
       io.out(
         `${refText(result.kind, ref.name)} approved${opts.session ? ' for this session' : ''} (${state(result.server)})\n`,
@@ -66,12 +78,17 @@ export function registerDecisions(program: Command, io: Io): void {
       const opts = cmd.optsWithGlobals<GlobalOptions & { hash?: string }>();
       const env = commandEnv(opts, io);
       const ref = parseObjectRef(name);
-      const result = await withDaemon(env, (client) =>
-        client.call<DecisionResult>('servers.reject', {
-          ...env.selector,
-          ...ref,
-          ...(opts.hash === undefined ? {} : { hash: opts.hash }),
-        }),
+      const result = await withProgress(
+        progressSink(io),
+        `rejecting ${name}: waiting for the session to settle`,
+        () =>
+          withDaemon(env, (client) =>
+            client.call<DecisionResult>('servers.reject', {
+              ...env.selector,
+              ...ref,
+              ...(opts.hash === undefined ? {} : { hash: opts.hash }),
+            }),
+          ),
       );
       io.out(`${refText(result.kind, ref.name)} rejected (${state(result.server)})\n`);
       io.out(configLines(result.config));

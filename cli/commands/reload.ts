@@ -6,7 +6,14 @@
  */
 import type { Command } from 'commander';
 import type { DiffLine } from '../../controller/reload-preview.js';
-import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
+import {
+  commandEnv,
+  progressSink,
+  withSession,
+  type GlobalOptions,
+  type Io,
+} from '../command-env.js';
+import { withProgress } from '../progress.js';
 import { escapeField } from '../../api/index.js';
 import { CliError } from '../errors.js';
 import type { Style } from '../output/style.js';
@@ -52,14 +59,19 @@ export function registerReload(program: Command, io: Io): void {
     .description('re-read every config source, reconcile, and print what changed once settled')
     .action(async (_opts: object, cmd: Command) => {
       const env = commandEnv(cmd.optsWithGlobals<GlobalOptions>(), io);
-      const { changes, configWarnings = [] } = await withSession(
-        env,
-        (client) =>
-          client.call<{ changes: DiffLine[]; configWarnings?: string[] }>(
-            'session.reload',
-            env.selector,
+      const { changes, configWarnings = [] } = await withProgress(
+        progressSink(io),
+        'reloading: waiting for every server to settle',
+        () =>
+          withSession(
+            env,
+            (client) =>
+              client.call<{ changes: DiffLine[]; configWarnings?: string[] }>(
+                'session.reload',
+                env.selector,
+              ),
+            { configWarnings: false },
           ),
-        { configWarnings: false },
       );
       const shown = changes.filter((l) => l.action !== 'keep');
       const painted = await painter(env.style);

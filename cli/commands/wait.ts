@@ -16,7 +16,14 @@
  */
 import type { Command } from 'commander';
 import { findCondition, kindNamed } from '../../api/index.js';
-import { commandEnv, withSession, type GlobalOptions, type Io } from '../command-env.js';
+import {
+  commandEnv,
+  progressSink,
+  withSession,
+  type GlobalOptions,
+  type Io,
+} from '../command-env.js';
+import { withProgress, type ProgressLine } from '../progress.js';
 import { CliError, UsageError, messageOf } from '../errors.js';
 import { humanDuration, parseDuration } from '../output/age.js';
 import type {
@@ -108,7 +115,10 @@ export function registerWait(program: Command, io: Io): void {
       const want = parseFor(opts.for);
       const timeoutMs = parseTimeout(opts.timeout);
       const env = commandEnv(opts, io);
-      await withSession(env, (client) => waitFor(client, env.selector, ref, want, timeoutMs));
+      const wanted = `waiting for ${refText(ref.kind, ref.name)} ${want.type}=${want.status}`;
+      await withProgress(progressSink(io), wanted, (line) =>
+        withSession(env, (client) => waitFor(client, env.selector, ref, want, timeoutMs, line)),
+      );
       io.out(`${refText(ref.kind, ref.name)} condition met\n`);
     });
 }
@@ -119,8 +129,10 @@ async function waitFor(
   ref: Required<ObjectRef>,
   want: WaitCondition,
   timeoutMs: number,
+  line?: ProgressLine,
 ): Promise<void> {
   const { name } = ref;
+  const waiting = `waiting for ${refText(ref.kind, name)} ${want.type}=${want.status}`;
   const shown = refText(ref.kind, name);
   let last: Watched | undefined;
   let result: 'met' | 'timeout' | 'lost';
@@ -134,6 +146,7 @@ async function waitFor(
       const e = p as WatchEvent<Watched>;
       last = e.type === 'DELETED' ? undefined : e.object;
       if (last && meets(last, want)) settle('met');
+      else line?.update(`${waiting} (now ${conditionText(last, want.type)})`);
     });
     void client.closed.then(() => settle('lost'));
     await client.call('watch.start', {
@@ -159,13 +172,19 @@ async function waitFor(
     }
     throw new CliError(`timed out after ${after} waiting for ${wanted} on ${shown}: ${why}`);
   }
-  const c = findCondition(last.status.conditions, want.type);
-  const now = c
-    ? `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`
-    : `no ${want.type} condition yet`;
+  const now = conditionText(last, want.type);
   throw new CliError(
     `timed out after ${after} waiting for ${wanted} on ${shown} (now ${now}); 'mcpctl why ${shown}' says what blocks it`,
   );
+}
+
+/** `Ready=False ConnectFailed: …`, or that there is none yet (or no such server yet). */
+function conditionText(server: Watched | undefined, type: string): string {
+  if (!server) return 'no such server yet';
+  const c = findCondition(server.status.conditions, type);
+  return c
+    ? `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`
+    : `no ${type} condition yet`;
 }
 
 /** The server now, or undefined when it does not exist (`strict`: let the daemon's error out). */

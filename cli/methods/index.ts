@@ -19,6 +19,7 @@ import { daemonMethods } from './daemon.js';
 import { gatewayHandovers } from './gateway.js';
 import { oauthMethods } from './oauth.js';
 import { kindObjectMethods } from './kind-objects.js';
+import { logsMethods } from './logs.js';
 import { serverMethods } from './servers.js';
 import { sessionMethods } from './sessions.js';
 import { watchMethods } from './watch.js';
@@ -39,6 +40,7 @@ export function methodTable(ctx: MethodContext): MethodTable {
     ...kindObjectMethods(ctx),
     ...serverMethods(ctx),
     ...watchMethods(ctx),
+    ...logsMethods(ctx),
     ...connectionMethods(ctx),
     ...oauthMethods(ctx),
   };

@@ -82,6 +82,10 @@ export class SocketConnection implements RpcConnection {
     return this.#closed;
   }
 
+  get pendingWriteBytes(): number {
+    return this.#socket.writableLength;
+  }
+
   /** A notification that cannot be sent whole ends this connection, never the daemon. */
   notify(method: string, params?: unknown): void {
     const { log, limits } = this.#deps;

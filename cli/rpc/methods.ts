@@ -17,6 +17,8 @@ import { RpcCodes, RpcError } from './protocol.js';
 export interface RpcConnection {
   readonly id: number;
   readonly closed: boolean;
+  /** Bytes written and not yet taken by the peer (a streaming method waits while it is high). */
+  readonly pendingWriteBytes?: number;
   /** Sends a server→client notification; dropped silently once the connection is closed. */
   notify(method: string, params?: unknown): void;
   /** Runs once when the connection ends (errors in hooks are logged, not thrown). */

@@ -35,6 +35,7 @@ import {
 import { SocketDirError, daemonLogPath, prepareSocketDir } from '../rpc/socket-path.js';
 import { daemonProcessEnv, ownEnv, starterEnvDocument } from './daemon-env.js';
 import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
+import { ProgressLine, type ProgressSink } from '../progress.js';
 
 /** The built CLI entry (cli/main.js), relative to this file (cli/serve/daemon-link.js). */
 const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
@@ -57,6 +58,11 @@ export interface DaemonLinkOptions extends SessionFlags {
   /** How long a daemon that says nothing is waited for (answer-timeout.ts). Default 10 s. */
   readonly answerTimeoutMs?: number;
   readonly log: (message: string) => void;
+  /**
+   * Where "starting the mcpctl daemon… 2s" is drawn while a started daemon is waited for (a
+   * terminal only, output/progress.ts). Default: nowhere.
+   */
+  readonly progress?: ProgressSink;
 }
 
 /** Connects to the daemon at `socket`, starting one first when nobody answers there. */
@@ -125,6 +131,21 @@ async function startDaemon(o: DaemonLinkOptions): Promise<Socket> {
     closeSync(fd); // The child has its own copy.
   }
 
+  const line = new ProgressLine(o.progress ?? { isTTY: false, write: () => undefined });
+  line.start(`starting the mcpctl daemon (pid ${child.pid ?? '?'}) at ${o.socket}`);
+  try {
+    return await awaitStarted(o, child, logFile);
+  } finally {
+    line.stop();
+  }
+}
+
+/** Polls the socket until the started daemon (or a racer's) answers, or gives up saying why. */
+async function awaitStarted(
+  o: DaemonLinkOptions,
+  child: { pid?: number; exit?: string },
+  logFile: string,
+): Promise<Socket> {
   const deadline = Date.now() + (o.startTimeoutMs ?? 20_000);
   let exitSeenAt: number | undefined;
   let lastError: unknown;

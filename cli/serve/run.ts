@@ -26,6 +26,7 @@ import type { MetaToolsMode } from '../../gateway/index.js';
 import { VERSION } from '../version.js';
 import { daemonLogPath } from '../rpc/socket-path.js';
 import { connectOrStartDaemon } from './daemon-link.js';
+import { stderrSink } from '../progress.js';
 import { ownEnv } from './daemon-env.js';
 import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
 import { runPipe } from './pipe.js';
@@ -78,6 +79,8 @@ export async function runServe(o: ServeOptions): Promise<number> {
     ...(o.debounceMs === undefined ? {} : { debounceMs: o.debounceMs }),
     answerTimeoutMs: o.answerTimeoutMs,
     log,
+    // A person running serve in a terminal sees what it waits for; an agent's pipe sees nothing.
+    progress: stderrSink,
   };
   const socket = await connectOrStartDaemon(link);
   return runPipe(socket, {
