@@ -136,6 +136,31 @@ describe('one folder: the daemon, an agent’s plain serve and the CLI (e2e)', (
       assert.equal(why.code, 0, why.stderr);
       assert.equal(why.stdout.match(/PendingApproval/g)?.length, 2, why.stdout);
 
+      const events = await env.json<{ items: Array<{ metadata?: { annotations?: object } }> }>([
+        'get',
+        'events',
+        '-A',
+        '-o',
+        'json',
+      ]);
+      assert.ok(events.items.length > 0);
+      assert.ok(events.items.every((e) => SESSION in (e.metadata?.annotations ?? {})));
+      // Every session command takes --session: describe, wait, diff act on the agent's.
+      const described = await env.cli(['describe', 'server', 'files', '--session', prefix]);
+      assert.equal(described.code, 0, described.stderr);
+      assert.ok(described.stdout.includes(idIn(picked, 'files') ?? '?'), described.stdout);
+      const waited = await env.cli([
+        'wait',
+        'languageserver/fake',
+        '--for=condition=Ready',
+        '--session',
+        prefix,
+      ]);
+      assert.equal(waited.code, 0, waited.stderr);
+      const diff = await env.cli(['diff', '--session', prefix]);
+      assert.equal(diff.code, 0, diff.stderr);
+      assert.doesNotMatch(diff.stderr, /this folder has/);
+
       // An unknown --session: exit 1, naming the sessions there are.
       const unknown = await env.cli(['get', 'servers', '--session', 'nope']);
       assert.equal(unknown.code, 1);
