@@ -13,6 +13,8 @@ import type { McpServerConfig } from './server-config.js';
 export const API_VERSION = 'mcpctl.dev/v1alpha1';
 export const ANNOTATION_SCOPE = 'mcpctl.dev/scope';
 export const ANNOTATION_SOURCE = 'mcpctl.dev/source';
+/** The session an object was listed from (`get … -A`: every session's objects in one list). */
+export const ANNOTATION_SESSION = 'mcpctl.dev/session';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 

@@ -16,13 +16,16 @@
  * - `terminalSafeIo` is the one door of every command's output: control characters that are
  *   not our own colours are escaped there (output/escape.ts), whatever printed them.
  * - A session-scoped command (`withSession`) run outside every session's folder says on
- *   stderr which session it acts on (the daemon's default one), and says on stderr which of
- *   the session's files do not parse or validate (unless the command says it itself).
+ *   stderr which session it acts on (the daemon's default one); one whose folder has several
+ *   sessions and no `--session` says on stderr (one line) how many, which one it shows, and
+ *   `--session`/`-A`; and it says on stderr which of the session's files do not parse or
+ *   validate (unless the command says it itself). Never on stdout.
  */
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Selector } from './methods/context.js';
 import type { SessionResolved } from './methods/sessions.js';
+import { severalSessionsLine } from './methods/session-names.js';
 import { CliError, noDaemonMessage } from './errors.js';
 import { answerTimeoutMs } from './answer-timeout.js';
 import { notAnsweringMessage, silenceOf } from './daemon-liveness.js';
@@ -46,6 +49,8 @@ import { stderrSink, type ProgressSink } from './progress.js';
 export interface GlobalOptions {
   socket?: string;
   workspace?: string;
+  /** `--session NAME`: a session id as `get sessions` prints it, or a unique prefix. */
+  session?: string;
   showSecrets?: boolean;
   /** `--answer-timeout`: how long a silent daemon is waited for (answer-timeout.ts). */
   answerTimeout?: string;
@@ -118,7 +123,10 @@ export interface CommandEnv {
 export function commandEnv(globals: GlobalOptions, io: Io): CommandEnv {
   return {
     socket: resolveSocketPath({ flag: globals.socket }),
-    selector: selectorOf(globals.workspace),
+    selector: {
+      ...selectorOf(globals.workspace),
+      ...(globals.session === undefined ? {} : { sessionId: globals.session }),
+    },
     showSecrets: globals.showSecrets === true,
     io,
     style: styleFor({ isTTY: io.stdoutIsTTY }),
@@ -211,6 +219,10 @@ export function withSession<T>(
       env.io.err(
         `acting on session ${found.workspace} (the daemon's; use --workspace DIR to choose)\n`,
       );
+    // Chosen by folder while the folder has several (agents' environments differ): say so.
+    // An older daemon sends no folderSessions: nothing to say.
+    if (env.selector.sessionId === undefined)
+      env.io.err(severalSessionsLine(found.sessionId, found.folderSessions ?? []));
     // An older daemon says nothing of its files: nothing to warn about.
     if (options.configWarnings !== false) printConfigWarnings(env.io, found.configWarnings ?? []);
     return fn(client);

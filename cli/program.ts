@@ -4,8 +4,8 @@
  * Guarantees:
  * - Exit 0 on success, 1 on failure (the message on stderr says what and what to do), 2 on
  *   bad usage (unknown command or option, bad value; commander's message plus a usage hint).
- * - Global flags (`--socket`, `--workspace`, `--show-secrets`, `--answer-timeout`) work before
- *   or after the command name.
+ * - Global flags (`--socket`, `--workspace`, `--session`, `--show-secrets`, `--answer-timeout`)
+ *   work before or after the command name.
  * - `--help` and `--version` exit 0.
  */
 import { Command, CommanderError } from 'commander';
@@ -47,6 +47,10 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
     .option(
       '--workspace <dir>',
       'the workspace whose session to use (default: the current directory)',
+    )
+    .option(
+      '--session <name>',
+      "the session to use: its name as `get sessions` prints it, or a unique prefix (default: the folder's)",
     )
     .option('--show-secrets', 'print env and header values instead of <redacted>')
     .option(

@@ -3,6 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
+  CLIENT_INFO_MAX,
   DaemonStoppingError,
   SessionTable,
   WorkspaceNotFoundError,
@@ -85,6 +86,40 @@ describe('SessionTable', () => {
     d2.release();
     assert.deepEqual(from(), []);
     cli.release();
+  });
+
+  it("lists an agent's clientInfo once told, cut to length; a CLI hold and a released one ignore it", async () => {
+    const { t } = table();
+    const agent = { transport: 'serve', workspaceFrom: 'serve', name: 'serve pid 7' } as const;
+    const a = await t.open({ workspace: ws('ci') }, { agent });
+    const cli = await t.open({ workspace: ws('ci') });
+    const infos = () => t.list()[0]?.agents.map((x) => x.clientInfo);
+    assert.deepEqual(infos(), [undefined], 'nothing before its initialize');
+    a.identify({ name: `evil\u001b[2J${'x'.repeat(500)}`, version: 42 });
+    const got = infos()?.[0];
+    assert.equal(got?.name.length, CLIENT_INFO_MAX, 'cut to the bound');
+    assert.ok(got?.name.startsWith('evil\u001b[2J'), 'kept as sent: the printers escape it');
+    assert.equal(got?.version, '', 'a field that is not text is empty');
+    cli.identify({ name: 'not an agent' });
+    assert.equal(t.list()[0]?.agents.length, 1, 'a CLI hold lists no agent');
+    a.release();
+    a.identify({ name: 'late' });
+    assert.deepEqual(infos(), []);
+    cli.release();
+  });
+
+  it('the environment is part of the key: one folder, two environments, two sessions', async () => {
+    const { t, created } = table();
+    const env = (v: string) => ({ vars: { TOKEN: v }, label: `serve ${v}` });
+    const a = await t.open({ workspace: ws('env'), env: env('a') });
+    const a2 = await t.open({ workspace: ws('env'), env: env('a') });
+    const b = await t.open({ workspace: ws('env'), env: env('b') });
+    const d = await t.open({ workspace: ws('env') });
+    assert.equal(a.session, a2.session, 'equal environments share one');
+    assert.notEqual(a.session, b.session, "a ${TOKEN} never expands to another agent's value");
+    assert.notEqual(a.session, d.session, "the daemon's own environment is a third");
+    assert.equal(created.length, 3);
+    for (const h of [a, a2, b, d]) h.release();
   });
 
   it('workspace is compared by realpath; ceiling as a set; mcpConfig makes a different session', async () => {

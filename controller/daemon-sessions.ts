@@ -14,7 +14,11 @@
  * - After `closeAll()` starts, `open` rejects: a stopping daemon takes no new sessions.
  * - Listeners hear `opened` once a session is ready and `closed` once it has closed.
  * - An opener that says which agent it is (`options.agent`) is listed in `list()`'s `agents`
- *   exactly while its handle is held (from the open to its release).
+ *   exactly while its handle is held (from the open to its release), with the MCP clientInfo
+ *   its agent's initialize sent once the handle is told it (`identify`), each field cut to
+ *   CLIENT_INFO_MAX characters (a client's name is text from outside: printers escape it).
+ * - The environment is part of the key; the flags come as the opener (or `Daemon.open`, for
+ *   the folder's configuration: folder-flags.ts) gives them.
  */
 import type { SessionFlags } from '../api/index.js';
 import { randomBytes } from 'node:crypto';
@@ -58,7 +62,18 @@ export interface AgentOpener {
   readonly workspaceFrom: WorkspaceFrom;
   /** "serve pid 4242", "http 1a2b3c4d" (never a secret). */
   readonly name: string;
+  /** Which agent program it is, as its MCP initialize said (absent until it did). */
+  readonly clientInfo?: ClientInfo;
 }
+
+/** The MCP `clientInfo` of an agent's initialize, as listed (cut to CLIENT_INFO_MAX). */
+export interface ClientInfo {
+  readonly name: string;
+  readonly version: string;
+}
+
+/** The longest client name or version kept, in code points: a client may send anything. */
+export const CLIENT_INFO_MAX = 100;
 
 /** What an opener asks for. Paths may be relative to the opener's own cwd: resolve them first. */
 export interface SessionSpec extends SessionFlags {
@@ -85,6 +100,8 @@ export interface SessionInfo<S extends TableSession> {
 export interface SessionHandle<S extends TableSession> {
   readonly session: S;
   release(): void;
+  /** Its agent's clientInfo, once its initialize said it (nothing for an opener not an agent). */
+  identify(clientInfo: { readonly name?: unknown; readonly version?: unknown }): void;
 }
 
 export type SessionTableEvent = { type: 'opened' | 'closed'; id: string };
@@ -110,7 +127,7 @@ interface Entry<S extends TableSession> {
   session: S | undefined;
   createdAt: Date;
   openers: number;
-  readonly agents: Set<AgentOpener>;
+  readonly agents: Set<{ opener: AgentOpener }>;
   closing: Promise<void> | undefined;
 }
 
@@ -193,7 +210,7 @@ export class SessionTable<S extends TableSession> {
         createdAt: e.createdAt,
         openers: e.openers,
         pinned: e.pinned,
-        agents: [...e.agents],
+        agents: [...e.agents].map((a) => a.opener),
       }));
   }
 
@@ -253,7 +270,7 @@ export class SessionTable<S extends TableSession> {
   #handle(entry: Entry<S>, session: S, agent: AgentOpener | undefined): SessionHandle<S> {
     let released = false;
     // Its own object per handle: two agents alike are two entries.
-    const mine = agent ? { ...agent } : undefined;
+    const mine = agent ? { opener: { ...agent } } : undefined;
     if (mine) entry.agents.add(mine);
     return {
       session,
@@ -264,6 +281,10 @@ export class SessionTable<S extends TableSession> {
         entry.openers -= 1;
         if (entry.openers === 0 && !entry.pinned && !entry.closing && !this.#stopping)
           void this.#close(entry);
+      },
+      identify: (info) => {
+        if (mine === undefined || released) return;
+        mine.opener = { ...mine.opener, clientInfo: clientInfoOf(info) };
       },
     };
   }
@@ -333,6 +354,16 @@ function keyOf(spec: NormalizedSpec): string {
 /** A digest of the variables (never the values themselves in the key); null: the daemon's. */
 function envDigest(env: SessionEnvSpec | undefined): string | null {
   return env === undefined ? null : environmentDigest(env.vars);
+}
+
+/** What a client sent, as text of bounded length (a missing or odd field is empty). */
+export function clientInfoOf(info: {
+  readonly name?: unknown;
+  readonly version?: unknown;
+}): ClientInfo {
+  const text = (v: unknown) =>
+    typeof v === 'string' ? Array.from(v).slice(0, CLIENT_INFO_MAX).join('') : '';
+  return { name: text(info.name), version: text(info.version) };
 }
 
 /** A readable, unique name: the workspace's folder name plus a short random suffix. */

@@ -143,4 +143,62 @@ describe('Daemon', () => {
       assert.equal(pid > 0 && pidAlive(pid), false);
     },
   );
+  it(
+    "an opener of the daemon's folder without flags gets the folder's configuration (in its own environment)",
+    { timeout: 60_000 },
+    async () => {
+      const base = path.join(root, 'folder');
+      const home = path.join(base, 'home');
+      const ws = path.join(base, 'ws');
+      for (const d of [home, ws]) mkdirSync(d, { recursive: true });
+      const config = path.join(base, 'mcp-config.json');
+      const own = path.join(base, 'own.json');
+      const server = { command: process.execPath, args: [FIXTURE], cwd: base };
+      writeFileSync(config, JSON.stringify({ mcpServers: { fx: server } }));
+      writeFileSync(own, JSON.stringify({ mcpServers: { mine: server } }));
+      const daemon = await Daemon.start({
+        workspace: ws,
+        mcpConfigPath: config,
+        home,
+        systemSettingsPath: path.join(base, 'none.json'),
+        env: { MCPCTL_APPROVALS_PATH: path.join(base, 'approvals.json') },
+        drainDelayMs: 0,
+        debounceMs: 60,
+      });
+      try {
+        const plain = await daemon.open({ workspace: ws });
+        assert.equal(plain.session, daemon.defaultSession, "the daemon's environment: its session");
+        const agent = await daemon.open({
+          workspace: ws,
+          env: { vars: { PATH: process.env.PATH ?? '', AGENT: 'b' }, label: 'serve pid 2' },
+        });
+        assert.notEqual(agent.session, daemon.defaultSession, 'another environment, another key');
+        assert.equal(agent.session.flags.mcpConfigPath, daemon.defaultSession.flags.mcpConfigPath);
+        await until('fx Ready in both', () =>
+          [daemon.defaultSession, agent.session].every((s) => readyPid(s, 'fx') !== undefined),
+        );
+        // A stdio server starts in its session's environment, so an agent's environment is in
+        // its connectionId (api/session-env.ts): the same server, its own process.
+        const idOf = (s: Session) => s.kind('McpServer').get('fx')?.status.connectionId;
+        assert.notEqual(idOf(agent.session), idOf(daemon.defaultSession));
+        assert.notEqual(readyPid(agent.session, 'fx'), readyPid(daemon.defaultSession, 'fx'));
+        const twin = await daemon.open({
+          workspace: ws,
+          env: { vars: { PATH: process.env.PATH ?? '', AGENT: 'b' }, label: 'serve pid 3' },
+        });
+        assert.equal(twin.session, agent.session, 'an equal environment joins it');
+        twin.release();
+        const mine = await daemon.open({ workspace: ws, mcpConfigPath: own });
+        await mine.session.settled();
+        assert.deepEqual(
+          Object.keys(mine.session.kind('McpServer').servers()),
+          ['mine'],
+          'its own --mcp-config, exactly',
+        );
+        for (const h of [plain, agent, mine]) h.release();
+      } finally {
+        await daemon.stop();
+      }
+    },
+  );
 });

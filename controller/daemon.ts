@@ -17,7 +17,8 @@
  *   and trustedFolders.json are watched once for all sessions).
  * - The approvals file is watched (approvals-watch.ts): a decision written by another process
  *   or by hand reaches every session without a restart.
- * - `open(spec)`: same workspace realpath, ceiling and --mcp-config → the same session,
+ * - `open(spec)`: an opener of the daemon's folder that gives no flags gets the daemon's
+ *   (folder-flags.ts); same workspace realpath, flags and environment → the same session,
  *   counted per opener; the last `release()` closes it and releases its leases, so the pool
  *   drains what nobody uses.
  * - `stop()` is idempotent: it refuses new sessions, stops every session (watchers off,
@@ -63,6 +64,7 @@ import {
   type SessionFlags,
 } from '../api/index.js';
 import { watchApprovals, type ApprovalsWatch } from './approvals-watch.js';
+import { withFolderFlags } from './folder-flags.js';
 import {
   SessionTable,
   type NormalizedSpec,
@@ -85,6 +87,7 @@ export type {
   NormalizedSpec,
   SessionEnvSpec,
   AgentOpener,
+  ClientInfo,
   WorkspaceFrom,
 } from './daemon-sessions.js';
 
@@ -317,21 +320,15 @@ export class Daemon {
   }
 
   /**
-   * Opens (or joins) a session. An omitted ceiling (of either kind) means the daemon's own
-   * ceiling: a CLI or gateway cannot widen what the daemon was started with by leaving the
-   * flag out. `agent`: the agent this hold is for, listed by `get sessions` while it is held.
+   * Opens (or joins) a session. The daemon's own folder keeps its configuration: an opener of
+   * it that gives no flags gets the daemon's (folder-flags.ts). An omitted ceiling (of either
+   * kind) means the daemon's own ceiling: a CLI or gateway cannot widen what the daemon was
+   * started with by leaving the flag out. `agent`: the agent this hold is for, listed by `get
+   * sessions` while it is held.
    */
   open(spec: SessionSpec, agent?: AgentOpener): Promise<SessionHandle<Session>> {
     return this.#table.open(
-      {
-        ...spec,
-        ...(spec.ceiling === undefined && this.options.ceiling
-          ? { ceiling: this.options.ceiling }
-          : {}),
-        ...(spec.lspCeiling === undefined && this.options.lspCeiling
-          ? { lspCeiling: this.options.lspCeiling }
-          : {}),
-      },
+      withFolderFlags(spec, sessionFlagsOf(this.options)),
       agent ? { agent } : {},
     );
   }

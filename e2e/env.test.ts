@@ -114,7 +114,10 @@ describe('the agent environment (e2e)', T, () => {
         assert.match(wide.stdout, /ENV/);
         assert.match(wide.stdout, new RegExp(`serve pid ${b.pid}`));
         // b alone holds its session, and its workspace came from its serve.
-        assert.match(wide.stdout, new RegExp(`serve pid ${b.pid} +1 +serve\\n`));
+        assert.match(
+          wide.stdout,
+          new RegExp(`serve pid ${b.pid} +1 +serve +e2e-env-agent/1\\.0\\.0\\n`),
+        );
         const outputs = [
           wide.stdout,
           (await env.cli(['get', 'sessions', '-o', 'yaml'])).stdout,

@@ -83,8 +83,10 @@ describe('HTTP agents whose workspace comes from their roots (e2e)', () => {
         2,
       );
       const wide = await env.cli(['get', 'sessions', '-o', 'wide']);
-      assert.match(wide.stdout, new RegExp(`${wsB} .* 2 +roots\\n`));
-      assert.match(wide.stdout, new RegExp(`${wsA} .* 2 +daemon\\n`));
+      // CLIENTS: the agents' clientInfo, heard by the gateway their roots chose.
+      const clients = 'e2e-roots/1\\.0\\.0,e2e-roots/1\\.0\\.0';
+      assert.match(wide.stdout, new RegExp(`${wsB} .* 2 +roots +${clients}\\n`));
+      assert.match(wide.stdout, new RegExp(`${wsA} .* 2 +daemon +${clients}\\n`));
       for (const c of [b, noGet, none, silent]) await c.close();
     },
   );

@@ -107,9 +107,13 @@ describe('HTTP agents of two workspaces (e2e)', () => {
       assert.deepEqual(from(wsB), ['http:url']);
       assert.deepEqual(from(wsA), ['http:daemon', 'http:url']);
       const wide = await env.cli(['get', 'sessions', '-o', 'wide']);
-      assert.match(wide.stdout, /AGENTS +WORKSPACE-FROM/);
-      assert.match(wide.stdout, new RegExp(`${wsB} .*daemon +1 +url\\n`));
-      assert.match(wide.stdout, new RegExp(`${wsA} .* 2 +daemon,url\\n`));
+      // CLIENTS: each HTTP agent's initialize clientInfo, as sent.
+      assert.match(wide.stdout, /AGENTS +WORKSPACE-FROM +CLIENTS/);
+      assert.match(wide.stdout, new RegExp(`${wsB} .*daemon +1 +url +e2e-http/1\\.0\\.0\\n`));
+      assert.match(
+        wide.stdout,
+        new RegExp(`${wsA} .* 2 +daemon,url +e2e-http/1\\.0\\.0,e2e-http/1\\.0\\.0\\n`),
+      );
 
       for (const c of [a, b, a2]) await c.close();
     },

@@ -92,6 +92,14 @@ export interface GatewayServerOptions {
   readonly pageSize?: number;
   /** Starts an OAuth login; given, servers waiting for one are offered in-band (login-prompt.ts). */
   readonly login?: StartLogin;
+  /** Told once the agent said `initialized`: its initialize's clientInfo (name, version). */
+  readonly onInitialized?: (clientInfo: AgentClientInfo | undefined) => void;
+}
+
+/** What an agent's initialize says it is (the SDK's `Implementation`: text from outside). */
+export interface AgentClientInfo {
+  readonly name: string;
+  readonly version: string;
 }
 
 const DEFAULT_ELICIT_TIMEOUT_MS = 15 * 60_000;
@@ -231,6 +239,7 @@ export function createGatewayServer(
     refreshRoots();
     askPending();
     logins?.initialized();
+    options.onInitialized?.(server.getClientVersion());
   };
 
   return {

@@ -16,13 +16,18 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Session } from '../controller/session.js';
-import { createGatewayServer, joinInstructions, type MetaToolsMode } from './gateway.js';
+import {
+  createGatewayServer,
+  joinInstructions,
+  type AgentClientInfo,
+  type MetaToolsMode,
+} from './gateway.js';
 import type { StartLogin } from './login-prompt.js';
 import { serveToolCallsFast } from './fast-calls.js';
 import { LocalSessionPort } from './local-port.js';
 import type { SessionPort } from './session-port.js';
 
-export type { MetaToolsMode } from './gateway.js';
+export type { AgentClientInfo, MetaToolsMode } from './gateway.js';
 export type { LoginAttempt, StartLogin } from './login-prompt.js';
 
 export interface GatewayOptions {
@@ -44,6 +49,8 @@ export interface GatewayOptions {
    * offered the login of servers waiting for one.
    */
   readonly login?: StartLogin;
+  /** Told once the agent said `initialized`: its initialize's clientInfo (name, version). */
+  readonly onInitialized?: (clientInfo: AgentClientInfo | undefined) => void;
 }
 
 /** One agent connection's MCP server. */

@@ -18,6 +18,7 @@
 import {
   openGateway,
   openInertGateway,
+  type AgentClientInfo,
   type Gateway,
   type MetaToolsMode,
 } from '../../gateway/index.js';
@@ -40,6 +41,13 @@ export interface AgentGatewayOptions {
   readonly label?: string;
 }
 
+/** A real session's gateway: the door's hold on the session hears which agent it serves. */
+export interface SessionGatewayOptions extends AgentGatewayOptions {
+  readonly metaTools: MetaToolsMode;
+  /** The agent's initialize said its clientInfo (`get sessions` shows it: SessionHandle.identify). */
+  readonly onInitialized?: (clientInfo: AgentClientInfo | undefined) => void;
+}
+
 /** The door's log with every line of the gateway of `label` saying whose it is. */
 export function gatewayLog(label: string, log: (message: string) => void) {
   return (message: string): void => log(`gateway of ${label}: ${message}`);
@@ -52,7 +60,7 @@ export function gatewayLog(label: string, log: (message: string) => void) {
 export function openAgentGateway(
   core: Daemon,
   session: Session,
-  options: AgentGatewayOptions & { readonly metaTools: MetaToolsMode },
+  options: SessionGatewayOptions,
 ): Promise<Gateway> {
   return openGateway(session, {
     version: options.version,
@@ -60,6 +68,7 @@ export function openAgentGateway(
     firstListWaitMs: FIRST_LIST_WAIT_MS,
     metaTools: options.metaTools,
     ...(options.label === undefined ? {} : { label: options.label }),
+    ...(options.onInitialized === undefined ? {} : { onInitialized: options.onInitialized }),
     // Servers waiting for an OAuth login are offered to an agent that can open a URL.
     login: inbandLogin(core, session),
   });

@@ -1,5 +1,5 @@
 /**
- * `mcpctl approve NAME [--session] [--hash PREFIX]` and `mcpctl reject NAME [--hash PREFIX]`.
+ * `mcpctl approve NAME [--for-session] [--hash PREFIX]` and `mcpctl reject NAME [--hash PREFIX]`.
  *
  * Guarantees:
  * - A decision is bound to one exact config (its approval hash). With `--hash` it is the
@@ -14,6 +14,9 @@
  *   the full hash.
  * - A server that needs no approval, or an unknown name, fails with exit 1 and says why (with
  *   the closest names).
+ * - `--for-session` approves for the chosen session only (nothing is saved); `--session NAME`
+ *   (global) chooses the session, as on every command. A decision saved is the project's: every
+ *   session of the folder follows it (they watch the approvals file).
  * - Language servers are decided the same way (`languageserver/NAME`); a bare name that both
  *   kinds have decides nothing and says which two to choose from (cli/object-ref.ts).
  */
@@ -40,10 +43,10 @@ export function registerDecisions(program: Command, io: Io): void {
       '<name>',
       'server name; languageserver/NAME or server/NAME where both kinds have the name',
     )
-    .option('--session', 'approve for this session only (nothing is saved)')
+    .option('--for-session', 'approve for this session only (nothing is saved)')
     .option('--hash <prefix>', HASH_HELP)
     .action(async (name: string, _opts: object, cmd: Command) => {
-      const opts = cmd.optsWithGlobals<GlobalOptions & { session?: boolean; hash?: string }>();
+      const opts = cmd.optsWithGlobals<GlobalOptions & { forSession?: boolean; hash?: string }>();
       const env = commandEnv(opts, io);
       const ref = parseObjectRef(name);
       const result = await withProgress(
@@ -54,13 +57,13 @@ export function registerDecisions(program: Command, io: Io): void {
             client.call<DecisionResult>('servers.approve', {
               ...env.selector,
               ...ref,
-              sessionOnly: opts.session === true,
+              sessionOnly: opts.forSession === true,
               ...(opts.hash === undefined ? {} : { hash: opts.hash }),
             }),
           ),
       );
       io.out(
-        `${refText(result.kind, ref.name)} approved${opts.session ? ' for this session' : ''} (${state(result.server)})\n`,
+        `${refText(result.kind, ref.name)} approved${opts.forSession ? ' for this session' : ''} (${state(result.server)})\n`,
       );
       io.out(configLines(result.config));
     });

@@ -1,6 +1,6 @@
 /**
  * `mcpctl get servers|languageservers|sessions|events|connections [NAME...]
- * [-o table|wide|json|yaml|name] [--watch]`.
+ * [-o table|wide|json|yaml|name] [--watch] [-A]`.
  *
  * Guarantees: `-o json` prints the daemon's McpServerList / LanguageServerList / SessionList /
  * EventList / ConnectionList exactly (DESIGN §6), or the bare object for a single named server; `--watch`
@@ -8,6 +8,8 @@
  * away (exit 1). Connections are the daemon's whole pool (no session selects them) and have
  * no watch. A config file of the session that does not parse or validate is a `warning:` line
  * on stderr (command-env.ts withSession; for `get sessions`, per session from its ConfigValid).
+ * `-A` lists every session's servers, language servers or events as one list, each item
+ * annotated with its session (all-sessions.ts).
  */
 import { Argument, Option, type Command } from 'commander';
 import {
@@ -19,6 +21,7 @@ import {
   type Io,
 } from '../command-env.js';
 import { CliError, UsageError } from '../errors.js';
+import { checkAllSessions, listAllSessions, withSessionColumn } from './all-sessions.js';
 import {
   OUTPUT_FORMATS,
   WatchPrinter,
@@ -74,6 +77,7 @@ const ALIASES: Record<string, TopicName> = {
 interface GetOptions {
   output: OutputFormat;
   watch?: boolean;
+  allSessions?: boolean;
 }
 
 interface Topic {
@@ -119,6 +123,10 @@ export function registerGet(program: Command, io: Io): void {
       new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS).default('table'),
     )
     .option('-w, --watch', 'after the list, stream every change until interrupted')
+    .option(
+      '-A, --all-sessions',
+      "every session's servers, language servers or events, with a SESSION column",
+    )
     .action(async (resource: string, names: string[], _opts: GetOptions, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalOptions & GetOptions>();
       const topic = ALIASES[resource];
@@ -131,8 +139,13 @@ export function registerGet(program: Command, io: Io): void {
         throw new UsageError(
           '--watch is not available for connections; run `mcpctl get connections` again',
         );
+      checkAllSessions({
+        ...opts,
+        ...(topic === 'sessions' || topic === 'connections' ? { daemonWide: topic } : {}),
+      });
       const env = commandEnv(opts, io);
       if (opts.watch && topic !== 'connections') await watch(env, topic, names, opts.output);
+      else if (opts.allSessions) await listAll(env, topic, names, opts.output);
       else await list(env, topic, names, opts.output);
     });
 }
@@ -165,6 +178,25 @@ async function list(
   env.io.out(printed.stdout);
   if (printed.stderr) env.io.err(printed.stderr);
   if (topic === 'sessions') warnInvalidSessions(env, result as unknown as SessionList);
+}
+
+/** `-A`: every session's list of `topic`, one table with a SESSION column (all-sessions.ts). */
+async function listAll(
+  env: CommandEnv,
+  topic: TopicName,
+  names: string[],
+  format: OutputFormat,
+): Promise<void> {
+  const t = TOPICS[topic];
+  const result = await withDaemon(env, (client) =>
+    listAllSessions<never>(client, t.method, params(env, topic, names)),
+  );
+  const printed = formatList(result, withSessionColumn(t.printer), format, {
+    now: env.now(),
+    style: env.style,
+  });
+  env.io.out(printed.stdout);
+  if (printed.stderr) env.io.err(printed.stderr);
 }
 
 /** A session whose files do not all parse or validate: a warning line on stderr saying so. */

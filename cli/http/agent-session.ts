@@ -293,6 +293,7 @@ export class HttpAgentSession {
         log: gatewayLog(label, this.#deps.log),
         metaTools,
         label,
+        onInitialized: (info) => handle.identify(info ?? {}),
       });
       return [gateway, handle];
     } catch (err) {

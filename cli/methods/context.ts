@@ -3,7 +3,8 @@
  * the one rule for picking a session from a request.
  *
  * Session selection (the CLI's `--workspace`, DESIGN §7):
- * 1. `sessionId` given → that session, or NotFound.
+ * 1. `sessionId` given (the CLI's `--session`) → that session, or the one session whose id it
+ *    begins (session-names.ts); else NotFound naming the sessions there are.
  * 2. `workspace` given → the open session whose workspace realpath matches (the default one
  *    preferred). None: with `openIfMissing` (the user named the workspace) a session is opened
  *    for it and held by this connection until it closes; without (the CLI's current folder),
@@ -26,6 +27,7 @@ import type { Session } from '../../controller/session.js';
 import { RpcCodes, RpcError, type ReconnectMode } from '../rpc/protocol.js';
 import type { StopNotices } from '../rpc/stop-notices.js';
 import type { CallContext, RpcConnection } from '../rpc/methods.js';
+import { pickSession } from './session-names.js';
 
 export interface MethodContext {
   readonly daemon: Daemon;
@@ -79,21 +81,25 @@ export async function resolveSession(
 ): Promise<{ session: Session; match: SessionMatch }> {
   const { daemon } = ctx;
   if (sel.sessionId !== undefined) {
-    const s = daemon.session(sel.sessionId);
-    if (!s) {
-      const known = daemon.sessions().map((i) => i.session.id);
+    const picked = pickSession(
+      sel.sessionId,
+      daemon.sessions().map((i) => i.session.id),
+    );
+    const s = 'id' in picked ? daemon.session(picked.id) : undefined;
+    if (!s)
       throw new RpcError(
         RpcCodes.NotFound,
-        `no session named ${sel.sessionId}; open sessions: ${known.join(', ')}`,
+        'error' in picked
+          ? picked.error
+          : `session ${sel.sessionId} closed; run mcpctl get sessions`,
       );
-    }
     return { session: s, match: 'id' };
   }
   if (sel.workspace !== undefined) {
     const found = daemon.findByWorkspace(sel.workspace);
     if (found) return { session: found, match: 'workspace' };
     if (sel.openIfMissing) {
-      const session = await openHeld(ctx, call.conn, { workspace: sel.workspace });
+      const { session } = await openHeld(ctx, call.conn, { workspace: sel.workspace });
       // A fresh session answers about settled state, not a half-started one.
       await session.settled();
       return { session, match: 'opened' };
@@ -108,6 +114,14 @@ export async function resolveSession(
       `${sel.workspace === undefined ? 'no session named (the current folder is unknown)' : `no session for ${sel.workspace}`}, and a decision is never made in the daemon's default session (${daemon.defaultSession.workspace}) by accident: run the command in the project's folder, or pass --workspace DIR`,
     );
   return { session: daemon.defaultSession, match: 'default' };
+}
+
+/** The ids of the open sessions of `session`'s folder, oldest first (itself among them). */
+export function folderSessions(daemon: Daemon, session: Session): string[] {
+  return daemon
+    .sessions()
+    .filter((i) => i.session.workspace === session.workspace)
+    .map((i) => i.session.id);
 }
 
 /** The session whose workspace is the nearest ancestor of `dir` (the default one on a tie). */
@@ -178,19 +192,20 @@ function holdsOf(conn: RpcConnection): ConnectionHolds {
  * Opens (or joins) a session held by the connection until it closes (or calls
  * `session.close`). A connection that closes while the open is in flight holds nothing: the
  * session is given back as soon as it exists, and the caller gets an error nobody reads.
- * `agent`: the agent this hold is for (`get sessions` lists it while held).
+ * `agent`: the agent this hold is for (`get sessions` lists it while held). The handle is the
+ * connection's to release; the caller may only `identify` its agent with it.
  */
 export async function openHeld(
   ctx: MethodContext,
   conn: RpcConnection,
   spec: SessionSpec,
   agent?: AgentOpener,
-): Promise<Session> {
+): Promise<SessionHandle<Session>> {
   const mine = holdsOf(conn); // Bound to the connection before the open starts.
   const handle = await ctx.daemon.open(spec, agent);
   if (!mine.add(handle))
     throw new RpcError(RpcCodes.Failed, 'the connection closed while its session was opening');
-  return handle.session;
+  return handle;
 }
 
 /** Gives back one hold of `sessionId`; false when this connection holds none. */

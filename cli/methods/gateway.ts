@@ -45,11 +45,12 @@ export function gatewayHandovers(ctx: MethodContext): HandoverTable {
             RpcCodes.ProtocolMismatch,
             `this mcpctl daemon (${ctx.version}, pid ${process.pid}) speaks gateway protocol ${MIN_GATEWAY_PROTOCOL} to ${GATEWAY_PROTOCOL}, the mcpctl serve ${p.protocol ?? 1}: run \`mcpctl stop\`; the next mcpctl serve then starts a daemon of its own version`,
           );
-        const session = await openHeld(ctx, call.conn, openSpec(p), {
+        const held = await openHeld(ctx, call.conn, openSpec(p), {
           transport: 'serve',
           workspaceFrom: 'serve',
           name: p.pid ? `serve pid ${p.pid}` : 'serve',
         });
+        const { session } = held;
         const label = `agent${p.pid ? ` (serve pid ${p.pid})` : ''} of session ${session.id}`;
         const log = gatewayLog(label, (message) => ctx.log(message));
         const gateway = await openAgentGateway(ctx.daemon, session, {
@@ -57,6 +58,7 @@ export function gatewayHandovers(ctx: MethodContext): HandoverTable {
           log,
           metaTools: p.metaTools ?? 'off',
           label,
+          onInitialized: (info) => held.identify(info ?? {}),
         });
         // Runs at once when the agent already hung up: nothing stays open for it.
         call.conn.onClose(() => {

@@ -31,6 +31,7 @@ import { RpcCodes, RpcError } from '../rpc/protocol.js';
 import { method, type MethodTable } from '../rpc/methods.js';
 import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
 import {
+  folderSessions,
   openHeld,
   releaseHold,
   resolveSession,
@@ -85,6 +86,8 @@ export interface SessionResolved {
   readonly match: SessionMatch;
   /** The session's files that do not parse or validate, one sentence each (empty: all good). */
   readonly configWarnings: string[];
+  /** The ids of every open session of its folder (itself included), oldest first. */
+  readonly folderSessions: string[];
 }
 
 export function sessionMethods(ctx: MethodContext): MethodTable {
@@ -94,13 +97,13 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
       z.object(openShape),
       '{ sessionId }: opens (or joins) the session of a workspace (and environment); held until this connection closes',
       async (p, call) => {
-        const session = await openHeld(ctx, call.conn, openSpec(p));
+        const { session } = await openHeld(ctx, call.conn, openSpec(p));
         return { sessionId: session.id };
       },
     ),
     'session.resolve': method(
       selector,
-      '{ sessionId, workspace, match, configWarnings }: the session a selector picks, how ("default" when nothing matched), and what its files have wrong',
+      '{ sessionId, workspace, match, configWarnings, folderSessions }: the session a selector picks, how ("default" when nothing matched), what its files have wrong, and every session of its folder',
       async (p, call): Promise<SessionResolved> => {
         const { session, match } = await resolveSession(ctx, p, call);
         return {
@@ -108,6 +111,7 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
           workspace: session.workspace,
           match,
           configWarnings: session.configWarnings(),
+          folderSessions: folderSessions(ctx.daemon, session),
         };
       },
     ),

@@ -5,6 +5,9 @@
  * and PID. REASON is the one that explains the state: the Admitted reason when refused, else
  * the Ready reason when not Ready, else the UpToDate reason when rolling, else the Ready one.
  *
+ * Sessions: NAME, WORKSPACE, CONFIGVALID, TRUSTED, SERVERS; wide adds the flags, ENV, AGENTS,
+ * WORKSPACE-FROM and CLIENTS (which agent programs it serves, by their MCP clientInfo).
+ *
  * Connections (the pool, like `kubectl get pods`): CONNECTION, SERVER, KIND (McpServer or
  * LanguageServer), PID, SESSIONS, STATE, AGE; wide adds TOOLS and PROMPTS. A draining one says how long it has left.
  */
@@ -127,7 +130,16 @@ export const sessionPrinter: ObjectPrinter<SessionObject> = {
     'TRUSTED',
     'SERVERS',
     ...(wide
-      ? ['CEILING', 'MCPCONFIG', 'LSPCEILING', 'LSPCONFIG', 'ENV', 'AGENTS', 'WORKSPACE-FROM']
+      ? [
+          'CEILING',
+          'MCPCONFIG',
+          'LSPCEILING',
+          'LSPCONFIG',
+          'ENV',
+          'AGENTS',
+          'WORKSPACE-FROM',
+          'CLIENTS',
+        ]
       : []),
   ],
   row(s, _now, wide, style) {
@@ -149,6 +161,7 @@ export const sessionPrinter: ObjectPrinter<SessionObject> = {
             s.status.env,
             String(s.status.agents.length),
             from.length === 0 ? '<none>' : from.join(','),
+            clientsCell(s),
           ]
         : []),
     ];
@@ -156,6 +169,22 @@ export const sessionPrinter: ObjectPrinter<SessionObject> = {
   name: (s) => `session/${s.metadata.name}`,
   key: (s) => s.metadata.name,
 };
+
+/**
+ * Which agent programs a session serves: each attached agent's clientInfo `name/version` as
+ * its initialize said it (`?` before it did), in the order they came. Text from outside: the
+ * table's door escapes it (command-env.ts terminalSafeIo), JSON carries it in its escapes.
+ */
+function clientsCell(s: SessionObject): string {
+  if (s.status.agents.length === 0) return '<none>';
+  return s.status.agents
+    .map((a) =>
+      a.clientInfo === undefined
+        ? '?'
+        : `${a.clientInfo.name || '?'}${a.clientInfo.version ? `/${a.clientInfo.version}` : ''}`,
+    )
+    .join(',');
+}
 
 export const eventPrinter: ObjectPrinter<McpEvent> = {
   plural: 'events',
