@@ -13,7 +13,7 @@ import { processIo, terminalSafeIo, type Io } from './command-env.js';
 import { registerAdd, registerRemove } from './commands/add.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerDaemon } from './commands/daemon.js';
-import { registerDecisions } from './commands/decide.js';
+import { approveSessionWord, registerDecisions } from './commands/decide.js';
 import { registerDescribe } from './commands/describe.js';
 import { registerGet } from './commands/get.js';
 import { registerLogin } from './commands/login.js';
@@ -93,7 +93,16 @@ export async function run(argv: readonly string[], rawIo: Io = processIo): Promi
     daemonCode = code;
   });
   try {
-    await program.parseAsync([...argv], { from: 'node' });
+    const valued = new Set(
+      program.options
+        .filter((o) => o.required || o.optional)
+        .flatMap((o) => [o.long, o.short])
+        .filter((flag): flag is string => flag !== undefined),
+    );
+    const [node = 'node', script = 'mcpctl', ...words] = argv;
+    await program.parseAsync([node, script, ...approveSessionWord(words, valued)], {
+      from: 'node',
+    });
     return { code: daemon ? daemonCode : EXIT_OK, daemon };
   } catch (err) {
     if (err instanceof CommanderError) {

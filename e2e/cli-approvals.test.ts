@@ -119,7 +119,7 @@ describe('mcpctl approve / reject (e2e)', () => {
 
       // Approve for this session only: it runs, and nothing is written.
       const before = file();
-      const session = await env.cli(['approve', 'proj', '--for-session']);
+      const session = await env.cli(['approve', 'proj', '--session']);
       assert.equal(session.code, 0, session.stderr);
       assert.match(session.stdout, /approved for this session/);
       const running = await env.untilServers(
@@ -127,7 +127,7 @@ describe('mcpctl approve / reject (e2e)', () => {
         'proj Ready for this session',
       );
       assert.equal(admittedReason(running, 'proj'), 'ApprovedForSession');
-      assert.deepEqual(file(), before, 'approve --for-session persisted nothing');
+      assert.deepEqual(file(), before, 'approve --session persisted nothing');
     },
   );
 

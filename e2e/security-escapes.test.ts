@@ -84,7 +84,7 @@ describe('security: terminal escapes (e2e)', () => {
       ['why', OSC52],
       ['why', CLEAR],
       ['approve', OSC52],
-      ['approve', CLEAR, '--for-session'],
+      ['approve', CLEAR, '--session'],
       ['reject', OSC52],
       ['wait', `server/${CLEAR}`, '--for=condition=Ready', '--timeout=1s'],
       [`get${OSC52}`],

@@ -201,7 +201,7 @@ function actionFor<S extends AdmissibleServer>(
   const ref = kind.ref(name);
   switch (reason) {
     case 'PendingApproval':
-      return `run ${commandHint(['mcpctl', 'approve', ref])} (or ${commandHint(['mcpctl', 'approve', ref, '--for-session'])} for this session only)`;
+      return `run ${commandHint(['mcpctl', 'approve', ref])} (or ${commandHint(['mcpctl', 'approve', ref, '--session'])} for this session only)`;
     case 'Rejected':
       return `edit the ${kind.noun}'s config in ${server.source} to be asked again, or run ${commandHint(['mcpctl', 'approve', ref])}`;
     case 'NotAllowed': {

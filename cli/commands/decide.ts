@@ -43,10 +43,14 @@ export function registerDecisions(program: Command, io: Io): void {
       '<name>',
       'server name; languageserver/NAME or server/NAME where both kinds have the name',
     )
-    .option('--for-session', 'approve for this session only (nothing is saved)')
+    // DESIGN §7's contract: `approve NAME --session` approves for the session only (run()
+    // reads that word as --for-session, see approveSessionWord); the session to act on is the
+    // global one, given before the command (`mcpctl --session ID approve NAME`).
+    .option('--for-session', 'approve for this session only (nothing is saved); also --session')
     .option('--hash <prefix>', HASH_HELP)
     .action(async (name: string, _opts: object, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalOptions & { forSession?: boolean; hash?: string }>();
+      const forSession = opts.forSession === true;
       const env = commandEnv(opts, io);
       const ref = parseObjectRef(name);
       const result = await withProgress(
@@ -57,13 +61,13 @@ export function registerDecisions(program: Command, io: Io): void {
             client.call<DecisionResult>('servers.approve', {
               ...env.selector,
               ...ref,
-              sessionOnly: opts.forSession === true,
+              sessionOnly: forSession,
               ...(opts.hash === undefined ? {} : { hash: opts.hash }),
             }),
           ),
       );
       io.out(
-        `${refText(result.kind, ref.name)} approved${opts.forSession ? ' for this session' : ''} (${state(result.server)})\n`,
+        `${refText(result.kind, ref.name)} approved${forSession ? ' for this session' : ''} (${state(result.server)})\n`,
       );
       io.out(configLines(result.config));
     });
@@ -114,4 +118,21 @@ function configLines(config: SubjectSummary): string {
     `hash:   ${config.hash}`,
   ];
   return `${lines.map((l) => `  ${l}`).join('\n')}\n`;
+}
+
+/**
+ * `approve NAME --session` as DESIGN §7 writes it: after `approve`, a bare `--session` (no
+ * `=value`) means --for-session. The global `--session NAME` (which session to act on) is
+ * given before the command; without this, the parser would take the word after it as a
+ * session name. `valued` are the global options that take a value (their value is skipped
+ * while looking for the command).
+ */
+export function approveSessionWord(argv: readonly string[], valued: ReadonlySet<string>): string[] {
+  let i = 0;
+  while (i < argv.length && argv[i]?.startsWith('-')) {
+    const word = argv[i] ?? '';
+    i += valued.has(word) ? 2 : 1;
+  }
+  if (argv[i] !== 'approve') return [...argv];
+  return argv.map((word, at) => (at > i && word === '--session' ? '--for-session' : word));
 }
