@@ -5,7 +5,10 @@
  * - Servers: assembleMcpServers() over user < project < workspace < system < session < cli
  *   (DESIGN §4 rule 1); workspace servers only in a trusted folder. Within user: Qwen's user
  *   settings < mcpctl's server file's top level < its `projects[<this workspace>]` (the user's
- *   servers for this workspace only: still scope `user`, never gated).
+ *   servers for this workspace only: still scope `user`, never gated). Within workspace: Gemini
+ *   CLI's `<ws>/.gemini/settings.json` `mcpServers` < Qwen's `<ws>/.qwen/settings.json` (a name in
+ *   both: Qwen's); both gated and both only in a trusted folder. Nothing else of Gemini's file
+ *   counts (not its `mcp` section, not its trust).
  * - The `mcp` section: settings layers merge key by key with precedence system > workspace >
  *   user; a higher layer's `allowed` / `excluded` / `serverCommand` replaces a lower one's (lists
  *   are never concatenated, `allowed: []` stays deny-all); the workspace layer only counts in a
@@ -51,6 +54,8 @@ export interface SessionSnapshots {
   readonly servers?: FileSnapshot<ServerFileContent>;
   /** Absent when the workspace settings file is the user settings file (workspace = home). */
   readonly workspace?: FileSnapshot<SourceContent>;
+  /** `<ws>/.gemini/settings.json`; absent when it is Gemini's user file (workspace = home). */
+  readonly gemini?: FileSnapshot<SourceContent>;
   readonly project: FileSnapshot<SourceContent>;
   readonly cli?: FileSnapshot<SourceContent>;
   /** `<ws>/.lsp.json`. */
@@ -137,6 +142,11 @@ export function assembleDesiredState(input: AssembleInput): DesiredState {
     { scope: 'project', file: s.project.file, servers: s.project.value.mcpServers },
     { scope: 'system', file: s.system.file, servers: s.system.value.mcpServers },
   ];
+  // Same scope as Qwen's workspace settings and before them: Qwen's win a name in both. Written
+  // as Qwen's settings are (`$VAR`, `${VAR}`): the scope's syntax, so none of its own.
+  if (s.gemini) {
+    layers.push({ scope: 'workspace', file: s.gemini.file, servers: s.gemini.value.mcpServers });
+  }
   if (s.workspace) {
     layers.push({
       scope: 'workspace',
@@ -167,6 +177,7 @@ export function assembleDesiredState(input: AssembleInput): DesiredState {
   const sources: SourceStatus[] = [status(s.system, 'system'), status(s.user, 'user')];
   if (s.servers) sources.push(status(s.servers, 'user'));
   if (s.workspace) sources.push(status(s.workspace, 'workspace'));
+  if (s.gemini) sources.push(status(s.gemini, 'workspace'));
   sources.push(status(s.project, 'project'));
   if (s.cli) sources.push(status(s.cli, 'cli'));
   sources.push(status(s.projectLsp, 'project', 'languageServers'));

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -21,6 +22,8 @@ interface Env {
   system: string;
   user: string;
   wsSettings: string;
+  /** Gemini CLI's project settings (`<ws>/.gemini/` not made). */
+  geminiSettings: string;
   project: string;
   projectLsp: string;
   trust: string;
@@ -49,6 +52,7 @@ async function env(t: TestContext, debounceMs = DEBOUNCE): Promise<Env> {
     system: path.join(root, 'etc', 'settings.json'),
     user: path.join(home, '.qwen', 'settings.json'),
     wsSettings: path.join(ws, '.qwen', 'settings.json'),
+    geminiSettings: path.join(ws, '.gemini', 'settings.json'),
     project: path.join(ws, '.mcp.json'),
     projectLsp: path.join(ws, '.lsp.json'),
     trust: path.join(home, '.qwen', 'trustedFolders.json'),
@@ -364,7 +368,7 @@ test(
     assert.deepEqual(cur.kinds.McpServer.gating.excluded, ['s'], 'system replaces the user list');
     assert.deepEqual(
       cur.sources.map((s) => s.scope),
-      ['system', 'user', 'user', 'workspace', 'project', 'cli', 'project', 'trust'],
+      ['system', 'user', 'user', 'workspace', 'workspace', 'project', 'cli', 'project', 'trust'],
     );
     await writeJson(cliFile, { mcpServers: { a: stdio('from-cli-2') } });
     assert.deepEqual((await changes.nth(1, 'the --mcp-config edit')).names.McpServer, ['a']);
@@ -382,13 +386,13 @@ test(
     const one = await openStore(t, e);
     const two = await openStore(t, e, { workspace: ws2 });
     // system, user, the server file and trust are shared; each workspace has its settings,
-    // .mcp.json, .lsp.json.
-    assert.equal(e.sources.size(), 4 + 3 + 3);
+    // its Gemini settings, .mcp.json, .lsp.json.
+    assert.equal(e.sources.size(), 4 + 4 + 4);
     await writeJson(e.user, { mcpServers: { u: stdio('u2') } });
     assert.deepEqual((await one.changes.nth(1, 'session one')).names.McpServer, ['u']);
     assert.deepEqual((await two.changes.nth(1, 'session two')).names.McpServer, ['u']);
     await one.store.close();
-    assert.equal(e.sources.size(), 4 + 3);
+    assert.equal(e.sources.size(), 4 + 4);
     await writeJson(e.user, { mcpServers: { u: stdio('u3') } });
     assert.deepEqual((await two.changes.nth(2, 'session two after one closed')).names.McpServer, [
       'u',
@@ -726,5 +730,97 @@ test(
       ['new'],
       'still the last good',
     );
+  },
+);
+
+test(
+  "Gemini's project settings: its mcpServers only, gated, below Qwen's workspace settings, only when trusted",
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await writeJson(e.user, { security: { folderTrust: { enabled: true } } });
+    await writeJson(e.wsSettings, { mcpServers: { both: stdio('qwen') } });
+    await mkdir(path.dirname(e.geminiSettings));
+    // Comments as Gemini allows; its mcp section and trust are Gemini's, not mcpctl's.
+    await writeFile(
+      e.geminiSettings,
+      `{
+  // Gemini's own keys
+  "mcp": { "excluded": ["g"], "allowed": ["nothing"] },
+  "security": { "folderTrust": { "enabled": false } },
+  "mcpServers": {
+    "g": { "command": "node", "args": ["gemini"], "env": { "TOKEN": "$GEM_TOKEN" } },
+    "both": { "command": "node", "args": ["gemini"] }
+  }
+}`,
+    );
+    e.approvals.set('g', 'approved');
+    const { store, changes } = await openStore(t, e);
+    assert.equal(store.current().trusted, false, "Gemini's folderTrust is not mcpctl's");
+    assert.deepEqual(names(store), [], 'an untrusted folder: neither workspace file counts');
+    const listed = () => store.current().sources.find((s) => s.file === e.geminiSettings);
+    assert.deepEqual(
+      [listed()?.scope, listed()?.exists, listed()?.inForce, listed()?.errors],
+      ['workspace', true, true, []],
+    );
+
+    await writeJson(e.trust, { [e.ws]: 'TRUST_FOLDER' });
+    assert.deepEqual((await changes.nth(1, 'the trust')).names.McpServer, ['both', 'g']);
+    const cur = store.current().kinds.McpServer;
+    assert.deepEqual(cur.servers.both?.config.args, ['qwen'], "a name in both: Qwen's wins");
+    assert.equal(cur.servers.g?.scope, 'workspace');
+    assert.equal(cur.servers.g?.source, e.geminiSettings);
+    assert.equal(cur.servers.g?.syntax, undefined, "Qwen's syntax, the workspace scope's");
+    assert.deepEqual(cur.gating.excluded, [], "Gemini's mcp.excluded is not mcpctl's");
+    assert.deepEqual(cur.gating.pending, ['both'], 'gated: approval before it starts');
+    assert.equal(store.current().mcp, undefined, "Gemini's mcp section is not merged");
+
+    // Watched live; a broken edit keeps the last good and names file and line.
+    await writeFile(e.geminiSettings, '{\n  "mcpServers": {\n    "g": { "command": "node" },,\n}');
+    await changes.nth(2, 'the syntax error');
+    assert.deepEqual(store.current().kinds.McpServer.servers.g?.config.args, ['gemini']);
+    const error = listed()?.errors[0];
+    assert.equal(error?.file, e.geminiSettings);
+    assert.equal(error?.line, 3);
+    await writeJson(e.geminiSettings, { mcpServers: { g2: stdio('g2') } });
+    assert.deepEqual((await changes.nth(3, 'the fix')).names.McpServer, ['g', 'g2']);
+    assert.deepEqual(listed()?.errors, []);
+  },
+);
+
+test(
+  "Gemini's project settings: a workspace that is the home skips it (Gemini's user file)",
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await mkdir(path.join(e.home, '.gemini'));
+    await writeJson(path.join(e.home, '.gemini', 'settings.json'), {
+      mcpServers: { gu: stdio('gemini-user') },
+    });
+    const { store } = await openStore(t, e, { workspace: e.home });
+    assert.equal(store.current().kinds.McpServer.servers.gu, undefined);
+    assert.ok(!store.current().sources.some((s) => s.file.includes('.gemini')));
+  },
+);
+
+test(
+  "Gemini's project settings: a hostile file (1001 servers, a FIFO) is refused and named",
+  { timeout: 10000 },
+  async (t) => {
+    const e = await env(t);
+    await mkdir(path.dirname(e.geminiSettings));
+    const many: Record<string, unknown> = {};
+    for (let i = 0; i <= 1000; i++) many[`s${i}`] = stdio(String(i));
+    await writeJson(e.geminiSettings, { mcpServers: many });
+    const { store, changes } = await openStore(t, e);
+    const listed = () => store.current().sources.find((s) => s.file === e.geminiSettings);
+    assert.deepEqual(names(store), []);
+    assert.match(listed()?.errors[0]?.message ?? '', /1001 servers, more than the 1000/);
+    await rm(e.geminiSettings);
+    await changes.nth(1, 'the removal');
+    execFileSync('mkfifo', [e.geminiSettings]);
+    await until('the FIFO reported', () => (listed()?.errors.length ?? 0) > 0);
+    assert.equal(listed()?.errors[0]?.file, e.geminiSettings);
+    assert.deepEqual(names(store), []);
   },
 );

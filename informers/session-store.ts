@@ -5,7 +5,8 @@
  * /etc/qwen-code/settings.json), user `<home>/.qwen/settings.json`, mcpctl's user server file
  * (`options.serverFilePath` ?? `$MCPCTL_SERVERS_PATH` ?? `<home>/.mcpctl/mcp.json`), workspace
  * `<ws>/.qwen/settings.json` (skipped when it is the user file, i.e. the workspace is the home,
- * as Qwen Code does), project `<ws>/.mcp.json`, the `--mcp-config` file (scope `cli`),
+ * as Qwen Code does), Gemini CLI's project `<ws>/.gemini/settings.json` (its `mcpServers` only;
+ * skipped when it is Gemini's user file, `<home>/.gemini/settings.json`), project `<ws>/.mcp.json`, the `--mcp-config` file (scope `cli`),
  * `<home>/.qwen/trustedFolders.json`, and the language servers' project `<ws>/.lsp.json` and
  * `--lsp-config` file (scope `cli`). They come from SharedSources, so sessions share them.
  *
@@ -91,6 +92,8 @@ export interface SessionFiles {
   /** mcpctl's user server file (api/server-file.ts). */
   readonly servers: string;
   readonly workspace?: string;
+  /** `<ws>/.gemini/settings.json`; absent when it is Gemini's user file (workspace = home). */
+  readonly gemini?: string;
   readonly project: string;
   readonly cli?: string;
   /** `<ws>/.lsp.json`. */
@@ -105,6 +108,7 @@ export function sessionFiles(options: SessionStoreOptions): SessionFiles {
   const ws = path.resolve(options.workspace);
   const user = path.join(home, '.qwen', 'settings.json');
   const workspace = path.join(ws, '.qwen', 'settings.json');
+  const gemini = path.join(ws, '.gemini', 'settings.json');
   return {
     system: path.resolve(
       options.systemSettingsPath ??
@@ -114,6 +118,8 @@ export function sessionFiles(options: SessionStoreOptions): SessionFiles {
     user,
     servers: path.resolve(options.serverFilePath ?? userServerFilePath(home)),
     ...(workspace === user ? {} : { workspace }),
+    // Gemini's user file is setup's to move (cli/setup/gemini.ts), never a workspace source.
+    ...(gemini === path.join(home, '.gemini', 'settings.json') ? {} : { gemini }),
     project: path.join(ws, '.mcp.json'),
     ...(options.mcpConfigPath === undefined ? {} : { cli: path.resolve(options.mcpConfigPath) }),
     projectLsp: path.join(ws, '.lsp.json'),
@@ -150,6 +156,7 @@ function allLeases(l: Leases): AnyLease[] {
     l.user,
     l.servers,
     l.workspace,
+    l.gemini,
     l.project,
     l.cli,
     l.projectLsp,
@@ -213,6 +220,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       user: l.user.source.snapshot(),
       servers: l.servers?.source.snapshot(),
       workspace: l.workspace?.source.snapshot(),
+      gemini: l.gemini?.source.snapshot(),
       project: l.project.source.snapshot(),
       cli: l.cli?.source.snapshot(),
       projectLsp: l.projectLsp.source.snapshot(),
@@ -255,6 +263,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       ...(files.workspace === undefined
         ? {}
         : { workspace: sources.workspaceSettings(files.workspace) }),
+      ...(files.gemini === undefined ? {} : { gemini: sources.geminiSettings(files.gemini) }),
       project: sources.projectMcpJson(files.project),
       ...(files.cli === undefined ? {} : { cli: sources.mcpJson(files.cli) }),
       projectLsp: sources.projectLspJson(files.projectLsp),
@@ -272,19 +281,41 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   async function peekSnapshots(l: Leases): Promise<SessionSnapshots> {
     const peekOf = <T>(lease: SourceLease<T> | undefined): Promise<FileSnapshot<T> | undefined> =>
       lease ? lease.source.peek() : Promise.resolve(undefined);
-    const [system, user, servers, workspace, project, cli, projectLsp, cliLsp, trustedFolders] =
-      await Promise.all([
-        l.system.source.peek(),
-        l.user.source.peek(),
-        peekOf(l.servers),
-        peekOf(l.workspace),
-        l.project.source.peek(),
-        peekOf(l.cli),
-        l.projectLsp.source.peek(),
-        peekOf(l.cliLsp),
-        l.trustedFolders.source.peek(),
-      ]);
-    return { system, user, servers, workspace, project, cli, projectLsp, cliLsp, trustedFolders };
+    const [
+      system,
+      user,
+      servers,
+      workspace,
+      gemini,
+      project,
+      cli,
+      projectLsp,
+      cliLsp,
+      trustedFolders,
+    ] = await Promise.all([
+      l.system.source.peek(),
+      l.user.source.peek(),
+      peekOf(l.servers),
+      peekOf(l.workspace),
+      peekOf(l.gemini),
+      l.project.source.peek(),
+      peekOf(l.cli),
+      l.projectLsp.source.peek(),
+      peekOf(l.cliLsp),
+      l.trustedFolders.source.peek(),
+    ]);
+    return {
+      system,
+      user,
+      servers,
+      workspace,
+      gemini,
+      project,
+      cli,
+      projectLsp,
+      cliLsp,
+      trustedFolders,
+    };
   }
 
   function requireStarted(what: string): Leases {

@@ -20,6 +20,7 @@ import type { LanguageServerConfigs, ServerFileContent, SourceContent } from '..
 import { createFileSource, type FileSource } from './file-source.js';
 import {
   LSP_JSON_KIND,
+  GEMINI_SETTINGS_KIND,
   MCP_JSON_KIND,
   PROJECT_LSP_JSON_KIND,
   PROJECT_MCP_JSON_KIND,
@@ -52,6 +53,8 @@ export interface SharedSources {
   mcpJson(file: string): SourceLease<SourceContent>;
   /** A workspace's `.mcp.json`: a gated scope, with the gated scopes' server cap. */
   projectMcpJson(file: string): SourceLease<SourceContent>;
+  /** A Gemini CLI project's `<ws>/.gemini/settings.json` (its `mcpServers`): gated, capped. */
+  geminiSettings(file: string): SourceLease<SourceContent>;
   /** mcpctl's user server file (api/server-file.ts): one for every session. */
   serverFile(file: string): SourceLease<ServerFileContent>;
   /** A `--lsp-config` file: language servers the user trusts. */
@@ -109,6 +112,7 @@ export function createSharedSources(options: SharedSourcesOptions = {}): SharedS
   return {
     settings: (file) => acquire('settings', SETTINGS_KIND, file),
     workspaceSettings: (file) => acquire('workspaceSettings', WORKSPACE_SETTINGS_KIND, file),
+    geminiSettings: (file) => acquire('geminiSettings', GEMINI_SETTINGS_KIND, file),
     mcpJson: (file) => acquire('mcpJson', MCP_JSON_KIND, file),
     projectMcpJson: (file) => acquire('projectMcpJson', PROJECT_MCP_JSON_KIND, file),
     serverFile: (file) => acquire('serverFile', SERVER_FILE_KIND, file),

@@ -12,10 +12,14 @@
  * - `serverFile` (mcpctl's own user server file, api/server-file.ts): `mcpServers` as a
  *   `.mcp.json`'s and `projects[<workspace>].mcpServers`; other keys ignored. The user's own
  *   file: no cap, no restart gate.
+ * - `geminiSettings` (`<ws>/.gemini/settings.json`, Gemini CLI's project settings): only
+ *   `mcpServers` is mcpctl's, read as a `.mcp.json`'s; everything else of it (`mcp.allowed`,
+ *   `mcp.excluded`, trust, theme...) is Gemini's and ignored, never an error. No restart gate.
  * - `trustedFolders`: the trust rules of trust.ts.
  * - A server entry with any error makes the whole file invalid (keep-last-good keeps the
  *   previous content in force); warnings (unknown fields) never do.
- * - Files of the gated scopes (`<ws>/.mcp.json`, `<ws>/.qwen/settings.json`, `<ws>/.lsp.json`),
+ * - Files of the gated scopes (`<ws>/.mcp.json`, `<ws>/.qwen/settings.json`,
+ *   `<ws>/.gemini/settings.json`, `<ws>/.lsp.json`),
  *   which come with a repository, hold at most MAX_GATED_SERVERS_PER_FILE servers: past it the
  *   file is invalid before any entry is validated, so a hostile repository cannot make the
  *   daemon validate, hash and list tens of thousands of servers. The user's own files, the
@@ -145,6 +149,17 @@ export const PROJECT_MCP_JSON_KIND: KindOptions<SourceContent> = {
     validateMcpJsonDocument,
     MAX_GATED_SERVERS_PER_FILE,
     'project .mcp.json',
+    MCP_CAP,
+  ),
+};
+
+/** A Gemini CLI project's `.gemini/settings.json`: its `mcpServers` only; gated, so capped. */
+export const GEMINI_SETTINGS_KIND: KindOptions<SourceContent> = {
+  ...MCP_JSON_KIND,
+  validate: withServerCap(
+    validateMcpJsonDocument,
+    MAX_GATED_SERVERS_PER_FILE,
+    'Gemini project settings file',
     MCP_CAP,
   ),
 };

@@ -26,6 +26,7 @@ export interface SourceError {
 export type SourceKind =
   | 'settings'
   | 'workspaceSettings'
+  | 'geminiSettings'
   | 'mcpJson'
   | 'serverFile'
   | 'projectMcpJson'
