@@ -11,16 +11,17 @@
  * - `~/.gemini/settings.json` gets one `mcpctl` entry, and `mcp.allowed` (when the user has
  *   one) the name `mcpctl`, or Gemini would not start it.
  * - The workspace's `.gemini/settings.json` is the repository's: never edited, and its servers
- *   are not moved (mcpctl does not read that file, and copying them into a user file would skip
- *   their approval): Gemini keeps starting them itself, once, and setup says so.
+ *   are not moved (copying them into a user file would skip their approval). mcpctl reads them
+ *   there (gated); Gemini's global switch keeps Gemini from starting them too (gemini-project.ts).
  */
 import path from 'node:path';
 import { isObject } from '../../api/index.js';
 import { named } from './entries.js';
+import { disableProjectServers, geminiName as norm } from './gemini-project.js';
 import { appendAt, valueAt } from './jsonc-text.js';
 import { reachEntry } from './reach.js';
 import { loaded, newDraft, placeEntry, planOf, takeServers, type Draft } from './section.js';
-import { ENTRY_NAME, type AgentFile, type AgentSetup, type SetupContext } from './types.js';
+import { ENTRY_NAME, type AgentSetup, type SetupContext } from './types.js';
 
 function paths(ctx: SetupContext): { user: string; enablement: string; workspace: string } {
   return {
@@ -29,9 +30,6 @@ function paths(ctx: SetupContext): { user: string; enablement: string; workspace
     workspace: path.join(ctx.workspace, '.gemini', 'settings.json'),
   };
 }
-
-/** Gemini's name comparison. */
-const norm = (name: string): string => name.toLowerCase().trim();
 
 function names(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
@@ -75,16 +73,6 @@ function checkLists(draft: Draft, file: string, user: Record<string, unknown>): 
   return true;
 }
 
-function workspaceNote(draft: Draft, file: AgentFile | undefined): void {
-  if (file?.kind !== 'text') return;
-  const doc = loaded({ ...draft, refusals: [] }, file);
-  const servers = doc === undefined ? undefined : doc.value.mcpServers;
-  if (!isObject(servers) || Object.keys(servers).length === 0) return;
-  draft.notes.push(
-    `${file.path} (the repository's, not edited): Gemini CLI keeps starting ${Object.keys(servers).map(named).join(', ')} itself (in a trusted folder), once; mcpctl does not read that file, and a repository's servers are never copied into a user file, which would skip their approval`,
-  );
-}
-
 export const GEMINI: AgentSetup = {
   id: 'gemini',
   title: 'Gemini CLI',
@@ -97,9 +85,15 @@ export const GEMINI: AgentSetup = {
     const draft = newDraft();
     const user = loaded(draft, files.get(p.user));
     const enablement = loaded(draft, files.get(p.enablement));
-    workspaceNote(draft, files.get(p.workspace));
     if (user === undefined || enablement === undefined || !checkLists(draft, p.user, user.value))
       return planOf(draft, []);
+    const keep = whyKept(user.value, enablement.value);
+    const switched = disableProjectServers(draft, {
+      // A workspace that is the home: that file is the user file, handled below.
+      file: p.workspace === p.user ? undefined : files.get(p.workspace),
+      enablement: { path: p.enablement, text: enablement.text, value: enablement.value },
+      whyKept: keep,
+    });
     let text = takeServers(draft, {
       file: p.user,
       text: user.text,
@@ -108,7 +102,7 @@ export const GEMINI: AgentSetup = {
       where: 'mcpServers',
       to: 'user',
       syntax: 'settings',
-      keep: whyKept(user.value, enablement.value),
+      keep,
     });
     text = placeEntry(
       draft,
@@ -121,6 +115,11 @@ export const GEMINI: AgentSetup = {
     const allowed = names(valueAt(user.value, ['mcp', 'allowed']));
     if (allowed !== undefined && !allowed.map(norm).includes(ENTRY_NAME))
       text = appendAt(text, ['mcp', 'allowed'], allowed.length, [ENTRY_NAME]);
-    return planOf(draft, text === user.text ? [] : [{ path: p.user, text, newMode: 0o644 }]);
+    return planOf(draft, [
+      ...(text === user.text ? [] : [{ path: p.user, text, newMode: 0o644 }]),
+      ...(switched === enablement.text
+        ? []
+        : [{ path: p.enablement, text: switched, newMode: 0o644 }]),
+    ]);
   },
 };

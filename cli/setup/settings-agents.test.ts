@@ -68,7 +68,7 @@ describe('setup gemini: the plan', () => {
     assert.ok(plan.notes.some((n) => n.includes('"gone"') && n.includes('disabled')));
   });
 
-  it('adds mcpctl to mcp.allowed when there is one; notes the repository’s servers', () => {
+  it('adds mcpctl to mcp.allowed when there is one', () => {
     const plan = GEMINI.plan(
       files(GEMINI, {
         [user]: '{ "mcpServers": { "a": { "command": "a" } }, "mcp": { "allowed": ["a"] } }',
@@ -80,7 +80,117 @@ describe('setup gemini: the plan', () => {
       'a',
       'mcpctl',
     ]);
-    assert.ok(plan.notes.some((n) => n.includes('"repo"') && n.includes('keeps starting')));
+    // "repo" is not in mcp.allowed: Gemini does not start it, so no switch is written for it.
+    assert.deepEqual(
+      plan.changes.map((c) => c.path),
+      [user],
+    );
+    assert.ok(plan.notes.some((n) => n.includes('"repo"') && n.includes('mcpctl approve')));
+  });
+
+  const project = '/ws/.gemini/settings.json';
+  it("switches the repository's servers off for Gemini (its global switch, lower-cased name), never editing that file", () => {
+    const repo = `{
+  // the repository's
+  "mcp": { "excluded": [] },
+  "mcpServers": {
+    " Memory ": { "command": "node", "env": { "TOKEN": "s3cr3t-value" } },
+    "Off": { "command": "off" },
+    "done": { "command": "d" }
+  }
+}`;
+    const plan = GEMINI.plan(
+      files(GEMINI, {
+        [user]: settings,
+        [project]: repo,
+        [enablement]:
+          '{\n  // mine\n  "done": { "enabled": false },\n  "memory": { "enabled": true, "x": 1 }\n}',
+      }),
+      ctx,
+    );
+    assert.deepEqual(plan.refusals, []);
+    assert.ok(!plan.changes.some((c) => c.path === project), "the repository's file is not edited");
+    const switched = plan.changes.find((c) => c.path === enablement)?.text ?? '';
+    assert.match(switched, /\/\/ mine/);
+    assert.deepEqual(value(switched), {
+      done: { enabled: false },
+      memory: { enabled: false, x: 1 },
+    });
+    const note = plan.notes.find((n) => n.startsWith(enablement)) ?? '';
+    assert.match(note, /" Memory "/);
+    assert.match(note, /global \(by name, in every project/);
+    assert.ok(plan.notes.some((n) => n.includes('"Off"') && n.includes('excluded')));
+    assert.ok(!plan.notes.join().includes('s3cr3t-value'));
+
+    // Absent enablement file: made. Second run (switch in place): nothing to write.
+    const first = GEMINI.plan(files(GEMINI, { [project]: repo }), ctx);
+    const made = first.changes.find((c) => c.path === enablement)?.text ?? '';
+    assert.deepEqual(value(made), {
+      memory: { enabled: false },
+      off: { enabled: false },
+      done: { enabled: false },
+    });
+    const userAfter = first.changes.find((c) => c.path === user)?.text;
+    const again = GEMINI.plan(
+      files(GEMINI, { [project]: repo, [enablement]: made, [user]: userAfter ?? '' }),
+      ctx,
+    );
+    assert.deepEqual(again.changes, []);
+  });
+
+  it("refuses a repository's file it cannot read, or a server of it named mcpctl, naming the file", () => {
+    const cases: [AgentFile, RegExp][] = [
+      [
+        { kind: 'text', path: project, text: '{ "mcpServers": { "a": { },, }', mode: 0o644 },
+        /settings\.json:1:\d+: not valid JSON/,
+      ],
+      [{ kind: 'refused', path: project, problem: 'not a regular file (a FIFO)' }, /a FIFO/],
+      [
+        { kind: 'text', path: project, text: '{ "mcpServers": [] }', mode: 0o644 },
+        /mcpServers is not an object/,
+      ],
+      [
+        {
+          kind: 'text',
+          path: project,
+          text: '{ "mcpServers": { "MCPCTL": { "command": "x" } } }',
+          mode: 0o644,
+        },
+        /"MCPCTL" takes mcpctl's own name/,
+      ],
+    ];
+    for (const [file, problem] of cases) {
+      const all = files(GEMINI, { [user]: settings });
+      all.set(project, file);
+      const plan = GEMINI.plan(all, ctx);
+      assert.deepEqual(plan.changes, []);
+      assert.match(plan.refusals.join('\n'), problem);
+      assert.ok(plan.refusals.join().includes(project));
+    }
+  });
+
+  it('a workspace that is the home has no project file to switch off', () => {
+    const home = { ...ctx, workspace: '/home/u' };
+    const plan = GEMINI.plan(
+      new Map<string, AgentFile>([
+        [
+          user,
+          {
+            kind: 'text',
+            path: user,
+            text: '{ "mcpServers": { "a": { "command": "a" } } }',
+            mode: 0o644,
+          },
+        ],
+        [enablement, { kind: 'absent', path: enablement }],
+      ]),
+      home,
+    );
+    assert.deepEqual(plan.refusals, []);
+    assert.deepEqual(
+      plan.changes.map((c) => c.path),
+      [user],
+    );
   });
 
   it('refuses a variable it cannot carry over, naming the entry', () => {
