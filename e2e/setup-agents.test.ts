@@ -7,14 +7,15 @@
  * not understand is left as it is, with a message naming it.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse } from 'jsonc-parser';
 import { makeFifo } from '../testing/fifo.js';
-import { TestEnv } from './harness.js';
+import { condition, isReady, TestEnv } from './harness.js';
 import { refusedFlow, setupFlow } from './setup-flow.js';
+import { until } from '../testing/until.js';
 
 const T = { timeout: 150_000 };
 const requireHere = createRequire(import.meta.url);
@@ -165,6 +166,8 @@ describe('mcpctl setup claude (e2e)', () => {
 
 describe('mcpctl setup gemini (e2e)', () => {
   const user = () => path.join(env.home, '.gemini', 'settings.json');
+  const project = () => path.join(env.workspace, '.gemini', 'settings.json');
+  const enablement = () => path.join(env.home, '.gemini', 'mcp-server-enablement.json');
   function write(): void {
     const mem = env.memoryServer();
     env.write(
@@ -185,18 +188,32 @@ describe('mcpctl setup gemini (e2e)', () => {
 }
 `,
     );
-    env.write(path.join(env.workspace, '.gemini', 'settings.json'), {
-      mcpServers: { repo: env.fixture('repo') },
-    });
+    // The repository's: server-memory by absolute path, its own data file.
+    const proj = {
+      command: process.execPath,
+      args: env.memoryServer().args,
+      env: { MEMORY_FILE_PATH: path.join(env.root, 'project-memory.jsonl') },
+    };
+    env.write(
+      project(),
+      `{\n  // the repository's\n  "mcpServers": { "Proj": ${JSON.stringify(proj)} }\n}\n`,
+    );
   }
+  /** What Gemini starts, as it reads its files: user and project servers, less the excluded and
+   * those its enablement file disables (names trimmed and lower-cased). */
   function geminiStarts(): string[] {
+    const norm = (n: string) => n.trim().toLowerCase();
     const u = read(user());
-    const excluded = ((u.mcp as Obj | undefined)?.excluded ?? []) as string[];
-    return keysOf(u.mcpServers).filter((n) => !excluded.includes(n));
+    const excluded = (((u.mcp as Obj | undefined)?.excluded ?? []) as string[]).map(norm);
+    const switches = existsSync(enablement()) ? read(enablement()) : {};
+    const disabled = (n: string) => (switches[norm(n)] as Obj | undefined)?.enabled === false;
+    return [...keysOf(u.mcpServers), ...keysOf(read(project()).mcpServers)].filter(
+      (n) => !excluded.includes(norm(n)) && !disabled(n),
+    );
   }
 
   it(
-    'moves the user servers Gemini starts ($VAR as ${VAR}), keeps the excluded one, and undoes',
+    'moves the user servers Gemini starts ($VAR as ${VAR}), switches the project ones off for Gemini, serves them once approved, and undoes',
     T,
     async () => {
       write();
@@ -204,19 +221,76 @@ describe('mcpctl setup gemini (e2e)', () => {
         env,
         {
           agent: 'gemini',
-          files: [user(), path.join(env.workspace, '.gemini', 'settings.json'), serverFile()],
+          files: [user(), project(), enablement(), serverFile()],
           secrets: [SECRET],
           agentStarts: geminiStarts,
           entry: () =>
             (read(user()).mcpServers as Record<string, { command: string; args: string[] }>).mcpctl,
-          reach: ['mem', 'evr'],
-          approve: [],
-          never: ['off', 'repo'],
+          async beforeApprove() {
+            // The repository's server is gated in mcpctl: pending, never started before approval.
+            const m = await env.untilServers(
+              (s) =>
+                condition(s.get('Proj'), 'Admitted')?.reason === 'PendingApproval' &&
+                isReady(s.get('mem')),
+              'Proj pending, mem Ready',
+            );
+            const proj = m.get('Proj')!;
+            assert.equal(proj.metadata.annotations?.['mcpctl.dev/scope'], 'workspace');
+            assert.equal(condition(proj, 'Ready')?.reason, 'NotAdmitted');
+            assert.equal(proj.status.pid, undefined, 'not started before approval');
+          },
+          reach: ['mem', 'evr', 'Proj'],
+          approve: ['Proj'],
+          never: ['off'],
         },
         { MEMFILE: env.memoryServer().env.MEMORY_FILE_PATH },
       );
-      assert.match(out.setup, /keeps starting "repo" itself/);
+      assert.match(
+        out.setup,
+        /"Proj" of .*disabled for Gemini CLI with its own switch, which is global/,
+      );
       assert.match(out.dryRun, /\/\/ Gemini CLI's user settings/);
+    },
+  );
+
+  it(
+    'a project settings.json that is a FIFO, or broken, changes nothing and is named',
+    T,
+    async () => {
+      // A server of the user's that runs whatever the repository's file holds.
+      env.write(env.userSettingsPath, { mcpServers: { mine: env.memoryServer() } });
+      mkdirSync(path.dirname(project()), { recursive: true });
+      makeFifo(project());
+      const files = [user(), enablement(), serverFile(), env.userSettingsPath];
+      await refusedFlow(env, 'gemini', files, project());
+      await env.startDaemon();
+      interface Listed {
+        items: {
+          status: {
+            conditions: { type: string; message: string }[];
+            sources: { file: string; scope: string; valid: boolean }[];
+          };
+        }[];
+      }
+      const session = async () =>
+        (await env.json<Listed>(['get', 'sessions', '-o', 'json'])).items[0]?.status;
+      const configMessage = async () =>
+        (await session())?.conditions.find((c) => c.type === 'ConfigValid')?.message ?? '';
+      await until('the FIFO named by the session', async () =>
+        (await configMessage()).includes(project()),
+      );
+      const listed = (await session())?.sources.find((s) => s.file === project());
+      assert.deepEqual([listed?.scope, listed?.valid], ['workspace', false]);
+
+      // A syntax error: setup refuses naming file and line; mcpctl runs nothing of it, says where.
+      rmSync(project());
+      env.write(project(), '{\n  "mcpServers": {\n    "Proj": { "command": "node" },,\n  }\n}\n');
+      await refusedFlow(env, 'gemini', files, `${project()}:3:`);
+      await until('the syntax error named with its line', async () =>
+        (await configMessage()).includes(`${project()}:3:`),
+      );
+      const m = await env.untilServers((s) => isReady(s.get('mine')), 'mine Ready');
+      assert.equal(m.get('Proj'), undefined, 'nothing of the broken file runs');
     },
   );
 

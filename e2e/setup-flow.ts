@@ -33,6 +33,8 @@ export interface FlowCase {
   readonly reach: readonly string[];
   /** Project servers to approve in mcpctl first. */
   readonly approve: readonly string[];
+  /** Checked once the agent's mcpctl is up, before `approve` (e.g. the project servers pending). */
+  beforeApprove?(): Promise<void>;
   /** Servers that must not be served (excluded before, still excluded). */
   readonly never: readonly string[];
 }
@@ -79,6 +81,7 @@ export async function setupFlow(
   await client.connect(transport);
   env.trackPid(transport.pid ?? undefined);
   try {
+    await c.beforeApprove?.();
     for (const name of c.approve) {
       const approved = await env.cli(['approve', name]);
       assert.equal(approved.code, 0, approved.stderr);
