@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  GEMINI_SETTINGS_KIND,
   LSP_JSON_KIND,
   MAX_GATED_SERVERS_PER_FILE,
   MCP_JSON_KIND,
@@ -21,6 +22,7 @@ describe('server cap of the gated scopes (issue 13, finding 13)', () => {
     for (const [kind, label] of [
       [PROJECT_MCP_JSON_KIND, 'project .mcp.json'],
       [WORKSPACE_SETTINGS_KIND, 'workspace settings file'],
+      [GEMINI_SETTINGS_KIND, 'Gemini project settings file'],
     ] as const) {
       const at = kind.validate({ mcpServers: servers(MAX_GATED_SERVERS_PER_FILE) });
       assert.deepEqual(at.errors, [], label);
@@ -47,6 +49,15 @@ describe('server cap of the gated scopes (issue 13, finding 13)', () => {
   it('the gated kinds keep the rest of their kind (restart gate, other errors)', () => {
     assert.equal(WORKSPACE_SETTINGS_KIND.isHotChange, SETTINGS_KIND.isHotChange);
     assert.equal(PROJECT_MCP_JSON_KIND.isHotChange, undefined);
+    assert.equal(GEMINI_SETTINGS_KIND.isHotChange, undefined, 'no key of it needs a restart');
+    // Only its mcpServers are mcpctl's: Gemini's own keys, even ones Qwen's schema would refuse,
+    // are neither read nor errors.
+    const gemini = GEMINI_SETTINGS_KIND.validate({
+      mcp: { excluded: 'not a list' },
+      security: { folderTrust: { enabled: 'yes' } },
+      mcpServers: { g: { command: 'g' } },
+    });
+    assert.deepEqual([gemini.errors, Object.keys(gemini.value)], [[], ['mcpServers']]);
     assert.match(
       PROJECT_MCP_JSON_KIND.validate({ mcpServers: { a: { command: 3 } } }).errors[0]?.message ??
         '',
