@@ -11,11 +11,13 @@
  * - That switch is Gemini's global one (by name, in every project): said in a note, with the
  *   `mcpctl approve` each server needs before mcpctl starts it.
  * - A workspace file not understood (a FIFO, a link, a syntax error, `mcpServers` not an object)
- *   refuses the whole setup naming it; so does a project server named `mcpctl` (disabling that
- *   name would stop mcpctl's own entry in every project).
+ *   refuses the whole setup naming it; so does one whose `mcpServers` mcpctl would refuse (a bad
+ *   entry, a name with a control character: the file's errors, as informers validate it), since
+ *   switching those off for Gemini would leave them started by no one; and a project server
+ *   named `mcpctl` (disabling that name would stop mcpctl's own entry in every project).
  * - A workspace that is the home has no project file (it is Gemini's user file).
  */
-import { isObject } from '../../api/index.js';
+import { isObject, normalizeServerConfig, validateSourceDocument } from '../../api/index.js';
 import { named } from './entries.js';
 import { setAt } from './jsonc-text.js';
 import { loaded, type Draft } from './section.js';
@@ -49,6 +51,16 @@ export function disableProjectServers(draft: Draft, input: ProjectInput): string
     draft.refusals.push(
       `${file.path}: mcpServers is not an object of servers; fix the repository's file, then run setup again`,
     );
+    return enablement.text;
+  }
+  // As mcpctl's informers read it (its mcpServers only): what they refuse, mcpctl will not serve.
+  const issues = validateSourceDocument({ mcpServers: servers }, normalizeServerConfig).errors;
+  if (issues.length > 0) {
+    // The messages start with their place, any control character in it escaped (api/schema.ts).
+    for (const issue of issues)
+      draft.refusals.push(
+        `${file.path}: ${issue.message}; mcpctl would not serve this file's servers, so setup leaves them with Gemini CLI: fix the repository's file, then run setup again`,
+      );
     return enablement.text;
   }
   let text = enablement.text;

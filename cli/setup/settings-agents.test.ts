@@ -149,6 +149,25 @@ describe('setup gemini: the plan', () => {
         { kind: 'text', path: project, text: '{ "mcpServers": [] }', mode: 0o644 },
         /mcpServers is not an object/,
       ],
+      // What mcpctl would refuse to read: switched off for Gemini, it would be started by no one.
+      [
+        {
+          kind: 'text',
+          path: project,
+          text: '{ "mcpServers": { "a\\u001bb": { "command": "x" } } }',
+          mode: 0o644,
+        },
+        /control character U\+001B.*mcpctl would not serve/,
+      ],
+      [
+        {
+          kind: 'text',
+          path: project,
+          text: '{ "mcpServers": { "a": { "command": 3 } } }',
+          mode: 0o644,
+        },
+        /mcpServers\.a\.command.*mcpctl would not serve/,
+      ],
       [
         {
           kind: 'text',
@@ -166,6 +185,7 @@ describe('setup gemini: the plan', () => {
       assert.deepEqual(plan.changes, []);
       assert.match(plan.refusals.join('\n'), problem);
       assert.ok(plan.refusals.join().includes(project));
+      assert.ok(!plan.refusals.join().includes('\u001b'), 'no raw control character printed');
     }
   });
 
