@@ -1,5 +1,6 @@
 /**
- * The one size limit of an MCP message (one JSON-RPC line) that mcpctl passes along, whichever
+ * mcpctl's limits: the servers a file of a gated scope may hold (MAX_GATED_SERVERS_PER_FILE,
+ * at the end), and the one size limit of an MCP message (one JSON-RPC line) that mcpctl passes along, whichever
  * way: server → daemon (a stdio server's stdout line), agent → daemon (a line on the daemon's
  * socket, cli/rpc/limits.ts) and daemon → agent (the gateway's messages; to an agent's stdio
  * the lower MAX_AGENT_STDIO_MESSAGE_BYTES, below).
@@ -47,3 +48,11 @@ export function sizeText(bytes: number): string {
  * MAX_MESSAGE_BYTES here, and every limit of the daemon's socket (cli/rpc/PROTOCOL.md, "Limits").
  */
 export const LIMIT_EXCEEDED_CODE = -32005;
+
+/**
+ * The servers a file of a gated scope (`<ws>/.mcp.json`, `<ws>/.qwen/settings.json`,
+ * `<ws>/.gemini/settings.json`, `<ws>/.lsp.json`: a repository's) may hold: past it the informers
+ * refuse the file unvalidated (informers/source-kinds.ts) and `mcpctl setup` leaves it alone.
+ * Generous for a real project (each of its servers needs the user's approval anyway).
+ */
+export const MAX_GATED_SERVERS_PER_FILE = 1000;

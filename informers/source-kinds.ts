@@ -27,6 +27,7 @@
  */
 import {
   formatPath,
+  MAX_GATED_SERVERS_PER_FILE,
   normalizeServerConfig,
   validateLanguageServerDocument,
   validateServerFileDocument,
@@ -63,8 +64,8 @@ export function validateLspJsonDocument(document: unknown): Validated<LanguageSe
   return { value: v.servers, errors: v.errors, warnings: v.warnings };
 }
 
-/** Generous for a real project (each of its servers needs the user's approval anyway). */
-export const MAX_GATED_SERVERS_PER_FILE = 1000;
+/** In api/limits.ts (setup keeps it too); exported here as before. */
+export { MAX_GATED_SERVERS_PER_FILE };
 
 /** Where a kind of file keeps its servers, for the cap's count and message. */
 interface CapShape<T> {

@@ -13,11 +13,17 @@
  * - A workspace file not understood (a FIFO, a link, a syntax error, `mcpServers` not an object)
  *   refuses the whole setup naming it; so does one whose `mcpServers` mcpctl would refuse (a bad
  *   entry, a name with a control character: the file's errors, as informers validate it), since
- *   switching those off for Gemini would leave them started by no one; and a project server
+ *   switching those off for Gemini would leave them started by no one (past the gated files' cap,
+ *   MAX_GATED_SERVERS_PER_FILE, refused before any entry is validated); and a project server
  *   named `mcpctl` (disabling that name would stop mcpctl's own entry in every project).
  * - A workspace that is the home has no project file (it is Gemini's user file).
  */
-import { isObject, normalizeServerConfig, validateSourceDocument } from '../../api/index.js';
+import {
+  isObject,
+  MAX_GATED_SERVERS_PER_FILE,
+  normalizeServerConfig,
+  validateSourceDocument,
+} from '../../api/index.js';
 import { named } from './entries.js';
 import { setAt } from './jsonc-text.js';
 import { loaded, type Draft } from './section.js';
@@ -50,6 +56,14 @@ export function disableProjectServers(draft: Draft, input: ProjectInput): string
   if (!isObject(servers)) {
     draft.refusals.push(
       `${file.path}: mcpServers is not an object of servers; fix the repository's file, then run setup again`,
+    );
+    return enablement.text;
+  }
+  const count = Object.keys(servers).length;
+  if (count > MAX_GATED_SERVERS_PER_FILE) {
+    // Refused by mcpctl unvalidated (the gated scopes' cap): not validated here either.
+    draft.refusals.push(
+      `${file.path}: mcpServers: ${count} servers, more than the ${MAX_GATED_SERVERS_PER_FILE} a repository's file may hold; mcpctl would not serve them, so setup leaves them with Gemini CLI: keep the servers you use, then run setup again`,
     );
     return enablement.text;
   }

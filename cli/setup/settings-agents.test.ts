@@ -154,6 +154,19 @@ describe('setup gemini: the plan', () => {
         {
           kind: 'text',
           path: project,
+          text: JSON.stringify({
+            mcpServers: Object.fromEntries(
+              Array.from({ length: 50_000 }, (_, i) => [`s${i}`, 'not even an entry']),
+            ),
+          }),
+          mode: 0o644,
+        },
+        /50000 servers, more than the 1000/,
+      ],
+      [
+        {
+          kind: 'text',
+          path: project,
           text: '{ "mcpServers": { "a\\u001bb": { "command": "x" } } }',
           mode: 0o644,
         },
