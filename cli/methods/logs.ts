@@ -16,13 +16,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { kindNamed, LANGUAGE_SERVERS, MCP_SERVERS, type ServerKind } from '../../api/index.js';
+import { kindNamed, type ServerKind } from '../../api/index.js';
 import type { Session } from '../../controller/session.js';
 import type { StderrSnapshot } from '../../controller/stderr-log.js';
 import { RpcCodes, RpcError } from '../rpc/protocol.js';
 import { method, type MethodTable } from '../rpc/methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
-import { resolveKind } from './servers.js';
+import { kindShape, resolveKind } from './servers.js';
 
 /** How often a follow looks for new lines. */
 export const POLL_MS = 200;
@@ -60,7 +60,7 @@ export function logsMethods(ctx: MethodContext): MethodTable {
   const params = z.object({
     ...selectorShape,
     name: z.string().min(1),
-    kind: z.enum([MCP_SERVERS.kind, LANGUAGE_SERVERS.kind]).optional(),
+    ...kindShape,
   });
   return {
     'logs.get': method(

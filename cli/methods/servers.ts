@@ -24,7 +24,7 @@ import { mustGet } from './kind-objects.js';
 const hashPin = z.string().min(1).max(64).optional();
 
 /** `kind` absent: the name decides (resolveKind). */
-const kindShape = { kind: z.enum([MCP_SERVERS.kind, LANGUAGE_SERVERS.kind]).optional() };
+export const kindShape = { kind: z.enum([MCP_SERVERS.kind, LANGUAGE_SERVERS.kind]).optional() };
 
 /**
  * Which kind a name means: the one given, else the one kind that has the name in this session.
