@@ -278,44 +278,16 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     ready = true;
   }
 
+  /** Every held source's file as it is now, by its role (one read each, in parallel). */
   async function peekSnapshots(l: Leases): Promise<SessionSnapshots> {
-    const peekOf = <T>(lease: SourceLease<T> | undefined): Promise<FileSnapshot<T> | undefined> =>
-      lease ? lease.source.peek() : Promise.resolve(undefined);
-    const [
-      system,
-      user,
-      servers,
-      workspace,
-      gemini,
-      project,
-      cli,
-      projectLsp,
-      cliLsp,
-      trustedFolders,
-    ] = await Promise.all([
-      l.system.source.peek(),
-      l.user.source.peek(),
-      peekOf(l.servers),
-      peekOf(l.workspace),
-      peekOf(l.gemini),
-      l.project.source.peek(),
-      peekOf(l.cli),
-      l.projectLsp.source.peek(),
-      peekOf(l.cliLsp),
-      l.trustedFolders.source.peek(),
-    ]);
-    return {
-      system,
-      user,
-      servers,
-      workspace,
-      gemini,
-      project,
-      cli,
-      projectLsp,
-      cliLsp,
-      trustedFolders,
-    };
+    const held = Object.entries(l) as [keyof Leases, SourceLease<unknown> | undefined][];
+    const peeked = await Promise.all(
+      held.map(async ([role, lease]) => [role, await lease?.source.peek()] as const),
+    );
+    // The roles are Leases' own, each lease peeks a snapshot of its role's type.
+    return Object.fromEntries(
+      peeked.filter(([, snap]) => snap !== undefined),
+    ) as unknown as SessionSnapshots;
   }
 
   function requireStarted(what: string): Leases {

@@ -5,7 +5,7 @@ import { parseConfig } from './jsonc-text.js';
 import type { AgentFile, SetupContext } from './types.js';
 
 const HOME = '/home/u';
-const WS = '/work/ws';
+const WS = '/home/someone/ws';
 const ctx: SetupContext = {
   home: HOME,
   workspace: WS,
