@@ -139,3 +139,41 @@ describe('isExcluded / isInAllowlist', { timeout: 10_000 }, () => {
     assert.equal(isInAllowlist('a', { allowed: ['a'] }), true);
   });
 });
+
+describe('patterns in the gating lists', { timeout: 10_000 }, () => {
+  const list = servers(
+    ['github', 'user'],
+    ['gitlab', 'user'],
+    ['fs', 'user'],
+    ['pup-1', 'project'],
+  );
+  it('an excluded pattern excludes each configured server it matches, plain entries stay', () => {
+    const g = computeGating({
+      settings: { excluded: ['git*', 'gone'] },
+      servers: list,
+      approvals: noApprovals,
+    });
+    assert.deepEqual(g.excluded, ['gone', 'github', 'gitlab']);
+    assert.equal(isExcluded('github', g), true);
+    assert.equal(isExcluded('fs', g), false);
+  });
+  it('ceiling and settings patterns: a server is allowed only when both lists match it', () => {
+    const g = computeGating({
+      settings: { allowed: ['git*', 'fs'] },
+      ceiling: ['*hub', 'fs'],
+      servers: list,
+      approvals: noApprovals,
+    });
+    assert.deepEqual(g.allowed, ['fs', 'github']);
+    assert.equal(isInAllowlist('gitlab', g), false);
+    assert.equal(isInAllowlist('pup-1', g), false);
+  });
+  it('a pattern that matches nothing configured is deny-all, not absent', () => {
+    const g = computeGating({
+      settings: { allowed: ['zzz*'] },
+      servers: list,
+      approvals: noApprovals,
+    });
+    assert.deepEqual(g.allowed, []);
+  });
+});

@@ -10,11 +10,16 @@
  *   down); `promptableServers` is the strict list of those whose state is exactly `pending`.
  * - One function for both kinds: language servers pass no settings, so their allowlist is the
  *   `--allowed-lsp-server-names` ceiling (absent: all) and nothing is excluded.
+ * - An entry with `*` or `?` is a pattern (name-patterns.ts, as Qwen Code reads them): the lists
+ *   computed here hold the plain entries as written plus every configured server name a pattern
+ *   matches, so `isExcluded` / `isInAllowlist` stay exact lookups and a list of plain names means
+ *   what it always meant.
  */
 import type { DesiredServer } from './assemble.js';
 import type { Gating } from './equality.js';
 import type { DesiredLanguageServer } from './lsp-config.js';
 import type { McpSettings } from './schema.js';
+import { isNamePattern, namePatternTest } from './name-patterns.js';
 import { isGatedScope, type ApprovalState, type Scope } from './scope.js';
 
 /** What gating needs of a desired server of either kind (McpServer, LanguageServer). */
@@ -28,15 +33,36 @@ export type ApprovalLookupOf<S extends GatedEntry> = (server: S) => ApprovalStat
 export type ApprovalLookup = ApprovalLookupOf<DesiredServer>;
 export type LanguageServerApprovalLookup = ApprovalLookupOf<DesiredLanguageServer>;
 
+/**
+ * The allowlist in force: the ceiling capped by the settings' list (edits narrow, never widen).
+ * `names`: the configured servers, the only names a pattern entry can stand for here.
+ */
 export function effectiveAllowed(
   settingsAllowed: readonly string[] | undefined,
   ceiling: readonly string[] | undefined,
+  names: readonly string[] = [],
 ): string[] | undefined {
-  if (ceiling === undefined)
-    return settingsAllowed === undefined ? undefined : [...settingsAllowed];
-  if (settingsAllowed === undefined) return [...ceiling];
-  const inSettings = new Set(settingsAllowed);
-  return ceiling.filter((name) => inSettings.has(name));
+  if (ceiling === undefined && settingsAllowed === undefined) return undefined;
+  const lists = [ceiling, settingsAllowed].filter((l): l is readonly string[] => l !== undefined);
+  const tests = lists.map(namePatternTest);
+  const entries = lists.flat();
+  const plain = entries.filter((e) => !isNamePattern(e));
+  const candidates = plain.length === entries.length ? plain : [...plain, ...names];
+  return namesMatching(candidates, (n) => tests.every((t) => t(n)));
+}
+
+/** The excluded names: the plain entries, and the configured servers a pattern matches. */
+function effectiveExcluded(entries: readonly string[], names: readonly string[]): string[] {
+  if (!entries.some(isNamePattern)) return [...entries];
+  const excluded = namePatternTest(entries);
+  return namesMatching([...entries.filter((e) => !isNamePattern(e)), ...names], excluded);
+}
+
+/** `candidates` that `keep` accepts, each once, first occurrence first. */
+function namesMatching(candidates: readonly string[], keep: (name: string) => boolean): string[] {
+  const out = new Set<string>();
+  for (const n of candidates) if (!out.has(n) && keep(n)) out.add(n);
+  return [...out];
 }
 
 /** Gating of one kind's servers; language servers have no settings section (`undefined`). */
@@ -73,8 +99,9 @@ export function computeGating<S extends GatedEntry>(input: GatingInput<S>): Comp
     input.servers,
     (s) => isGatedScope(s.scope) && input.approvals(s) !== 'approved',
   );
-  const allowed = effectiveAllowed(input.settings?.allowed, input.ceiling);
-  const excluded = [...(input.settings?.excluded ?? [])];
+  const names = Object.keys(input.servers).sort();
+  const allowed = effectiveAllowed(input.settings?.allowed, input.ceiling, names);
+  const excluded = effectiveExcluded(input.settings?.excluded ?? [], names);
   return allowed === undefined ? { excluded, pending } : { excluded, allowed, pending };
 }
 

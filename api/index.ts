@@ -11,6 +11,7 @@ export * from './equality.js';
 export * from './scope.js';
 export * from './assemble.js';
 export * from './gating.js';
+export * from './name-patterns.js';
 export * from './object.js';
 export * from './redact.js';
 export * from './env-expansion.js';

@@ -64,6 +64,21 @@ describe('validateServerFileDocument', () => {
     assert.deepEqual(v.errors[0]?.path, ['projects', 'ws']);
   });
 
+  it("reads the Qwen-only exclusions' names; refuses a non-map and a control character", T, () => {
+    const ok = validateServerFileDocument({
+      qwenOnlyExcluded: { wsrv: { from: '/ws/.qwen/settings.json' }, a: {} },
+    });
+    assert.deepEqual(ok.errors, []);
+    assert.deepEqual(ok.content.qwenOnlyExcluded, ['a', 'wsrv']);
+    const list = validateServerFileDocument({ qwenOnlyExcluded: ['wsrv'] });
+    assert.match(
+      list.errors[0]?.message ?? '',
+      /^qwenOnlyExcluded: expected an object .*remove the key/,
+    );
+    const bad = validateServerFileDocument({ qwenOnlyExcluded: { 'a\x07': {} } });
+    assert.match(bad.errors[0]?.message ?? '', /control character U\+0007/);
+  });
+
   it('places an entry issue under its project, with its full path', T, () => {
     const v = validateServerFileDocument({
       projects: { '/ws': { mcpServers: { fs: { command: 'x', args: 'y' } } }, '/w2': 3 },

@@ -13,6 +13,11 @@
  *   character not shown as itself, is an error naming the key (escaped) and the fix; an entry's
  *   issues carry their full path (`projects["/ws"].mcpServers.fs.args: …`). Other keys of a
  *   project entry, and other top-level keys, are ignored (Claude's files carry many).
+ * - `qwenOnlyExcluded` maps a server name to a note of why (`{ "from": FILE }`): the names that
+ *   `mcpctl setup qwen` wrote into `mcp.excluded` of Qwen Code's user settings to keep Qwen from
+ *   starting a repository's server that mcpctl serves. Those entries of that one file keep Qwen
+ *   Code from starting the server, not mcpctl (informers/desired-state.ts). A name is checked as
+ *   a server name is; anything else there is an error naming the key and the fix.
  * - Any error makes the whole document invalid for its reader (keep-last-good); warnings
  *   (unknown fields) never do.
  * - The document is taken as immutable; validation of unchanged sections is cached (schema.ts).
@@ -21,7 +26,12 @@ import path from 'node:path';
 import { quoted, UNSHOWN } from './escape.js';
 import { isObject } from './is-object.js';
 import { describeType } from './redact.js';
-import { validateSourceDocument, type ConfigIssue, type ConfigPath } from './schema.js';
+import {
+  serverNameIssue,
+  validateSourceDocument,
+  type ConfigIssue,
+  type ConfigPath,
+} from './schema.js';
 import type { McpServerConfig } from './server-config.js';
 import { normalizeServerConfig } from './transport.js';
 
@@ -44,7 +54,12 @@ export interface ServerFileContent {
   readonly mcpServers?: Readonly<Record<string, McpServerConfig>>;
   /** Per workspace real path, that workspace's servers (null-prototype maps). */
   readonly projects?: Readonly<Record<string, Readonly<Record<string, McpServerConfig>>>>;
+  /** Names of Qwen's user `mcp.excluded` that are for Qwen Code only (see the module doc). */
+  readonly qwenOnlyExcluded?: readonly string[];
 }
+
+/** The key of the Qwen-only exclusions, and how setup writes one. */
+export const QWEN_ONLY_EXCLUDED = 'qwenOnlyExcluded';
 
 export interface ServerFileValidation {
   readonly content: ServerFileContent;
@@ -117,6 +132,23 @@ function validateProjects(
   return out;
 }
 
+function validateQwenOnlyExcluded(value: unknown, errors: ConfigIssue[]): string[] | undefined {
+  if (!isObject(value)) {
+    errors.push({
+      path: [QWEN_ONLY_EXCLUDED],
+      message: `${QWEN_ONLY_EXCLUDED}: expected an object mapping server names to { "from": FILE } (\`mcpctl setup qwen\` writes it), got ${describeType(value)}; remove the key, then run \`mcpctl setup qwen\` again`,
+    });
+    return undefined;
+  }
+  const names: string[] = [];
+  for (const name of Object.keys(value)) {
+    const bad = serverNameIssue(name, [QWEN_ONLY_EXCLUDED]);
+    if (bad !== undefined) errors.push(bad);
+    else names.push(name);
+  }
+  return names.sort();
+}
+
 /** Validates a parsed server file (see the module doc); `undefined` (empty file) is empty. */
 export function validateServerFileDocument(document: unknown): ServerFileValidation {
   if (document === undefined || document === null) return { content: {}, errors: [], warnings: [] };
@@ -139,9 +171,14 @@ export function validateServerFileDocument(document: unknown): ServerFileValidat
     document.projects === undefined
       ? undefined
       : validateProjects(document.projects, errors, warnings);
+  const qwenOnly =
+    document[QWEN_ONLY_EXCLUDED] === undefined
+      ? undefined
+      : validateQwenOnlyExcluded(document[QWEN_ONLY_EXCLUDED], errors);
   const content: ServerFileContent = {
     ...(top.content.mcpServers === undefined ? {} : { mcpServers: top.content.mcpServers }),
     ...(projects === undefined ? {} : { projects }),
+    ...(qwenOnly === undefined ? {} : { qwenOnlyExcluded: qwenOnly }),
   };
   return { content, errors, warnings };
 }

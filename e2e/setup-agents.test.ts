@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse } from 'jsonc-parser';
+import type { McpServerList } from '../api/index.js';
 import { makeFifo } from '../testing/fifo.js';
 import { condition, isReady, TestEnv } from './harness.js';
 import { refusedFlow, setupFlow } from './setup-flow.js';
@@ -303,7 +304,7 @@ describe('mcpctl setup gemini (e2e)', () => {
 
 describe('mcpctl setup qwen (e2e)', () => {
   it(
-    'moves Qwen’s user servers to mcpctl’s file (mcpctl reads both), keeps the excluded one, and undoes',
+    'moves Qwen’s user servers to mcpctl’s file (mcpctl reads both), keeps the excluded one, gives the repository’s servers Qwen’s own switch but not mcpctl’s, and undoes',
     T,
     async () => {
       const mem = env.memoryServer();
@@ -320,14 +321,27 @@ describe('mcpctl setup qwen (e2e)', () => {
 `,
       );
       env.write(env.mcpJsonPath, { mcpServers: { proj: env.filesystemServer(env.workspace) } });
+      // The repository's Qwen settings: started by Qwen Code (a trusted folder) and by mcpctl.
+      env.write(
+        env.workspaceSettingsPath,
+        '{\n  // the repository\'s\n  "mcpServers": { "wsq": ' +
+          JSON.stringify(env.fixture('wsq')) +
+          ' }\n}\n',
+      );
+      /** As Qwen Code 0.15 reads them: user then workspace servers, the lists joined, exact names. */
       const qwenStarts = (): string[] => {
         const u = read(env.userSettingsPath);
-        const excluded = ((u.mcp as Obj | undefined)?.excluded ?? []) as string[];
-        return keysOf(u.mcpServers).filter((n) => !excluded.includes(n));
+        const w = read(env.workspaceSettingsPath);
+        const listOf = (doc: Obj): string[] =>
+          ((doc.mcp as Obj | undefined)?.excluded ?? []) as string[];
+        const excluded = [...listOf(u), ...listOf(w)];
+        return [...new Set([...keysOf(u.mcpServers), ...keysOf(w.mcpServers)])].filter(
+          (n) => !excluded.includes(n),
+        );
       };
       await setupFlow(env, {
         agent: 'qwen',
-        files: [env.userSettingsPath, env.mcpJsonPath, serverFile()],
+        files: [env.userSettingsPath, env.workspaceSettingsPath, env.mcpJsonPath, serverFile()],
         secrets: [SECRET],
         agentStarts: qwenStarts,
         entry: () =>
@@ -337,8 +351,15 @@ describe('mcpctl setup qwen (e2e)', () => {
               { command: string; args: string[] }
             >
           ).mcpctl,
-        reach: ['mem', 'proj'],
-        approve: ['proj'],
+        reach: ['mem', 'proj', 'wsq'],
+        approve: ['proj', 'wsq'],
+        beforeApprove: async () => {
+          // Gated as ever: the Qwen-only switch admits nothing, it only keeps Qwen off it.
+          const list = await env.json<McpServerList>(['get', 'servers', '-o', 'json']);
+          const wsq = list.items.find((i) => i.metadata.name === 'wsq');
+          assert.ok(wsq !== undefined && !isReady(wsq), 'wsq waits for approval');
+          assert.equal(condition(wsq, 'Admitted')?.reason, 'PendingApproval');
+        },
         never: ['off'],
       });
     },

@@ -40,7 +40,7 @@ function snapshots(parts: {
 }
 
 test(
-  'mcp merge: system > workspace > user, key by key, lists replaced not merged',
+  'mcp merge as Qwen Code: allowed/excluded joined across layers, serverCommand the highest',
   { timeout: 5000 },
   () => {
     assert.equal(mergeMcpSettings([undefined, undefined, undefined]), undefined);
@@ -50,20 +50,67 @@ test(
         { excluded: ['w'] },
         { allowed: ['u1', 'u2'], excluded: ['u'] },
       ]),
-      { allowed: ['u1', 'u2'], excluded: ['w'] },
+      { allowed: ['u1', 'u2'], excluded: ['u', 'w'] },
     );
     assert.deepEqual(
       mergeMcpSettings([
         { allowed: ['s'] },
-        { allowed: ['w'], serverCommand: 'wc' },
-        { allowed: ['u'] },
+        { allowed: ['w', 'u'], serverCommand: 'wc' },
+        { allowed: ['u'], serverCommand: 'uc' },
       ]),
-      { allowed: ['s'], serverCommand: 'wc' },
+      { allowed: ['u', 'w', 's'], serverCommand: 'wc' },
     );
-    // A higher `allowed: []` is deny-all and wins over a lower list.
+    // `allowed: []` alone is deny-all; beside another layer's list it adds nothing.
+    assert.deepEqual(mergeMcpSettings([undefined, { allowed: [] }, undefined]), { allowed: [] });
     assert.deepEqual(mergeMcpSettings([undefined, { allowed: [] }, { allowed: ['u'] }]), {
-      allowed: [],
+      allowed: ['u'],
     });
+  },
+);
+
+test(
+  "a repository's settings cannot take back the user's exclusion (mcp.excluded: [] in the workspace)",
+  { timeout: 5000 },
+  () => {
+    const s = assembleDesiredState({
+      workspace: WS,
+      snapshots: snapshots({
+        user: { mcpServers: { secret: { command: 'x' } }, mcp: { excluded: ['secret'] } },
+        workspace: { mcp: { excluded: [] } },
+      }),
+      approvals,
+    });
+    assert.equal(s.trusted, true);
+    assert.deepEqual(s.kinds.McpServer.gating.excluded, ['secret']);
+  },
+);
+
+test(
+  'a glob in mcp.excluded / mcp.allowed stands for the configured names it matches',
+  { timeout: 5000 },
+  () => {
+    const s = assembleDesiredState({
+      workspace: WS,
+      snapshots: snapshots({
+        user: {
+          mcpServers: {
+            'puppeteer-a': { command: 'x' },
+            'my-puppeteer': { command: 'x' },
+            github: { command: 'x' },
+            gitlab: { command: 'x' },
+          },
+          mcp: { excluded: ['*puppeteer*'], allowed: ['git?ub', '*puppeteer*', 'plain'] },
+        },
+      }),
+      approvals,
+    });
+    assert.deepEqual(s.kinds.McpServer.gating.excluded, ['my-puppeteer', 'puppeteer-a']);
+    assert.deepEqual(s.kinds.McpServer.gating.allowed, [
+      'plain',
+      'github',
+      'my-puppeteer',
+      'puppeteer-a',
+    ]);
   },
 );
 
@@ -81,7 +128,7 @@ test('workspace mcp section counts only in a trusted folder', { timeout: 5000 },
     approvals,
   });
   assert.equal(trusted.trusted, true);
-  assert.deepEqual(trusted.kinds.McpServer.gating.excluded, ['from-ws']);
+  assert.deepEqual(trusted.kinds.McpServer.gating.excluded, ['from-user', 'from-ws']);
 });
 
 test('folder trust is enabled by system, else user, never workspace', { timeout: 5000 }, () => {
@@ -254,5 +301,32 @@ test(
       lspCeiling: [],
     });
     assert.deepEqual(none.kinds.LanguageServer.gating.allowed, [], '[] stays deny-all');
+  },
+);
+
+test(
+  "a Qwen-only exclusion (recorded in mcpctl's server file) keeps Qwen from a server, not mcpctl",
+  { timeout: 5000 },
+  () => {
+    const base = snapshots({
+      user: { mcp: { excluded: ['wsrv', 'mine'] } },
+      workspace: {
+        mcpServers: { wsrv: { command: 'w' }, mine: { command: 'm' }, other: { command: 'o' } },
+        mcp: { excluded: ['other'] },
+      },
+    });
+    const record = (qwenOnlyExcluded: string[]) =>
+      assembleDesiredState({
+        workspace: WS,
+        snapshots: {
+          ...base,
+          servers: snap('/home/u/.mcpctl/mcp.json', { qwenOnlyExcluded }),
+        },
+        approvals,
+      }).kinds.McpServer.gating.excluded;
+    assert.deepEqual(record([]), ['wsrv', 'mine', 'other']);
+    assert.deepEqual(record(['wsrv']), ['mine', 'other']);
+    // Only the user file's entries: the repository's own exclusion still counts.
+    assert.deepEqual(record(['wsrv', 'other']), ['mine', 'other']);
   },
 );

@@ -9,10 +9,13 @@
  *   CLI's `<ws>/.gemini/settings.json` `mcpServers` < Qwen's `<ws>/.qwen/settings.json` (a name in
  *   both: Qwen's); both gated and both only in a trusted folder. Nothing else of Gemini's file
  *   counts (not its `mcp` section, not its trust).
- * - The `mcp` section: settings layers merge key by key with precedence system > workspace >
- *   user; a higher layer's `allowed` / `excluded` / `serverCommand` replaces a lower one's (lists
- *   are never concatenated, `allowed: []` stays deny-all); the workspace layer only counts in a
- *   trusted folder. `.mcp.json` and `--mcp-config` have no say in gating.
+ * - The `mcp` section, as Qwen Code merges it: `allowed` and `excluded` are the lists of every
+ *   layer that has one, joined (user, workspace, system; each name once), so no layer can take
+ *   back another's exclusion; a list in no layer stays absent and `allowed: []` alone stays
+ *   deny-all. `serverCommand`: the highest layer's (system > workspace > user). The workspace
+ *   layer only counts in a trusted folder. `.mcp.json` and `--mcp-config` have no say in gating.
+ *   The entries of Qwen's user `mcp.excluded` that mcpctl's server file records in
+ *   `qwenOnlyExcluded` are Qwen Code's only and do not count (api/server-file.ts).
  * - Trust: folder trust is enabled by `security.folderTrust.enabled` of the system settings,
  *   else of the user settings; never of the workspace settings (a folder cannot vouch for
  *   itself). Disabled → trusted; enabled → trust.ts decides.
@@ -83,13 +86,35 @@ export function mergeMcpSettings(
   const present = layersHighestFirst.filter((l): l is McpSettings => l !== undefined);
   if (present.length === 0) return undefined;
   const merged: McpSettings = {};
-  const allowed = present.find((l) => l.allowed !== undefined)?.allowed;
-  const excluded = present.find((l) => l.excluded !== undefined)?.excluded;
+  const lowestFirst = [...present].reverse();
+  const allowed = joinedLists(lowestFirst.map((l) => l.allowed));
+  const excluded = joinedLists(lowestFirst.map((l) => l.excluded));
   const serverCommand = present.find((l) => l.serverCommand !== undefined)?.serverCommand;
-  if (allowed !== undefined) merged.allowed = [...allowed];
-  if (excluded !== undefined) merged.excluded = [...excluded];
+  if (allowed !== undefined) merged.allowed = allowed;
+  if (excluded !== undefined) merged.excluded = excluded;
   if (serverCommand !== undefined) merged.serverCommand = serverCommand;
   return merged;
+}
+
+/**
+ * Qwen's user `mcp` section as mcpctl counts it: without the `mcp.excluded` entries that
+ * mcpctl's server file records as Qwen Code's only (`setup qwen` wrote them to keep Qwen from
+ * starting a repository's server mcpctl serves). Only this file's: no other layer's list, and
+ * an entry the record does not name (the user's own) counts as ever.
+ */
+function withoutQwenOnly(
+  mcp: McpSettings | undefined,
+  qwenOnly: readonly string[] | undefined,
+): McpSettings | undefined {
+  if (mcp?.excluded === undefined || qwenOnly === undefined || qwenOnly.length === 0) return mcp;
+  const forQwen = new Set(qwenOnly);
+  return { ...mcp, excluded: mcp.excluded.filter((entry) => !forQwen.has(entry)) };
+}
+
+/** The lists given, joined in order with each entry once; absent when none is given. */
+function joinedLists(lists: readonly (readonly string[] | undefined)[]): string[] | undefined {
+  const given = lists.filter((l): l is readonly string[] => l !== undefined);
+  return given.length === 0 ? undefined : [...new Set(given.flat())];
 }
 
 export function folderTrustEnabled(system: SourceContent, user: SourceContent): boolean {
@@ -166,7 +191,7 @@ export function assembleDesiredState(input: AssembleInput): DesiredState {
   const mcp = mergeMcpSettings([
     s.system.value.mcp,
     trusted ? s.workspace?.value.mcp : undefined,
-    s.user.value.mcp,
+    withoutQwenOnly(s.user.value.mcp, s.servers?.value.qwenOnlyExcluded),
   ]);
   const gating = computeGating({
     settings: mcp,

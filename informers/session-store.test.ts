@@ -232,7 +232,7 @@ test(
       mcpServers: { u: stdio('u') },
       mcp: { excluded: ['u'] },
     });
-    await writeJson(e.wsSettings, { mcpServers: { w: stdio('w') }, mcp: { excluded: [] } });
+    await writeJson(e.wsSettings, { mcpServers: { w: stdio('w') }, mcp: { excluded: ['p'] } });
     await writeJson(e.project, { mcpServers: { p: stdio('p') } });
     const { store, changes } = await openStore(t, e);
     assert.equal(store.current().trusted, false);
@@ -249,8 +249,8 @@ test(
     assert.equal(store.current().trusted, true);
     assert.deepEqual(
       store.current().kinds.McpServer.gating.excluded,
-      [],
-      'workspace mcp section now counts',
+      ['u', 'p'],
+      "workspace mcp section now counts, joined to the user's (it cannot take 'u' back)",
     );
 
     // A more specific DO_NOT_TRUST wins over trusting the parent.

@@ -74,9 +74,10 @@ function printDiffs(io: Io, plan: SetupPlan): void {
 }
 
 function movesText(plan: SetupPlan): string[] {
-  return plan.moves.map(
-    (m) =>
-      `moved ${named(m.name)} from ${m.from} to ${plan.serverFile.path} ${m.to === 'workspace' ? `projects[${named(m.workspace ?? '')}]` : 'mcpServers'}`,
+  return plan.moves.map((m) =>
+    m.to === 'qwenOnlyExcluded'
+      ? `recorded ${named(m.name)} (${m.from}) in ${plan.serverFile.path} qwenOnlyExcluded: skipped by Qwen Code, served by mcpctl`
+      : `moved ${named(m.name)} from ${m.from} to ${plan.serverFile.path} ${m.to === 'workspace' ? `projects[${named(m.workspace ?? '')}]` : 'mcpServers'}`,
   );
 }
 

@@ -32,6 +32,8 @@ export interface ServerFileSide {
     readonly added: readonly MovedServer[];
     readonly refusals: readonly string[];
   };
+  /** The names `text` records as excluded for Qwen Code only (`qwenOnlyExcluded`). */
+  qwenOnlyExcluded(text: string): ReadonlySet<string>;
   /** Adds the entries (one atomic write). */
   add(moves: readonly MovedServer[]): Promise<void>;
   /** Removes the entries that still hold what setup wrote; names those changed since. */
@@ -77,14 +79,16 @@ export async function planSetup(
 ): Promise<SetupPlan> {
   const files = new Map<string, AgentFile>();
   for (const file of agent.files(ctx)) files.set(file, await readAgentFile(file));
-  const plan = agent.plan(files, ctx);
-  const refusals = [...plan.refusals];
   let server: { exists: boolean; text: string } = { exists: false, text: '' };
+  let serverProblem: string | undefined;
   try {
     server = await side.read();
   } catch (err) {
-    refusals.push(err instanceof Error ? err.message : String(err));
+    serverProblem = err instanceof Error ? err.message : String(err);
   }
+  const plan = agent.plan(files, { ...ctx, qwenOnlyExcluded: side.qwenOnlyExcluded(server.text) });
+  const refusals = [...plan.refusals];
+  if (serverProblem !== undefined) refusals.push(serverProblem);
   const planned = side.plan(server.text, plan.moves);
   refusals.push(...planned.refusals);
   const secrets = [...plan.secrets];

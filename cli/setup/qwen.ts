@@ -12,12 +12,15 @@
  *   its tools, so a server added later is reached through the meta tools; mcpctl, reading the file, knows its own
  *   entry and offers nothing through it), and `mcp.allowed`, when the user has one, the name
  *   `mcpctl`.
- * - The workspace's `.qwen/settings.json` is the repository's: never edited. Qwen Code has no
- *   switch for one of its servers that mcpctl does not share, so setup says plainly that
- *   those servers are started by Qwen and, once approved, by mcpctl too, and what to do.
+ * - The workspace's `.qwen/settings.json` is the repository's: never edited. Each server of it
+ *   that Qwen would start gets Qwen's own switch, a name in `mcp.excluded` of the *user*
+ *   settings (Qwen joins every layer's list), and mcpctl's server file records that entry as
+ *   Qwen Code's only (`qwenOnlyExcluded`), so mcpctl still serves the server, once approved. A
+ *   server already excluded or left out of `mcp.allowed` (Qwen's and mcpctl's gating alike)
+ *   starts nowhere and gets nothing. A workspace file setup cannot read is a refusal.
  */
 import path from 'node:path';
-import { isObject } from '../../api/index.js';
+import { isObject, namePatternTest } from '../../api/index.js';
 import { named } from './entries.js';
 import { appendAt, valueAt } from './jsonc-text.js';
 import { reachEntry } from './reach.js';
@@ -35,14 +38,88 @@ function names(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
 }
 
-function workspaceNote(draft: Draft, file: AgentFile | undefined): void {
-  if (file?.kind !== 'text') return;
-  const doc = loaded({ ...draft, refusals: [] }, file);
-  const servers = doc === undefined ? undefined : doc.value.mcpServers;
-  if (!isObject(servers) || Object.keys(servers).length === 0) return;
+/** What the repository's settings hold for Qwen: its servers' names and its gating lists. */
+interface WorkspaceSide {
+  readonly file: string;
+  readonly servers: readonly string[];
+  readonly excluded: readonly string[];
+  readonly allowed: readonly string[] | undefined;
+}
+
+function workspaceSide(draft: Draft, file: AgentFile | undefined): WorkspaceSide | undefined {
+  if (file === undefined || file.kind === 'absent') return undefined;
+  const doc = loaded(draft, file);
+  if (doc === undefined) return undefined;
+  const servers = doc.value.mcpServers;
+  if (servers !== undefined && !isObject(servers)) {
+    draft.refusals.push(
+      `${file.path}: mcpServers is not an object, so setup cannot tell which servers Qwen Code would start; fix it, then run setup again`,
+    );
+    return undefined;
+  }
+  const list = (key: string) => names(valueAt(doc.value, ['mcp', key]));
+  return {
+    file: file.path,
+    servers: isObject(servers) ? Object.keys(servers) : [],
+    excluded: list('excluded') ?? [],
+    allowed: list('allowed'),
+  };
+}
+
+/**
+ * The repository's servers Qwen would start get Qwen's own switch (see the module doc): the
+ * user's `mcp.excluded` gains each, and each is recorded as Qwen Code's only.
+ */
+function excludeForQwenOnly(
+  draft: Draft,
+  ws: WorkspaceSide,
+  user: { readonly file: string; readonly excluded: readonly string[] },
+  allowedByUser: readonly string[] | undefined,
+  recorded: ReadonlySet<string>,
+  text: string,
+): string {
+  const ours = (name: string) => recorded.has(name) && user.excluded.includes(name);
+  // Qwen joins the layers' lists; so does mcpctl (informers/desired-state.ts).
+  const excludes = namePatternTest([...user.excluded, ...ws.excluded]);
+  const allowedAll =
+    allowedByUser === undefined && ws.allowed === undefined
+      ? undefined
+      : [...(allowedByUser ?? []), ...(ws.allowed ?? [])];
+  const allows = allowedAll === undefined ? () => true : namePatternTest(allowedAll);
+  const add: string[] = [];
+  const mark = (name: string) =>
+    draft.moves.push({
+      name,
+      from: `${ws.file} mcpServers.${named(name)}`,
+      to: 'qwenOnlyExcluded',
+      entry: { from: ws.file },
+    });
+  for (const name of ws.servers) {
+    if (name === ENTRY_NAME) continue;
+    if (ours(name)) {
+      mark(name); // recorded already: the planner adds nothing
+      continue;
+    }
+    if (excludes(name)) {
+      draft.notes.push(
+        `${ws.file}: ${named(name)} is excluded by mcp.excluded, which gates Qwen Code and mcpctl alike: it starts nowhere`,
+      );
+      continue;
+    }
+    if (!allows(name)) {
+      draft.notes.push(
+        `${ws.file}: ${named(name)} is not in mcp.allowed, which gates Qwen Code and mcpctl alike: it starts nowhere`,
+      );
+      continue;
+    }
+    add.push(name);
+    mark(name);
+  }
+  if (add.length === 0) return text;
   draft.notes.push(
-    `${file.path} (the repository's, not edited): Qwen Code has no way to skip one of its servers that mcpctl does not share (mcp.excluded would stop mcpctl too), so ${Object.keys(servers).map(named).join(', ')} start in Qwen Code AND, once approved, in mcpctl; to have them once, approve them in only one of the two, or move them to the folder's .mcp.json (mcpctl reads it, Qwen Code does not)`,
+    `${ws.file} (the repository's, not edited): ${add.map(named).join(', ')} now skipped by Qwen Code (mcp.excluded of ${user.file}, recorded in mcpctl's server file as Qwen Code's only) and served by mcpctl once you approve them`,
   );
+  return appendAt(text, ['mcp', 'excluded'], user.excluded.length, add);
 }
 
 export const QWEN: AgentSetup = {
@@ -55,7 +132,7 @@ export const QWEN: AgentSetup = {
   plan(files, ctx) {
     const p = paths(ctx);
     const draft = newDraft();
-    workspaceNote(draft, files.get(p.workspace));
+    const ws = workspaceSide(draft, files.get(p.workspace));
     const user = loaded(draft, files.get(p.user));
     if (user === undefined) return planOf(draft, []);
     for (const list of ['allowed', 'excluded']) {
@@ -65,9 +142,14 @@ export const QWEN: AgentSetup = {
           `${p.user}: mcp.${list} is not a list of names; fix it, then run setup again`,
         );
     }
-    const excluded = names(valueAt(user.value, ['mcp', 'excluded'])) ?? [];
+    const excludedList = names(valueAt(user.value, ['mcp', 'excluded'])) ?? [];
     const allowed = names(valueAt(user.value, ['mcp', 'allowed']));
-    if (excluded.includes(ENTRY_NAME))
+    // Entries are names or globs (`*`, `?`), as Qwen Code and mcpctl both read them.
+    // Qwen-only entries (an earlier setup's, recorded in mcpctl's server file) do not stop mcpctl.
+    const recorded = ctx.qwenOnlyExcluded ?? new Set<string>();
+    const excludes = namePatternTest(excludedList.filter((e) => !recorded.has(e)));
+    const allows = allowed === undefined ? () => true : namePatternTest(allowed);
+    if (excludes(ENTRY_NAME))
       draft.refusals.push(
         `${p.user}: mcp.excluded names ${named(ENTRY_NAME)}, so Qwen Code would not start mcpctl; take it out, then run setup again`,
       );
@@ -81,9 +163,9 @@ export const QWEN: AgentSetup = {
       to: 'user',
       syntax: 'settings',
       keep: (name) => {
-        if (excluded.includes(name))
+        if (excludes(name))
           return 'excluded by mcp.excluded, which gates Qwen Code and mcpctl alike: it starts nowhere';
-        if (allowed !== undefined && !allowed.includes(name))
+        if (!allows(name))
           return 'not in mcp.allowed, which gates Qwen Code and mcpctl alike: it starts nowhere';
         return undefined;
       },
@@ -96,8 +178,17 @@ export const QWEN: AgentSetup = {
       ['mcpServers'],
       reachEntry(ctx.reach, 'gemini', true),
     );
-    if (allowed !== undefined && !allowed.includes(ENTRY_NAME))
+    if (allowed !== undefined && !allows(ENTRY_NAME))
       text = appendAt(text, ['mcp', 'allowed'], allowed.length, [ENTRY_NAME]);
+    if (ws !== undefined)
+      text = excludeForQwenOnly(
+        draft,
+        ws,
+        { file: p.user, excluded: excludedList },
+        allowed,
+        recorded,
+        text,
+      );
     return planOf(draft, text === user.text ? [] : [{ path: p.user, text, newMode: 0o644 }]);
   },
 };

@@ -16,11 +16,13 @@ import {
   editServerFile,
   isObject,
   jsonEqual,
+  QWEN_ONLY_EXCLUDED,
   readServerFile,
   serverPath,
   serverWhere,
   setValue,
   userServerFilePath,
+  type ConfigPath,
   type ServerFileEditor,
 } from '../../api/index.js';
 import { parseConfig } from './jsonc-text.js';
@@ -51,15 +53,28 @@ function dropEmptyProject(editor: ServerFileEditor, workspace: string): void {
   if (isObject(projects) && Object.keys(projects).length === 0) editor.remove(['projects']);
 }
 
+/** A map left empty goes (setup made it; undo ends it). */
+function dropIfEmptyMap(editor: ServerFileEditor, at: ConfigPath): void {
+  const map = editor.valueAt(at);
+  if (isObject(map) && Object.keys(map).length === 0) editor.remove(at);
+}
+
 export function serverFileSide(home: string, env: NodeJS.ProcessEnv = process.env): ServerFileSide {
   const file = userServerFilePath(home, env);
-  const where = (m: MovedServer) =>
-    serverPath(m.name, m.to === 'workspace' ? m.workspace : undefined);
+  const where = (m: MovedServer): ConfigPath =>
+    m.to === 'qwenOnlyExcluded'
+      ? [QWEN_ONLY_EXCLUDED, m.name]
+      : serverPath(m.name, m.to === 'workspace' ? m.workspace : undefined);
   return {
     path: file,
     async read() {
       const read = await readServerFile(file);
       return { exists: read.exists, text: read.text };
+    },
+    qwenOnlyExcluded(text) {
+      const parsed = parseConfig(file, text);
+      const records = parsed.ok ? valueAtPath(parsed.value, [QWEN_ONLY_EXCLUDED]) : undefined;
+      return new Set(isObject(records) ? Object.keys(records) : []);
     },
     plan(text, moves) {
       let next = text;
@@ -71,6 +86,8 @@ export function serverFileSide(home: string, env: NodeJS.ProcessEnv = process.en
       for (const m of moves) {
         const at = where(m);
         const existing = valueAtPath(document, at);
+        // A name recorded already (this folder's setup or another's): Qwen-only either way.
+        if (existing !== undefined && m.to === 'qwenOnlyExcluded') continue;
         if (existing !== undefined) {
           if (!jsonEqual(existing, m.entry))
             refusals.push(
@@ -104,6 +121,7 @@ export function serverFileSide(home: string, env: NodeJS.ProcessEnv = process.en
           editor.remove(at);
           if (m.to === 'workspace' && m.workspace !== undefined)
             dropEmptyProject(editor, m.workspace);
+          if (m.to === 'qwenOnlyExcluded') dropIfEmptyMap(editor, [QWEN_ONLY_EXCLUDED]);
         }
       });
       return kept;

@@ -240,7 +240,7 @@ describe('setup gemini: the plan', () => {
 
 describe('setup qwen: the plan', () => {
   const user = '/home/u/.qwen/settings.json';
-  it('moves user servers, keeps an excluded one (exact name, as Qwen and mcpctl compare), adds nothing to mcp.excluded', () => {
+  it('moves user servers, keeps an excluded one (exact name, as Qwen and mcpctl compare), excludes no user server', () => {
     const plan = QWEN.plan(
       files(QWEN, {
         [user]: settings.replace('"excluded": ["off"]', '"excluded": ["Off"]'),
@@ -250,18 +250,75 @@ describe('setup qwen: the plan', () => {
     );
     assert.deepEqual(plan.refusals, []);
     assert.deepEqual(
-      plan.moves.map((m) => m.name),
-      ['mem', 'gone'],
+      plan.moves.map((m) => [m.name, m.to]),
+      [
+        ['mem', 'user'],
+        ['gone', 'user'],
+        ['wsrv', 'qwenOnlyExcluded'],
+      ],
     );
     const after = value(plan.changes[0].text);
-    assert.deepEqual(after.mcp, { excluded: ['Off'] });
+    // The user's own exclusion stays; the repository's server gets Qwen's switch.
+    assert.deepEqual(after.mcp, { excluded: ['Off', 'wsrv'] });
     assert.deepEqual(Object.keys(after.mcpServers as object), ['Off', 'mcpctl']);
     // Qwen never re-lists its tools: serve with the meta tools.
     assert.deepEqual((after.mcpServers as Record<string, unknown>).mcpctl, {
       command: 'mcpctl',
       args: ['serve', '--meta-tools'],
     });
-    assert.ok(plan.notes.some((n) => n.includes('"wsrv"') && n.includes('AND')));
+  });
+
+  it("gives a repository's servers Qwen's own switch, recorded as Qwen's only; a second run adds nothing", () => {
+    const wsFile = '/ws/.qwen/settings.json';
+    const wsText =
+      '{ "mcpServers": { "wsrv": { "command": "w" }, "wsoff": { "command": "o" }, "mine-off": { "command": "m" } }, "mcp": { "excluded": ["wsoff"] } }';
+    const userText = '{\n  // mine\n  "mcp": { "excluded": ["mine-*"] }\n}\n';
+    const plan = QWEN.plan(files(QWEN, { [user]: userText, [wsFile]: wsText }), ctx);
+    assert.deepEqual(plan.refusals, []);
+    assert.deepEqual(
+      plan.moves.map((m) => [m.name, m.to, m.entry]),
+      [['wsrv', 'qwenOnlyExcluded', { from: wsFile }]],
+    );
+    const text = plan.changes[0].text;
+    assert.ok(text.includes('// mine'), 'comments survive');
+    assert.deepEqual(value(text).mcp, { excluded: ['mine-*', 'wsrv'] });
+    // Excluded by the repository's own list or the user's glob: starts nowhere, gets nothing.
+    assert.ok(plan.notes.some((n) => n.includes('"wsoff"') && n.includes('starts nowhere')));
+    assert.ok(plan.notes.some((n) => n.includes('"mine-off"') && n.includes('starts nowhere')));
+
+    const recorded: SetupContext = { ...ctx, qwenOnlyExcluded: new Set(['wsrv']) };
+    const again = QWEN.plan(files(QWEN, { [user]: text, [wsFile]: wsText }), recorded);
+    assert.deepEqual(again.refusals, []);
+    assert.equal(again.changes.length, 0, 'the user file is left as it is');
+    assert.deepEqual(
+      again.moves.map((m) => m.name),
+      ['wsrv'],
+      'the record is kept (the planner finds it there)',
+    );
+    assert.ok(!again.notes.some((n) => n.includes('"wsrv"') && n.includes('starts nowhere')));
+  });
+
+  it("never records the user's own exclusion of a repository's server as Qwen's only", () => {
+    const wsFile = '/ws/.qwen/settings.json';
+    const plan = QWEN.plan(
+      files(QWEN, {
+        [user]: '{ "mcp": { "excluded": ["wsrv"] } }',
+        [wsFile]: '{ "mcpServers": { "wsrv": { "command": "w" } } }',
+      }),
+      ctx,
+    );
+    assert.deepEqual(plan.moves, []);
+    assert.ok(plan.notes.some((n) => n.includes('"wsrv"') && n.includes('starts nowhere')));
+  });
+
+  it("refuses a repository's settings it cannot read: it could not keep Qwen from starting them", () => {
+    const wsFile = '/ws/.qwen/settings.json';
+    const plan = QWEN.plan(
+      files(QWEN, { [user]: '{}', [wsFile]: '{ "mcpServers": { "wsrv": ' }),
+      ctx,
+    );
+    assert.equal(plan.changes.length, 0);
+    assert.match(plan.refusals.join('\n'), /\/ws\/\.qwen\/settings\.json/);
   });
 
   it('refuses when mcp.excluded names mcpctl', () => {

@@ -27,6 +27,11 @@ export interface SetupContext {
   readonly reach: Reach;
   /** The real path of a folder, or undefined when it does not exist (read before planning). */
   readonly realpath: (folder: string) => string | undefined;
+  /**
+   * The names mcpctl's server file records as excluded for Qwen Code only (an earlier `setup
+   * qwen`'s), filled by the planner from that file; absent: none.
+   */
+  readonly qwenOnlyExcluded?: ReadonlySet<string>;
 }
 
 /** How the agent reaches mcpctl. */
@@ -39,8 +44,12 @@ export interface MovedServer {
   readonly name: string;
   /** Where it was, in words: `~/.claude.json mcpServers."fs"`. */
   readonly from: string;
-  /** The user's servers (top level) or a workspace's (`projects[realpath]`). */
-  readonly to: 'user' | 'workspace';
+  /**
+   * The user's servers (top level) or a workspace's (`projects[realpath]`); or no server but
+   * the record that the name setup put in Qwen's user `mcp.excluded` is Qwen Code's only
+   * (`qwenOnlyExcluded`, api/server-file.ts), its entry `{ from: FILE }`.
+   */
+  readonly to: 'user' | 'workspace' | 'qwenOnlyExcluded';
   /** For `workspace`: the real path of the folder whose servers it is. */
   readonly workspace?: string;
   /** The entry as mcpctl's server file writes it. */

@@ -89,15 +89,18 @@ export function actualServers(
   );
 }
 
-/** The merged gating lists: workspace settings over user settings (trusted folder). */
+/** The merged gating lists: the user's and the workspace's joined (trusted folder), as Qwen's. */
 export function expectedLists(docs: Record<Target, unknown>): string {
   const mcpOf = (doc: unknown): Record<string, unknown> =>
     isObject(doc) && isObject(doc.mcp) ? doc.mcp : {};
   const ws = mcpOf(docs.workspace);
   const user = mcpOf(docs.user);
+  const items = (v: unknown): readonly unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+  const joined = (a: unknown, b: unknown): unknown[] | undefined =>
+    a === undefined && b === undefined ? undefined : [...new Set([...items(a), ...items(b)])];
   return canonicalJson({
-    allowed: ws.allowed ?? user.allowed,
-    excluded: ws.excluded ?? user.excluded,
+    allowed: joined(user.allowed, ws.allowed),
+    excluded: joined(user.excluded, ws.excluded),
   });
 }
 

@@ -184,11 +184,13 @@ export class Model {
     return out;
   }
 
-  /** The merged lists: the workspace layer (trusted only) replaces the user layer's list. */
+  /** The merged lists, as Qwen Code joins them: the user's, then the workspace's (trusted only). */
   lists(): McpLists {
     const ws = this.trusted ? this.mcp.workspace : {};
-    const allowed = ws.allowed ?? this.mcp.user.allowed;
-    const excluded = ws.excluded ?? this.mcp.user.excluded;
+    const joined = (a: readonly Name[] | undefined, b: readonly Name[] | undefined) =>
+      a === undefined && b === undefined ? undefined : [...new Set([...(a ?? []), ...(b ?? [])])];
+    const allowed = joined(this.mcp.user.allowed, ws.allowed);
+    const excluded = joined(this.mcp.user.excluded, ws.excluded);
     return {
       ...(allowed === undefined ? {} : { allowed }),
       ...(excluded === undefined ? {} : { excluded }),
