@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { agentEnvironment, daemonEnvironment, environmentDigest } from './session-env.js';
+import {
+  agentEnvironment,
+  daemonEnvironment,
+  environmentDigest,
+  isPerProcessVariable,
+} from './session-env.js';
 
 describe('session environments', { timeout: 10_000 }, () => {
   it('digests the set variables, whatever their order', () => {
@@ -23,6 +28,43 @@ describe('session environments', { timeout: 10_000 }, () => {
     assert.equal(Object.getPrototypeOf(env.vars), null);
     assert.equal((env.vars as Record<string, unknown>).constructor, undefined);
     assert.equal(env.kind === 'agent' && env.digest, environmentDigest({ PATH: '/bin', T: 'x' }));
+  });
+
+  it("leaves out one process's and one terminal's variables: two agents of one user agree", () => {
+    const shared = { PATH: '/bin', HOME: '/home/u', GITHUB_TOKEN: 't', MCPCTL_X: '1' };
+    const claude = agentEnvironment({
+      ...shared,
+      PWD: '/ws',
+      OLDPWD: '/a',
+      SHLVL: '3',
+      _: '/usr/bin/claude',
+      TERM_SESSION_ID: 'w1t1',
+      CLAUDECODE: '1',
+      CLAUDE_CODE_ENTRYPOINT: 'cli',
+      VSCODE_GIT_IPC_HANDLE: '/run/user/1/vscode-git-1.sock',
+      npm_lifecycle_event: 'start',
+    });
+    const gemini = agentEnvironment({
+      ...shared,
+      PWD: '/ws/sub',
+      SHLVL: '1',
+      WINDOWID: '123',
+      GEMINI_CLI: '1',
+      TERM_PROGRAM: 'vscode',
+    });
+    assert.deepEqual({ ...claude.vars }, shared);
+    assert.equal(
+      claude.kind === 'agent' && claude.digest,
+      gemini.kind === 'agent' && gemini.digest,
+    );
+    // A variable of the user's setup still tells two environments apart.
+    const other = agentEnvironment({ ...shared, GITHUB_TOKEN: 'u' });
+    assert.notEqual(
+      claude.kind === 'agent' && claude.digest,
+      other.kind === 'agent' && other.digest,
+    );
+    for (const kept of ['PATH', 'SSH_AUTH_SOCK', 'npm_config_registry', 'TERM', 'DISPLAY'])
+      assert.equal(isPerProcessVariable(kept), false, kept);
   });
 
   it("the daemon's own environment is taken as it is", () => {

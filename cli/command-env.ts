@@ -222,7 +222,13 @@ export function withSession<T>(
     // Chosen by folder while the folder has several (agents' environments differ): say so.
     // An older daemon sends no folderSessions: nothing to say.
     if (env.selector.sessionId === undefined)
-      env.io.err(severalSessionsLine(found.sessionId, found.folderSessions ?? []));
+      env.io.err(
+        severalSessionsLine(
+          found.sessionId,
+          found.folderSessions ?? [],
+          found.folderDifference ?? '',
+        ),
+      );
     // An older daemon says nothing of its files: nothing to warn about.
     if (options.configWarnings !== false) printConfigWarnings(env.io, found.configWarnings ?? []);
     return fn(client);

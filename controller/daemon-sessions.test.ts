@@ -122,6 +122,37 @@ describe('SessionTable', () => {
     for (const h of [a, a2, b, d]) h.release();
   });
 
+  it("two agents that differ only in one terminal's variables share one session", async () => {
+    const { t, created } = table();
+    const vars = { TOKEN: 'a', PATH: '/bin' };
+    const a = await t.open({
+      workspace: ws('noise'),
+      env: { vars: { ...vars, SHLVL: '2', TERM_SESSION_ID: 'w0', CLAUDECODE: '1' }, label: 'a' },
+    });
+    const b = await t.open({
+      workspace: ws('noise'),
+      env: { vars: { ...vars, SHLVL: '4', WINDOWID: '9', GEMINI_CLI: '1', _: 'x' }, label: 'b' },
+    });
+    assert.equal(a.session, b.session);
+    assert.equal(created.length, 1);
+    for (const h of [a, b]) h.release();
+  });
+
+  it('the folder of several sessions: the one an agent holds, then the pinned, then the oldest', async () => {
+    const { t } = table();
+    const pinned = await t.open({ workspace: ws('pick') }, { pinned: true, id: 'default' });
+    const cli = await t.open({ workspace: ws('pick'), env: { vars: { A: '1' }, label: 'cli' } });
+    assert.equal(t.findByWorkspace(ws('pick')), pinned.session, 'no agent: the pinned one');
+    const agent = await t.open(
+      { workspace: ws('pick'), env: { vars: { A: '2' }, label: 'serve' } },
+      { agent: { transport: 'serve', workspaceFrom: 'serve', name: 'serve pid 1' } },
+    );
+    assert.equal(t.findByWorkspace(ws('pick')), agent.session, "the agent's, what it sees");
+    agent.release();
+    assert.equal(t.findByWorkspace(ws('pick')), pinned.session, 'the agent gone: pinned again');
+    for (const h of [pinned, cli]) h.release();
+  });
+
   it('workspace is compared by realpath; ceiling as a set; mcpConfig makes a different session', async () => {
     const { t, created } = table();
     const real = ws('real');

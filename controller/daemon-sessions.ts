@@ -24,7 +24,7 @@ import type { SessionFlags } from '../api/index.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { environmentDigest } from '../api/index.js';
+import { agentEnvironment } from '../api/index.js';
 
 /** What the table needs of a session; controller/session.ts's Session has it. */
 export interface TableSession {
@@ -185,8 +185,9 @@ export class SessionTable<S extends TableSession> {
   }
 
   /**
-   * The open session of a workspace (compared by realpath). When several share it (different
-   * ceiling or --mcp-config), the pinned one wins, else the oldest.
+   * The open session of a workspace (compared by realpath). When several share it (an agent's
+   * environment, its own flags), one an agent holds now wins (the CLI in a folder shows what
+   * the agent there sees), then the pinned one, then the oldest.
    */
   findByWorkspace(workspace: string): S | undefined {
     const real = realpathOr(workspace);
@@ -194,7 +195,9 @@ export class SessionTable<S extends TableSession> {
       .filter((e) => e.session !== undefined && !e.closing && e.spec.workspace === real)
       .sort(
         (a, b) =>
-          Number(b.pinned) - Number(a.pinned) || a.createdAt.getTime() - b.createdAt.getTime(),
+          Number(b.agents.size > 0) - Number(a.agents.size > 0) ||
+          Number(b.pinned) - Number(a.pinned) ||
+          a.createdAt.getTime() - b.createdAt.getTime(),
       );
     return matches[0]?.session;
   }
@@ -351,9 +354,14 @@ function keyOf(spec: NormalizedSpec): string {
   ]);
 }
 
-/** A digest of the variables (never the values themselves in the key); null: the daemon's. */
+/**
+ * A digest of the variables (never the values themselves in the key); null: the daemon's. The
+ * session's own digest (agentEnvironment): per-process variables make no other session.
+ */
 function envDigest(env: SessionEnvSpec | undefined): string | null {
-  return env === undefined ? null : environmentDigest(env.vars);
+  if (env === undefined) return null;
+  const agent = agentEnvironment(env.vars);
+  return agent.kind === 'agent' ? agent.digest : null;
 }
 
 /** What a client sent, as text of bounded length (a missing or odd field is empty). */

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { McpServerList, SessionList, SessionObject } from '../cli/objects.js';
+import type { ConnectionList, McpServerList, SessionList, SessionObject } from '../cli/objects.js';
 import { CLI, TestEnv, isReady, untilTools } from './harness.js';
 import { fakeEntry } from './lsp-agent.js';
 import { until } from '../testing/until.js';
@@ -98,11 +98,18 @@ describe('one folder: the daemon, an agent’s plain serve and the CLI (e2e)', (
       assert.match(wide.stdout, /CLIENTS/);
       assert.match(wide.stdout, /claude-code\/2\.0\.1/);
 
-      // The CLI in the folder, no flag: the folder's session, and a line on stderr only.
+      // The CLI in the folder, no flag: the session the agent there holds (what it sees), and a
+      // line on stderr only, saying what sets the two apart.
       const plain = await env.cli(['get', 'servers']);
       assert.equal(plain.code, 0, plain.stderr);
-      assert.match(plain.stderr, /this folder has 2 sessions .*showing default.*--session.*-A/);
+      assert.match(
+        plain.stderr,
+        new RegExp(
+          `this folder has 2 sessions .*they differ in whose environment it is .*showing ${theirs.metadata.name}.*--session.*-A`,
+        ),
+      );
       assert.doesNotMatch(plain.stdout, /sessions/);
+      assert.doesNotMatch(plain.stderr, /agent-b/, 'no value of the environment');
 
       // --session with a prefix of the agent's: its servers (its own connectionIds).
       const prefix = theirs.metadata.name.slice(0, -2);
@@ -124,6 +131,8 @@ describe('one folder: the daemon, an agent’s plain serve and the CLI (e2e)', (
       assert.ok(idIn(picked, 'files'));
       assert.equal(idIn(picked, 'files'), idIn(allServers, 'files', theirs.metadata.name));
       assert.notEqual(idIn(picked, 'files'), idIn(allServers, 'files', 'default'));
+      const shownByDefault = await env.json<McpServerList>(['get', 'servers', '-o', 'json']);
+      assert.equal(idIn(shownByDefault, 'files'), idIn(picked, 'files'));
       const quiet = await env.cli(['get', 'servers', '--session', prefix]);
       assert.doesNotMatch(quiet.stderr, /this folder has/, 'chosen: nothing to say');
       // -A: both sessions' objects, each saying whose; a table with a SESSION column.
@@ -185,6 +194,77 @@ describe('one folder: the daemon, an agent’s plain serve and the CLI (e2e)', (
       await untilTools(agent.client, "the agent's memory tools", (names) =>
         names.some((n) => n.startsWith('memory__')),
       );
+    },
+  );
+
+  it(
+    "two agents that differ only in their terminals' variables share one session and its processes; another token is another session, said by name",
+    T,
+    async () => {
+      await quickStart();
+      const first = await plainServe('claude-code', {
+        AGENT_TOKEN: 'same',
+        SHLVL: '2',
+        TERM_SESSION_ID: 'w0t0:1111',
+        CLAUDECODE: '1',
+        OLDPWD: '/somewhere',
+      });
+      const second = await plainServe('gemini-cli', {
+        AGENT_TOKEN: 'same',
+        SHLVL: '5',
+        WINDOWID: '4242',
+        GEMINI_CLI: '1',
+        TERM_PROGRAM: 'vscode',
+      });
+      for (const a of [first, second])
+        await untilTools(
+          a.client,
+          'the files tools',
+          (n) => n.some((t) => t.startsWith('files__')),
+          {
+            timeoutMs: 60_000,
+            stderr: a.stderr,
+          },
+        );
+      const all = await until('the default session and one agent session', async () => {
+        const s = await sessions();
+        const agents = s.filter((x) => x.status.agents.length > 0);
+        return s.length === 2 && agents.length === 1 && agents[0].status.agents.length === 2
+          ? s
+          : undefined;
+      });
+      const shared = all.find((s) => s.status.agents.length > 0)!;
+      assert.deepEqual(shared.status.agents.map((a) => a.clientInfo?.name).sort(), [
+        'claude-code',
+        'gemini-cli',
+      ]);
+      // One session, so one `files` process for both agents (and the daemon's session's own).
+      const conns = await env.json<ConnectionList>(['get', 'connections', '-o', 'json']);
+      const files = conns.items.filter((c) => c.spec.server === 'files');
+      assert.equal(files.length, 2, JSON.stringify(files.map((c) => c.status.sessions)));
+      assert.ok(
+        files.some((c) => c.status.sessions.includes(shared.metadata.name)),
+        "the agents' session holds one",
+      );
+
+      const third = await plainServe('qwen-code', { AGENT_TOKEN: 'other-token-value' });
+      await untilTools(
+        third.client,
+        'the files tools',
+        (n) => n.some((t) => t.startsWith('files__')),
+        {
+          timeoutMs: 60_000,
+          stderr: third.stderr,
+        },
+      );
+      await until('three sessions', async () =>
+        (await sessions()).length === 3 ? true : undefined,
+      );
+      const line = await env.cli(['get', 'servers', '--workspace', env.workspace]);
+      assert.equal(line.code, 0, line.stderr);
+      assert.match(line.stderr, /this folder has 3 sessions .*the environment \(AGENT_TOKEN\)/);
+      assert.doesNotMatch(line.stderr, /other-token-value|same/, 'names, never values');
+      assert.doesNotMatch(line.stderr, /SHLVL|WINDOWID|CLAUDECODE/);
     },
   );
 

@@ -5,8 +5,8 @@
  * Session selection (the CLI's `--workspace`, DESIGN §7):
  * 1. `sessionId` given (the CLI's `--session`) → that session, or the one session whose id it
  *    begins (session-names.ts); else NotFound naming the sessions there are.
- * 2. `workspace` given → the open session whose workspace realpath matches (the default one
- *    preferred). None: with `openIfMissing` (the user named the workspace) a session is opened
+ * 2. `workspace` given → the open session whose workspace realpath matches (one an agent
+ *    holds preferred, then the default one). None: with `openIfMissing` (the user named the workspace) a session is opened
  *    for it and held by this connection until it closes; without (the CLI's current folder),
  *    the session whose workspace is its nearest ancestor (a command run in a subfolder of a
  *    project acts on that project), else the daemon's default session — unless the
@@ -114,14 +114,6 @@ export async function resolveSession(
       `${sel.workspace === undefined ? 'no session named (the current folder is unknown)' : `no session for ${sel.workspace}`}, and a decision is never made in the daemon's default session (${daemon.defaultSession.workspace}) by accident: run the command in the project's folder, or pass --workspace DIR`,
     );
   return { session: daemon.defaultSession, match: 'default' };
-}
-
-/** The ids of the open sessions of `session`'s folder, oldest first (itself among them). */
-export function folderSessions(daemon: Daemon, session: Session): string[] {
-  return daemon
-    .sessions()
-    .filter((i) => i.session.workspace === session.workspace)
-    .map((i) => i.session.id);
 }
 
 /** The session whose workspace is the nearest ancestor of `dir` (the default one on a tie). */

@@ -30,7 +30,12 @@ export function pickSession(name: string, ids: readonly string[]): SessionPick {
  * The line a command says on stderr when the folder it acts on has several sessions (different
  * agents' environments, or flags): how many, which one it shows, how to choose. Empty for one.
  */
-export function severalSessionsLine(shown: string, folderSessions: readonly string[]): string {
+export function severalSessionsLine(
+  shown: string,
+  folderSessions: readonly string[],
+  difference = '',
+): string {
   if (folderSessions.length < 2) return '';
-  return `this folder has ${folderSessions.length} sessions (${folderSessions.join(', ')}); showing ${shown}: choose one with --session NAME, or all with -A\n`;
+  const why = difference === '' ? '' : `; ${difference}`;
+  return `this folder has ${folderSessions.length} sessions (${folderSessions.join(', ')})${why}; showing ${shown}: choose one with --session NAME, or all with -A\n`;
 }

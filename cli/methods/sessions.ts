@@ -30,8 +30,8 @@ import {
 import { RpcCodes, RpcError } from '../rpc/protocol.js';
 import { method, type MethodTable } from '../rpc/methods.js';
 import { INSIDE_MCPCTL_ENV } from '../agent/inert-port.js';
+import { folderDifference, folderSessions } from './folder-sessions.js';
 import {
-  folderSessions,
   openHeld,
   releaseHold,
   resolveSession,
@@ -88,6 +88,8 @@ export interface SessionResolved {
   readonly configWarnings: string[];
   /** The ids of every open session of its folder (itself included), oldest first. */
   readonly folderSessions: string[];
+  /** What sets the folder's other sessions apart ('' for none; absent from older daemons). */
+  readonly folderDifference?: string;
 }
 
 export function sessionMethods(ctx: MethodContext): MethodTable {
@@ -103,7 +105,7 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
     ),
     'session.resolve': method(
       selector,
-      '{ sessionId, workspace, match, configWarnings, folderSessions }: the session a selector picks, how ("default" when nothing matched), what its files have wrong, and every session of its folder',
+      '{ sessionId, workspace, match, configWarnings, folderSessions, folderDifference }: the session a selector picks, how ("default" when nothing matched), what its files have wrong, every session of its folder and what sets them apart',
       async (p, call): Promise<SessionResolved> => {
         const { session, match } = await resolveSession(ctx, p, call);
         return {
@@ -112,6 +114,7 @@ export function sessionMethods(ctx: MethodContext): MethodTable {
           match,
           configWarnings: session.configWarnings(),
           folderSessions: folderSessions(ctx.daemon, session),
+          folderDifference: folderDifference(ctx.daemon, session),
         };
       },
     ),
