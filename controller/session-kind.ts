@@ -70,6 +70,7 @@ export interface KindParts<
   whyLimits(desired: DesiredState): {
     readonly ceiling: readonly string[] | undefined;
     readonly settingsAllowed: readonly string[] | undefined;
+    readonly settingsExcluded?: readonly string[] | undefined;
   };
   /** The object `get` shows of `server` (McpServer, LanguageServer). */
   object(

@@ -43,7 +43,11 @@ export function mcpServerParts(deps: McpPartsDeps): McpParts {
     holds: 'servers',
     view: (desired: DesiredState) => desired.kinds[MCP_SERVERS.kind],
     admissionContext: (view) => deps.admission.context(view),
-    whyLimits: (desired) => ({ ceiling: deps.ceiling, settingsAllowed: desired.mcp?.allowed }),
+    whyLimits: (desired) => ({
+      ceiling: deps.ceiling,
+      settingsAllowed: desired.mcp?.allowed,
+      settingsExcluded: desired.mcp?.excluded,
+    }),
     object: (server, record, options) =>
       toMcpServer(server, record, deps.registry.get(server.name), options),
     approvalsChanged: (kind) => kind.decisions.changed(),

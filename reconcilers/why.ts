@@ -10,6 +10,9 @@
 import {
   LANGUAGE_SERVERS,
   MCP_SERVERS,
+  isNamePattern,
+  matchesNamePattern,
+  namePatternTest,
   quoteName,
   type KindDescriptor,
   type KindFixWords,
@@ -86,6 +89,8 @@ export interface WhyContext<
   readonly ceiling: readonly string[] | undefined;
   /** Settings' own `mcp.allowed`, if any. */
   readonly settingsAllowed: readonly string[] | undefined;
+  /** Settings' own `mcp.excluded` (merged, globs as written), if any. */
+  readonly settingsExcluded?: readonly string[] | undefined;
 }
 
 export function why(name: string, ctx: WhyContext): WhyAnswer;
@@ -205,13 +210,19 @@ function actionFor<S extends AdmissibleServer>(
     case 'Rejected':
       return `edit the ${kind.noun}'s config in ${server.source} to be asked again, or run ${commandHint(['mcpctl', 'approve', ref])}`;
     case 'NotAllowed': {
-      const inCeiling = ctx.ceiling === undefined || ctx.ceiling.includes(name);
+      const inCeiling = ctx.ceiling === undefined || namePatternTest(ctx.ceiling)(name);
       if (!inCeiling)
         return `the daemon was started with ${kind.ceilingFlag}=${(ctx.ceiling ?? []).join(',')}; restart it with ${name} in that list`;
       return `add ${quoteName(name)} to mcp.allowed in your settings (now ${JSON.stringify(ctx.settingsAllowed ?? [])})`;
     }
-    case 'Excluded':
-      return `remove ${quoteName(name)} from mcp.excluded in your settings`;
+    case 'Excluded': {
+      // A glob that matches it is what to change: taking the name out would not be enough.
+      const globs = (ctx.settingsExcluded ?? []).filter(
+        (e) => isNamePattern(e) && matchesNamePattern(name, e),
+      );
+      if (globs.length === 0) return `remove ${quoteName(name)} from mcp.excluded in your settings`;
+      return `mcp.excluded in your settings matches ${quoteName(name)} by ${globs.map(quoteName).join(', ')}: narrow or remove ${globs.length === 1 ? 'that entry' : 'those entries'}`;
+    }
     case 'Disabled':
       return `set "disabled": false (or remove it) for ${name} in ${server.source}`;
     case 'UntrustedFolder':
