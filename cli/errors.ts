@@ -4,7 +4,7 @@
  * Guarantees: every message says what went wrong and, where there is one, what to do next;
  * `main` prints it to stderr as it is (no prefix), so exact messages stay exact.
  */
-import { messageOf } from '../api/index.js';
+import { messageOf } from '../api/message-of.js';
 
 /** Exit codes of every `mcpctl` command. */
 export const EXIT_OK = 0;

@@ -13,7 +13,7 @@
  * - `stop()` erases the line and clears the timer; after it nothing is written, and no timer
  *   is left (the timer is also `unref`ed, so it never holds the process up).
  */
-import { escapeField } from '../api/index.js';
+import { escapeField } from '../api/escape.js';
 
 /** Where the line goes: raw stderr (our own control codes pass), and whether it is a terminal. */
 export interface ProgressSink {

@@ -13,7 +13,7 @@
  */
 import { LIMIT_EXCEEDED_CODE, MAX_MESSAGE_BYTES } from '../../api/limits.js';
 import { messageOf } from '../errors.js';
-import { isObject } from '../../api/index.js';
+import { isObject } from '../../api/is-object.js';
 
 export const JSONRPC = '2.0';
 
