@@ -35,34 +35,43 @@ export type LanguageServerApprovalLookup = ApprovalLookupOf<DesiredLanguageServe
 
 /**
  * The allowlist in force: the ceiling capped by the settings' list (edits narrow, never widen).
- * `names`: the configured servers, the only names a pattern entry can stand for here.
+ * `names`: the configured servers, the only names a pattern entry can stand for here; asked for
+ * only when an entry is a pattern.
  */
 export function effectiveAllowed(
   settingsAllowed: readonly string[] | undefined,
   ceiling: readonly string[] | undefined,
-  names: readonly string[] = [],
+  names: () => readonly string[] = () => [],
 ): string[] | undefined {
-  if (ceiling === undefined && settingsAllowed === undefined) return undefined;
   const lists = [ceiling, settingsAllowed].filter((l): l is readonly string[] => l !== undefined);
-  const tests = lists.map(namePatternTest);
+  return lists.length === 0 ? undefined : matchedByEvery(lists, names);
+}
+
+/**
+ * The names every list matches: its plain entries, and (when a list has a pattern) the
+ * configured names; each once, first occurrence first. One list: that list's names.
+ */
+function matchedByEvery(lists: readonly (readonly string[])[], names: () => readonly string[]) {
   const entries = lists.flat();
   const plain = entries.filter((e) => !isNamePattern(e));
-  const candidates = plain.length === entries.length ? plain : [...plain, ...names];
-  return namesMatching(candidates, (n) => tests.every((t) => t(n)));
-}
-
-/** The excluded names: the plain entries, and the configured servers a pattern matches. */
-function effectiveExcluded(entries: readonly string[], names: readonly string[]): string[] {
-  if (!entries.some(isNamePattern)) return [...entries];
-  const excluded = namePatternTest(entries);
-  return namesMatching([...entries.filter((e) => !isNamePattern(e)), ...names], excluded);
-}
-
-/** `candidates` that `keep` accepts, each once, first occurrence first. */
-function namesMatching(candidates: readonly string[], keep: (name: string) => boolean): string[] {
+  if (lists.length === 1 && plain.length === entries.length) return [...entries];
+  const tests = lists.map(namePatternTest);
+  const candidates = plain.length === entries.length ? plain : [...plain, ...names()];
   const out = new Set<string>();
-  for (const n of candidates) if (!out.has(n) && keep(n)) out.add(n);
+  for (const n of candidates) if (!out.has(n) && tests.every((t) => t(n))) out.add(n);
   return [...out];
+}
+
+/**
+ * Qwen Code's merge of one gating list over the settings layers: every layer's list joined,
+ * lowest first, each entry once (no layer takes back another's entry); absent when no layer has
+ * one, so `allowed: []` alone stays deny-all.
+ */
+export function joinGatingLists(
+  listsLowestFirst: readonly (readonly string[] | undefined)[],
+): string[] | undefined {
+  const given = listsLowestFirst.filter((l): l is readonly string[] => l !== undefined);
+  return given.length === 0 ? undefined : [...new Set(given.flat())];
 }
 
 /** Gating of one kind's servers; language servers have no settings section (`undefined`). */
@@ -99,9 +108,10 @@ export function computeGating<S extends GatedEntry>(input: GatingInput<S>): Comp
     input.servers,
     (s) => isGatedScope(s.scope) && input.approvals(s) !== 'approved',
   );
-  const names = Object.keys(input.servers).sort();
+  // Only a pattern entry needs the configured names: most lists have none.
+  const names = () => Object.keys(input.servers).sort();
   const allowed = effectiveAllowed(input.settings?.allowed, input.ceiling, names);
-  const excluded = effectiveExcluded(input.settings?.excluded ?? [], names);
+  const excluded = matchedByEvery([input.settings?.excluded ?? []], names);
   return allowed === undefined ? { excluded, pending } : { excluded, allowed, pending };
 }
 

@@ -216,16 +216,12 @@ describe('one folder: the daemon, an agent’s plain serve and the CLI (e2e)', (
         GEMINI_CLI: '1',
         TERM_PROGRAM: 'vscode',
       });
-      for (const a of [first, second])
-        await untilTools(
-          a.client,
-          'the files tools',
-          (n) => n.some((t) => t.startsWith('files__')),
-          {
-            timeoutMs: 60_000,
-            stderr: a.stderr,
-          },
-        );
+      const untilFiles = (a: Awaited<ReturnType<typeof plainServe>>) =>
+        untilTools(a.client, 'the files tools', (n) => n.some((t) => t.startsWith('files__')), {
+          timeoutMs: 60_000,
+          stderr: a.stderr,
+        });
+      for (const a of [first, second]) await untilFiles(a);
       const all = await until('the default session and one agent session', async () => {
         const s = await sessions();
         const agents = s.filter((x) => x.status.agents.length > 0);
@@ -248,15 +244,7 @@ describe('one folder: the daemon, an agent’s plain serve and the CLI (e2e)', (
       );
 
       const third = await plainServe('qwen-code', { AGENT_TOKEN: 'other-token-value' });
-      await untilTools(
-        third.client,
-        'the files tools',
-        (n) => n.some((t) => t.startsWith('files__')),
-        {
-          timeoutMs: 60_000,
-          stderr: third.stderr,
-        },
-      );
+      await untilFiles(third);
       await until('three sessions', async () =>
         (await sessions()).length === 3 ? true : undefined,
       );

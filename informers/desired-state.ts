@@ -35,6 +35,7 @@ import {
   assembleLanguageServers,
   assembleMcpServers,
   computeGating,
+  joinGatingLists,
   normalizeServerConfig,
   type ApprovalLookup,
   type LanguageServerApprovalLookup,
@@ -87,8 +88,8 @@ export function mergeMcpSettings(
   if (present.length === 0) return undefined;
   const merged: McpSettings = {};
   const lowestFirst = [...present].reverse();
-  const allowed = joinedLists(lowestFirst.map((l) => l.allowed));
-  const excluded = joinedLists(lowestFirst.map((l) => l.excluded));
+  const allowed = joinGatingLists(lowestFirst.map((l) => l.allowed));
+  const excluded = joinGatingLists(lowestFirst.map((l) => l.excluded));
   const serverCommand = present.find((l) => l.serverCommand !== undefined)?.serverCommand;
   if (allowed !== undefined) merged.allowed = allowed;
   if (excluded !== undefined) merged.excluded = excluded;
@@ -109,12 +110,6 @@ function withoutQwenOnly(
   if (mcp?.excluded === undefined || qwenOnly === undefined || qwenOnly.length === 0) return mcp;
   const forQwen = new Set(qwenOnly);
   return { ...mcp, excluded: mcp.excluded.filter((entry) => !forQwen.has(entry)) };
-}
-
-/** The lists given, joined in order with each entry once; absent when none is given. */
-function joinedLists(lists: readonly (readonly string[] | undefined)[]): string[] | undefined {
-  const given = lists.filter((l): l is readonly string[] => l !== undefined);
-  return given.length === 0 ? undefined : [...new Set(given.flat())];
 }
 
 export function folderTrustEnabled(system: SourceContent, user: SourceContent): boolean {

@@ -10,7 +10,7 @@
  *   session-env.ts); "the daemon's own environment" where one is the daemon's. A name that is
  *   not plain (`[A-Za-z_][A-Za-z0-9_]*`) is shown escaped; at most MAX_NAMES are named.
  */
-import { agentEnvironment, quoted } from '../../api/index.js';
+import { isPerProcessVariable, quoted } from '../../api/index.js';
 import type { Daemon } from '../../controller/daemon.js';
 import type { Session } from '../../controller/session.js';
 
@@ -18,17 +18,19 @@ const MAX_NAMES = 6;
 
 type Spec = ReturnType<Daemon['sessions']>[number]['spec'];
 
+/** The open sessions of `session`'s folder, oldest first (itself among them). */
+function ofFolder(daemon: Daemon, session: Session) {
+  return daemon.sessions().filter((i) => i.session.workspace === session.workspace);
+}
+
 /** The ids of the open sessions of `session`'s folder, oldest first (itself among them). */
 export function folderSessions(daemon: Daemon, session: Session): string[] {
-  return daemon
-    .sessions()
-    .filter((i) => i.session.workspace === session.workspace)
-    .map((i) => i.session.id);
+  return ofFolder(daemon, session).map((i) => i.session.id);
 }
 
 /** What sets the other sessions of `session`'s folder apart from it; '' when nothing does. */
 export function folderDifference(daemon: Daemon, session: Session): string {
-  const infos = daemon.sessions().filter((i) => i.session.workspace === session.workspace);
+  const infos = ofFolder(daemon, session);
   const shown = infos.find((i) => i.session === session);
   if (shown === undefined) return '';
   const flags = new Set<string>();
@@ -62,11 +64,11 @@ function flagsApart(a: Spec, b: Spec): string[] {
 function envApart(a: Spec, b: Spec): string[] | 'daemon' {
   if (a.env === undefined && b.env === undefined) return [];
   if (a.env === undefined || b.env === undefined) return 'daemon';
-  const x = agentEnvironment(a.env.vars).vars;
-  const y = agentEnvironment(b.env.vars).vars;
+  const x = a.env.vars;
+  const y = b.env.vars;
   const out: string[] = [];
   for (const name of new Set([...Object.keys(x), ...Object.keys(y)]))
-    if (x[name] !== y[name]) out.push(name);
+    if (!isPerProcessVariable(name) && x[name] !== y[name]) out.push(name);
   return out;
 }
 

@@ -20,7 +20,7 @@
  *   starts nowhere and gets nothing. A workspace file setup cannot read is a refusal.
  */
 import path from 'node:path';
-import { isObject, namePatternTest } from '../../api/index.js';
+import { isObject, joinGatingLists, namePatternTest } from '../../api/index.js';
 import { named } from './entries.js';
 import { appendAt, valueAt } from './jsonc-text.js';
 import { reachEntry } from './reach.js';
@@ -67,6 +67,25 @@ function workspaceSide(draft: Draft, file: AgentFile | undefined): WorkspaceSide
 }
 
 /**
+ * Why Qwen Code and mcpctl alike start no server of a name, given the gating lists in force
+ * (names or globs, api/name-patterns.ts); undefined when both may start it.
+ */
+function gatedOut(
+  excluded: readonly string[],
+  allowed: readonly string[] | undefined,
+): (name: string) => string | undefined {
+  const excludes = namePatternTest(excluded);
+  const allows = allowed === undefined ? () => true : namePatternTest(allowed);
+  return (name) => {
+    if (excludes(name))
+      return 'excluded by mcp.excluded, which gates Qwen Code and mcpctl alike: it starts nowhere';
+    if (!allows(name))
+      return 'not in mcp.allowed, which gates Qwen Code and mcpctl alike: it starts nowhere';
+    return undefined;
+  };
+}
+
+/**
  * The repository's servers Qwen would start get Qwen's own switch (see the module doc): the
  * user's `mcp.excluded` gains each, and each is recorded as Qwen Code's only.
  */
@@ -79,13 +98,11 @@ function excludeForQwenOnly(
   text: string,
 ): string {
   const ours = (name: string) => recorded.has(name) && user.excluded.includes(name);
-  // Qwen joins the layers' lists; so does mcpctl (informers/desired-state.ts).
-  const excludes = namePatternTest([...user.excluded, ...ws.excluded]);
-  const allowedAll =
-    allowedByUser === undefined && ws.allowed === undefined
-      ? undefined
-      : [...(allowedByUser ?? []), ...(ws.allowed ?? [])];
-  const allows = allowedAll === undefined ? () => true : namePatternTest(allowedAll);
+  // Over the user's and the repository's lists, joined as Qwen (and mcpctl) join them.
+  const gate = gatedOut(
+    joinGatingLists([user.excluded, ws.excluded]) ?? [],
+    joinGatingLists([allowedByUser, ws.allowed]),
+  );
   const add: string[] = [];
   const mark = (name: string) =>
     draft.moves.push({
@@ -100,16 +117,9 @@ function excludeForQwenOnly(
       mark(name); // recorded already: the planner adds nothing
       continue;
     }
-    if (excludes(name)) {
-      draft.notes.push(
-        `${ws.file}: ${named(name)} is excluded by mcp.excluded, which gates Qwen Code and mcpctl alike: it starts nowhere`,
-      );
-      continue;
-    }
-    if (!allows(name)) {
-      draft.notes.push(
-        `${ws.file}: ${named(name)} is not in mcp.allowed, which gates Qwen Code and mcpctl alike: it starts nowhere`,
-      );
+    const out = gate(name);
+    if (out !== undefined) {
+      draft.notes.push(`${ws.file}: ${named(name)}: ${out}`);
       continue;
     }
     add.push(name);
@@ -147,9 +157,11 @@ export const QWEN: AgentSetup = {
     // Entries are names or globs (`*`, `?`), as Qwen Code and mcpctl both read them.
     // Qwen-only entries (an earlier setup's, recorded in mcpctl's server file) do not stop mcpctl.
     const recorded = ctx.qwenOnlyExcluded ?? new Set<string>();
-    const excludes = namePatternTest(excludedList.filter((e) => !recorded.has(e)));
-    const allows = allowed === undefined ? () => true : namePatternTest(allowed);
-    if (excludes(ENTRY_NAME))
+    const gate = gatedOut(
+      excludedList.filter((e) => !recorded.has(e)),
+      allowed,
+    );
+    if (namePatternTest(excludedList)(ENTRY_NAME))
       draft.refusals.push(
         `${p.user}: mcp.excluded names ${named(ENTRY_NAME)}, so Qwen Code would not start mcpctl; take it out, then run setup again`,
       );
@@ -162,13 +174,7 @@ export const QWEN: AgentSetup = {
       where: 'mcpServers',
       to: 'user',
       syntax: 'settings',
-      keep: (name) => {
-        if (excludes(name))
-          return 'excluded by mcp.excluded, which gates Qwen Code and mcpctl alike: it starts nowhere';
-        if (!allows(name))
-          return 'not in mcp.allowed, which gates Qwen Code and mcpctl alike: it starts nowhere';
-        return undefined;
-      },
+      keep: gate,
     });
     text = placeEntry(
       draft,
@@ -178,7 +184,7 @@ export const QWEN: AgentSetup = {
       ['mcpServers'],
       reachEntry(ctx.reach, 'gemini', true),
     );
-    if (allowed !== undefined && !allows(ENTRY_NAME))
+    if (allowed !== undefined && !namePatternTest(allowed)(ENTRY_NAME))
       text = appendAt(text, ['mcp', 'allowed'], allowed.length, [ENTRY_NAME]);
     if (ws !== undefined)
       text = excludeForQwenOnly(
