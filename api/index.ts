@@ -32,3 +32,4 @@ export * from './server-file.js';
 export * from './server-file-edit.js';
 export * from './server-file-entries.js';
 export * from './jsonc-edit.js';
+export * from './definition.js';

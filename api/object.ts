@@ -6,6 +6,7 @@
  * package is ever loaded (a test checks the emitted JavaScript).
  */
 import type { V1Condition, V1ObjectMeta } from '@kubernetes/client-node';
+import type { HeldDefinition } from './definition.js';
 import type { LanguageServerKindName, McpServerKindName } from './kind-names.js';
 import type { LanguageServerConfig } from './lsp-config.js';
 import type { McpServerConfig } from './server-config.js';
@@ -72,6 +73,10 @@ export interface ServerStatusBase {
 export interface McpServerStatus extends ServerStatusBase {
   tools: string[];
   prompts: string[];
+  /** Tools and prompts its pins hold from every agent (issue #35); absent when none. */
+  held?: readonly HeldDefinition[];
+  /** Shown to agents with their unshown characters escaped until accepted; absent when none. */
+  escaped?: readonly HeldDefinition[];
 }
 
 export interface McpServer {

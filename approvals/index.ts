@@ -11,3 +11,5 @@ export * from './session-approvals.js';
 export * from './lookup.js';
 export * from './subject.js';
 export * from './kinds.js';
+export * from './pin-file.js';
+export * from './pin-store.js';

@@ -8,6 +8,7 @@ import {
   type KindResource,
   type Condition,
   type Disclosure,
+  type HeldDefinition,
   type LanguageServer,
   type LanguageServerList,
   type McpServer,
@@ -164,6 +165,13 @@ export type ServerDescription = DescriptionOf<McpServer>;
 export type LanguageServerDescription = DescriptionOf<LanguageServer>;
 
 /** What `servers.approve` / `servers.reject` answer: the config decided about, then the server. */
+/** What `approve NAME --tools` / `reject NAME --tools` decided, and the server once settled. */
+export interface ToolsDecisionResult {
+  decision: 'accept' | 'reject';
+  decided: HeldDefinition[];
+  server: McpServer;
+}
+
 export type DecisionResult = {
   decision: 'approved' | 'approved-for-session' | 'rejected';
   /** Exactly the config the decision is bound to (its hash); env and header names only. */

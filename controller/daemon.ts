@@ -32,7 +32,7 @@
  * - Nothing here reads a process-global behind the caller's back: home, paths and seams are
  *   options, so tests run daemons side by side.
  */
-import { ApprovalStore, SessionApprovals } from '../approvals/index.js';
+import { ApprovalStore, PinStore, SessionApprovals, pinsFilePath } from '../approvals/index.js';
 import {
   createSessionStore,
   createSharedSources,
@@ -141,6 +141,8 @@ export interface DaemonOptions extends SessionFlags {
   readonly pool?: Pool;
   readonly lspPool?: LspPool;
   readonly approvals?: ApprovalStoreLike;
+  /** With an `approvals` seam: the pins to hold listings against (default: none). */
+  readonly pins?: PinStore;
   readonly createSession?: (opts: SessionOptions) => Promise<Session>;
 }
 
@@ -173,6 +175,8 @@ export class Daemon {
   /** OAuth grants of remote servers: one login per server per machine, shared by sessions. */
   readonly oauth: OAuthManager;
   readonly approvals: ApprovalStoreLike;
+  /** The tool and prompt pins (issue #35), beside the approvals file. */
+  readonly pins: PinStore | undefined;
   readonly startedAt = new Date();
   readonly reaped: ReapSummary;
   /**
@@ -196,8 +200,10 @@ export class Daemon {
     reaped: ReapSummary,
     oauth: OAuthManager,
     processes: ProcessRecorder | undefined,
+    pins: PinStore | undefined,
   ) {
     this.processes = processes;
+    this.pins = pins;
     this.options = options;
     this.oauth = oauth;
     this.#log = options.log ?? silentLog;
@@ -268,6 +274,7 @@ export class Daemon {
     // Our own store unless a seam is given; only our own file is watched.
     let store: ApprovalStore | undefined;
     let approvals: ApprovalStoreLike;
+    let pins = options.pins;
     if (options.approvals !== undefined) approvals = options.approvals;
     else {
       store = await ApprovalStore.open({
@@ -281,8 +288,10 @@ export class Daemon {
         },
       });
       approvals = approvalStoreAdapter(store);
+      pins = await PinStore.open({ path: pinsFilePath(store.path) });
+      if (pins.problem !== undefined) log.error({ file: pins.path }, pins.problem);
     }
-    const daemon = new Daemon(options, pool, approvals, reaped, oauth, processes);
+    const daemon = new Daemon(options, pool, approvals, reaped, oauth, processes, pins);
     try {
       if (store !== undefined) {
         const own = store;
@@ -432,6 +441,7 @@ export class Daemon {
       pool: this.pool,
       lspPool: this.lspPool,
       approvals: this.approvals,
+      ...(this.pins ? { pins: this.pins } : {}),
       sessionApprovals: new SessionApprovals(),
       // One SharedSources for all sessions: the user settings file is watched once.
       storeFactory: (storeOptions) => createSessionStore({ ...storeOptions, sharedSources }),

@@ -31,6 +31,11 @@ export class NotGatedError extends Error {
   override name = 'NotGatedError';
 }
 
+/** `approve NAME --tools` of a server whose pins hold nothing (or not what was shown). */
+export class NothingHeldError extends Error {
+  override name = 'NothingHeldError';
+}
+
 /**
  * A decision named a config that is not the server's current one (it changed while the user
  * was asked, or `--hash` names another): nothing was decided. Carries the current config's

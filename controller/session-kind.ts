@@ -100,6 +100,8 @@ export interface SessionKindDeps<S> {
   onPendingApproval(server: S): void;
   /** A pass over `name` finished (success or not): statuses may have changed. */
   afterPass(name: string): void;
+  /** Some of what `name` offers is held by its pins (told after the pass that held it). */
+  onHeld?(name: string): void;
 }
 
 export class SessionKind<
@@ -128,6 +130,7 @@ export class SessionKind<
     });
     this.#queue = new RateLimitingQueue<string>({ rateLimiter: backoff });
     const pending: S[] = [];
+    const held: string[] = [];
     this.reconciler = new ServerReconciler<S, T, L>({
       sessionId: deps.sessionId,
       admissionContext: (desired) => parts.admissionContext(desired),
@@ -136,6 +139,7 @@ export class SessionKind<
       events: deps.events,
       enqueue: (name) => this.enqueue(name),
       onPendingApproval: (server) => pending.push(server),
+      onHeld: (name) => held.push(name),
       now: () => deps.now(),
       backoff: (failures) => exponentialDelay(failures, backoff.baseDelayMs, backoff.maxDelayMs),
       stableAfterMs: deps.stableAfterMs,
@@ -162,6 +166,7 @@ export class SessionKind<
           } finally {
             // Rule 17: listeners hear of pending servers after the pass, success or not.
             for (const server of pending.splice(0)) deps.onPendingApproval(server);
+            for (const heldName of held.splice(0)) deps.onHeld?.(heldName);
             deps.afterPass(name);
           }
         },

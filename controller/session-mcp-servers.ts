@@ -16,6 +16,7 @@ import type { ApprovalSubject } from '../approvals/index.js';
 import type { DesiredState } from '../informers/types.js';
 import type { Lease, Pool } from '../pool/types.js';
 import type { AdmissionTicket } from '../pool/ticket.js';
+import type { ToolPins } from '../reconcilers/pins.js';
 import type { Registry } from '../reconcilers/registry.js';
 import { toMcpServer } from '../reconcilers/server-object.js';
 import { mcpKind } from '../reconcilers/server-kind.js';
@@ -33,11 +34,13 @@ export interface McpPartsDeps {
   readonly admission: SessionAdmission;
   /** `--allowed-mcp-server-names`, for `why`. */
   readonly ceiling: readonly string[] | undefined;
+  /** The pins the servers' listings are held against (absent: nothing is pinned). */
+  readonly pins?: ToolPins;
 }
 
 export function mcpServerParts(deps: McpPartsDeps): McpParts {
   return {
-    adapter: mcpKind(deps.pool, deps.registry),
+    adapter: mcpKind(deps.pool, deps.registry, deps.pins),
     decisions: MCP_DECISIONS,
     why: MCP_WHY,
     holds: 'servers',

@@ -11,7 +11,7 @@ import type {
   SessionFlags,
 } from '../api/index.js';
 import type { LANGUAGE_SERVER, MCP_SERVER } from '../api/index.js';
-import type { ApprovalSubject } from '../approvals/index.js';
+import type { ApprovalSubject, PinStore } from '../approvals/index.js';
 import type { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState } from '../informers/types.js';
 import type { Lease, Pool } from '../pool/types.js';
@@ -43,6 +43,11 @@ export interface SessionOptions extends SessionFlags {
   readonly lspPool?: LspPool;
   readonly approvals: ApprovalStoreLike;
   readonly sessionApprovals: SessionApprovalsLike;
+  /**
+   * The pins MCP servers' tools and prompts are held against (issue #35); the daemon always
+   * gives its store. Absent: every listing is served as it comes.
+   */
+  readonly pins?: PinStore;
   readonly debounceMs?: number;
   readonly concurrency?: number;
   readonly backoffBaseMs?: number;
@@ -62,6 +67,8 @@ export interface SessionEvents {
   change: [name: string | undefined, kind: ServerKind | undefined];
   /** A gated server of either kind became promptable (strictly pending). */
   pendingApproval: [server: AnyDesiredServer];
+  /** Some of an MCP server's tools or prompts are held by their pins, with news to ask about. */
+  toolsHeld: [name: string];
   /** A server started waiting for an OAuth login (Ready=False Unauthorized). */
   loginRequired: [name: string];
   /**

@@ -42,6 +42,7 @@ import {
   type SessionEnvironment,
   type SessionFlags,
   agentEnvironment,
+  heldLine,
   sessionFlagsOf,
   daemonEnvironment,
 } from '../api/index.js';
@@ -50,6 +51,7 @@ import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore } from '../informers/types.js';
 import type { McpMessage, PoolCaller } from '../pool/types.js';
 import { Registry } from '../reconcilers/registry.js';
+import type { HeldDefinition, PinReview } from '../reconcilers/pins.js';
 import {
   attachAgent,
   type SessionAttachment,
@@ -72,13 +74,15 @@ import { SessionKind } from './session-kind.js';
 import { mcpServerParts } from './session-mcp-servers.js';
 import { LanguageServerParts, type LanguageServerKind } from './session-language-servers.js';
 import { SessionConditions, configWarnings } from './session-conditions.js';
+import { SessionPins } from './session-pins.js';
 import { SharedSettleWait } from './settle-wait.js';
-import { ServerUnavailableError } from './errors.js';
+import { NothingHeldError, ServerUnavailableError } from './errors.js';
 import { EventRecorder, type McpEvent } from './event-recorder.js';
 
 // Re-exported so callers of the session find its errors and kinds beside it.
 export {
   NotGatedError,
+  NothingHeldError,
   ServerUnavailableError,
   StaleDecisionError,
   UnknownServerError,
@@ -118,6 +122,7 @@ export class Session {
   readonly #env: SessionEnvironment;
   readonly #kinds: SessionKinds;
   readonly #lspParts: LanguageServerParts;
+  readonly #pins: SessionPins | undefined;
   readonly #lspWhy = (name: string): WhyAnswer => this.#kinds[LANGUAGE_SERVERS.kind].why(name);
   /** The session's own language-server pool, when none was given. */
   readonly #ownLspPool: LspPool | undefined;
@@ -176,6 +181,21 @@ export class Session {
       stableAfterMs: opts.stableAfterMs ?? 60_000,
       concurrency: opts.concurrency ?? 4,
     };
+    this.#pins =
+      opts.pins &&
+      new SessionPins({
+        store: opts.pins,
+        workspace: root,
+        server: (name) => this.#store.current().kinds[MCP_SERVERS.kind].servers[name],
+        onSaveFailed: (name, message) =>
+          this.events.record(
+            'Warning',
+            'PinsUnreadable',
+            MCP_SERVERS.objectOf(name),
+            `the pins of server ${name} were not saved (${message}); they hold until the daemon stops`,
+          ),
+        now: () => new Date(this.#now()),
+      });
     const mcp: McpServerKind = new SessionKind(
       mcpServerParts({
         sessionId: this.id,
@@ -183,10 +203,12 @@ export class Session {
         registry: this.registry,
         admission: this.#admission,
         ceiling: opts.ceiling,
+        ...(this.#pins ? { pins: this.#pins } : {}),
       }),
       {
         ...common,
         onPendingApproval: (server) => this.#emitter.emit('pendingApproval', server),
+        onHeld: (name) => this.#emitter.emit('toolsHeld', name),
         afterPass: (name) => {
           this.#logins.afterPass(name);
           this.#emitter.emit('change', name, MCP_SERVERS.kind);
@@ -349,6 +371,51 @@ export class Session {
       this.#callers.set(caller, mine);
     }
     return mine;
+  }
+
+  /** What the pins of MCP server `name` hold back or show escaped now (absent: not served). */
+  pinReview(name: string): PinReview | undefined {
+    return this.registry.get(name)?.pins;
+  }
+
+  /** The pins file, when this session pins (for `describe`). */
+  get pinsFile(): string | undefined {
+    return this.#pins?.file;
+  }
+
+  /**
+   * The user decided about what `name`'s pins hold: `accept` lets the held definitions, and
+   * those shown escaped, reach agents as they are; `reject` keeps the held ones out without
+   * asking again. `digests`: only those (what the user was shown); a definition that changed
+   * again since is not decided. Resolves with what was decided, once the session settled.
+   */
+  async decideTools(
+    name: string,
+    decision: 'accept' | 'reject',
+    digests?: readonly string[],
+  ): Promise<readonly HeldDefinition[]> {
+    const entry = this.registry.get(name);
+    if (!entry) throw new ServerUnavailableError(this.#kinds[MCP_SERVERS.kind].why(name));
+    const review = entry.pins;
+    if (!this.#pins || !review) throw new NothingHeldError(`server ${name} is not pinned`);
+    const candidates = decision === 'accept' ? [...review.held, ...review.escaped] : review.held;
+    const decided = candidates.filter((h) => digests === undefined || digests.includes(h.digest));
+    if (decided.length === 0)
+      throw new NothingHeldError(
+        digests === undefined
+          ? `server ${name} has no held tools or prompts: what it lists is what was accepted`
+          : `what server ${name} holds changed since it was shown; nothing was decided: look again with 'mcpctl describe server/${name}'`,
+      );
+    await this.#pins.decide(name, entry.connectionId, decided, decision);
+    this.events.record(
+      'Normal',
+      decision === 'accept' ? 'ToolsAccepted' : 'ToolsRejected',
+      MCP_SERVERS.objectOf(name),
+      `${decision === 'accept' ? 'accepted' : 'rejected'} ${decided.map(heldLine).join(', ')}`,
+    );
+    this.#kinds[MCP_SERVERS.kind].enqueue(name);
+    await this.settled();
+    return decided;
   }
 
   /**

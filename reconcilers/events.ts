@@ -31,7 +31,14 @@ export type EventReason =
   | 'LoggedIn'
   | 'LoggedOut'
   /** Two servers of a session list one resource URI; the higher-precedence scope serves it. */
-  | 'DuplicateResource';
+  | 'DuplicateResource'
+  /** Some of a server's tools or prompts differ from their pins: held for the user (pins.ts). */
+  | 'Pinned'
+  | 'ToolsChanged'
+  | 'ToolsRejected'
+  | 'PinsUnreadable'
+  /** The user accepted or rejected held definitions. */
+  | 'ToolsAccepted';
 
 export interface EventSink {
   /** `object` is `server/NAME`, `languageserver/NAME` or `session/NAME`. */

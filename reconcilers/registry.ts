@@ -7,6 +7,7 @@
  */
 import type { Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { jsonEqual } from '../api/index.js';
+import type { PinReview } from './pins.js';
 
 export interface RegistryEntry {
   /** Pool key of the lease that serves these tools (for routing calls). */
@@ -17,6 +18,8 @@ export interface RegistryEntry {
   /** What the server declared in `initialize` (the gateway forwards only what it offers). */
   readonly capabilities?: ServerCapabilities;
   readonly instructions?: string;
+  /** What the pins held back or escaped of the listing (absent: no pinning). */
+  readonly pins?: PinReview;
 }
 
 export type RegistryListener = (serverName: string) => void;

@@ -11,6 +11,7 @@
  */
 import {
   MCP_SERVERS,
+  type ConditionInput,
   type DesiredServer,
   type KindDescriptor,
   type McpServerConfig,
@@ -23,6 +24,8 @@ import {
   type Admission,
   type AdmissionContext,
 } from './admission.js';
+import type { EventReason } from './events.js';
+import { PINNED_CONDITION, pinnedCondition, type ToolPins } from './pins.js';
 import type { Registry, RegistryEntry } from './registry.js';
 import type { ServedLease } from './server-record.js';
 import type { RestartPolicy } from './server-status.js';
@@ -34,6 +37,11 @@ export interface KindPool<T, L> {
   acquire(ticket: T, holder: Holder, options?: AcquireOptions): Promise<L>;
   release(key: string, sessionId: string, options: ReleaseOptions): void;
 }
+
+/** A condition about what a served lease offers; a False one's reason is its Warning's. */
+export type ServedCondition = Omit<ConditionInput, 'observedGeneration' | 'reason'> & {
+  readonly reason: EventReason;
+};
 
 /** A desired server of a kind: what admission reads, and its config. */
 export type KindServer = AdmissibleServer;
@@ -57,6 +65,12 @@ export interface ServerKindAdapter<
    * applies without a new process (language servers: settings, routing).
    */
   update?(lease: L, before: S['config'], after: S['config']): void;
+  /**
+   * What the served lease offers, as a condition beside Ready (MCP: `ToolsPinned`): set after
+   * every publish, dropped when nothing serves the server. Its type is `servedConditionType`.
+   */
+  servedCondition?(name: string): ServedCondition | undefined;
+  readonly servedConditionType?: string;
   /** Ready's message for the served lease (`3 tools`). */
   readyMessage(name: string, lease: L): string;
   /** What a Connected/Restarted event says of a new lease (`3 tools`). */
@@ -66,30 +80,52 @@ export interface ServerKindAdapter<
   restartPolicy?(server: S): RestartPolicy;
 }
 
-/** The MCP kind: tools and prompts in the session's Registry, filtered by the config. */
+/**
+ * The MCP kind: tools and prompts in the session's Registry, filtered by the config and, with
+ * `pins`, held against what the user accepted (pins.ts).
+ */
 export function mcpKind(
   pool: Pool,
   registry: Registry,
+  pins?: ToolPins,
 ): ServerKindAdapter<DesiredServer, AdmissionTicket, Lease> {
   return {
     descriptor: MCP_SERVERS,
     admit,
     pool,
-    publish: (name, lease, config) => registry.set(name, entryOf(lease, config)),
+    publish: (name, lease, config) => registry.set(name, entryOf(name, lease, config, pins)),
     unpublish: (name) => registry.delete(name),
+    ...(pins
+      ? {
+          servedCondition: (name: string) => {
+            const entry = registry.get(name);
+            return entry?.pins && pinnedCondition(name, entry.pins, pins.problem());
+          },
+          servedConditionType: PINNED_CONDITION,
+        }
+      : {}),
     readyMessage: (name) => `${registry.get(name)?.tools.length ?? 0} tools`,
     connectedNote: (lease) => `${lease.tools().length} tools`,
     updateStrategy: (config) => config.updateStrategy ?? 'RollingUpdate',
   };
 }
 
-function entryOf(lease: Lease, config: McpServerConfig): RegistryEntry {
+function entryOf(
+  name: string,
+  lease: Lease,
+  config: McpServerConfig,
+  pins: ToolPins | undefined,
+): RegistryEntry {
   const keep = toolFilterOf(config);
+  // The filter first: a tool the config leaves out is neither pinned nor held.
+  const listing = { tools: lease.tools().filter((t) => keep(t.name)), prompts: lease.prompts() };
+  const review = pins?.review(name, lease.connectionId, listing);
   return {
     key: lease.key,
     connectionId: lease.connectionId,
-    tools: lease.tools().filter((t) => keep(t.name)),
-    prompts: lease.prompts(),
+    tools: review?.tools ?? listing.tools,
+    prompts: review?.prompts ?? listing.prompts,
+    ...(review ? { pins: review } : {}),
     capabilities: lease.serverCapabilities?.(),
     instructions: lease.instructions?.(),
   };

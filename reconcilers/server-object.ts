@@ -76,6 +76,8 @@ export function toMcpServer(
       ...baseStatusOf(record, MCP_SERVERS.approvalHash(server.config)),
       tools: (entry?.tools ?? []).map((t) => t.name),
       prompts: (entry?.prompts ?? []).map((p) => p.name),
+      ...(entry?.pins?.held.length ? { held: entry.pins.held } : {}),
+      ...(entry?.pins?.escaped.length ? { escaped: entry.pins.escaped } : {}),
       conditions: record?.conditions ?? [],
     },
   };

@@ -75,6 +75,11 @@ export interface ServerReconcilerDeps<
   enqueue(name: string): void;
   /** A gated server was left strictly pending by a pass (rule 17). */
   onPendingApproval(server: S): void;
+  /**
+   * A pass left the served condition (`ToolsPinned`) False with something new to say: some of
+   * the server's tools or prompts are held for the user (after the pass, like rule 17).
+   */
+  onHeld?(name: string): void;
 }
 
 export class ServerReconciler<
@@ -495,7 +500,7 @@ export class ServerReconciler<
     now: number,
   ): void {
     rec.live = undefined;
-    this.#kind.unpublish(rec.name);
+    this.#unpublish(rec);
     lost(this.#deps, rec, live, now, this.#kind.restartPolicy?.(server));
   }
 
@@ -506,6 +511,22 @@ export class ServerReconciler<
     now: number,
   ): void {
     markReady(this.#deps, rec, live, this.#kind.readyMessage(rec.name, live.lease), now);
+    const served = this.#kind.servedCondition?.(rec.name);
+    if (!served) return;
+    const before = rec.condition(served.type);
+    rec.setCondition(served, now);
+    const news = before?.reason !== served.reason || before.message !== served.message;
+    if (news && served.status === 'False') {
+      this.#deps.events.record('Warning', served.reason, rec.object, served.message);
+      this.#deps.onHeld?.(rec.name);
+    }
+  }
+
+  /** Nothing serves the server: what it offered says nothing any more. */
+  #unpublish(rec: ServerRecord<S['config'], L>): void {
+    this.#kind.unpublish(rec.name);
+    const type = this.#kind.servedConditionType;
+    if (type !== undefined) rec.conditions = rec.conditions.filter((c) => c.type !== type);
   }
 
   /**
@@ -521,7 +542,7 @@ export class ServerReconciler<
   ): void {
     const d = this.#deps;
     const live = rec.live;
-    this.#kind.unpublish(rec.name);
+    this.#unpublish(rec);
     if (!live) return;
     rec.live = undefined;
     if (live.lost === undefined) this.#kind.pool.release(live.lease.key, d.sessionId, { reason });

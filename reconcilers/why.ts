@@ -27,6 +27,7 @@ import {
   type NotRunnable,
 } from './admission.js';
 import type { ServedLease, ServerRecord } from './server-record.js';
+import { PINNED_CONDITION } from './pins.js';
 import { commandHint } from './shell-quote.js';
 
 /** How `why` speaks of a kind of server: its words, files and CLI names. */
@@ -69,7 +70,19 @@ export type UnavailableReason =
   | 'MissingEnv'
   | 'InvalidConfig'
   | 'CrashLoopBackOff'
-  | 'Unauthorized';
+  | 'Unauthorized'
+  /** Ready, but some of its tools or prompts are held by their pins (pins.ts). */
+  | 'ToolsChanged'
+  | 'ToolsRejected'
+  | 'PinsUnreadable';
+
+const PIN_REASONS: ReadonlySet<string> = new Set([
+  'ToolsChanged',
+  'ToolsRejected',
+  'PinsUnreadable',
+]);
+const isPinReason = (r: string): r is 'ToolsChanged' | 'ToolsRejected' | 'PinsUnreadable' =>
+  PIN_REASONS.has(r);
 
 export interface WhyAnswer {
   readonly name: string;
@@ -163,6 +176,19 @@ export function why<S extends AdmissibleServer>(
       message: `${noun} ${name} is waiting for an OAuth login: ${ready.message}`,
       action: `run ${commandHint(['mcpctl', 'login', name])}`,
     };
+  const pinned = ctx.record?.condition(PINNED_CONDITION);
+  if (ready?.status === 'True' && pinned?.status === 'False' && isPinReason(pinned.reason))
+    return {
+      name,
+      reason: pinned.reason,
+      message: `${noun} ${name} is ready, but some of what it offers is ${pinned.message}`,
+      action:
+        pinned.reason === 'ToolsChanged'
+          ? `read what changed with ${commandHint(['mcpctl', 'describe', `${kind.resource}/${name}`])}; ${commandHint(['mcpctl', 'approve', name, '--tools'])} accepts it, ${commandHint(['mcpctl', 'reject', name, '--tools'])} keeps it out`
+          : pinned.reason === 'ToolsRejected'
+            ? `the held definitions were rejected; ${commandHint(['mcpctl', 'approve', name, '--tools'])} accepts them after all`
+            : 'repair or remove the pins file the message names',
+    };
   if (ready?.status === 'True')
     return {
       name,
@@ -199,6 +225,9 @@ function actionFor<S extends AdmissibleServer>(
     | 'InvalidConfig'
     | 'CrashLoopBackOff'
     | 'Unauthorized'
+    | 'ToolsChanged'
+    | 'ToolsRejected'
+    | 'PinsUnreadable'
   >,
   ctx: WhyContext<S>,
   kind: WhyKind<S>,

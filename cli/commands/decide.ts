@@ -21,7 +21,13 @@
  *   kinds have decides nothing and says which two to choose from (cli/object-ref.ts).
  */
 import type { Command } from 'commander';
-import { disclosureLines, findCondition, quoted } from '../../api/index.js';
+import {
+  definitionDiff,
+  disclosureLines,
+  findCondition,
+  heldLine,
+  quoted,
+} from '../../api/index.js';
 import {
   commandEnv,
   progressSink,
@@ -29,8 +35,15 @@ import {
   type GlobalOptions,
   type Io,
 } from '../command-env.js';
+import { UsageError } from '../errors.js';
 import { withProgress } from '../progress.js';
-import type { DecisionResult, LanguageServer, McpServer, SubjectSummary } from '../objects.js';
+import type {
+  DecisionResult,
+  LanguageServer,
+  McpServer,
+  SubjectSummary,
+  ToolsDecisionResult,
+} from '../objects.js';
 import { parseObjectRef, refText } from '../object-ref.js';
 
 const HASH_HELP = 'decide only if the config has this approval hash (a prefix of 8+ hex digits)';
@@ -48,8 +61,12 @@ export function registerDecisions(program: Command, io: Io): void {
     // global one, given before the command (`mcpctl --session ID approve NAME`).
     .option('--for-session', 'approve for this session only (nothing is saved); also --session')
     .option('--hash <prefix>', HASH_HELP)
+    .option('--tools', TOOLS_HELP.accept)
     .action(async (name: string, _opts: object, cmd: Command) => {
-      const opts = cmd.optsWithGlobals<GlobalOptions & { forSession?: boolean; hash?: string }>();
+      const opts = cmd.optsWithGlobals<
+        GlobalOptions & { forSession?: boolean; hash?: string; tools?: boolean }
+      >();
+      if (opts.tools === true) return decideTools(io, opts, name, 'accept');
       const forSession = opts.forSession === true;
       const env = commandEnv(opts, io);
       const ref = parseObjectRef(name);
@@ -81,8 +98,10 @@ export function registerDecisions(program: Command, io: Io): void {
       'server name; languageserver/NAME or server/NAME where both kinds have the name',
     )
     .option('--hash <prefix>', HASH_HELP)
+    .option('--tools', TOOLS_HELP.reject)
     .action(async (name: string, _opts: object, cmd: Command) => {
-      const opts = cmd.optsWithGlobals<GlobalOptions & { hash?: string }>();
+      const opts = cmd.optsWithGlobals<GlobalOptions & { hash?: string; tools?: boolean }>();
+      if (opts.tools === true) return decideTools(io, opts, name, 'reject');
       const env = commandEnv(opts, io);
       const ref = parseObjectRef(name);
       const result = await withProgress(
@@ -100,6 +119,51 @@ export function registerDecisions(program: Command, io: Io): void {
       io.out(`${refText(result.kind, ref.name)} rejected (${state(result.server)})\n`);
       io.out(configLines(result.config));
     });
+}
+
+const TOOLS_HELP = {
+  accept:
+    "accept the tool and prompt definitions the server's pins hold (changed, new, or with unshown characters), as describe shows them",
+  reject: 'keep the held tool and prompt definitions out, without being asked about them again',
+};
+
+/** `approve NAME --tools` / `reject NAME --tools`: what was decided, each with its diff. */
+async function decideTools(
+  io: Io,
+  opts: GlobalOptions & { hash?: string; forSession?: boolean },
+  name: string,
+  decision: 'accept' | 'reject',
+): Promise<void> {
+  if (opts.hash !== undefined || opts.forSession === true)
+    throw new UsageError(
+      '--tools decides about tool definitions: it takes no --hash or --for-session',
+    );
+  const env = commandEnv(opts, io);
+  const ref = parseObjectRef(name);
+  const result = await withProgress(
+    progressSink(io),
+    `${decision === 'accept' ? 'accepting' : 'rejecting'} the held tools of ${name}: waiting for the session to settle`,
+    () =>
+      withDaemon(env, (client) =>
+        client.call<ToolsDecisionResult>('servers.decideTools', {
+          ...env.selector,
+          ...ref,
+          decision,
+        }),
+      ),
+  );
+  const verb = decision === 'accept' ? 'accepted' : 'rejected';
+  for (const held of result.decided) {
+    io.out(`${verb} ${heldLine(held)}\n`);
+    io.out(
+      `${definitionDiff(held.before, held.after)
+        .map((l) => `  ${l}`)
+        .join('\n')}\n`,
+    );
+  }
+  io.out(
+    `${refText(result.server.kind, ref.name)}: ${result.server.status.tools.length} tools offered (${state(result.server)})\n`,
+  );
 }
 
 function state(server: McpServer | LanguageServer): string {

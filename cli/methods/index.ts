@@ -7,6 +7,7 @@
 import { DaemonStoppingError, WorkspaceNotFoundError } from '../../controller/daemon.js';
 import {
   NotGatedError,
+  NothingHeldError,
   ServerUnavailableError,
   StaleDecisionError,
   UnknownServerError,
@@ -57,6 +58,7 @@ export function mapDomainError(err: unknown): RpcError | undefined {
   if (err instanceof UnknownServerError)
     return new RpcError(RpcCodes.NotFound, err.message, { name: err.serverName });
   if (err instanceof NotGatedError) return new RpcError(RpcCodes.NotGated, err.message);
+  if (err instanceof NothingHeldError) return new RpcError(RpcCodes.Failed, err.message);
   if (err instanceof StaleDecisionError)
     return new RpcError(RpcCodes.Failed, err.message, {
       reason: 'StaleDecision',

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { LANGUAGE_SERVERS, MCP_SERVERS, type ServerKind } from '../../api/index.js';
 import { summaryOf, type Session } from '../../controller/session.js';
 import type { WhyAnswer } from '../../controller/session.js';
-import type { DecisionResult } from '../objects.js';
+import type { DecisionResult, ToolsDecisionResult } from '../objects.js';
 import { RpcCodes, RpcError } from '../rpc/protocol.js';
 import { method, type MethodTable } from '../rpc/methods.js';
 import { selectSession, selectorShape, type MethodContext } from './context.js';
@@ -88,6 +88,30 @@ export function serverMethods(ctx: MethodContext): MethodTable {
         await session.kind(kind).reject(p.name, subject.hash);
         await session.settled();
         return decided(session, kind, p.name, 'rejected', summaryOf(subject));
+      },
+    ),
+    'servers.decideTools': method(
+      named.extend({
+        decision: z.enum(['accept', 'reject']),
+        digests: z
+          .array(z.string().regex(/^[0-9a-f]{64}$/))
+          .max(10_000)
+          .optional(),
+      }),
+      'ToolsDecisionResult: accepts or rejects what the pins of an MCP server hold (those `digests`, or all it holds now); answers when settled',
+      async (p, call): Promise<ToolsDecisionResult> => {
+        const session = await selectSession(ctx, p, call, { fallback: false });
+        if (resolveKind(session, p.name, p.kind) !== MCP_SERVERS.kind)
+          throw new RpcError(
+            RpcCodes.InvalidParams,
+            `${LANGUAGE_SERVERS.objectOf(p.name)} has no pinned tools; --tools decides about an MCP server's tools and prompts`,
+          );
+        const decided = await session.decideTools(p.name, p.decision, p.digests);
+        return {
+          decision: p.decision,
+          decided: [...decided],
+          server: mustGet(session, MCP_SERVERS.kind, p.name, {}),
+        };
       },
     ),
   };

@@ -9,11 +9,13 @@
 import {
   ANNOTATION_SCOPE,
   ANNOTATION_SOURCE,
+  definitionDiff,
+  heldLine,
   disclosureLines,
   escapeField,
   findCondition,
 } from '../../api/index.js';
-import type { Condition, Disclosure, ServerStatusBase } from '../../api/index.js';
+import type { Condition, Disclosure, HeldDefinition, ServerStatusBase } from '../../api/index.js';
 import type {
   LanguageServerDescription,
   McpEvent,
@@ -71,7 +73,31 @@ export function describeServer(d: ServerDescription, now: number, style: Style):
     ],
     now,
     style,
+    [
+      ...heldBlock('Held from agents (accept: approve NAME --tools):', st.held, style),
+      ...heldBlock(
+        'Shown to agents escaped (accept as is: approve NAME --tools):',
+        st.escaped,
+        style,
+      ),
+    ],
   );
+}
+
+/**
+ * The definitions the pins hold (or show escaped), each with its diff against what was
+ * accepted: the lines are escaped already (api/definition.ts `definitionDiff`).
+ */
+function heldBlock(
+  title: string,
+  held: readonly HeldDefinition[] | undefined,
+  style: Style,
+): string[] {
+  if (!held || held.length === 0) return [];
+  const items = held.map(
+    (h) => `${heldLine(h)}\n${indent(definitionDiff(h.before, h.after).join('\n'))}`,
+  );
+  return [`${style.bold(title)}\n${indent(items.join('\n'))}`];
 }
 
 /** `describe languageserver NAME`: the same layout; its status says folder and extensions. */
@@ -116,6 +142,7 @@ function describeObject(
   kindRows: ReadonlyArray<readonly [string, string]>,
   now: number,
   style: Style,
+  blocks: readonly string[] = [],
 ): string {
   const s = d.server;
   const ann = s.metadata.annotations ?? {};
@@ -158,6 +185,7 @@ function describeObject(
       ),
   );
   out.push(conditionsBlock('Conditions:', st.conditions, style));
+  out.push(...blocks);
   // The session's own, when one is not True: a file that does not parse shows here.
   if (d.sessionConditions.some((c) => c.status !== 'True'))
     out.push(conditionsBlock('Session Conditions:', d.sessionConditions, style));

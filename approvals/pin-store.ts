@@ -1,0 +1,162 @@
+/**
+ * The pin store (issue #35): the tool and prompt definitions the user accepted, per scope and
+ * connectionId, in one file beside the approvals (`<approvals>.pins.json`, mode 0600).
+ *
+ * Guarantees:
+ * - Reads are synchronous, from memory: loaded at `open`, replaced by `reload()` and by every
+ *   save of ours (memory first, so the pass that saved sees it at once).
+ * - Fail closed: a file that cannot be read (a link, a FIFO, a directory, permissions) or
+ *   parsed (not JSON, another version, an entry out of shape) sets `problem`, which names the
+ *   file and the fix; the sessions then hold every server's tools and prompts as changed. Such
+ *   a file is never written over: a save rejects with the same problem, and nothing is lost.
+ *   A missing file is no pins yet (the first listing of each server is pinned).
+ * - A save takes the approvals' cross-process lock protocol on its own lock (`<file>.lock`),
+ *   re-reads the file under it, applies its change to what is on disk, and replaces the file
+ *   atomically (api/private-file.ts). Saves of one store run in call order.
+ */
+import { readPrivateFile } from '../api/index.js';
+import { replaceFile } from '../api/index.js';
+import { reasonOf } from './errors.js';
+import { ensureParentDir, FILE_MODE } from './file-io.js';
+import { withFileLock } from './lock.js';
+import {
+  parsePins,
+  serializePins,
+  withServerPins,
+  type PinsContent,
+  type ServerPins,
+} from './pin-file.js';
+
+/** The pins file beside the approvals file `approvalsPath`. */
+export function pinsFilePath(approvalsPath: string): string {
+  return approvalsPath.endsWith('.json')
+    ? `${approvalsPath.slice(0, -'.json'.length)}.pins.json`
+    : `${approvalsPath}.pins.json`;
+}
+
+export interface PinStoreOptions {
+  readonly path: string;
+  readonly lockTimeoutMs?: number;
+}
+
+type Loaded =
+  | { readonly ok: true; readonly content: PinsContent }
+  | { readonly ok: false; readonly problem: string };
+
+export class PinStore {
+  readonly path: string;
+  #loaded: Loaded = { ok: true, content: new Map() };
+  #tail: Promise<unknown> = Promise.resolve();
+  readonly #lockTimeoutMs: number | undefined;
+
+  private constructor(options: PinStoreOptions) {
+    this.path = options.path;
+    this.#lockTimeoutMs = options.lockTimeoutMs;
+  }
+
+  static async open(options: PinStoreOptions): Promise<PinStore> {
+    const store = new PinStore(options);
+    await store.reload();
+    return store;
+  }
+
+  /** Why the pins cannot be trusted now (file and fix); undefined when they can. */
+  get problem(): string | undefined {
+    return this.#loaded.ok ? undefined : this.#loaded.problem;
+  }
+
+  /** The pins of `connectionId` under `scope`; undefined: never pinned (or a problem). */
+  get(scope: string, connectionId: string): ServerPins | undefined {
+    return this.#loaded.ok ? this.#loaded.content.get(scope)?.get(connectionId) : undefined;
+  }
+
+  /** Re-reads the file. Never rejects: a bad file becomes `problem`. */
+  reload(): Promise<void> {
+    return this.#serial(async () => {
+      this.#loaded = await this.#read();
+    });
+  }
+
+  /**
+   * Replaces the pins of `connectionId` under `scope` by `change(current)`, current being
+   * what the file holds under the lock. Rejects (saving nothing) when the store has a problem.
+   */
+  save(
+    scope: string,
+    connectionId: string,
+    change: (current: ServerPins | undefined) => ServerPins,
+  ): Promise<void> {
+    if (!this.#loaded.ok) return Promise.reject(new Error(this.#loaded.problem));
+    // Memory first: the pass that saves publishes with its pins at once.
+    const mine = this.#loaded.content;
+    this.#loaded = {
+      ok: true,
+      content: withServerPins(
+        mine,
+        scope,
+        connectionId,
+        change(mine.get(scope)?.get(connectionId)),
+      ),
+    };
+    return this.#serial(() =>
+      withFileLock(
+        this.path,
+        async () => {
+          const disk = await this.#read();
+          if (!disk.ok) {
+            this.#loaded = disk;
+            throw new Error(disk.problem);
+          }
+          const next = withServerPins(
+            disk.content,
+            scope,
+            connectionId,
+            change(disk.content.get(scope)?.get(connectionId)),
+          );
+          await ensureParentDir(this.path);
+          try {
+            await replaceFile(this.path, serializePins(next), FILE_MODE);
+          } catch (error) {
+            throw new Error(`could not write the pins file ${this.path} (${reasonOf(error)})`, {
+              cause: error,
+            });
+          }
+          this.#loaded = { ok: true, content: next };
+        },
+        this.#lockTimeoutMs === undefined ? {} : { timeoutMs: this.#lockTimeoutMs },
+      ),
+    );
+  }
+
+  async #read(): Promise<Loaded> {
+    const fix = `repair it or remove it (every server's tools are pinned again at their next listing)`;
+    let read;
+    try {
+      read = await readPrivateFile(this.path);
+    } catch (error) {
+      return {
+        ok: false,
+        problem: `the pins file ${this.path} cannot be read (${reasonOf(error)}): ${fix}`,
+      };
+    }
+    if (read.kind === 'missing') return { ok: true, content: new Map() };
+    if (read.kind !== 'text')
+      return {
+        ok: false,
+        problem: `the pins file ${this.path} is ${read.kind === 'link' ? 'a symbolic link' : 'not a regular file'}; mcpctl reads pins only from a regular file: ${fix}`,
+      };
+    const parsed = parsePins(read.text);
+    return parsed.ok
+      ? { ok: true, content: parsed.content }
+      : {
+          ok: false,
+          problem: `the pins file ${this.path} is not valid: ${parsed.problem}: ${fix}`,
+        };
+  }
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#tail.then(work, work);
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+}
