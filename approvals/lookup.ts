@@ -30,6 +30,8 @@ export interface ApprovalReader {
   getState(root: string, name: string, config: McpServerConfig): ApprovalState;
   /** Either kind, by record and hash (kinds.ts); absent: language servers stay pending. */
   stateOf?(root: string, key: ApprovalKey): ApprovalState;
+  /** Where a carried decision was made (another work tree of the repository); absent: none. */
+  carriedFrom?(root: string, key: ApprovalKey): string | undefined;
 }
 
 /** What the lookup needs from session approvals (SessionApprovals has it). */

@@ -47,6 +47,7 @@ import { moveAside, readDecisionsFile, writeAside, writeDecisionsFile } from './
 import { approvalsFilePath, type ApprovalsLocationOptions } from './location.js';
 import { LockUnavailableError, lockPathOf, withFileLock } from './lock.js';
 import { projectKeyOf } from './project-key.js';
+import { repositoryOf } from './work-tree.js';
 
 export interface ApprovalStoreOptions extends ApprovalsLocationOptions {
   /** The approvals file. Default: `approvalsFilePath({ env, home })`. */
@@ -91,6 +92,8 @@ export class ApprovalStore {
   /** Absolute path of the approvals file. */
   readonly path: string;
   private content: ApprovalsContent = emptyContent();
+  /** Project key → its git repository (work-tree.ts), for the content read last. */
+  private readonly repositories = new Map<string, string | undefined>();
   private readonly problems: ApprovalStoreError[] = [];
   /** The malformed entries last reported (their problems), so a re-read repeats nothing. */
   private reportedInvalid = '';
@@ -126,8 +129,43 @@ export class ApprovalStore {
    */
   stateOf(root: string, key: ApprovalKey): ApprovalState {
     const record = this.recordOf(root, key.record);
-    if (record === undefined || record.hash !== key.hash) return 'pending';
-    return record.status;
+    if (record?.hash === key.hash) return record.status;
+    return this.carried(root, key)?.status ?? 'pending';
+  }
+
+  /**
+   * Where the decision `stateOf` gives for `root` was made, when it was made in another work
+   * tree of the same git repository (work-tree.ts) for the identical config: a decision about
+   * another config is never carried, and among several a rejection wins. Undefined when the
+   * decision is the project's own, or there is none.
+   */
+  carriedFrom(root: string, key: ApprovalKey): string | undefined {
+    const own = this.recordOf(root, key.record);
+    return own?.hash === key.hash ? undefined : this.carried(root, key)?.from;
+  }
+
+  private carried(
+    root: string,
+    key: ApprovalKey,
+  ): { readonly status: ApprovalStatus; readonly from: string } | undefined {
+    const here = projectKeyOf(root);
+    const repository = this.repositoryOfKey(here);
+    if (repository === undefined) return undefined;
+    let found: { status: ApprovalStatus; from: string } | undefined;
+    for (const [project, records] of this.content.decisions) {
+      if (project === here) continue;
+      const record = records.get(key.record);
+      if (record?.hash !== key.hash || this.repositoryOfKey(project) !== repository) continue;
+      if (found === undefined || record.status === 'rejected')
+        found = { status: record.status, from: project };
+    }
+    return found;
+  }
+
+  /** The repository of a project key, read once per content of the file. */
+  private repositoryOfKey(project: string): string | undefined {
+    if (!this.repositories.has(project)) this.repositories.set(project, repositoryOf(project));
+    return this.repositories.get(project);
   }
 
   /** The stored record, whatever config it was made for (for `describe` and `why`). */
@@ -164,6 +202,7 @@ export class ApprovalStore {
   reload(): Promise<void> {
     return this.serial(async () => {
       this.content = await this.readForReading();
+      this.repositories.clear();
       this.noteInvalid();
     });
   }
@@ -198,6 +237,7 @@ export class ApprovalStore {
             );
           }
           this.content = next;
+          this.repositories.clear();
           this.noteInvalid();
           if (aside === '') return { record, warnings: [] };
           const message = `approvals file ${this.path}: the decision "${status}" for server ${name} replaced ${displaced.map((e) => `a malformed entry (${e.problem})`).join(' and ')}; it was kept in ${aside}`;

@@ -49,6 +49,8 @@ export interface ApprovalStoreLike {
   getState(root: string, name: string, config: McpServerConfig): ApprovalState;
   /** Either kind, by record and hash (approvals/kinds.ts); absent: language servers stay pending. */
   stateOf?(root: string, key: ApprovalKey): ApprovalState;
+  /** The other work tree of the same repository a decision was carried from (approvals/store.ts). */
+  carriedFrom?(root: string, key: ApprovalKey): string | undefined;
   /** Decisions name the approval hash of the config shown, never a config read later. */
   approve(root: string, name: string, hash: ApprovalHash): Promise<DecisionNotes | void>;
   reject(root: string, name: string, hash: ApprovalHash): Promise<DecisionNotes | void>;

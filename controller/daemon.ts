@@ -459,6 +459,7 @@ export function approvalStoreAdapter(store: ApprovalStore): ApprovalStoreLike {
   return {
     getState: (root, name, config) => store.getState(root, name, config),
     stateOf: (root, key) => store.stateOf(root, key),
+    carriedFrom: (root, key) => store.carriedFrom(root, key),
     approve: (root, name, hash) => store.approve(root, name, hash),
     reject: (root, name, hash) => store.reject(root, name, hash),
     invalidEntries: (root) => store.invalidEntries(root),

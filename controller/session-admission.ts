@@ -11,6 +11,7 @@
  */
 import type { DesiredLanguageServer, Gating, SessionEnvironment } from '../api/index.js';
 import {
+  approvalKeyOf,
   approvedForSessionOf,
   storedStateOf,
   type ApprovalReader,
@@ -44,10 +45,12 @@ export class SessionAdmission {
     this.#approvals = {
       state: (s) => deps.approvals.getState(root, s.name, s.config),
       approvedForSession: (s) => deps.sessionApprovals.isApproved(s.name, s.config),
+      carriedFrom: (s) => deps.approvals.carriedFrom?.(root, approvalKeyOf(s)),
     };
     this.#lspApprovals = {
       state: (s) => storedStateOf(deps.approvals, root, s),
       approvedForSession: (s) => approvedForSessionOf(deps.sessionApprovals, s),
+      carriedFrom: (s) => deps.approvals.carriedFrom?.(root, approvalKeyOf(s)),
     };
   }
 

@@ -85,6 +85,8 @@ describe('mcpctl daemon (e2e)', () => {
             ['Admitted', 'True', 'NotGated'],
             ['Ready', 'True', 'Connected'],
             ['UpToDate', 'True', 'Current'],
+            // Its first listing is pinned (trust on first use): what it offers is as accepted.
+            ['ToolsPinned', 'True', 'Pinned'],
           ],
         );
         for (const c of s.status.conditions)

@@ -12,11 +12,16 @@
  * - a pins file that cannot be parsed holds everything (fail closed) and is never written over.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '../api/index.js';
 import { TestEnv, condition, isReady, untilTools } from './harness.js';
 import { until } from '../testing/until.js';
@@ -166,6 +171,59 @@ describe('pinned tools (e2e)', () => {
   );
 
   it(
+    "every agent loses the changed tool; the agent's user is asked with the diff, and accepting brings it back to all",
+    T,
+    async () => {
+      await approvedServer(['--tools=echo,other']);
+      const questions: string[] = [];
+      let answer: (r: ElicitResult) => void = () => undefined;
+      const answered = new Promise<ElicitResult>((resolve) => (answer = resolve));
+      const { transport } = env.serveTransport();
+      const asker = new Client(
+        { name: 'asking-agent', version: '1.0.0' },
+        { capabilities: { elicitation: {} } },
+      );
+      asker.setRequestHandler(ElicitRequestSchema, (request) => {
+        questions.push(request.params.message);
+        return answered;
+      });
+      await asker.connect(transport);
+      env.trackPid(transport.pid ?? undefined);
+      const plain = await env.serveClient({ name: 'plain-agent' });
+      try {
+        for (const c of [asker, plain.client])
+          await untilTools(
+            c,
+            'both tools',
+            (n) => n.includes('pa__echo') && n.includes('pa__other'),
+          );
+        rugPull({ echo: `${RUG}\u202e` });
+        for (const c of [asker, plain.client])
+          await untilTools(
+            c,
+            'echo held',
+            (n) => !n.includes('pa__echo') && n.includes('pa__other'),
+          );
+        await until('the question about pa', () => questions.length >= 1, { timeoutMs: 20_000 });
+        assert.match(questions[0], /"pa" changed what it offers/);
+        assert.match(questions[0], /tool echo \(changed; unshown characters in description\)/);
+        assert.match(questions[0], /- .*"description": "fixture tool echo"/);
+        assert.match(questions[0], /\+ .*id_rsa.*\\u202e/);
+        assert.doesNotMatch(questions[0], /\u202e/, 'nothing unshown reaches the user raw');
+        answer({ action: 'accept', content: { decision: 'accept' } });
+        for (const c of [asker, plain.client])
+          await untilTools(c, 'echo back', (n) => n.includes('pa__echo'));
+        assert.equal(await descriptionOf(plain.client, 'pa__echo'), `${RUG}\u202e`);
+        assert.equal(questions.length, 1, 'asked once');
+      } finally {
+        answer({ action: 'cancel' });
+        await asker.close();
+        await plain.close();
+      }
+    },
+  );
+
+  it(
     'a tool added after approval is held; a removed tool goes; approve --tools with nothing held says so',
     T,
     async () => {
@@ -268,12 +326,13 @@ describe('pinned tools (e2e)', () => {
       const ids = () => Object.values(pins.scopes).flatMap((s) => Object.keys(s));
       assert.deepEqual(ids(), [firstId], 'nothing pinned for a config not approved');
       assert.equal((await env.cli(['approve', 'pa'])).code, 0);
-      await untilTools(agent.client, 'echo of the new config', (n) => n.includes('pa__echo'));
-      assert.equal(
-        await descriptionOf(agent.client, 'pa__echo'),
-        RUG,
-        'its first listing after approval is its pin',
+      // Its first listing after approval is its pin: the old config's pins do not hold it.
+      await until(
+        'echo of the new config, as it lists it',
+        async () => (await descriptionOf(agent.client, 'pa__echo')) === RUG,
+        { timeoutMs: 20_000 },
       );
+      assert.equal(condition((await env.servers()).get('pa'), 'ToolsPinned')?.reason, 'Pinned');
       const now = JSON.parse(readFileSync(pinsPath(env), 'utf8')) as typeof pins;
       assert.equal(Object.values(now.scopes).flatMap((s) => Object.keys(s)).length, 2);
     } finally {
@@ -299,6 +358,69 @@ describe('pinned tools (e2e)', () => {
       const accept = await env.cli(['approve', 'pa', '--tools']);
       assert.equal(accept.code, 1, 'nothing can be accepted into a file that cannot be read');
       assert.equal(readFileSync(pinsPath(env), 'utf8'), before, 'the file is as it was');
+    },
+  );
+
+  it(
+    'an approval carries to another work tree of the repository for the identical config only, and says so',
+    T,
+    async () => {
+      const git = (cwd: string, ...args: string[]) =>
+        execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+          cwd,
+          stdio: 'pipe',
+        });
+      env.write(env.mcpJsonPath, { mcpServers: { pa: env.fixture('pa', ['--tools=echo']) } });
+      git(env.workspace, 'init', '-q');
+      git(env.workspace, 'add', '.mcp.json');
+      git(env.workspace, 'commit', '-qm', 'servers');
+      const worktree = path.join(env.root, 'ws-feature');
+      git(env.workspace, 'worktree', 'add', '-q', worktree);
+      // A downloaded folder that claims to be a work tree of it, with the same file.
+      const claim = path.join(env.root, 'claim');
+      mkdirSync(claim);
+      writeFileSync(
+        path.join(claim, '.git'),
+        `gitdir: ${path.join(env.workspace, '.git', 'worktrees', 'ws-feature')}\n`,
+      );
+      writeFileSync(path.join(claim, '.mcp.json'), readFileSync(env.mcpJsonPath));
+      await env.startDaemon();
+      assert.equal((await env.cli(['approve', 'pa'])).code, 0);
+      await env.untilServers((m) => isReady(m.get('pa')), 'pa Ready in the main work tree');
+
+      const there = await env.untilServers(
+        (m) => isReady(m.get('pa')),
+        'pa Ready in the other work tree',
+        { args: ['--workspace', worktree] },
+      );
+      assert.match(
+        condition(there.get('pa'), 'Admitted')?.message ?? '',
+        /approved in .*\/ws, a work tree of the same git repository/,
+      );
+      const why = JSON.parse(
+        (await env.cli(['why', 'pa', '-o', 'json', '--workspace', worktree])).stdout,
+      ) as { message: string };
+      assert.match(why.message, /work tree of the same git repository/);
+      const claimed = await env.untilServers(
+        (m) => m.get('pa') !== undefined,
+        'pa seen in the claiming folder',
+        { args: ['--workspace', claim] },
+      );
+      assert.equal(
+        condition(claimed.get('pa'), 'Admitted')?.reason,
+        'PendingApproval',
+        'a folder the repository does not list gets nothing',
+      );
+
+      // A different config in the work tree is asked about again.
+      env.write(path.join(worktree, '.mcp.json'), {
+        mcpServers: { pa: env.fixture('pa', ['--tools=echo', '--other']) },
+      });
+      await env.untilServers(
+        (m) => condition(m.get('pa'), 'Admitted')?.reason === 'PendingApproval',
+        'the changed config pending',
+        { args: ['--workspace', worktree] },
+      );
     },
   );
 });

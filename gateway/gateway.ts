@@ -62,6 +62,7 @@ import type { GatewayContext, RawHandler } from './context.js';
 import { Forwarder, messageOf, type CallContext, type Extra } from './forward.js';
 import { registerLogging } from './logging.js';
 import { promptLogins, type StartLogin } from './login-prompt.js';
+import { promptHeldTools } from './pins-prompt.js';
 import { ownLspTools } from './lsp-tools.js';
 import { ownMetaTools } from './meta-tools.js';
 import { Pager } from './paging.js';
@@ -231,6 +232,7 @@ export function createGatewayServer(
   });
 
   const askPending = promptApprovals(server, port, { timeoutMs: elicitTimeoutMs, log });
+  const askHeld = promptHeldTools(server, port, { timeoutMs: elicitTimeoutMs, log });
   const logins = options.login
     ? promptLogins(server, port, { login: options.login, timeoutMs: elicitTimeoutMs, log })
     : undefined;
@@ -238,6 +240,7 @@ export function createGatewayServer(
     attachment = port.attach(agent);
     refreshRoots();
     askPending();
+    askHeld();
     logins?.initialized();
     options.onInitialized?.(server.getClientVersion());
   };

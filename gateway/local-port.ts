@@ -34,12 +34,13 @@ import type {
   SessionAgent,
   SessionRequestOptions,
 } from '../controller/session-attachment.js';
-import { StaleDecisionError, type Session } from '../controller/session.js';
+import { NothingHeldError, StaleDecisionError, type Session } from '../controller/session.js';
 import type { McpMessage } from '../pool/types.js';
 import type {
   ApprovalRequest,
   DecideOutcome,
   Decision,
+  HeldToolsRequest,
   ServerKind,
   ServerTools,
   SessionPort,
@@ -231,6 +232,46 @@ export class LocalSessionPort implements SessionPort {
       }),
       () => clearTimeout(timer),
     );
+  }
+
+  heldTools(): Promise<HeldToolsRequest[]> {
+    return Promise.resolve(
+      Object.keys(this.session.kind(MCP_SERVERS.kind).servers())
+        .sort()
+        .map((name) => this.#heldRequest(name))
+        .filter((r): r is HeldToolsRequest => r !== undefined),
+    );
+  }
+
+  onToolsHeld(listener: (request: HeldToolsRequest) => void): void {
+    this.#unsubscribe.push(
+      this.session.on('toolsHeld', (name) => {
+        const request = this.#heldRequest(name);
+        if (request) listener(request);
+      }),
+    );
+  }
+
+  async decideTools(
+    server: string,
+    decision: 'accept' | 'reject',
+    digests: readonly string[],
+  ): Promise<DecideOutcome> {
+    try {
+      await this.session.decideTools(server, decision, digests);
+    } catch (err) {
+      if (err instanceof NothingHeldError) return { decided: false, reason: err.message };
+      throw err;
+    }
+    return { decided: true };
+  }
+
+  /** What to ask about `name`: its held definitions not rejected; undefined when none. */
+  #heldRequest(name: string): HeldToolsRequest | undefined {
+    const held = (this.session.pinReview(name)?.held ?? []).filter(
+      (h) => !h.rejected && h.change !== 'unreadable',
+    );
+    return held.length > 0 ? { name, held } : undefined;
   }
 
   onPendingApproval(listener: (request: ApprovalRequest) => void): void {

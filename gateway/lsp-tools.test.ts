@@ -107,6 +107,13 @@ class LanguageServersPort implements SessionPort {
     this.#listeners.push(listener);
   }
   onPendingApproval(): void {}
+  heldTools(): Promise<[]> {
+    return Promise.resolve([]);
+  }
+  onToolsHeld(): void {}
+  decideTools(): Promise<DecideOutcome> {
+    return Promise.reject(new Error('not here'));
+  }
   loginsRequired(): Promise<string[]> {
     return Promise.resolve([]);
   }

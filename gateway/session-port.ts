@@ -3,7 +3,7 @@
  * or in the daemon behind the socket. Both implementations keep the same semantics.
  */
 import type { Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Disclosure, Scope } from '../api/index.js';
+import type { Disclosure, HeldDefinition, Scope } from '../api/index.js';
 import type {
   LspAnswer,
   LspArgs,
@@ -50,6 +50,13 @@ export interface ApprovalRequest {
   readonly disclosure: Disclosure;
   /** Approval hash of the config shown: the answer decides about this config only. */
   readonly hash: string;
+}
+
+/** What a user is asked about when an MCP server's pins hold a changed or new definition. */
+export interface HeldToolsRequest {
+  readonly name: string;
+  /** The definitions held and not rejected, as the user is shown them (their digests). */
+  readonly held: readonly HeldDefinition[];
 }
 
 export interface WhyText {
@@ -136,6 +143,19 @@ export interface SessionPort {
    */
   onListChanged(listener: () => void): void;
   onPendingApproval(listener: (request: ApprovalRequest) => void): void;
+  /** The MCP servers whose pins hold definitions the user has not decided about. */
+  heldTools(): Promise<HeldToolsRequest[]>;
+  /** A server's pins hold something new to ask about (after the pass that held it). */
+  onToolsHeld(listener: (request: HeldToolsRequest) => void): void;
+  /**
+   * Accepts or rejects the held definitions of `server` whose digests are `digests` (what the
+   * user was shown); what changed again since is not decided (`decided: false`).
+   */
+  decideTools(
+    server: string,
+    decision: 'accept' | 'reject',
+    digests: readonly string[],
+  ): Promise<DecideOutcome>;
   /** The servers waiting for an OAuth login now (`why` says Unauthorized). */
   loginsRequired(): Promise<string[]>;
   /** A server started waiting for an OAuth login (once per stretch of waiting). */

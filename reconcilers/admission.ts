@@ -58,6 +58,11 @@ export interface ApprovalView<S extends AdmissibleServer = DesiredServer> {
   state(server: S): ApprovalState;
   /** Approved for this session only, for this exact config (rule 10). */
   approvedForSession(server: S): boolean;
+  /**
+   * The other work tree of the same git repository the persisted state was decided in, for
+   * this exact config (approvals/work-tree.ts); absent or undefined: decided here, or not at all.
+   */
+  carriedFrom?(server: S): string | undefined;
 }
 
 export interface AdmissionContext<S extends AdmissibleServer = DesiredServer> {
@@ -77,6 +82,8 @@ export interface AdmissionContext<S extends AdmissibleServer = DesiredServer> {
 export type AdmittedDecision = {
   readonly admitted: true;
   readonly reason: Extract<AdmittedReason, 'NotGated' | 'Approved' | 'ApprovedForSession'>;
+  /** What Admitted's message says (a decision carried from another work tree). */
+  readonly message?: string;
 };
 
 export type RefusedReason = Exclude<AdmittedReason, 'NotGated' | 'Approved' | 'ApprovedForSession'>;
@@ -116,9 +123,22 @@ export function decideAdmission<S extends AdmissibleServer>(
   if (ctx.approvals.approvedForSession(server))
     return { admitted: true, reason: 'ApprovedForSession' };
   const state = ctx.approvals.state(server);
-  if (state === 'approved') return { admitted: true, reason: 'Approved' };
+  const from = state === 'pending' ? undefined : ctx.approvals.carriedFrom?.(server);
+  const carried =
+    from === undefined
+      ? ''
+      : ` in ${from}, a work tree of the same git repository, for this exact config`;
+  if (state === 'approved')
+    return {
+      admitted: true,
+      reason: 'Approved',
+      ...(carried === '' ? {} : { message: `approved${carried}` }),
+    };
   if (state === 'rejected')
-    return refuse('Rejected', `${name} from ${server.source} was rejected for this config`);
+    return refuse(
+      'Rejected',
+      `${name} from ${server.source} was rejected${carried || ' for this config'}`,
+    );
   return refuse(
     'PendingApproval',
     `${name} from ${server.source} needs approval before it may start`,

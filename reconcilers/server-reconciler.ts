@@ -253,7 +253,7 @@ export class ServerReconciler<
         type: 'Admitted',
         status: admission.admitted ? 'True' : 'False',
         reason: admission.reason,
-        message: admission.admitted ? '' : admission.message,
+        message: admission.message ?? '',
       },
       now,
     );

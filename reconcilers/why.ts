@@ -189,13 +189,16 @@ export function why<S extends AdmissibleServer>(
             ? `the held definitions were rejected; ${commandHint(['mcpctl', 'approve', name, '--tools'])} accepts them after all`
             : 'repair or remove the pins file the message names',
     };
-  if (ready?.status === 'True')
+  if (ready?.status === 'True') {
+    // A decision carried from another work tree of the repository says where it was made.
+    const admittedNote = ctx.record?.condition('Admitted')?.message;
     return {
       name,
       reason: 'Available',
-      message: `${noun} ${name} is ready: ${ready.message}`,
+      message: `${noun} ${name} is ready: ${ready.message}${admittedNote ? ` (${admittedNote})` : ''}`,
       action: 'none',
     };
+  }
   if (ready?.status === 'False')
     return {
       name,

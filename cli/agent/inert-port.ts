@@ -11,6 +11,7 @@ import type { SessionAttachment } from '../../controller/session-attachment.js';
 import type {
   ApprovalRequest,
   DecideOutcome,
+  HeldToolsRequest,
   LspServerView,
   ServerTools,
   SessionPort,
@@ -95,6 +96,18 @@ export class InertSessionPort implements SessionPort {
 
   onPendingApproval(): void {
     // Nothing is ever pending.
+  }
+
+  heldTools(): Promise<HeldToolsRequest[]> {
+    return Promise.resolve([]);
+  }
+
+  onToolsHeld(): void {
+    // No server: nothing is ever held.
+  }
+
+  decideTools(): Promise<DecideOutcome> {
+    return Promise.reject(new Error(this.reason));
   }
 
   close(): Promise<void> {

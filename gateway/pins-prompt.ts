@@ -1,0 +1,123 @@
+/**
+ * Asking the agent's user about tools and prompts a server changed after they were accepted
+ * (issue #35), through MCP elicitation, as approvals are asked (approval-prompt.ts).
+ *
+ * Guarantees:
+ * - Asked only when the client declared elicitation; accept / reject act, cancel decides
+ *   nothing. Servers already holding something when the client connected are asked about once
+ *   it has initialized; one server is never asked twice at once, and the same held set is
+ *   asked about once per agent connection (the user's cancel is an answer: not now).
+ * - The question shows each held definition and its diff against what was accepted, as
+ *   `describe` and `approve --tools` show them (api/definition.ts), and carries their digests:
+ *   the answer decides about exactly those; what changed again while the dialog was open is
+ *   not decided and is asked about anew.
+ * - The whole question is escaped (api/escape.ts): no unshown character a server wrote reaches
+ *   the agent's user raw.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { definitionDiff, escapeText, heldLine, messageOf, quoted } from '../api/index.js';
+import type { HeldToolsRequest, SessionPort } from './session-port.js';
+
+export interface PinsPromptOptions {
+  readonly timeoutMs: number;
+  readonly log: (message: string) => void;
+}
+
+/** The question's lines: every held definition with its diff. */
+export function heldToolsQuestion(request: HeldToolsRequest): string {
+  const lines = [
+    `The MCP server ${quoted(request.name)} changed what it offers the agent since it was accepted; until you decide, these are held from every agent:`,
+  ];
+  for (const h of request.held) {
+    lines.push('', heldLine(h), ...definitionDiff(h.before, h.after));
+  }
+  lines.push('', 'Let the agent use the new definitions?');
+  return escapeText(lines.join('\n'));
+}
+
+const digestsOf = (r: HeldToolsRequest): readonly string[] => r.held.map((h) => h.digest);
+
+/** Starts asking; returns the function to call once the client has initialized. */
+export function promptHeldTools(
+  server: Server,
+  port: SessionPort,
+  o: PinsPromptOptions,
+): () => void {
+  const asking = new Set<string>();
+  const asked = new Set<string>();
+  const ask = (request: HeldToolsRequest) => {
+    const key = `${request.name}\n${digestsOf(request).join(',')}`;
+    if (!server.getClientCapabilities()?.elicitation) return;
+    if (asking.has(request.name) || asked.has(key)) return;
+    asking.add(request.name);
+    asked.add(key);
+    void askAbout(server, port, request, o.timeoutMs)
+      .then((reason) => {
+        if (reason !== undefined)
+          o.log(`decision about the held tools of ${request.name} not recorded: ${reason}`);
+      })
+      .catch((err: unknown) =>
+        o.log(`question about the held tools of ${request.name} failed: ${messageOf(err)}`),
+      )
+      .finally(() => {
+        asking.delete(request.name);
+        askAgain(request.name);
+      });
+  };
+  // What the server holds may have changed while the dialog was open.
+  const askAgain = (name: string) => {
+    void port.heldTools().then(
+      (requests) => requests.filter((r) => r.name === name).forEach(ask),
+      (err: unknown) => o.log(`could not list held tools: ${messageOf(err)}`),
+    );
+  };
+  port.onToolsHeld(ask);
+  return () => {
+    if (!server.getClientCapabilities()?.elicitation) return;
+    void port.heldTools().then(
+      (requests) => requests.forEach(ask),
+      (err: unknown) => o.log(`could not list held tools: ${messageOf(err)}`),
+    );
+  };
+}
+
+/** Asks once; resolves with why nothing was recorded, or undefined (decided, or cancelled). */
+async function askAbout(
+  server: Server,
+  port: SessionPort,
+  request: HeldToolsRequest,
+  timeout: number,
+): Promise<string | undefined> {
+  const result = await server.elicitInput(
+    {
+      message: heldToolsQuestion(request),
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          decision: {
+            type: 'string',
+            title: 'Decision',
+            oneOf: [
+              { const: 'accept', title: 'Accept the new definitions' },
+              { const: 'reject', title: 'Keep them out (not asked again)' },
+            ],
+          },
+        },
+        required: ['decision'],
+      },
+    },
+    { timeout },
+  );
+  if (result.action === 'cancel') return undefined;
+  const decision =
+    result.action === 'decline'
+      ? 'reject'
+      : result.content?.decision === 'accept'
+        ? 'accept'
+        : result.content?.decision === 'reject'
+          ? 'reject'
+          : undefined;
+  if (decision === undefined) return undefined;
+  const outcome = await port.decideTools(request.name, decision, digestsOf(request));
+  return outcome.decided ? undefined : outcome.reason;
+}
