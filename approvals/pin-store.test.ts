@@ -121,6 +121,17 @@ describe('PinStore', { timeout: 30_000 }, () => {
     }
   });
 
+  it('finds the pins of the same config under another connectionId of the server', async () => {
+    const store = await PinStore.open({ path: file });
+    const hash = 'b'.repeat(64);
+    await store.save('scope:user', 'fs::1111', () => ({ ...PINS, approvalHash: hash }));
+    await store.save('scope:user', 'fsx::2222', () => ({ ...PINS, approvalHash: hash }));
+    assert.equal(store.sameConfig('scope:user', 'fs', hash)?.approvalHash, hash);
+    assert.equal(store.sameConfig('scope:user', 'fs', 'c'.repeat(64)), undefined, 'another config');
+    assert.equal(store.sameConfig('/ws', 'fs', hash), undefined, 'another scope');
+    assert.equal(store.sameConfig('scope:user', 'f', hash), undefined, 'a name is matched whole');
+  });
+
   it('a file fixed by hand is trusted again after reload', async () => {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, 'garbage');

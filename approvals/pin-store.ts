@@ -70,6 +70,20 @@ export class PinStore {
     return this.#loaded.ok ? this.#loaded.content.get(scope)?.get(connectionId) : undefined;
   }
 
+  /**
+   * The pins of another connectionId of server `name` under `scope` taken under the approval
+   * hash `approvalHash` (the same config, run in another environment); the latest taken.
+   */
+  sameConfig(scope: string, name: string, approvalHash: string): ServerPins | undefined {
+    if (!this.#loaded.ok) return undefined;
+    let found: ServerPins | undefined;
+    for (const [id, pins] of this.#loaded.content.get(scope) ?? []) {
+      if (!id.startsWith(`${name}::`) || pins.approvalHash !== approvalHash) continue;
+      if (found === undefined || pins.pinnedAt > found.pinnedAt) found = pins;
+    }
+    return found;
+  }
+
   /** Re-reads the file. Never rejects: a bad file becomes `problem`. */
   reload(): Promise<void> {
     return this.#serial(async () => {

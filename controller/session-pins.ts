@@ -3,9 +3,12 @@
  * use saved, and the user's decisions about held definitions.
  *
  * Guarantees:
- * - A gated server's pins are filed under its project (the realpath the approvals use) and
- *   carry the approval hash of the config they were taken under; any other server's under its
- *   scope (`scope:user`…), so a user server is pinned once for every workspace.
+ * - A gated server's pins are filed under its project (the realpath the approvals use), any
+ *   other server's under its scope (`scope:user`…), so a user server is pinned once for every
+ *   workspace. Pins carry the approval hash of the config they were taken under.
+ * - A connectionId never pinned whose config (approval hash) was pinned under another id (the
+ *   same server in another agent's environment) is held against those pins, not trusted anew;
+ *   a config of another hash is pinned by its first listing (after its own approval).
  * - First pins are saved once per connectionId; a save that fails is reported (a Warning
  *   naming the file) and the pins hold in memory for this daemon's life.
  * - A decision names the held definitions as they were shown (their digests): what changed
@@ -51,19 +54,21 @@ export class SessionPins implements ToolPins {
     const { store } = this.#deps;
     const scope = this.#scopeOf(name);
     const problem = store.problem;
-    const review = reviewListing(listing, store.get(scope, connectionId), {
+    const hash = this.#approvalHashOf(name);
+    // The same config run in another environment (another connectionId) is held against what
+    // was accepted for it: a new agent's environment is no fresh trust on first use.
+    const pins =
+      store.get(scope, connectionId) ??
+      (hash === undefined ? undefined : store.sameConfig(scope, name, hash));
+    const review = reviewListing(listing, pins, {
       ...(problem === undefined ? {} : { storeProblem: problem }),
       now: () => this.#deps.now(),
     });
     const first = review.firstPins;
     if (first) {
-      const server = this.#deps.server(name);
-      const gated = server !== undefined && isGatedScope(server.scope);
-      const pins = gated
-        ? { ...first, approvalHash: MCP_SERVERS.approvalHash(server.config) }
-        : first;
+      const taken = hash === undefined ? first : { ...first, approvalHash: hash };
       store
-        .save(scope, connectionId, (current) => current ?? pins)
+        .save(scope, connectionId, (current) => current ?? taken)
         .catch((err: unknown) => this.#deps.onSaveFailed(name, messageOf(err)));
     }
     return review;
@@ -77,9 +82,21 @@ export class SessionPins implements ToolPins {
     decision: 'accept' | 'reject',
   ): Promise<void> {
     const now = this.#deps.now();
-    return this.#deps.store.save(this.#scopeOf(name), connectionId, (current) =>
-      decidedPins(current, decided, decision, now),
-    );
+    const { store } = this.#deps;
+    const scope = this.#scopeOf(name);
+    const hash = this.#approvalHashOf(name);
+    return store.save(scope, connectionId, (current) => {
+      // Decided against the pins the review held them with: this id's, or the same config's.
+      const base =
+        current ?? (hash === undefined ? undefined : store.sameConfig(scope, name, hash));
+      const next = decidedPins(base, decided, decision, now);
+      return hash === undefined ? next : { ...next, approvalHash: hash };
+    });
+  }
+
+  #approvalHashOf(name: string): string | undefined {
+    const server = this.#deps.server(name);
+    return server && MCP_SERVERS.approvalHash(server.config);
   }
 
   #scopeOf(name: string): string {

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
+import type { McpServer } from '../api/index.js';
 import type { McpServerList, SessionList } from '../cli/objects.js';
 import { TestEnv, condition, isReady } from './harness.js';
 import { until } from '../testing/until.js';
@@ -44,12 +45,21 @@ describe('security: terminal escapes (e2e)', () => {
       (m) => isReady(m.get('tooly')) && condition(m.get('crashy'), 'Ready')?.status === 'False',
       'tooly Ready, crashy failed',
     );
-    // -o json carries the malicious server's tool names exactly.
-    assert.deepEqual([...(servers.get('tooly')?.status.tools ?? [])].sort(), [...tools].sort());
+    // -o json carries the malicious server's tool names exactly. A name with such a character
+    // cannot be escaped for the agent (it is what the agent calls), so its pin holds it until
+    // the user accepts it (issue #35); the object lists it as held.
+    const offered = (s: McpServer | undefined) =>
+      [...(s?.status.tools ?? []), ...(s?.status.held ?? []).map((h) => h.name)].sort();
+    assert.deepEqual(servers.get('tooly')?.status.tools, ['ok']);
+    assert.deepEqual(
+      (servers.get('tooly')?.status.held ?? []).map((h) => h.change),
+      ['unshown', 'unshown', 'unshown', 'unshown'],
+    );
+    assert.deepEqual(offered(servers.get('tooly')), [...tools].sort());
     const yaml = await env.cli(['get', 'servers', '-o', 'yaml']);
     const fromYaml = parseYaml(yaml.stdout) as McpServerList;
     assert.deepEqual(
-      [...(fromYaml.items.find((s) => s.metadata.name === 'tooly')?.status.tools ?? [])].sort(),
+      offered(fromYaml.items.find((s) => s.metadata.name === 'tooly')),
       [...tools].sort(),
     );
     assert.doesNotMatch(yaml.stdout.replace(/\n/g, ''), RAW, 'yaml escapes them itself');

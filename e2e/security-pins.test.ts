@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -86,6 +86,7 @@ describe('pinned tools (e2e)', () => {
           'both tools',
           (n) => n.includes('pa__echo') && n.includes('pa__other'),
         );
+        await until('the first pins saved', () => existsSync(pinsPath(env)), { timeoutMs: 10_000 });
         const mode = statSync(pinsPath(env)).mode & 0o777;
         assert.equal(mode, 0o600, 'the pins file is private to the user');
         assert.equal(
@@ -224,6 +225,52 @@ describe('pinned tools (e2e)', () => {
   );
 
   it(
+    'the same server in another agent’s environment is held against the same pins',
+    T,
+    async () => {
+      env.write(env.userSettingsPath, {
+        mcpServers: {
+          pa: env.fixture('pa', [`--descriptions-file=${descriptions}`, '--tools=echo']),
+        },
+      });
+      await env.startDaemon();
+      const first = await env.serveClient({ extraEnv: { AGENT_X: 'one' } });
+      try {
+        await untilTools(first.client, 'echo', (n) => n.includes('pa__echo'));
+        await until('the first pins saved', () => existsSync(pinsPath(env)), { timeoutMs: 10_000 });
+        // The server's next process (another agent, so another connectionId) says more.
+        writeFileSync(descriptions, JSON.stringify({ echo: RUG }));
+        const second = await env.serveClient({ extraEnv: { AGENT_X: 'two' } });
+        try {
+          await until(
+            'the second session to hold echo',
+            async () => {
+              const list = await env.json<{ items: McpServer[] }>([
+                'get',
+                'servers',
+                '-o',
+                'json',
+                '-A',
+              ]);
+              return list.items.some((s) =>
+                (s.status.held ?? []).some((h) => h.name === 'echo' && h.change === 'changed'),
+              );
+            },
+            { timeoutMs: 20_000 },
+          );
+          const names = (await second.client.listTools()).tools.map((t) => t.name);
+          assert.ok(!names.includes('pa__echo'), 'not trusted anew in a new environment');
+          assert.ok((await first.client.listTools()).tools.some((t) => t.name === 'pa__echo'));
+        } finally {
+          await second.close();
+        }
+      } finally {
+        await first.close();
+      }
+    },
+  );
+
+  it(
     'a tool added after approval is held; a removed tool goes; approve --tools with nothing held says so',
     T,
     async () => {
@@ -309,6 +356,7 @@ describe('pinned tools (e2e)', () => {
     const agent = await env.serveClient();
     try {
       await untilTools(agent.client, 'echo', (n) => n.includes('pa__echo'));
+      await until('the first pins saved', () => existsSync(pinsPath(env)), { timeoutMs: 10_000 });
       const firstId = (await env.servers()).get('pa')?.status.connectionId;
       writeFileSync(descriptions, JSON.stringify({ echo: RUG }));
       env.write(env.mcpJsonPath, {
@@ -333,8 +381,15 @@ describe('pinned tools (e2e)', () => {
         { timeoutMs: 20_000 },
       );
       assert.equal(condition((await env.servers()).get('pa'), 'ToolsPinned')?.reason, 'Pinned');
-      const now = JSON.parse(readFileSync(pinsPath(env), 'utf8')) as typeof pins;
-      assert.equal(Object.values(now.scopes).flatMap((s) => Object.keys(s)).length, 2);
+      // First pins are saved just after they are used: the file follows.
+      await until(
+        'the new connectionId pinned in the file',
+        () => {
+          const now = JSON.parse(readFileSync(pinsPath(env), 'utf8')) as typeof pins;
+          return Object.values(now.scopes).flatMap((s) => Object.keys(s)).length === 2;
+        },
+        { timeoutMs: 10_000 },
+      );
     } finally {
       await agent.close();
     }
