@@ -120,6 +120,12 @@ describe('pinned tools (e2e)', () => {
           [['echo', 'changed']],
         );
 
+        const table = await env.cli(['get', 'servers']);
+        assert.match(
+          table.stdout,
+          /^pa\s.*ToolsChanged\s*$/m,
+          'the table says there is something to decide',
+        );
         const why = await env.cli(['why', 'pa', '-o', 'json']);
         const answer = JSON.parse(why.stdout) as {
           reason: string;

@@ -125,6 +125,18 @@ describe('tables', () => {
     assert.equal(
       serverReason(
         server('a', [
+          ['Admitted', 'True', 'NotGated'],
+          ['Ready', 'True', 'Connected'],
+          ['UpToDate', 'True', 'Current'],
+          ['ToolsPinned', 'False', 'ToolsChanged'],
+        ]),
+      ),
+      'ToolsChanged',
+      'a Ready server whose pins hold a changed tool says so',
+    );
+    assert.equal(
+      serverReason(
+        server('a', [
           ['Admitted', 'True', 'Approved'],
           ['Ready', 'True', 'Connected'],
         ]),

@@ -3,7 +3,8 @@
  *
  * Servers (issue 6): NAME, SCOPE, ADMITTED, READY, TOOLS, AGE, REASON; wide adds CONNECTION
  * and PID. REASON is the one that explains the state: the Admitted reason when refused, else
- * the Ready reason when not Ready, else the UpToDate reason when rolling, else the Ready one.
+ * the Ready reason when not Ready, else the UpToDate reason when rolling, else the ToolsPinned
+ * reason when its pins hold something (ToolsChanged), else the Ready one.
  *
  * Sessions: NAME, WORKSPACE, CONFIGVALID, TRUSTED, SERVERS; wide adds the flags, ENV, AGENTS,
  * WORKSPACE-FROM and CLIENTS (which agent programs it serves, by their MCP clientInfo).
@@ -42,6 +43,9 @@ export function serverReason(server: McpServer | LanguageServer): string {
   if (admitted?.status === 'False') return admitted.reason ?? '';
   if (ready && ready.status !== 'True') return ready.reason ?? '';
   if (upToDate?.status === 'False') return upToDate.reason ?? '';
+  // Ready, but some of what it offers is held by its pins: the user has something to decide.
+  const pinned = findCondition(c, 'ToolsPinned');
+  if (pinned?.status === 'False') return pinned.reason ?? '';
   return ready?.reason ?? 'Pending';
 }
 
