@@ -27,10 +27,10 @@ import {
   escapeText,
   kindNamed,
   LANGUAGE_SERVER,
-  messageOf,
   quoted,
 } from '../api/index.js';
 import type { ApprovalRequest, DecideOutcome, Decision, SessionPort } from './session-port.js';
+import { askUser } from './user-questions.js';
 
 const DECISIONS: readonly Decision[] = ['approve', 'approve-session', 'reject'];
 
@@ -41,9 +41,6 @@ function labelOf(request: ApprovalRequest): string {
 
 /** One dialog per server of each kind: a language server and an MCP server may share a name. */
 const keyOf = (request: ApprovalRequest): string => `${request.kind}:${request.name}`;
-
-const sameServer = (a: ApprovalRequest, b: ApprovalRequest): boolean =>
-  a.kind === b.kind && a.name === b.name;
 
 export interface ApprovalPromptOptions {
   readonly timeoutMs: number;
@@ -56,44 +53,21 @@ export function promptApprovals(
   port: SessionPort,
   o: ApprovalPromptOptions,
 ): () => void {
-  const asking = new Set<string>();
-  const ask = (request: ApprovalRequest) => {
-    // Before `initialized` the capabilities are unknown; the replay below covers that window.
-    const key = keyOf(request);
-    if (!server.getClientCapabilities()?.elicitation || asking.has(key)) return;
-    asking.add(key);
-    void askForApproval(server, port, request, o.timeoutMs)
-      .then((outcome) => {
-        if (outcome && !outcome.decided)
-          o.log(`approval of ${labelOf(request)} not recorded: ${outcome.reason}`);
-      })
-      .catch((err: unknown) =>
-        o.log(`approval prompt for ${labelOf(request)} failed: ${messageOf(err)}`),
-      )
-      .finally(() => {
-        asking.delete(key);
-        askAgainIfChanged(request);
-      });
-  };
-  // The config may have changed while the dialog was open: its announcement was dropped then
-  // (one dialog per server), and an answer about the old config decided nothing.
-  const askAgainIfChanged = (asked: ApprovalRequest) => {
-    void port.pendingApprovals().then(
-      (requests) => {
-        const now = requests.find((r) => sameServer(r, asked));
-        if (now && now.hash !== asked.hash) ask(now);
-      },
-      (err: unknown) => o.log(`could not list pending approvals: ${messageOf(err)}`),
-    );
-  };
-  port.onPendingApproval(ask);
-  return () => {
-    if (!server.getClientCapabilities()?.elicitation) return;
-    void port.pendingApprovals().then(
-      (requests) => requests.forEach(ask),
-      (err: unknown) => o.log(`could not list pending approvals: ${messageOf(err)}`),
-    );
-  };
+  return askUser<ApprovalRequest>(server, {
+    subjectOf: keyOf,
+    // The config may change while the dialog is open: the new one is asked about after it.
+    versionOf: (request) => request.hash,
+    labelOf: (request) => `approval of ${labelOf(request)}`,
+    open: () => port.pendingApprovals(),
+    onAnnounced: (listener) => port.onPendingApproval(listener),
+    ask: async (request) => {
+      const outcome = await askForApproval(server, port, request, o.timeoutMs);
+      return outcome && !outcome.decided ? outcome.reason : undefined;
+    },
+    // The session announces a config once; a replay after `initialized` may repeat it.
+    oncePerVersion: false,
+    log: o.log,
+  });
 }
 
 /**

@@ -15,8 +15,9 @@
  *   the agent's user raw.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { definitionDiff, escapeText, heldLine, messageOf, quoted } from '../api/index.js';
+import { definitionDiff, escapeText, heldLine, quoted } from '../api/index.js';
 import type { HeldToolsRequest, SessionPort } from './session-port.js';
+import { askUser } from './user-questions.js';
 
 export interface PinsPromptOptions {
   readonly timeoutMs: number;
@@ -43,42 +44,17 @@ export function promptHeldTools(
   port: SessionPort,
   o: PinsPromptOptions,
 ): () => void {
-  const asking = new Set<string>();
-  const asked = new Set<string>();
-  const ask = (request: HeldToolsRequest) => {
-    const key = `${request.name}\n${digestsOf(request).join(',')}`;
-    if (!server.getClientCapabilities()?.elicitation) return;
-    if (asking.has(request.name) || asked.has(key)) return;
-    asking.add(request.name);
-    asked.add(key);
-    void askAbout(server, port, request, o.timeoutMs)
-      .then((reason) => {
-        if (reason !== undefined)
-          o.log(`decision about the held tools of ${request.name} not recorded: ${reason}`);
-      })
-      .catch((err: unknown) =>
-        o.log(`question about the held tools of ${request.name} failed: ${messageOf(err)}`),
-      )
-      .finally(() => {
-        asking.delete(request.name);
-        askAgain(request.name);
-      });
-  };
-  // What the server holds may have changed while the dialog was open.
-  const askAgain = (name: string) => {
-    void port.heldTools().then(
-      (requests) => requests.filter((r) => r.name === name).forEach(ask),
-      (err: unknown) => o.log(`could not list held tools: ${messageOf(err)}`),
-    );
-  };
-  port.onToolsHeld(ask);
-  return () => {
-    if (!server.getClientCapabilities()?.elicitation) return;
-    void port.heldTools().then(
-      (requests) => requests.forEach(ask),
-      (err: unknown) => o.log(`could not list held tools: ${messageOf(err)}`),
-    );
-  };
+  return askUser<HeldToolsRequest>(server, {
+    subjectOf: (request) => request.name,
+    versionOf: (request) => digestsOf(request).join(','),
+    labelOf: (request) => `the decision about the held tools of ${request.name}`,
+    open: () => port.heldTools(),
+    onAnnounced: (listener) => port.onToolsHeld(listener),
+    ask: (request) => askAbout(server, port, request, o.timeoutMs),
+    // Every pass that holds something announces it: a set once asked is not asked again.
+    oncePerVersion: true,
+    log: o.log,
+  });
 }
 
 /** Asks once; resolves with why nothing was recorded, or undefined (decided, or cancelled). */
