@@ -22,17 +22,9 @@
  *   bidi, zero-width or tag character of a file reaches the agent's user raw.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  disclosureLines,
-  escapeText,
-  kindNamed,
-  LANGUAGE_SERVER,
-  quoted,
-} from '../api/index.js';
+import { disclosureLines, escapeText, kindNamed, LANGUAGE_SERVER, quoted } from '../api/index.js';
 import type { ApprovalRequest, DecideOutcome, Decision, SessionPort } from './session-port.js';
-import { askUser } from './user-questions.js';
-
-const DECISIONS: readonly Decision[] = ['approve', 'approve-session', 'reject'];
+import { askChoice, askUser } from './user-questions.js';
 
 /** How logs and questions name the server: `languageserver/NAME` for a language server. */
 function labelOf(request: ApprovalRequest): string {
@@ -80,40 +72,24 @@ async function askForApproval(
   request: ApprovalRequest,
   timeout: number,
 ): Promise<DecideOutcome | undefined> {
-  const result = await server.elicitInput(
-    {
-      message: escapeText(
-        [
-          `The ${request.scope} config ${quoted(request.source)} asks to start ${request.kind === LANGUAGE_SERVER ? 'the language server' : 'the MCP server'} ${quoted(labelOf(request))}:`,
-          ...disclosureLines(request.disclosure),
-          `config hash: ${request.hash.slice(0, 12)}`,
-          'Allow it to run?',
-        ].join('\n'),
-      ),
-      requestedSchema: {
-        type: 'object',
-        properties: {
-          decision: {
-            type: 'string',
-            title: 'Decision',
-            oneOf: [
-              { const: 'approve', title: 'Approve (remembered for this exact config)' },
-              { const: 'approve-session', title: 'Approve for this session only' },
-              { const: 'reject', title: 'Reject' },
-            ],
-          },
-        },
-        required: ['decision'],
-      },
-    },
-    { timeout },
+  const chosen = await askChoice(
+    server,
+    escapeText(
+      [
+        `The ${request.scope} config ${quoted(request.source)} asks to start ${request.kind === LANGUAGE_SERVER ? 'the language server' : 'the MCP server'} ${quoted(labelOf(request))}:`,
+        ...disclosureLines(request.disclosure),
+        `config hash: ${request.hash.slice(0, 12)}`,
+        'Allow it to run?',
+      ].join('\n'),
+    ),
+    [
+      ['approve', 'Approve (remembered for this exact config)'],
+      ['approve-session', 'Approve for this session only'],
+      ['reject', 'Reject'],
+    ],
+    timeout,
   );
-  if (result.action === 'cancel') return undefined;
-  if (result.action === 'decline')
-    return port.decide(request.name, 'reject', request.hash, request.kind);
-  const decision = result.content?.decision;
-  if (typeof decision === 'string' && (DECISIONS as readonly string[]).includes(decision)) {
-    return port.decide(request.name, decision as Decision, request.hash, request.kind);
-  }
-  return undefined;
+  if (chosen === undefined) return undefined;
+  const decision: Decision = chosen === 'decline' ? 'reject' : chosen;
+  return port.decide(request.name, decision, request.hash, request.kind);
 }

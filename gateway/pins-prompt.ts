@@ -17,7 +17,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { definitionDiff, escapeText, heldLine, quoted } from '../api/index.js';
 import type { HeldToolsRequest, SessionPort } from './session-port.js';
-import { askUser } from './user-questions.js';
+import { askChoice, askUser } from './user-questions.js';
 
 export interface PinsPromptOptions {
   readonly timeoutMs: number;
@@ -64,35 +64,16 @@ async function askAbout(
   request: HeldToolsRequest,
   timeout: number,
 ): Promise<string | undefined> {
-  const result = await server.elicitInput(
-    {
-      message: heldToolsQuestion(request),
-      requestedSchema: {
-        type: 'object',
-        properties: {
-          decision: {
-            type: 'string',
-            title: 'Decision',
-            oneOf: [
-              { const: 'accept', title: 'Accept the new definitions' },
-              { const: 'reject', title: 'Keep them out (not asked again)' },
-            ],
-          },
-        },
-        required: ['decision'],
-      },
-    },
-    { timeout },
+  const chosen = await askChoice(
+    server,
+    heldToolsQuestion(request),
+    [
+      ['accept', 'Accept the new definitions'],
+      ['reject', 'Keep them out (not asked again)'],
+    ],
+    timeout,
   );
-  if (result.action === 'cancel') return undefined;
-  const decision =
-    result.action === 'decline'
-      ? 'reject'
-      : result.content?.decision === 'accept'
-        ? 'accept'
-        : result.content?.decision === 'reject'
-          ? 'reject'
-          : undefined;
+  const decision = chosen === 'decline' ? 'reject' : chosen;
   if (decision === undefined) return undefined;
   const outcome = await port.decideTools(request.name, decision, digestsOf(request));
   return outcome.decided ? undefined : outcome.reason;

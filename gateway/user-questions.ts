@@ -66,3 +66,39 @@ export function askUser<R>(server: Server, q: UserQuestions<R>): () => void {
     if (server.getClientCapabilities()?.elicitation) listOpen((requests) => requests.forEach(ask));
   };
 }
+
+/** What the user chose: one of the choices, `decline`, or nothing (`cancel`, or no choice). */
+export type Chosen<C extends string> = C | 'decline' | undefined;
+
+/**
+ * Asks `message` with one `decision` field of `choices` (value and title); resolves with the
+ * value chosen, `decline`, or undefined for a cancel or an answer that is none of them.
+ */
+export async function askChoice<C extends string>(
+  server: Server,
+  message: string,
+  choices: ReadonlyArray<readonly [C, string]>,
+  timeout: number,
+): Promise<Chosen<C>> {
+  const result = await server.elicitInput(
+    {
+      message,
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          decision: {
+            type: 'string',
+            title: 'Decision',
+            oneOf: choices.map(([value, title]) => ({ const: value, title })),
+          },
+        },
+        required: ['decision'],
+      },
+    },
+    { timeout },
+  );
+  if (result.action === 'cancel') return undefined;
+  if (result.action === 'decline') return 'decline';
+  const decision = result.content?.decision;
+  return choices.find(([value]) => value === decision)?.[0];
+}
