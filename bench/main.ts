@@ -4,7 +4,8 @@
  * mcp-hub; `npm run bench:proxy` runs only that one), the http figure (issue 26: agent
  * sessions through serve and over HTTP) and the restart figure (issue 25: the daemon killed
  * under an agent; `npm run bench:restart`) and the lsp figure (issue 24: one warm language
- * server per workspace for every agent; `npm run bench:lsp`), printed as a table with the machine, and written
+ * server per workspace for every agent; `npm run bench:lsp`) and the serve figure (issue 37: an
+ * idle serve's RSS; `npm run bench:serve`), printed as a table with the machine, and written
  * to $BENCH_OUT or bench/results.json.
  *
  * Every figure runs under a guard (sections.ts): one that throws is `{ "failed": "<message>" }`
@@ -29,6 +30,7 @@ import { lspFigure, lspLines } from './lsp/figure.js';
 import { gapLines, poolLines, reloadLines, scaleLines, tableHead, writeResults } from './report.js';
 import { isScaleResult, scaleFigure } from './scale-figure.js';
 import { runSections, type BenchSection } from './sections.js';
+import { serveRssFigure, serveRssLines } from './serve-rss.js';
 
 /** The repository's bench/results.json, whether we run from dist/ or another build folder. */
 const DEFAULT_OUT = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
@@ -37,10 +39,10 @@ function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-/** The nine figures in order; each fills its keys of results.json and prints its lines. */
+/** The ten figures in order; each fills its keys of results.json and prints its lines. */
 const SECTIONS: readonly BenchSection[] = [
   {
-    title: '1/9 reload latency (stdio fixture, real watcher and debounce)',
+    title: '1/10 reload latency (stdio fixture, real watcher and debounce)',
     keys: ['reload'],
     async run(say) {
       const r = await reloadFigure();
@@ -49,7 +51,7 @@ const SECTIONS: readonly BenchSection[] = [
     },
   },
   {
-    title: '2/9 scale (in-memory servers, one child process per N)',
+    title: '2/10 scale (in-memory servers, one child process per N)',
     keys: ['scale'],
     async run(say) {
       const scale = await scaleFigure((r) =>
@@ -67,7 +69,7 @@ const SECTIONS: readonly BenchSection[] = [
     },
   },
   {
-    title: '3-4/9 tool gaps (20 servers × 50 edits: RollingUpdate, Recreate, restart-all)',
+    title: '3-4/10 tool gaps (20 servers × 50 edits: RollingUpdate, Recreate, restart-all)',
     keys: ['gapUnchanged', 'gapChanged'],
     async run() {
       const gap = await gapFigures();
@@ -75,7 +77,7 @@ const SECTIONS: readonly BenchSection[] = [
     },
   },
   {
-    title: '5/9 pool sharing (10 sessions × 5 stdio servers, pooled and a pool per session)',
+    title: '5/10 pool sharing (10 sessions × 5 stdio servers, pooled and a pool per session)',
     keys: ['pool'],
     async run() {
       const pool = await poolFigure();
@@ -83,7 +85,7 @@ const SECTIONS: readonly BenchSection[] = [
     },
   },
   {
-    title: '6/9 proxy (echo calls direct, through mcpctl serve, through mcp-hub)',
+    title: '6/10 proxy (echo calls direct, through mcpctl serve, through mcp-hub)',
     keys: ['proxy'],
     async run(say) {
       const proxy = await proxyFigure(say);
@@ -91,7 +93,7 @@ const SECTIONS: readonly BenchSection[] = [
     },
   },
   {
-    title: '7/9 http (20 agent sessions through serve and over HTTP: processes, echo calls)',
+    title: '7/10 http (20 agent sessions through serve and over HTTP: processes, echo calls)',
     keys: ['http'],
     async run(say) {
       const http = await httpFigure(say);
@@ -99,7 +101,7 @@ const SECTIONS: readonly BenchSection[] = [
     },
   },
   {
-    title: '8/9 restart (the daemon SIGKILLed under an agent with 10 servers)',
+    title: '8/10 restart (the daemon SIGKILLed under an agent with 10 servers)',
     keys: ['restart'],
     async run(say) {
       const restart = await restartFigure(say);
@@ -111,11 +113,19 @@ const SECTIONS: readonly BenchSection[] = [
   },
   {
     title:
-      '9/9 lsp (a TypeScript project of 300 files: cold vs warm, per request, 5 agents, edits)',
+      '9/10 lsp (a TypeScript project of 300 files: cold vs warm, per request, 5 agents, edits)',
     keys: ['lsp'],
     async run(say) {
       const lsp = await lspFigure(say);
       return { figures: { lsp }, lines: ['', ...lspLines(lsp)] };
+    },
+  },
+  {
+    title: '10/10 serve (an idle mcpctl serve: RSS, beside its modules and a bare node)',
+    keys: ['serve'],
+    async run(say) {
+      const serve = await serveRssFigure(say);
+      return { figures: { serve }, lines: serveRssLines(serve) };
     },
   },
 ];

@@ -8,12 +8,12 @@
  *   work before or after the command name.
  * - `--help` and `--version` exit 0.
  */
-import { Command, CommanderError } from 'commander';
-import { processIo, terminalSafeIo, type Io } from './command-env.js';
+import type { Command } from 'commander';
+import { processIo, type Io } from './command-env.js';
 import { registerAdd, registerRemove } from './commands/add.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerDaemon } from './commands/daemon.js';
-import { approveSessionWord, registerDecisions } from './commands/decide.js';
+import { registerDecisions } from './commands/decide.js';
 import { registerDescribe } from './commands/describe.js';
 import { registerGet } from './commands/get.js';
 import { registerLogin } from './commands/login.js';
@@ -26,42 +26,12 @@ import { registerToken } from './commands/token.js';
 import { registerVersion } from './commands/version.js';
 import { registerWait } from './commands/wait.js';
 import { registerWhy } from './commands/why.js';
-import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, messageOf } from './errors.js';
-import { VERSION } from './version.js';
+import { rootProgram, runProgram, type RunResult } from './program-root.js';
 
-export interface RunResult {
-  readonly code: number;
-  /** True when the daemon ran: the process should exit even if handles linger. */
-  readonly daemon: boolean;
-}
+export type { RunResult } from './program-root.js';
 
-export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Command {
-  const program = new Command('mcpctl');
-  program
-    .description("keeps an AI agent's MCP server connections equal to its config files, live")
-    .version(VERSION, '-v, --version')
-    .option(
-      '--socket <path>',
-      'daemon socket (default $MCPCTL_SOCKET, $XDG_RUNTIME_DIR/mcpctl/mcpctl.sock, ~/.mcpctl/mcpctl.sock)',
-    )
-    .option(
-      '--workspace <dir>',
-      'the workspace whose session to use (default: the current directory)',
-    )
-    .option(
-      '--session <name>',
-      "the session to use: its name as `get sessions` prints it, or a unique prefix (default: the folder's)",
-    )
-    .option('--show-secrets', 'print env and header values instead of <redacted>')
-    .option(
-      '--answer-timeout <duration>',
-      'give up on a daemon that answers nothing this long (default $MCPCTL_ANSWER_TIMEOUT, else 10s; 0 waits forever)',
-    )
-    .configureHelp({ showGlobalOptions: true })
-    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
-    .showHelpAfterError("(run 'mcpctl --help' for usage)")
-    .exitOverride();
-  // Subcommands copy the settings above (exitOverride, output, help) when created.
+/** Every command, in the order `--help` lists them. */
+function registerAll(program: Command, io: Io, onDaemonExit: (code: number) => void): void {
   registerDaemon(program, onDaemonExit);
   registerGet(program, io);
   registerLogin(program, io);
@@ -80,45 +50,12 @@ export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Comm
   registerVersion(program, io);
   // Last: its script is made from every command registered before it.
   registerCompletion(program, io);
-  return program;
 }
 
-export async function run(argv: readonly string[], rawIo: Io = processIo): Promise<RunResult> {
-  // Every word a command prints goes through here (serve and the daemon write no human text).
-  const io = terminalSafeIo(rawIo);
-  let daemon = false;
-  let daemonCode = EXIT_OK;
-  const program = buildProgram(io, (code) => {
-    daemon = true;
-    daemonCode = code;
-  });
-  try {
-    const valued = new Set(
-      program.options
-        .filter((o) => o.required || o.optional)
-        .flatMap((o) => [o.long, o.short])
-        .filter((flag): flag is string => flag !== undefined),
-    );
-    const [node = 'node', script = 'mcpctl', ...words] = argv;
-    await program.parseAsync([node, script, ...approveSessionWord(words, valued)], {
-      from: 'node',
-    });
-    return { code: daemon ? daemonCode : EXIT_OK, daemon };
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      const ok =
-        err.code === 'commander.helpDisplayed' ||
-        err.code === 'commander.version' ||
-        err.exitCode === 0;
-      return { code: ok ? EXIT_OK : EXIT_USAGE, daemon };
-    }
-    if (err instanceof CliError) {
-      io.err(`${err.message}\n`);
-      return { code: err.exitCode, daemon };
-    }
-    io.err(
-      `mcpctl: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : messageOf(err)}\n`,
-    );
-    return { code: EXIT_FAILURE, daemon };
-  }
+export function buildProgram(io: Io, onDaemonExit: (code: number) => void): Command {
+  return rootProgram(io, onDaemonExit, registerAll);
+}
+
+export function run(argv: readonly string[], rawIo: Io = processIo): Promise<RunResult> {
+  return runProgram(argv, registerAll, rawIo);
 }

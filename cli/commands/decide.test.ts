@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { approveSessionWord } from './decide.js';
+import { approveSessionWord } from './approve-session-word.js';
 
 const VALUED = new Set(['--socket', '--workspace', '--session', '--answer-timeout']);
 

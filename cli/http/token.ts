@@ -30,7 +30,7 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
-import { messageOf } from '../../api/index.js';
+import { messageOf } from '../../api/message-of.js';
 
 /** Where the token lives under the user's home. */
 export function tokenPath(home: string): string {

@@ -15,7 +15,8 @@
  */
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
-import { escapeText as escapeWhole, hasUnshown, jsonEscaped } from '../../api/index.js';
+// The leaf, not the api/ barrel: serve loads this module (issue #37).
+import { escapeText as escapeWhole, hasUnshown, jsonEscaped } from '../../api/escape.js';
 import { OWN_SGR } from './style.js';
 
 /** Whole output text, escaped (api/escape.ts); with `keepOwnSgr` our own colours pass. */

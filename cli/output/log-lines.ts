@@ -9,7 +9,7 @@
  * - A line that is not pino's JSON is written escaped as it is, never dropped.
  * - pino's own fields (time, level, pid, hostname, name, msg) are not repeated as key=value.
  */
-import { escapeField } from '../../api/index.js';
+import { escapeField } from '../../api/escape.js';
 import type { Style } from './style.js';
 
 export const LOG_FORMATS = ['auto', 'text', 'json'] as const;
