@@ -5,10 +5,11 @@
 // - The entry is the built serve-program.js; what serve only loads when it runs the controller
 //   or the daemon itself (`--no-daemon`, starting a daemon) stays a separate module, imported
 //   from the bundle by its path in dist, so the bundle holds only the pipe.
-// - The bundle sits in dist/cli/ beside main.js, so what it reads relative to itself
-//   (package.json two folders up, yaml through createRequire) is found as from any module there.
+// - Every module's `import.meta.url` is rewritten to that module's own built file, so what a
+//   module finds relative to itself (main.js to start a daemon with, package.json, yaml
+//   through createRequire) is what it finds unbundled.
 // - Fails the build when an import left out of the bundle does not name a built file.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -37,8 +38,15 @@ const result = await build({
   },
   plugins: [
     {
-      name: 'lazy-apart',
+      name: 'as-if-unbundled',
       setup(b) {
+        b.onLoad({ filter: /\.js$/ }, (args) => {
+          if (!args.path.startsWith(`${dist}${path.sep}`)) return undefined;
+          const own = path.relative(path.dirname(outfile), args.path).split(path.sep).join('/');
+          const url = `new URL(${JSON.stringify(own)}, import.meta.url).href`;
+          const contents = readFileSync(args.path, 'utf8').replaceAll('import.meta.url', url);
+          return { contents, loader: 'js' };
+        });
         b.onResolve({ filter: LAZY }, (args) => {
           const target = path.resolve(args.resolveDir, args.path);
           apart.push(target);
