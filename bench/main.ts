@@ -18,6 +18,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { gapFigures } from './gap.js';
+import { benchGoals, goalLines } from './goals.js';
 import { httpFigure, httpLines } from './http.js';
 import { machine } from './machine.js';
 import { poolFigure } from './pool-sharing.js';
@@ -144,7 +145,8 @@ async function main(): Promise<number> {
 
   // Written whatever failed: the figures that were measured are kept.
   const out = process.env.BENCH_OUT || DEFAULT_OUT;
-  writeResults({ machine: { cpus: m.cpus, node: m.node }, ...outcome.figures }, out);
+  const goals = benchGoals(outcome.figures);
+  writeResults({ machine: { cpus: m.cpus, node: m.node }, ...outcome.figures, goals }, out);
   const seconds = Math.round((performance.now() - started) / 1000);
   const failed = outcome.failed.length === 0 ? '' : `; FAILED: ${outcome.failed.join(', ')}`;
   process.stdout.write(
@@ -152,6 +154,7 @@ async function main(): Promise<number> {
       ...tableHead(m),
       ...outcome.lines,
       '',
+      ...goalLines(goals),
       `${seconds} s in all; processes left behind: ${leftovers.length}${failed}`,
       '',
       `written to ${out}`,

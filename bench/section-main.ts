@@ -9,6 +9,7 @@
  * printed, and the run exits 1; anything else failing kills what its folder prefix names.
  */
 import { fileURLToPath } from 'node:url';
+import { benchGoals } from './goals.js';
 import { existingResults, mergeResultKey } from './peer/results.js';
 import { killAll, processesMentioning } from './processes.js';
 import { runSections } from './sections.js';
@@ -51,6 +52,8 @@ async function main<F>(section: Section<F>): Promise<number> {
     killAll(leftovers);
   }
   mergeResultKey(out, section.key, outcome.figures[section.key]);
+  // The goals of every figure in the file, this one's new.
+  mergeResultKey(out, 'goals', benchGoals(existingResults(out)));
   process.stdout.write(
     [
       ...outcome.lines,

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { benchGoals, goalLines } from './goals.js';
+
+describe('the goals object', () => {
+  it('judges each measured figure and says which goals are missed', () => {
+    const g = benchGoals({
+      machine: { cpus: 2, node: 'v20' },
+      reload: { reloadMs: 120, rawConnectMs: 100, settleMs: 40, overheadRatio: 1.2 },
+      scale: [
+        { servers: 10, connects: 1, disconnects: 1, cpuMs: 5, themeEditReconciles: 0 },
+        { servers: 10_000, connects: 1, disconnects: 1, cpuMs: 130, themeEditReconciles: 0 },
+        { servers: 100, failed: 'crashed' },
+      ],
+      gapUnchanged: { mcpctlMs: 0, restartAllMs: 1600 },
+      gapChanged: { failed: 'a server dropped' },
+      pool: { sessions: 10, servers: 5, processes: 5, unpooledProcesses: 50, daemonRssMb: 99 },
+      serve: {
+        serveMb: 43.1,
+        modulesMb: 50,
+        wholeProgramMb: 61.2,
+        floorMb: 39.3,
+        goal: { serveMb: 45, met: true },
+      },
+    });
+    assert.deepEqual(Object.keys(g.goals).sort(), [
+      'gapUnchanged',
+      'pool',
+      'reload',
+      'scale.connects',
+      'scale.cpu10k',
+      'scale.themeEdit',
+      'serve',
+    ]);
+    assert.equal(g.goals['reload']?.met, true, '1.2 is within ≤ 1.2');
+    assert.equal(g.goals['reload']?.floor, 100);
+    assert.equal(g.goals['scale.cpu10k']?.met, false);
+    assert.equal(g.goals['serve']?.ratio, 1.1);
+    assert.equal(g.met, false, 'one goal missed is the whole missed');
+    assert.match(goalLines(g)[0] ?? '', /^goals: 6 of 7 met; missed: scale\.cpu10k \(/);
+  });
+
+  it('takes the figures that judge themselves at their word; nothing measured is nothing met or missed', () => {
+    const g = benchGoals({
+      restart: { mcpctlMs: 900, byHandMs: 3000, spawnMs: 100, goal: { maxMs: 1000, met: true } },
+      lsp: {
+        goals: {
+          warmSpeedup: { min: 5, met: true },
+          perRequestRatio: { max: 1.5, met: false },
+        },
+      },
+    });
+    assert.equal(g.goals['restart']?.goal, 'recovered ≤ 1000 ms');
+    assert.equal(g.goals['lsp.warmSpeedup']?.goal, '≥ 5');
+    assert.equal(g.goals['lsp.perRequestRatio']?.met, false);
+    assert.deepEqual(benchGoals({}), { met: true, goals: {} });
+  });
+});
