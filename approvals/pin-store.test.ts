@@ -121,6 +121,17 @@ describe('PinStore', { timeout: 30_000 }, () => {
     }
   });
 
+  it('a re-read after our own save is no change; a file written by someone else is', async () => {
+    const store = await PinStore.open({ path: file });
+    await store.save('/ws', 'a::1', () => PINS);
+    assert.equal(await store.reload(), false);
+    fs.writeFileSync(file, serializePins(new Map()));
+    assert.equal(await store.reload(), true);
+    assert.equal(await store.reload(), false);
+    fs.unlinkSync(file);
+    assert.equal(await store.reload(), true, 'removed');
+  });
+
   it('finds the pins of the same config under another connectionId of the server', async () => {
     const store = await PinStore.open({ path: file });
     const hash = 'b'.repeat(64);
@@ -138,7 +149,7 @@ describe('PinStore', { timeout: 30_000 }, () => {
     const store = await PinStore.open({ path: file });
     assert.ok(store.problem);
     fs.writeFileSync(file, serializePins(new Map([['/ws', new Map([['a::1', PINS]])]])));
-    await store.reload();
+    assert.equal(await store.reload(), true, 'a repaired file is a change');
     assert.equal(store.problem, undefined);
     assert.equal(store.get('/ws', 'a::1')?.tools.size, 1);
   });

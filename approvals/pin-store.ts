@@ -10,6 +10,8 @@
  *   file and the fix; the sessions then hold every server's tools and prompts as changed. Such
  *   a file is never written over: a save rejects with the same problem, and nothing is lost.
  *   A missing file is no pins yet (the first listing of each server is pinned).
+ * - `reload()` says whether the file changed since we last read or wrote it (the daemon watches
+ *   it: a file repaired or removed by hand takes effect without a restart).
  * - A save takes the approvals' cross-process lock protocol on its own lock (`<file>.lock`),
  *   re-reads the file under it, applies its change to what is on disk, and replaces the file
  *   atomically (api/private-file.ts). Saves of one store run in call order.
@@ -46,6 +48,8 @@ type Loaded =
 export class PinStore {
   readonly path: string;
   #loaded: Loaded = { ok: true, content: new Map() };
+  /** What the file held when last read or written (its text, or its problem): what a re-read compares. */
+  #seen = '';
   #tail: Promise<unknown> = Promise.resolve();
   readonly #lockTimeoutMs: number | undefined;
 
@@ -84,10 +88,15 @@ export class PinStore {
     return found;
   }
 
-  /** Re-reads the file. Never rejects: a bad file becomes `problem`. */
-  reload(): Promise<void> {
+  /**
+   * Re-reads the file; resolves true when it holds something else than when last read or
+   * written by us (so our own writes change nothing). Never rejects: a bad file becomes `problem`.
+   */
+  reload(): Promise<boolean> {
     return this.#serial(async () => {
+      const before = this.#seen;
       this.#loaded = await this.#read();
+      return this.#seen !== before;
     });
   }
 
@@ -128,14 +137,16 @@ export class PinStore {
             change(disk.content.get(scope)?.get(connectionId)),
           );
           await ensureParentDir(this.path);
+          const text = serializePins(next);
           try {
-            await replaceFile(this.path, serializePins(next), FILE_MODE);
+            await replaceFile(this.path, text, FILE_MODE);
           } catch (error) {
             throw new Error(`could not write the pins file ${this.path} (${reasonOf(error)})`, {
               cause: error,
             });
           }
           this.#loaded = { ok: true, content: next };
+          this.#seen = `text:${text}`;
         },
         this.#lockTimeoutMs === undefined ? {} : { timeoutMs: this.#lockTimeoutMs },
       ),
@@ -143,6 +154,15 @@ export class PinStore {
   }
 
   async #read(): Promise<Loaded> {
+    const loaded = await this.#readFile();
+    this.#seen = loaded.ok ? `text:${loaded.text}` : `problem:${loaded.problem}`;
+    return loaded.ok ? { ok: true, content: loaded.content } : loaded;
+  }
+
+  async #readFile(): Promise<
+    | { readonly ok: true; readonly content: PinsContent; readonly text: string }
+    | { readonly ok: false; readonly problem: string }
+  > {
     const fix = `repair it or remove it (every server's tools are pinned again at their next listing)`;
     let read;
     try {
@@ -153,7 +173,7 @@ export class PinStore {
         problem: `the pins file ${this.path} cannot be read (${reasonOf(error)}): ${fix}`,
       };
     }
-    if (read.kind === 'missing') return { ok: true, content: new Map() };
+    if (read.kind === 'missing') return { ok: true, content: new Map(), text: '' };
     if (read.kind !== 'text')
       return {
         ok: false,
@@ -161,7 +181,7 @@ export class PinStore {
       };
     const parsed = parsePins(read.text);
     return parsed.ok
-      ? { ok: true, content: parsed.content }
+      ? { ok: true, content: parsed.content, text: read.text }
       : {
           ok: false,
           problem: `the pins file ${this.path} is not valid: ${parsed.problem}: ${fix}`,

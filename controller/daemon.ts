@@ -191,6 +191,7 @@ export class Daemon {
   readonly #table: SessionTable<Session>;
   #defaultHandle: SessionHandle<Session> | undefined;
   #approvalsWatch: ApprovalsWatch | undefined;
+  #pinsWatch: ApprovalsWatch | undefined;
   #stopping: Promise<void> | undefined;
 
   private constructor(
@@ -304,6 +305,29 @@ export class Daemon {
             for (const { session } of daemon.sessions()) session.approvalsChanged();
           },
         });
+        if (pins !== undefined) {
+          const own = pins;
+          let changed = false;
+          // The same watch as the approvals': a pins file repaired or removed by hand, or
+          // written by another daemon, holds or lets through at once.
+          daemon.#pinsWatch = await watchApprovals({
+            file: own.path,
+            debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
+            reload: async () => {
+              changed = await own.reload();
+            },
+            reloaded: () => {
+              if (!changed) return;
+              if (own.problem !== undefined) log.error({ file: own.path }, own.problem);
+              else
+                log.info(
+                  { file: own.path },
+                  'pins file changed: every listing held against it again',
+                );
+              for (const { session } of daemon.sessions()) session.pinsChanged();
+            },
+          });
+        }
       }
       daemon.#defaultHandle = await daemon.#table.open(
         {
@@ -416,6 +440,7 @@ export class Daemon {
   async #stop(): Promise<void> {
     this.#log.info({}, 'stopping: closing sessions');
     await this.#approvalsWatch?.close();
+    await this.#pinsWatch?.close();
     await this.#table.closeAll();
     await this.#sources.close();
     this.#log.info({ connections: this.pool.stats().length }, 'stopping: closing connections');

@@ -426,6 +426,16 @@ export class Session {
     return attachAgent(this.#opts.pool, this.registry, agent, this.workspace);
   }
 
+  /**
+   * The pins file changed outside this daemon (repaired, removed, another daemon's pins): every
+   * MCP server is published again, its listing held against the pins as they are now.
+   */
+  pinsChanged(): void {
+    if (!this.#started || this.#closed || !this.#pins) return;
+    const mcp = this.#kinds[MCP_SERVERS.kind];
+    for (const name of Object.keys(mcp.servers())) mcp.enqueue(name);
+  }
+
   /** The approval store re-read decisions made elsewhere: the gating follows them. */
   approvalsChanged(): void {
     for (const kind of this.#allKinds()) kind.approvalsChanged();

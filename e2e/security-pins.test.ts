@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -419,6 +419,14 @@ describe('pinned tools (e2e)', () => {
       const accept = await env.cli(['approve', 'pa', '--tools']);
       assert.equal(accept.code, 1, 'nothing can be accepted into a file that cannot be read');
       assert.equal(readFileSync(pinsPath(env), 'utf8'), before, 'the file is as it was');
+      // Removed by hand, as the message says: the daemon sees it without a restart.
+      rmSync(pinsPath(env));
+      await env.untilServers(
+        (m) => condition(m.get('pa'), 'ToolsPinned')?.reason === 'Pinned',
+        'pinned anew once the file is gone',
+      );
+      assert.deepEqual((await env.servers()).get('pa')?.status.tools, ['echo']);
+      await until('the new pins saved', () => existsSync(pinsPath(env)), { timeoutMs: 10_000 });
     },
   );
 
