@@ -47,8 +47,13 @@ export interface LspServerOptions {
   /** Largest message read from the server. Default MAX_MESSAGE_BYTES (16 MiB). */
   readonly maxMessageBytes?: number;
   readonly documents?: DocumentOptions;
-  /** Rule 3 of diagnostics.ts. Default DEFAULT_SETTLE_MS. */
+  /** Rule 4 of diagnostics.ts. Default DEFAULT_SETTLE_MS. */
   readonly diagnosticsSettleMs?: number;
+  /**
+   * Rule 2 of diagnostics.ts: diagnostics pulled through the server's own command where it has
+   * one (typescript-language-server). Default true; false reads its publishes (rule 4) instead.
+   */
+  readonly diagnosticsServerCommand?: boolean;
   /** How long a question waits for the server's reported work to end. Default DEFAULT_READY_WAIT_MS. */
   readonly readyWaitMs?: number;
 }

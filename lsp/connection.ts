@@ -41,7 +41,7 @@
  *   a project, indexing) is done, bounded by `readyWaitMs`; an answer it could not wait for
  *   says so in `partial` (server-progress.ts). A server that reports no work is asked at once.
  * - An answer to a request about an open document proves the server took in that document's
- *   version: it is that version's diagnostics barrier (diagnostics.ts, rule 3).
+ *   version: it is that version's diagnostics barrier (diagnostics.ts, rule 4).
  */
 import {
   createProtocolConnection,
@@ -334,7 +334,13 @@ export class LspConnection {
         documents: this.documents,
         store: this.#store,
         request: (method, params, o) => this.request(method, params, o),
-        pull: () => pullOf(this.capabilities, (m) => this.#serverRequests.registered(m)),
+        pull: () =>
+          pullOf(this.capabilities, (m) => this.#serverRequests.registered(m), {
+            request: (method, params, o) => this.request(method, params, o),
+            settings: () => this.#settings,
+            initializationOptions: this.#options.initializationOptions,
+            serverCommand: this.#options.diagnosticsServerCommand ?? true,
+          }),
         barrier: (doc) => barrierOf(this.capabilities, doc),
         settleMs: this.#options.diagnosticsSettleMs ?? DEFAULT_SETTLE_MS,
         now: Date.now,

@@ -2,13 +2,15 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import type { Diagnostic } from 'vscode-languageserver-protocol/node';
+import type { Diagnostic, ServerCapabilities } from 'vscode-languageserver-protocol/node';
 import { tempDir, type TempDir } from '../testing/temp-dir.js';
 import { until } from '../testing/until.js';
 import { currentDiagnostics, DiagnosticsStore, type DiagnosticsDeps } from './diagnostics.js';
+import { pullOf } from './diagnostics-requests.js';
 import { DocumentSync, type DocumentChannel } from './documents.js';
 import { LspError } from './errors.js';
-import { uriOf } from './workspace-files.js';
+import { TSSERVER_REQUEST } from './tsserver-diagnostics.js';
+import { pathOf, uriOf } from './workspace-files.js';
 
 const T = { timeout: 15_000 };
 
@@ -23,7 +25,12 @@ const diag = (message: string): Diagnostic => ({
   message,
 });
 
-type Handler = (method: string, params: object) => Promise<unknown>;
+/** The scripted server: answers a request; sees what the client synced and keeps. */
+type Handler = (
+  method: string,
+  params: object,
+  client: { documents: DocumentSync; store: DiagnosticsStore },
+) => Promise<unknown>;
 
 /** The document channel of a connection: notifications recorded, opens told to `store`. */
 function channelOf(store: DiagnosticsStore, sent: string[] = []): DocumentChannel {
@@ -33,19 +40,48 @@ function channelOf(store: DiagnosticsStore, sent: string[] = []): DocumentChanne
   };
 }
 
-function setup(options: { pull?: boolean; barrier?: boolean; handler?: Handler } = {}) {
+/** What the scripted server offers, as its initialize result would say. */
+const PULL: ServerCapabilities = {
+  diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false },
+};
+const COMMAND: ServerCapabilities = {
+  executeCommandProvider: { commands: ['_typescript.organizeImports', TSSERVER_REQUEST] },
+};
+
+function setup(
+  options: {
+    pull?: boolean;
+    command?: boolean;
+    barrier?: boolean;
+    handler?: Handler;
+    settings?: unknown;
+    initializationOptions?: unknown;
+  } = {},
+) {
   const store = new DiagnosticsStore();
   const sent: string[] = [];
   const documents = new DocumentSync(channelOf(store, sent), { '.ts': 'typescript' });
   const asked: string[] = [];
+  const request = <R>(method: string, params: object): Promise<R> => {
+    asked.push(method);
+    return (options.handler ?? (() => Promise.resolve(null)))(method, params, {
+      documents,
+      store,
+    }) as Promise<R>;
+  };
+  // The connection's own choice (diagnostics-requests.ts), from what the server offers.
+  const capabilities = options.pull ? PULL : options.command ? COMMAND : {};
   const deps: DiagnosticsDeps = {
     documents,
     store,
-    request: <R>(method: string, params: object) => {
-      asked.push(method);
-      return (options.handler ?? (() => Promise.resolve(null)))(method, params) as Promise<R>;
-    },
-    pull: () => (options.pull ? {} : undefined),
+    request,
+    pull: () =>
+      pullOf(capabilities, () => false, {
+        request,
+        settings: () => options.settings,
+        initializationOptions: options.initializationOptions,
+        serverCommand: true,
+      }),
     barrier: (doc) =>
       options.barrier === false
         ? undefined
@@ -280,3 +316,259 @@ test('a file an agent waits on is kept while a flood for other files passes', T,
   assert.ok(store.size.files <= 50);
   documents.dispose();
 });
+
+// Rule 2 and the hostile servers of rules 1–3.
+
+/** A tsserver diagnostic (1-based line and offset) and tsserver's response around a list. */
+const tsDiag = (line: number, text: string, code: number, category: string) => ({
+  start: { line, offset: 3 },
+  end: { line, offset: 7 },
+  text,
+  code,
+  category,
+});
+const tsResponse = (body: unknown[]) => ({ seq: 0, type: 'response', success: true, body });
+
+/**
+ * A typescript-language-server's `typescript.tsserverRequest`, answered from the text the
+ * client synced last (what tsserver has when it reads the request): an error per line with
+ * ERROR (semantic), a suggestion per line with `unused`, none of syntax.
+ */
+function tsserverHandler(asked: Array<{ kind: string; file: string }> = []): Handler {
+  return (method, params, { documents }) => {
+    assert.equal(method, 'workspace/executeCommand');
+    const { command, arguments: args } = params as {
+      command: string;
+      arguments: [string, { file: string }, unknown];
+    };
+    assert.equal(command, TSSERVER_REQUEST);
+    const [kind, { file }] = args;
+    asked.push({ kind, file });
+    const text = documents.get(pathOf(file) ?? '')?.text ?? '';
+    const lines = text.split('\n');
+    const pick = (needle: string, code: number, category: string) =>
+      lines.flatMap((l, i) => (l.includes(needle) ? [tsDiag(i + 1, needle, code, category)] : []));
+    if (kind === 'syntacticDiagnosticsSync') return Promise.resolve(tsResponse([]));
+    if (kind === 'semanticDiagnosticsSync')
+      return Promise.resolve(tsResponse(pick('ERROR', 2322, 'error')));
+    return Promise.resolve(
+      tsResponse([...pick('unused', 6133, 'suggestion'), ...pick('ignored', 7044, 'suggestion')]),
+    );
+  };
+}
+
+test(
+  'command pull (rule 2): tsserver’s kinds for the synced content, converted as the server publishes them, with no publish waited for',
+  T,
+  async () => {
+    const kinds: Array<{ kind: string; file: string }> = [];
+    const { documents, deps, sent } = setup({
+      command: true,
+      handler: tsserverHandler(kinds),
+      settings: { diagnostics: { ignoredCodes: [7044] } },
+    });
+    const file = dir.file('cmd.ts');
+    writeFileSync(file, 'ok\nERROR here\nlet unused = 1; // ignored\n');
+    // The server publishes nothing at all: an answer that waited for a publish never comes.
+    const first = await currentDiagnostics(deps, file, 5000);
+    assert.equal(first.state, 'current');
+    assert.deepEqual(first.state === 'current' ? first.diagnostics : [], [
+      {
+        range: { start: { line: 1, character: 2 }, end: { line: 1, character: 6 } },
+        message: 'ERROR',
+        severity: 1,
+        code: 2322,
+        source: 'typescript',
+      },
+      {
+        range: { start: { line: 2, character: 2 }, end: { line: 2, character: 6 } },
+        message: 'unused',
+        severity: 4,
+        code: 6133,
+        source: 'typescript',
+      },
+    ]);
+    assert.deepEqual(
+      kinds.map((k) => k.kind),
+      ['syntacticDiagnosticsSync', 'semanticDiagnosticsSync', 'suggestionDiagnosticsSync'],
+    );
+    assert.ok(kinds.every((k) => k.file === uriOf(file)));
+    // The fix: a change is enough (no close and re-open, no barrier), and the error is gone.
+    writeFileSync(file, 'ok\nfixed\n');
+    const second = await currentDiagnostics(deps, file, 5000);
+    assert.deepEqual(messages(second), []);
+    assert.equal(second.document.text, 'ok\nfixed\n');
+    assert.deepEqual(sent, ['textDocument/didOpen', 'textDocument/didChange']);
+    documents.dispose();
+  },
+);
+
+test(
+  'command pull: with `preferences.disableSuggestions` suggestions are not asked for',
+  T,
+  async () => {
+    const kinds: Array<{ kind: string; file: string }> = [];
+    const { documents, deps } = setup({
+      command: true,
+      handler: tsserverHandler(kinds),
+      initializationOptions: { preferences: { disableSuggestions: true } },
+    });
+    const file = dir.file('nosuggest.ts');
+    writeFileSync(file, 'ERROR\nlet unused = 1;\n');
+    assert.deepEqual(messages(await currentDiagnostics(deps, file, 5000)), ['ERROR']);
+    assert.deepEqual(
+      kinds.map((k) => k.kind),
+      ['syntacticDiagnosticsSync', 'semanticDiagnosticsSync'],
+    );
+    documents.dispose();
+  },
+);
+
+test(
+  'command pull: publishes for the old content, before and after the sync, a flood of them, never count',
+  T,
+  async () => {
+    const answer = tsserverHandler();
+    const file = dir.file('stale.ts');
+    const { store, documents, deps } = setup({
+      command: true,
+      handler: (method, params, client) => {
+        // While it takes the request in, the server publishes what it had for the old content.
+        for (let i = 0; i < 1000; i++)
+          client.store.publish({ uri: uriOf(file), diagnostics: [diag('stale')] });
+        return answer(method, params, client);
+      },
+    });
+    writeFileSync(file, 'ERROR\n');
+    store.publish({ uri: uriOf(file), diagnostics: [diag('stale')] });
+    assert.deepEqual(messages(await currentDiagnostics(deps, file, 5000)), ['ERROR']);
+    writeFileSync(file, 'clean\n');
+    assert.deepEqual(messages(await currentDiagnostics(deps, file, 5000)), []);
+    documents.dispose();
+  },
+);
+
+test(
+  'command pull refused, failed or malformed: the publishes answer instead (rule 4), within the bound',
+  T,
+  async () => {
+    const refusals: Array<() => Promise<unknown>> = [
+      () => Promise.reject(new LspError('response', 'no such command', { code: 1 })),
+      () => Promise.resolve({ type: 'response', success: false, message: 'No Project.' }),
+      () => Promise.resolve(tsResponse([{ start: { line: 0 }, text: 7 }])),
+      () => Promise.resolve(null),
+    ];
+    for (const [i, refuse] of refusals.entries()) {
+      const file = dir.file(`refused-${i}.ts`);
+      const { documents, deps, asked } = setup({
+        command: true,
+        handler: (method, _params, { store }) => {
+          if (method === 'workspace/executeCommand') return refuse();
+          // The barrier's answer: the server has the open; it publishes a moment later.
+          setTimeout(
+            () => store.publish({ uri: uriOf(file), diagnostics: [diag(`published ${i}`)] }),
+            10,
+          );
+          return Promise.resolve([]);
+        },
+      });
+      writeFileSync(file, 'x');
+      assert.deepEqual(messages(await currentDiagnostics(deps, file, 5000)), [`published ${i}`]);
+      assert.ok(asked.includes('textDocument/documentSymbol'), `refusal ${i}: rule 4's barrier`);
+      documents.dispose();
+    }
+  },
+);
+
+test(
+  'pull (rule 1): a server that cancels every time is "analysing" at the bound, never what it published',
+  T,
+  async () => {
+    const { store, documents, deps, asked } = setup({
+      pull: true,
+      handler: () => Promise.reject(new LspError('response', 'busy', { code: -32802 })),
+    });
+    const file = dir.file('cancels.ts');
+    writeFileSync(file, 'x');
+    store.publish({ uri: uriOf(file), diagnostics: [diag('published')] });
+    const t0 = Date.now();
+    const answer = await currentDiagnostics(deps, file, 600);
+    assert.equal(answer.state, 'analysing');
+    assert.ok(Date.now() - t0 < 3000, `bounded: ${Date.now() - t0} ms`);
+    assert.ok(asked.length >= 2, `asked again while time was left: ${asked.length}`);
+    documents.dispose();
+  },
+);
+
+test(
+  'pull: an error answer is the asker’s error at once; an answer that is not a full report is never "no diagnostics"',
+  T,
+  async () => {
+    const answers: Array<() => Promise<unknown>> = [
+      () => Promise.reject(new LspError('response', 'internal error', { code: -32603 })),
+      () => Promise.resolve({ kind: 'unchanged', resultId: '1' }),
+      () => Promise.resolve(null),
+      () => Promise.resolve({ kind: 'full', items: 'none' }),
+    ];
+    for (const [i, answer] of answers.entries()) {
+      const { documents, deps } = setup({ pull: true, handler: answer });
+      const file = dir.file(`pull-error-${i}.ts`);
+      writeFileSync(file, 'x');
+      const t0 = Date.now();
+      await assert.rejects(currentDiagnostics(deps, file, 10_000), LspError, `answer ${i}`);
+      assert.ok(Date.now() - t0 < 2000, `at once: ${Date.now() - t0} ms`);
+      documents.dispose();
+    }
+  },
+);
+
+test(
+  'versioned: a late publish for the old version neither counts nor hides the current one',
+  T,
+  async () => {
+    const { store, documents, deps } = setup();
+    const file = dir.file('late.ts');
+    const uri = uriOf(file);
+    store.publish({ uri: uriOf(dir.file('other.ts')), version: 1, diagnostics: [] });
+    writeFileSync(file, 'one');
+    const doc = await documents.sync(file);
+    writeFileSync(file, 'two');
+    const newer = await documents.sync(file);
+    assert.ok(newer.version > doc.version);
+    store.publish({ uri, version: newer.version, diagnostics: [diag('current')] });
+    // Computed for the old content, it comes last.
+    store.publish({ uri, version: doc.version, diagnostics: [diag('old')] });
+    assert.deepEqual(messages(await currentDiagnostics(deps, file, 1000)), ['current']);
+    documents.dispose();
+  },
+);
+
+test(
+  'unversioned: publishes that never stop are "analysing" at the bound; once they stop, the last answers',
+  T,
+  async () => {
+    const { store, documents, deps, asked } = setup();
+    const file = dir.file('flood.ts');
+    const uri = uriOf(file);
+    writeFileSync(file, 'x');
+    let n = 0;
+    let flooding = false;
+    const timer = setInterval(() => {
+      if (flooding) store.publish({ uri, diagnostics: [diag(`pass ${++n}`)] });
+    }, 5);
+    try {
+      const answer = currentDiagnostics(deps, file, 800);
+      await barrierAnswered(asked);
+      flooding = true;
+      const t0 = Date.now();
+      assert.equal((await answer).state, 'analysing');
+      assert.ok(Date.now() - t0 < 3000, `bounded: ${Date.now() - t0} ms`);
+      flooding = false;
+      const last = n;
+      assert.deepEqual(messages(await currentDiagnostics(deps, file, 5000)), [`pass ${last}`]);
+    } finally {
+      clearInterval(timer);
+      documents.dispose();
+    }
+  },
+);

@@ -3,17 +3,33 @@
  *
  * A server reports diagnostics by pushing them (`textDocument/publishDiagnostics`), whenever it
  * is done analysing, or, when it offers it, on request (`textDocument/diagnostic`, "pull").
- * `currentDiagnostics` syncs the file (documents.ts) and then waits, bounded, for diagnostics
- * of exactly the content it synced. Which diagnostics are "of that content" is the rule below.
+ * `currentDiagnostics` syncs the file (documents.ts) and then asks, or waits, bounded, for
+ * diagnostics of exactly the content it synced. Which diagnostics are "of that content" is the
+ * rule below: the first rule the server allows is used, and the earlier a rule, the more it
+ * rests on what the server says rather than on time.
  *
  * The rule:
  * 1. Pull, when the server offers it (statically or by registration): the answer to a
  *    `textDocument/diagnostic` sent after the sync is about the synced content (a server
  *    handles a document's notifications and requests in order). A "server cancelled" answer is
- *    asked again while time is left.
- * 2. Push with a version (`versionSupport`): a publish counts only when its `version` is the
- *    synced version. Of several for it, the last counts.
- * 3. Push without a version (typescript-language-server publishes none): the content must
+ *    asked again while time is left; any other error answer is the answer (the caller is told
+ *    the server's reason), never a wait.
+ * 2. Pull through the server's own command, when it offers one we know and the connection
+ *    allows it (`serverCommand`, on by default): typescript-language-server's
+ *    `typescript.tsserverRequest` asks its tsserver for the file's syntax, semantic and
+ *    suggestion diagnostics (tsserver-diagnostics.ts says what the server does and why this is
+ *    exact). Sent after the sync, on the queue the sync went through, its answers are of the
+ *    synced content, whole: no publish is waited for. An error or malformed answer falls back
+ *    to the publishes (rules 3–4) within the same bound, so a server that lists the command and
+ *    refuses it is answered as one that never listed it.
+ *    Rules 1–2: if the file was synced again before the answer came, the answer may be of
+ *    either content, and the newest is asked about again.
+ * 3. Push with a version (`versionSupport`): a publish counts only when its `version` is the
+ *    synced version. Of several for it, the last counts; one for an older version arriving
+ *    late neither counts nor hides it. (bash-language-server publishes each
+ *    content once, after its lint, with its version; pyright publishes versions too.)
+ * 4. Push without a version — the fallback for a server that gives no signal of its own: the
+ *    content must
  *    reach the server by a fresh `didOpen` (documents.ts, `delivery: 'open'`), because servers
  *    publish for every open but not always for a change (typescript-language-server stays
  *    silent when a file was clean and is clean again, so a wait for "the next publish" would
@@ -22,12 +38,14 @@
  *    came yet, a `documentSymbol`, else `hover`, sent for it): the server has then taken in the
  *    open, and what it published before is about older content. A publish counts when it
  *    arrived after the barrier, and it is the answer once `settleMs` passed without another
- *    publish for the file (servers publish several passes — syntax, then semantics — and the
- *    last one is whole). Before the sync, a burst of publishes still arriving for the file is
- *    let settle first. The barrier is made once per version: a later call about the same
- *    content takes the latest publish since it, so asking twice does not wait for a publish
- *    that already came, and a file an earlier question opened is answered at once when the
- *    server published for it since.
+ *    publish for the file. Why a quiet time, and only here: such a server may publish one
+ *    content in passes (typescript-language-server: syntax, then the semantic check's type
+ *    errors, 50 ms or more apart) and nothing in a publish, nor in the protocol, says which
+ *    pass is the last; a server that says more is read by rules 1–3 instead. Before the sync,
+ *    a burst of publishes still arriving for the file is let settle first. The barrier is made
+ *    once per version: a later call about the same content takes the latest publish since it,
+ *    so asking twice does not wait for a publish that already came, and a file an earlier
+ *    question opened is answered at once when the server published for it since.
  *    When the server published after a first open of the file (nothing closed before it) but
  *    before its barrier, that publish may be for this content and none may follow: the
  *    document is opened afresh (a new version, its own barrier) once, so a call never waits for
@@ -35,18 +53,19 @@
  *    Limits, said plainly: a server that, after answering the barrier, still publishes results
  *    it computed for older content could be taken at its word; a pass that ends more than
  *    `settleMs` after the previous one is seen by the next call, not this one.
- * 4. A server is taken as versioned as soon as one publish carried a version; before that
- *    rule 3 applies (rule 3 is safe for versioned servers too, only slower).
- * 5. Nothing counts within the bound → `analysing`: the server is still working; never an
+ * 5. A server is taken as versioned as soon as one publish carried a version; before that
+ *    rule 4 applies (rule 4 is safe for versioned servers too, only slower).
+ * 6. Nothing counts within the bound → `analysing`: the server is still working; never an
  *    older version's diagnostics as current.
+ * Not a signal here: the server's work-done progress. No server we know ties it to its
+ * diagnostics (typescript-language-server reports only its project load and ends it at its
+ * first diagnostics event, a syntax pass; pyright's analysis progress ends with publishes
+ * rule 3 already reads by version), so a call neither waits for reported work nor answers at
+ * its end: work that never ends, or a flood of it, changes no answer and no wait.
  * If the file is synced again meanwhile (another agent, a newer content on disk), the answer
  * is for the newest version, which it names.
  */
-import type {
-  Diagnostic,
-  DocumentDiagnosticReport,
-  PublishDiagnosticsParams,
-} from 'vscode-languageserver-protocol/node';
+import type { Diagnostic, PublishDiagnosticsParams } from 'vscode-languageserver-protocol/node';
 import { LspError } from './errors.js';
 import type { DocumentSnapshot, DocumentSync } from './documents.js';
 import { pathOf } from './workspace-files.js';
@@ -74,13 +93,13 @@ interface Publish {
 
 /** What the store knows of one file. */
 interface FileRecord {
-  /** The latest publish with a version, and the latest without. */
+  /** The latest publish of the highest version published, and the latest without a version. */
   withVersion?: Publish;
   withoutVersion?: Publish;
   lastAt?: number;
   /** Its latest `didOpen`: the version, the publish count then, and whether it followed a close. */
   opened?: { version: number; seq: number; reopened: boolean };
-  /** The barrier of its current version (rule 3): one per version, shared. */
+  /** The barrier of its current version (rule 4): one per version, shared. */
   barrier?: { version: number; seq: Promise<number | undefined> };
 }
 
@@ -128,6 +147,13 @@ export class DiagnosticsStore {
     };
     if (version !== undefined) this.#versioned = true;
     const record = this.#use(file);
+    // Versions only grow (documents.ts): a lower one is a late publish for older content, and
+    // must not hide the newer one kept (rule 3).
+    const older = version !== undefined && version < (record.withVersion?.version ?? -Infinity);
+    if (older) {
+      this.#trim(file);
+      return;
+    }
     const replaced = version === undefined ? record.withoutVersion : record.withVersion;
     this.#kept += publish.diagnostics.length - (replaced?.diagnostics.length ?? 0);
     if (version === undefined) record.withoutVersion = publish;
@@ -178,7 +204,7 @@ export class DiagnosticsStore {
 
   /**
    * The server answered a request about `version` of `file`, sent after its open: the first such
-   * answer is the version's barrier (rule 3), unless one was made already.
+   * answer is the version's barrier (rule 4), unless one was made already.
    */
   answered(file: string, version: number): void {
     const record = this.#files.get(file);
@@ -245,14 +271,22 @@ export class DiagnosticsStore {
   }
 }
 
+/** How a server is asked for a document's diagnostics (rules 1 and 2). */
+export interface DiagnosticsPull {
+  /** 'pull': `textDocument/diagnostic` (rule 1); 'command': the server's own command (rule 2). */
+  readonly rule: 'pull' | 'command';
+  /** The diagnostics of `doc` as the server has it when it reads the request. */
+  ask(doc: DocumentSnapshot, timeoutMs: number): Promise<readonly Diagnostic[]>;
+}
+
 /** What currentDiagnostics needs of its connection. */
 export interface DiagnosticsDeps {
   readonly documents: DocumentSync;
   readonly store: DiagnosticsStore;
   request<R>(method: string, params: object, options: { timeoutMs: number }): Promise<R>;
-  /** The pull identifier when the server offers pull diagnostics; undefined when it does not. */
-  pull(): { identifier?: string } | undefined;
-  /** The request that proves the server took in a document (rule 3); undefined: none. */
+  /** How to pull diagnostics (rules 1–2); undefined when the server only publishes. */
+  pull(): DiagnosticsPull | undefined;
+  /** The request that proves the server took in a document (rule 4); undefined: none. */
   barrier(doc: DocumentSnapshot): { method: string; params: object } | undefined;
   readonly settleMs: number;
   readonly now: () => number;
@@ -274,7 +308,16 @@ export async function currentDiagnostics(
 ): Promise<DiagnosticsAnswer> {
   const deadline = deps.now() + timeoutMs;
   const pull = deps.pull();
-  if (pull) return pullDiagnostics(deps, file, pull.identifier, deadline);
+  if (pull) return pullDiagnostics(deps, file, pull, deadline);
+  return pushedDiagnostics(deps, file, deadline);
+}
+
+/** Rules 3–4: what the server published for the synced content. */
+async function pushedDiagnostics(
+  deps: DiagnosticsDeps,
+  file: string,
+  deadline: number,
+): Promise<DiagnosticsAnswer> {
   if (deps.store.versioned) {
     const doc = await deps.documents.sync(file);
     return waitVersioned(deps, doc, deadline);
@@ -282,23 +325,20 @@ export async function currentDiagnostics(
   return waitUnversioned(deps, file, deadline);
 }
 
+/** Rules 1–2: the answer to a request sent after the sync. */
 async function pullDiagnostics(
   deps: DiagnosticsDeps,
   file: string,
-  identifier: string | undefined,
+  pull: DiagnosticsPull,
   deadline: number,
 ): Promise<DiagnosticsAnswer> {
   let doc = await deps.documents.sync(file);
   for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
     const left = deadline - deps.now();
     if (left <= 0) return { state: 'analysing', document: doc };
-    let report: DocumentDiagnosticReport;
+    let diagnostics: readonly Diagnostic[];
     try {
-      report = await deps.request<DocumentDiagnosticReport>(
-        'textDocument/diagnostic',
-        { textDocument: { uri: doc.uri }, ...(identifier !== undefined ? { identifier } : {}) },
-        { timeoutMs: left },
-      );
+      diagnostics = await pull.ask(doc, left);
     } catch (err) {
       if (err instanceof LspError && err.code === SERVER_CANCELLED) {
         await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
@@ -307,6 +347,9 @@ async function pullDiagnostics(
       }
       if (err instanceof LspError && err.kind === 'timeout')
         return { state: 'analysing', document: doc };
+      // Rule 2: a command the server refused; its publishes still say what it found.
+      if (pull.rule === 'command' && err instanceof LspError && err.kind === 'response')
+        return pushedDiagnostics(deps, file, deadline);
       throw err;
     }
     // Synced again meanwhile: the answer may be of either version; ask about the newest.
@@ -315,11 +358,7 @@ async function pullDiagnostics(
       doc = now;
       continue;
     }
-    return {
-      state: 'current',
-      document: doc,
-      diagnostics: report.kind === 'full' ? report.items : [],
-    };
+    return { state: 'current', document: doc, diagnostics };
   }
 }
 
@@ -355,7 +394,7 @@ async function waitUnversioned(
     if (store.versioned) return waitVersioned(deps, doc, deadline);
     const now = deps.documents.get(file);
     const moved = now !== undefined && now.version !== doc.version;
-    // The server published for a first open before its barrier: open afresh, once (rule 3).
+    // The server published for a first open before its barrier: open afresh, once (rule 4).
     const again: boolean = !moved && !afresh && publishedBefore(deps, doc, after);
     if (moved || again) {
       // Synced again by someone else: follow the newest content, by a fresh open again.
@@ -383,7 +422,7 @@ async function waitUnversioned(
 /**
  * True when the latest publish for `doc`'s file came after a first open of this version (no
  * close before it) but not after its barrier: it may be for this content, and the server may
- * not publish again (rule 3).
+ * not publish again (rule 4).
  */
 function publishedBefore(
   deps: DiagnosticsDeps,
