@@ -277,6 +277,43 @@ describe('work the server reports (work-done progress)', () => {
   );
 });
 
+describe('diagnostics and the work a server reports', () => {
+  let dir: TempDir;
+  let conn: LspConnection;
+
+  before(async () => {
+    dir = tempDir('mcpctl-lsp-diag-work-');
+    // Questions would wait 20 s for reported work; diagnostics must not wait at all.
+    conn = new LspConnection(fakeServer(dir.path, 'normal', { readyWaitMs: 20_000 }));
+    await conn.open();
+  });
+
+  after(() => closeAndRemove(conn, dir));
+
+  test(
+    'work begun and never ended, then a flood of tokens: diagnostics answer at once, of the content now',
+    { timeout: 15_000 },
+    async () => {
+      await conn.request('fake/work', { token: 'forever', title: 'Indexing' });
+      await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          conn.request('fake/work', { token: `flood-${i}`, title: `step ${i}` }),
+        ),
+      );
+      for (const [i, text] of ['ERROR\nfine\n', 'fine\nfine\nERROR\n', 'fine\n'].entries()) {
+        writeFileSync(dir.file('w.txt'), text);
+        const t0 = Date.now();
+        const view = await diagnostics(conn, { file: 'w.txt' }, { timeoutMs: 10_000 });
+        assert.ok(Date.now() - t0 < 5000, `round ${i}: ${Date.now() - t0} ms`);
+        assert.deepEqual(
+          view.state === 'current' ? view.diagnostics.map((d) => d.line) : view,
+          [[1], [3], []][i],
+        );
+      }
+    },
+  );
+});
+
 describe('a server flooding its client, and answers too long for an agent', () => {
   let dir: TempDir;
   let conn: LspConnection;
