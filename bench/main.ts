@@ -4,7 +4,9 @@
  * mcp-hub; `npm run bench:proxy` runs only that one), the http figure (issue 26: agent
  * sessions through serve and over HTTP) and the restart figure (issue 25: the daemon killed
  * under an agent; `npm run bench:restart`) and the lsp figure (issue 24: one warm language
- * server per workspace for every agent; `npm run bench:lsp`) and the serve figure (issue 37: an
+ * server per workspace for every agent; `npm run bench:lsp`), with its diagnostics figure (issue
+ * 37: a new error and its fix reported, today's rule against the new one; `npm run bench:lsp --
+ * diagnostics`) and the serve figure (issue 37: an
  * idle serve's RSS; `npm run bench:serve`), printed as a table with the machine, and written
  * to $BENCH_OUT or bench/results.json.
  *
@@ -27,10 +29,11 @@ import { proxyLines } from './proxy/report.js';
 import { killAll, processesMentioning } from './processes.js';
 import { reloadFigure } from './reload.js';
 import { restartFigure, restartLines } from './restart/figure.js';
+import { lspDiagnosticsFigure, lspDiagnosticsLines } from './lsp/diagnostics-figure.js';
 import { lspFigure, lspLines } from './lsp/figure.js';
 import { gapLines, poolLines, reloadLines, scaleLines, tableHead, writeResults } from './report.js';
 import { isScaleResult, scaleFigure } from './scale-figure.js';
-import { runSections, type BenchSection } from './sections.js';
+import { failedLine, failureMessage, runSections, type BenchSection } from './sections.js';
 import { serveRssFigure, serveRssLines } from './serve-rss.js';
 
 /** The repository's bench/results.json, whether we run from dist/ or another build folder. */
@@ -114,11 +117,28 @@ const SECTIONS: readonly BenchSection[] = [
   },
   {
     title:
-      '9/10 lsp (a TypeScript project of 300 files: cold vs warm, per request, 5 agents, edits)',
-    keys: ['lsp'],
+      '9/10 lsp (a TypeScript project of 300 files: cold vs warm, per request, 5 agents, edits, diagnostics)',
+    keys: ['lsp', 'lspDiagnostics'],
     async run(say) {
       const lsp = await lspFigure(say);
-      return { figures: { lsp }, lines: ['', ...lspLines(lsp)] };
+      // The diagnostics figure under its own guard: its failure keeps the lsp figure.
+      try {
+        const lspDiagnostics = await lspDiagnosticsFigure(say);
+        return {
+          figures: { lsp, lspDiagnostics },
+          lines: ['', ...lspLines(lsp), ...lspDiagnosticsLines(lspDiagnostics)],
+        };
+      } catch (err) {
+        const failed = failureMessage(err);
+        say(
+          `    diagnostics failed: ${err instanceof Error ? (err.stack ?? err.message) : failed}`,
+        );
+        return {
+          figures: { lsp, lspDiagnostics: { failed } },
+          lines: ['', ...lspLines(lsp), failedLine('  diagnostics', failed)],
+          failedFigures: ['diagnostics'],
+        };
+      }
     },
   },
   {

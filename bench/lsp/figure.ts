@@ -96,7 +96,7 @@ const requireHere = createRequire(import.meta.url);
 const moduleDir = (pkg: string): string => join(requireHere.resolve(`${pkg}/package.json`), '..');
 
 /** A chain of modules, each using the previous one's function and a shared type. */
-function writeGeneratedProject(workspace: string, files: number): void {
+export function writeGeneratedProject(workspace: string, files: number): void {
   mkdirSync(join(workspace, 'src'), { recursive: true });
   writeFileSync(
     join(workspace, 'tsconfig.json'),
@@ -146,7 +146,8 @@ function questionOf(files: number): { file: string; line: number; column: number
   return { file: `src/mod${i}.ts`, line: 6, column: 18 };
 }
 
-function serverMain(dir: RunDir): string {
+/** The server's main module through a link in the run's folder (so its processes name it). */
+export function serverMain(dir: RunDir): string {
   const link = join(dir.root, 'bin', 'typescript-language-server.mjs');
   if (!existsSync(link)) {
     mkdirSync(join(dir.root, 'bin'), { recursive: true });
@@ -155,7 +156,7 @@ function serverMain(dir: RunDir): string {
   return link;
 }
 
-function initializationOptions(): unknown {
+export function initializationOptions(): unknown {
   return { tsserver: { path: join(moduleDir('typescript-6'), 'lib'), useSyntaxServer: 'never' } };
 }
 
