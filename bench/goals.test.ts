@@ -55,4 +55,52 @@ describe('the goals object', () => {
     assert.equal(g.goals['lsp.perRequestRatio']?.met, false);
     assert.deepEqual(benchGoals({}), { met: true, goals: {} });
   });
+
+  it('the diagnostics figure: both ratios against today’s rule as floor, and the first asks', () => {
+    const figure = (ratio: number, firstAsk: number) => ({
+      lspDiagnostics: {
+        rounds: 10,
+        errorReportedTodayMs: 800,
+        errorReportedMs: 800 * ratio,
+        errorRatio: ratio,
+        fixClearedTodayMs: 700,
+        fixClearedMs: 140,
+        fixRatio: 0.2,
+        firstAskToday: { error: 8, fix: 10 },
+        firstAsk: { error: firstAsk, fix: 10 },
+        goals: {
+          errorRatio: { max: 0.8, met: ratio <= 0.8 },
+          fixRatio: { max: 0.8, met: true },
+          firstAsk: { rounds: 10, met: firstAsk === 10 },
+        },
+      },
+    });
+    const met = benchGoals(figure(0.25, 10));
+    assert.deepEqual(Object.keys(met.goals).sort(), [
+      'lspDiagnostics.errorReported',
+      'lspDiagnostics.firstAsk',
+      'lspDiagnostics.fixCleared',
+    ]);
+    assert.deepEqual(met.goals['lspDiagnostics.errorReported'], {
+      goal: "a new error reported ≤ 0.8× today's rule",
+      figure: 200,
+      floor: 800,
+      ratio: 0.25,
+      met: true,
+    });
+    assert.equal(met.goals['lspDiagnostics.fixCleared']?.floor, 700);
+    assert.equal(met.goals['lspDiagnostics.firstAsk']?.figure, 10);
+    assert.equal(met.met, true);
+    const slow = benchGoals(figure(0.9, 10));
+    assert.equal(slow.goals['lspDiagnostics.errorReported']?.met, false);
+    assert.equal(slow.met, false);
+    const wrongOnce = benchGoals(figure(0.25, 9));
+    assert.equal(wrongOnce.goals['lspDiagnostics.firstAsk']?.met, false);
+    assert.equal(wrongOnce.goals['lspDiagnostics.firstAsk']?.figure, 9);
+    assert.match(
+      goalLines(wrongOnce)[0] ?? '',
+      /^goals: 2 of 3 met; missed: lspDiagnostics\.firstAsk/,
+    );
+    assert.deepEqual(benchGoals({ lspDiagnostics: { failed: 'no server' } }).goals, {});
+  });
 });

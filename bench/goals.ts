@@ -6,11 +6,13 @@
  * Guarantees:
  * - One entry per goal of every figure that was measured; a figure that failed, or was not
  *   run (a section run alone), has no entries, and `met` counts only those measured.
- * - The figures that judge their goals themselves (proxy, http, restart, lsp, serve) are taken
- *   at their word; the others are judged here by the thresholds their printed lines use.
+ * - The figures that judge their goals themselves (proxy, http, restart, lsp, its diagnostics,
+ *   serve) are taken at their word; the others are judged here by the thresholds their
+ *   printed lines use. The diagnostics figure's entries carry today's rule as their floor.
  */
 import type { GapFigures } from './gap.js';
 import type { HttpFigure } from './http.js';
+import type { LspDiagnosticsFigure } from './lsp/diagnostics-figure.js';
 import type { LspFigure } from './lsp/figure.js';
 import type { PoolFigure } from './pool-sharing.js';
 import type { ProxyFigure } from './proxy/figure.js';
@@ -46,6 +48,7 @@ export interface MeasuredFigures {
   readonly http?: HttpFigure;
   readonly restart?: RestartFigure;
   readonly lsp?: LspFigure;
+  readonly lspDiagnostics?: LspDiagnosticsFigure;
   readonly serve?: ServeRssFigure;
 }
 
@@ -139,6 +142,28 @@ export function benchGoals(f: Readonly<Record<string, unknown>>): BenchGoals {
         goal: 'min' in g ? `≥ ${g.min}` : `≤ ${g.max}`,
         met: g.met,
       };
+  const diag = measured(figures.lspDiagnostics);
+  if (diag) {
+    goals['lspDiagnostics.errorReported'] = {
+      goal: `a new error reported ≤ ${diag.goals.errorRatio.max}× today's rule`,
+      figure: diag.errorReportedMs,
+      floor: diag.errorReportedTodayMs,
+      ratio: diag.errorRatio,
+      met: diag.goals.errorRatio.met,
+    };
+    goals['lspDiagnostics.fixCleared'] = {
+      goal: `a fix cleared ≤ ${diag.goals.fixRatio.max}× today's rule`,
+      figure: diag.fixClearedMs,
+      floor: diag.fixClearedTodayMs,
+      ratio: diag.fixRatio,
+      met: diag.goals.fixRatio.met,
+    };
+    goals['lspDiagnostics.firstAsk'] = {
+      goal: `right on the first ask in every round (${diag.goals.firstAsk.rounds} errors, as many fixes)`,
+      figure: Math.min(diag.firstAsk.error, diag.firstAsk.fix),
+      met: diag.goals.firstAsk.met,
+    };
+  }
   const serve = measured(figures.serve);
   if (serve)
     goals['serve'] = {
