@@ -282,6 +282,7 @@ describe('disclosure', { timeout: 10_000 }, () => {
       'disabled',
       'updateStrategy',
       'shared',
+      'idleStopMs',
       'extensionName',
     ];
     assert.deepEqual(

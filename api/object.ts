@@ -43,6 +43,7 @@ export type AdmittedReason =
 
 export type ReadyReason =
   | 'Connected'
+  | 'Idle'
   | 'Connecting'
   | 'NotAdmitted'
   | 'ConnectFailed'

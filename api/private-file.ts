@@ -34,7 +34,7 @@ export async function replaceFile(file: string, text: string, mode: number): Pro
 }
 
 export type PrivateRead =
-  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'text'; readonly text: string; readonly stat: Stats }
   | { readonly kind: 'missing' }
   | { readonly kind: 'link' }
   | { readonly kind: 'notRegular'; readonly stat: Stats };
@@ -49,7 +49,7 @@ export async function readPrivateFile(file: string): Promise<PrivateRead> {
     try {
       const stat = await handle.stat();
       if (!stat.isFile()) return { kind: 'notRegular', stat };
-      return { kind: 'text', text: await handle.readFile('utf8') };
+      return { kind: 'text', text: await handle.readFile('utf8'), stat };
     } finally {
       await handle.close();
     }

@@ -40,6 +40,7 @@ const EXPECTED: Record<string, string> = {
   disabled: 'true or false',
   updateStrategy: 'one of "RollingUpdate", "Recreate"',
   shared: 'true or false',
+  idleStopMs: 'a whole number of milliseconds, 0 or more (0: kept while an agent holds it)',
   oauth: 'an object',
   authProviderType: 'a string',
   extensionName: 'a string',

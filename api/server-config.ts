@@ -32,6 +32,7 @@ export const serverConfigSchema = z
     disabled: z.boolean(),
     updateStrategy: z.enum(['RollingUpdate', 'Recreate']),
     shared: z.boolean(),
+    idleStopMs: z.number().int().nonnegative(),
     oauth: z.record(z.string(), z.unknown()),
     authProviderType: z.string(),
     extensionName: z.string(),

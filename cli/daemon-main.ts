@@ -37,6 +37,7 @@ import {
   homeDirectory,
   prepareSocketDir,
   probeSocket,
+  catalogDirOf,
   stateFileOf,
 } from './rpc/socket-path.js';
 import type { ReconnectMode } from './rpc/protocol.js';
@@ -65,6 +66,8 @@ export interface DaemonCommandOptions extends SessionFlags {
   readonly socket: string;
   readonly debounceMs: number;
   readonly drainDelayMs?: number;
+  /** `--idle-stop` (0: every server runs while held). */
+  readonly idleStopMs?: number;
   readonly logLevel?: string;
   /** `text`: one readable line per event (output/log-lines.ts); default `json` (pino's lines). */
   readonly logFormat?: 'text' | 'json';
@@ -183,9 +186,11 @@ export async function runDaemon(o: DaemonCommandOptions): Promise<number> {
       home,
       debounceMs: o.debounceMs,
       ...(o.drainDelayMs === undefined ? {} : { drainDelayMs: o.drainDelayMs }),
+      ...(o.idleStopMs === undefined ? {} : { idleStopMs: o.idleStopMs }),
       ...(o.defaultSessionEnv ? { defaultSessionEnv: o.defaultSessionEnv } : {}),
       ...(o.serverEnv ? { serverEnv: o.serverEnv } : {}),
       stateFile: stateFileOf(o.socket),
+      catalogDir: catalogDirOf(o.socket),
       log,
     });
   } catch (err) {

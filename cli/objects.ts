@@ -89,7 +89,7 @@ export interface EventList {
 }
 
 /** How a pooled connection stands (`get connections` STATE). */
-export type ConnectionState = 'Connecting' | 'Ready' | 'Draining';
+export type ConnectionState = 'Connecting' | 'Ready' | 'Draining' | 'Idle';
 
 /**
  * One live connection of the daemon's pool (`get connections`, like `kubectl get pods`): which
@@ -121,6 +121,8 @@ export interface ConnectionObject {
     readyTime: string | null;
     /** While Draining: when it closes unless a session takes it again. */
     drainEndsAt?: string;
+    /** While Idle (no process; its catalog is listed): when what it lists was learned. */
+    catalogTime?: string;
     tools: number;
     prompts: number;
   };

@@ -33,6 +33,7 @@
  *   options, so tests run daemons side by side.
  */
 import { ApprovalStore, PinStore, SessionApprovals, pinsFilePath } from '../approvals/index.js';
+import { CatalogStore } from '../pool/catalog.js';
 import {
   createSessionStore,
   createSharedSources,
@@ -132,6 +133,14 @@ export interface DaemonOptions extends SessionFlags {
   readonly stateFile?: string;
   /** How long an unused connection stays for a re-acquire (pool default 30 s). */
   readonly drainDelayMs?: number;
+  /**
+   * Start on demand, stop when idle (issue #34): the idle time of every MCP server whose entry
+   * sets no `idleStopMs`. 0: every admitted server starts at once and runs while held.
+   * Default 0 here; the command line's default is its DEFAULT_IDLE_STOP_MS (cli/commands/daemon.ts).
+   */
+  readonly idleStopMs?: number;
+  /** Where the catalogs are kept between runs (beside the socket); absent: in memory only. */
+  readonly catalogDir?: string;
   readonly log?: DaemonLog;
   /** Environment for the approvals file location (`MCPCTL_APPROVALS_PATH`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -177,6 +186,8 @@ export class Daemon {
   readonly approvals: ApprovalStoreLike;
   /** The tool and prompt pins (issue #35), beside the approvals file. */
   readonly pins: PinStore | undefined;
+  /** What each MCP server listed last, per connectionId (issue #34); absent: idle stop off. */
+  readonly catalogs: CatalogStore | undefined;
   readonly startedAt = new Date();
   readonly reaped: ReapSummary;
   /**
@@ -205,6 +216,17 @@ export class Daemon {
   ) {
     this.processes = processes;
     this.pins = pins;
+    this.catalogs =
+      (options.idleStopMs ?? 0) > 0 || options.catalogDir !== undefined
+        ? new CatalogStore({
+            ...(options.catalogDir !== undefined ? { dir: options.catalogDir } : {}),
+            onIgnored: (file, why) =>
+              this.#log.warn(
+                { file },
+                `a server catalog was not used: ${why}; the server starts to list anew`,
+              ),
+          })
+        : undefined;
     this.options = options;
     this.oauth = oauth;
     this.#log = options.log ?? silentLog;
@@ -269,6 +291,7 @@ export class Daemon {
         auth: oauth,
         ...(processes === undefined ? {} : { recorder: processes }),
         ...(options.drainDelayMs === undefined ? {} : { drainDelayMs: options.drainDelayMs }),
+        ...(options.idleStopMs === undefined ? {} : { idleStopMs: options.idleStopMs }),
         ...(options.serverEnv ? { serverEnv: options.serverEnv } : {}),
         onWarning: (message) => log.warn({}, message),
       });
@@ -450,6 +473,7 @@ export class Daemon {
       'stopping: closing language servers',
     );
     await this.lspPool.close();
+    await this.catalogs?.flushed();
     this.#log.info({}, 'stopped');
   }
 
@@ -467,6 +491,9 @@ export class Daemon {
       lspPool: this.lspPool,
       approvals: this.approvals,
       ...(this.pins ? { pins: this.pins } : {}),
+      ...(this.catalogs
+        ? { catalogs: { store: this.catalogs, idleStopMs: o.idleStopMs ?? 0 } }
+        : {}),
       sessionApprovals: new SessionApprovals(),
       // One SharedSources for all sessions: the user settings file is watched once.
       storeFactory: (storeOptions) => createSessionStore({ ...storeOptions, sharedSources }),

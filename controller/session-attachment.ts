@@ -63,11 +63,13 @@ interface Attached {
 }
 
 /** `workspace`: the realpath of the agent's session's workspace (the pool keeps them apart). */
+/** `start`: starts an idle server (a subscription needs it running, issue #34). */
 export function attachAgent(
   pool: Pool,
   registry: Registry,
   agent: SessionAgent,
   workspace: string,
+  start?: (server: string) => Promise<void>,
 ): SessionAttachment {
   const attached = new Map<string, Attached>();
   const subscriptions = new Map<string, Set<string>>();
@@ -88,10 +90,11 @@ export function attachAgent(
     if (detached) return;
     const entry = registry.get(server);
     const before = attached.get(server);
-    if (before && before.key === entry?.key) return;
+    if (before && before.key === entry?.key && !entry.idle) return;
     before?.attachment.detach();
     attached.delete(server);
-    if (!entry) return;
+    // An idle server has no connection to attach to; the one that starts it is attached.
+    if (!entry || entry.idle) return;
     const poolAgent: PoolAgent = {
       label: agent.label,
       workspace,
@@ -133,6 +136,11 @@ export function attachAgent(
       let uris = subscriptions.get(server);
       if (!uris) subscriptions.set(server, (uris = new Set()));
       uris.add(uri);
+      // Started, it is attached and the subscription replayed on it (follow → replay).
+      if (registry.get(server)?.idle && start) {
+        await start(server);
+        return;
+      }
       await attached.get(server)?.attachment.subscribe(uri);
     },
     async unsubscribe(server, uri) {

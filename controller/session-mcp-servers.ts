@@ -19,7 +19,7 @@ import type { AdmissionTicket } from '../pool/ticket.js';
 import type { ToolPins } from '../reconcilers/pins.js';
 import type { Registry } from '../reconcilers/registry.js';
 import { toMcpServer } from '../reconcilers/server-object.js';
-import { mcpKind } from '../reconcilers/server-kind.js';
+import { mcpKind, type McpCatalogs } from '../reconcilers/server-kind.js';
 import { MCP_WHY } from '../reconcilers/why.js';
 import { MCP_DECISIONS } from './approval-decisions.js';
 import type { KindParts } from './session-kind.js';
@@ -36,11 +36,13 @@ export interface McpPartsDeps {
   readonly ceiling: readonly string[] | undefined;
   /** The pins the servers' listings are held against (absent: nothing is pinned). */
   readonly pins?: ToolPins;
+  /** Start on demand and stop when idle (absent: every admitted server runs while held). */
+  readonly catalogs?: McpCatalogs;
 }
 
 export function mcpServerParts(deps: McpPartsDeps): McpParts {
   return {
-    adapter: mcpKind(deps.pool, deps.registry, deps.pins),
+    adapter: mcpKind(deps.pool, deps.registry, deps.pins, deps.catalogs),
     decisions: MCP_DECISIONS,
     why: MCP_WHY,
     holds: 'servers',

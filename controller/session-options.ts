@@ -16,6 +16,7 @@ import type { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState } from '../informers/types.js';
 import type { Lease, Pool } from '../pool/types.js';
 import type { AdmissionTicket } from '../pool/ticket.js';
+import type { McpCatalogs } from '../reconcilers/server-kind.js';
 import type { ApprovalStoreLike, SessionApprovalsLike } from './approval-decisions.js';
 import type { EventRecorder } from './event-recorder.js';
 import type { LspPool } from '../pool/lsp-pool.js';
@@ -48,6 +49,12 @@ export interface SessionOptions extends SessionFlags {
    * gives its store. Absent: every listing is served as it comes.
    */
   readonly pins?: PinStore;
+  /**
+   * Start on demand, stop when idle (issue #34): the catalogs MCP servers are served from while
+   * no process runs, and the idle time of a server that sets none (0: kept while held). Absent:
+   * every admitted server runs while the session holds it.
+   */
+  readonly catalogs?: McpCatalogs;
   readonly debounceMs?: number;
   readonly concurrency?: number;
   readonly backoffBaseMs?: number;

@@ -50,7 +50,9 @@ import { approvalLookup, lspApprovalLookup } from '../approvals/index.js';
 import { createSessionStore } from '../informers/session-store.js';
 import type { DesiredState, SessionStore } from '../informers/types.js';
 import type { McpMessage, PoolCaller } from '../pool/types.js';
-import { Registry } from '../reconcilers/registry.js';
+import { Registry, type RegistryEntry } from '../reconcilers/registry.js';
+import { isCatalogList } from '../pool/catalog.js';
+import { NotLiveError } from '../pool/errors.js';
 import type { HeldDefinition, PinReview } from '../reconcilers/pins.js';
 import {
   attachAgent,
@@ -204,6 +206,7 @@ export class Session {
         admission: this.#admission,
         ceiling: opts.ceiling,
         ...(this.#pins ? { pins: this.#pins } : {}),
+        ...(opts.catalogs ? { catalogs: opts.catalogs } : {}),
       }),
       {
         ...common,
@@ -224,7 +227,10 @@ export class Session {
       enqueue: (name) => mcp.enqueue(name),
       announce: (name) => this.#emitter.emit('loginRequired', name),
     });
-    this.registry.onChange((name) => this.#emitter.emit('registry', name, MCP_SERVERS.kind));
+    // A server that only started or stopped (idle) lists the same: no list_changed for it.
+    this.registry.onChange((name, visible) => {
+      if (visible) this.#emitter.emit('registry', name, MCP_SERVERS.kind);
+    });
     this.#ownLspPool = opts.lspPool ? undefined : createLspPool({ drainDelayMs: 0 });
     this.#lspParts = new LanguageServerParts({
       sessionId: this.id,
@@ -345,14 +351,45 @@ export class Session {
     message: McpMessage,
     options: SessionRequestOptions = {},
   ): Promise<Record<string, unknown>> {
-    const entry = this.registry.get(server);
-    if (!entry) throw new ServerUnavailableError(this.#kinds[MCP_SERVERS.kind].why(server));
     const { caller, ...rest } = options;
-    return this.#opts.pool.request(
-      entry.key,
-      message,
-      caller ? { ...rest, caller: this.#asCaller(caller) } : rest,
-    );
+    const routed = caller ? { ...rest, caller: this.#asCaller(caller) } : rest;
+    const catalogs = this.#opts.catalogs;
+    let entry = this.registry.get(server);
+    if (!entry) throw new ServerUnavailableError(this.#kinds[MCP_SERVERS.kind].why(server));
+    if (entry.idle) {
+      // A list the catalog holds is answered without a process (issue #34).
+      const listed =
+        catalogs && !message.params?.cursor
+          ? catalogs.store.answer(entry.connectionId, message.method)
+          : undefined;
+      if (listed) return listed;
+      entry = await this.#startIdle(server);
+    }
+    const served = entry;
+    try {
+      const result = await this.#opts.pool.request(served.key, message, routed);
+      if (catalogs && isCatalogList(message.method) && !message.params?.cursor)
+        catalogs.store.rememberList(served.connectionId, message.method, result);
+      return result;
+    } catch (err) {
+      // Stopped for idling between the lookup and the send: it starts again, and the request
+      // is sent once more (it never reached the server: the pool had no live connection).
+      if (!(err instanceof NotLiveError) || !catalogs) throw err;
+      return this.#opts.pool.request((await this.#startIdle(server)).key, message, routed);
+    }
+  }
+
+  /** Starts an idle server (a normal pass, admission and all) and returns what serves it. */
+  async #startIdle(server: string): Promise<RegistryEntry> {
+    const mcp = this.#kinds[MCP_SERVERS.kind];
+    try {
+      await mcp.reconciler.demand(server);
+    } catch {
+      throw new ServerUnavailableError(mcp.why(server));
+    }
+    const entry = this.registry.get(server);
+    if (!entry || entry.idle) throw new ServerUnavailableError(mcp.why(server));
+    return entry;
   }
 
   /**
@@ -423,7 +460,9 @@ export class Session {
    * registry, so the servers' requests and notifications reach it (see session-attachment.ts).
    */
   attachAgent(agent: SessionAgent): SessionAttachment {
-    return attachAgent(this.#opts.pool, this.registry, agent, this.workspace);
+    return attachAgent(this.#opts.pool, this.registry, agent, this.workspace, (server) =>
+      this.#startIdle(server).then(() => undefined),
+    );
   }
 
   /**

@@ -142,6 +142,11 @@ export class AgentRouter {
     };
   }
 
+  /** How many uris agents are subscribed to on this connection. */
+  subscriptionCount(): number {
+    return this.#subscriptions.size;
+  }
+
   attach(agent: PoolAgent): Attachment {
     if (this.#link.closed.aborted) {
       throw new PoolError(`server "${this.#server}": the connection has ended`);

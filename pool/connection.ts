@@ -56,7 +56,7 @@ import {
 } from './errors.js';
 import { pipeInbound, type InboundStep } from './inbound.js';
 import type { ProcessRecorder } from '../proc/index.js';
-import type { ConnectionHost, LostCause, PooledConnection } from './pool.js';
+import type { ConnectionActivity, ConnectionHost, LostCause, PooledConnection } from './pool.js';
 import { ProgressRoutes, withProgressToken } from './progress.js';
 import { ServerLists } from './server-lists.js';
 import type { AdmissionTicket } from './ticket.js';
@@ -110,6 +110,9 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
   #traffic: TrafficGuard | undefined;
   /** The server's tools and prompts. */
   readonly #lists: ServerLists;
+  /** Agents' requests in flight and when the last was sent or answered (the idle stop). */
+  #inFlight = 0;
+  #lastActiveAt = Date.now();
   /** Why it went down on its own (the first reason wins). */
   #down: { readonly reason: string; readonly cause: LostCause } | undefined;
   /** Set (synchronously) by close(): a close after this is expected, not a loss. */
@@ -197,6 +200,7 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
   }
 
   ready(): void {
+    this.#lastActiveAt = Date.now();
     // It went down after open() checked last: the pool hears it now, as any later loss.
     if (this.#down !== undefined) {
       this.#host.lost(this.#lostMessage(this.#down.reason), this.#down.cause);
@@ -249,6 +253,14 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
     };
   }
 
+  activity(): ConnectionActivity {
+    return {
+      inFlight: this.#inFlight,
+      subscriptions: this.#router.subscriptionCount(),
+      lastActiveAt: this.#lastActiveAt,
+    };
+  }
+
   stats(): { readonly tools: number; readonly prompts: number } {
     return { tools: this.#lists.tools.length, prompts: this.#lists.prompts.length };
   }
@@ -272,6 +284,8 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
         )
       : undefined;
     const done = caller ? this.#router.track(caller) : undefined;
+    this.#inFlight += 1;
+    this.#lastActiveAt = Date.now();
     try {
       return await hideCredentials(
         this.#opened,
@@ -287,6 +301,8 @@ export class McpConnection implements PooledConnection<AdmissionTicket> {
       // Progress reaches the caller only while its request is pending.
       if (token !== undefined) this.#progress.end(token);
       done?.();
+      this.#inFlight -= 1;
+      this.#lastActiveAt = Date.now();
     }
   }
 

@@ -23,6 +23,14 @@ export class PoolError extends Error {
   }
 }
 
+/** No live connection serves the key (never opened, gone, or stopped for idling). */
+export class NotLiveError extends PoolError {
+  constructor(key: string) {
+    super(`no live connection for ${key}`);
+    this.name = 'NotLiveError';
+  }
+}
+
 /**
  * An error meant for an MCP peer as it is: its JSON-RPC `code` and a message without prefix.
  * (The SDK's McpError adds "MCP error <code>: " to its message, so a relayed one says it twice;

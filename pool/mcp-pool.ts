@@ -15,7 +15,7 @@
 import { connectionIdOf, MCP_SERVER } from '../api/index.js';
 import { createConnector } from './connector.js';
 import { McpConnection } from './connection.js';
-import { messageOf, PoolError } from './errors.js';
+import { messageOf, NotLiveError } from './errors.js';
 import type { AuthPort } from './auth-port.js';
 import { ProcessRecorder, recordingHooks } from '../proc/index.js';
 import { ConnectionPool } from './pool.js';
@@ -28,6 +28,11 @@ export interface PoolOptions {
   readonly connector?: Connector;
   /** ms an entry with no refs stays open for a re-acquire. Default 30 000. */
   readonly drainDelayMs?: number;
+  /**
+   * The idle stop of every server whose entry sets no `idleStopMs` of its own (pool.ts); 0:
+   * kept while held. Default 0 (the daemon passes its own default).
+   */
+  readonly idleStopMs?: number;
   /**
    * Where server processes are recorded for reapOrphans() (proc/orphans.ts): the daemon's one
    * recorder, shared with the language-server pool. Default: no record.
@@ -89,13 +94,14 @@ export function createPool(options: PoolOptions = {}): Pool {
     refuse,
     make: (ticket, key, host) => new McpConnection(ticket, key, host, deps),
     ...(options.drainDelayMs !== undefined ? { drainDelayMs: options.drainDelayMs } : {}),
+    idleStopMs: (ticket: AdmissionTicket) => idleStopOf(ticket.config, options.idleStopMs ?? 0),
     now: options.now ?? Date.now,
     warn,
   });
 
   function live(key: string): McpConnection {
     const connection = connections.live(key);
-    if (!connection) throw new PoolError(`no live connection for ${key}`);
+    if (!connection) throw new NotLiveError(key);
     return connection;
   }
 
@@ -107,7 +113,7 @@ export function createPool(options: PoolOptions = {}): Pool {
     releaseSession: (sessionId) => connections.releaseSession(sessionId),
     request(key, message, requestOptions) {
       const connection = connections.live(key);
-      if (!connection) return Promise.reject(new PoolError(`no live connection for ${key}`));
+      if (!connection) return Promise.reject(new NotLiveError(key));
       return connection.request(message, requestOptions);
     },
     attach: (key, agent) => live(key).attach(agent),
@@ -116,7 +122,13 @@ export function createPool(options: PoolOptions = {}): Pool {
   };
 }
 
-function keyOf(ticket: AdmissionTicket): string {
+/** A server's idle stop: its entry's own, else the pool's default (0: kept while held). */
+export function idleStopOf(config: { readonly idleStopMs?: number }, fallback: number): number {
+  return config.idleStopMs ?? fallback;
+}
+
+/** The pool key of a ticket (the reconciler names an idle server's entry by it too). */
+export function keyOf(ticket: AdmissionTicket): string {
   return ticket.config.shared === false
     ? `${ticket.connectionId}@${ticket.sessionId}`
     : ticket.connectionId;

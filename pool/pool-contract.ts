@@ -5,8 +5,21 @@
  */
 export type EntryState = 'connecting' | 'ready' | 'draining' | 'failed' | 'closed';
 
-/** `unauthorized`: the server's OAuth grant is gone (logout, revoked): wait for a login. */
-export type LostCause = 'failed' | 'unauthorized';
+/**
+ * `unauthorized`: the server's OAuth grant is gone (logout, revoked): wait for a login.
+ * `idle`: the pool stopped it after its idle time without requests (not a failure).
+ */
+export type LostCause = 'failed' | 'unauthorized' | 'idle';
+
+/** What a connection is doing, for the pool's idle stop. */
+export interface ConnectionActivity {
+  /** Agents' requests sent and not yet answered. */
+  readonly inFlight: number;
+  /** Resource subscriptions the server holds for agents. */
+  readonly subscriptions: number;
+  /** When the last request was sent or answered (ms since the epoch). */
+  readonly lastActiveAt: number;
+}
 
 /**
  * Why a session lets go of a connection. The caller must say, because the two end differently
@@ -74,6 +87,8 @@ export interface PooledConnection<T extends PoolTicket = PoolTicket> {
   close(): Promise<void>;
   /** A holder's view of it, handed to acquirers once it is ready. */
   lease(startedAt: Date): unknown;
+  /** What it is doing; absent: the pool never stops it for idling. */
+  activity?(): ConnectionActivity;
   /**
    * What the connection adds to its entry's stats, never one of the entry's own fields: a
    * connection's `state` once hid that its entry was draining.
@@ -98,6 +113,8 @@ export interface ConnectionStats {
   readonly startedAt: Date | undefined;
   /** While draining: when it closes unless a session acquires it again. */
   readonly drainEndsAt: Date | undefined;
+  /** While ready and held: its idle time (absent: it is kept while held). */
+  readonly idleStopMs?: number;
 }
 
 export interface ConnectionPoolOptions<
@@ -113,6 +130,12 @@ export interface ConnectionPoolOptions<
   readonly make: (ticket: T, key: string, host: ConnectionHost<H>) => C;
   /** ms an entry with no refs stays open for a re-acquire. Default 30 000. */
   readonly drainDelayMs?: number;
+  /**
+   * The idle time a holder's ticket asks for: after that long without requests, requests in
+   * flight or subscriptions, a held connection is stopped (`onLost` with cause `idle`). 0 or
+   * absent: kept while held. Of several holders the longest wins, and 0 over any.
+   */
+  readonly idleStopMs?: (ticket: T) => number;
   /** The clock for `createdAt`, `startedAt`, `drainEndsAt` (ms since the epoch). */
   readonly now: () => number;
   /** Problems that fail nothing (callbacks that throw). */

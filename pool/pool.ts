@@ -25,6 +25,10 @@
  *   throw are reported through `warn`, never break the pool.
  * - `close()` closes every connection, including draining and still-opening ones, and resolves
  *   when all are gone. Holders are not told (shutting down is not a loss).
+ * - Idle stop (`idleStopMs`): a ready, held connection with no request in flight, no
+ *   subscription and none sent or answered for its idle time is removed and closed, and every
+ *   holder hears `onLost(reason, 'idle')` once. The check and the removal are one step, so a
+ *   request either reaches the connection before (and keeps it) or finds no live key after.
  */
 import { callSafely, PoolError } from './errors.js';
 
@@ -62,6 +66,9 @@ class Entry<H extends PoolHolder, C extends PooledConnection> implements Connect
   startedAt: Date | undefined;
   drainTimer: NodeJS.Timeout | undefined;
   drainEndsAt: Date | undefined;
+  /** The idle time each holder's ticket asks for (see ConnectionPoolOptions.idleStopMs). */
+  readonly idleAsked = new Map<string, number>();
+  idleTimer: NodeJS.Timeout | undefined;
   closed: Promise<void> | undefined;
   readonly connection: C;
 
@@ -84,6 +91,12 @@ class Entry<H extends PoolHolder, C extends PooledConnection> implements Connect
     return [...this.refs.values()];
   }
 
+  /** The idle time of the connection now: 0 (kept while held) when any holder asks so. */
+  idleMs(): number {
+    const asked = [...this.idleAsked.values()];
+    return asked.length === 0 || asked.includes(0) ? 0 : Math.max(...asked);
+  }
+
   lost(reason: string, cause: LostCause): void {
     this.onLost(this, reason, cause);
   }
@@ -98,6 +111,7 @@ export class ConnectionPool<
   readonly #refuse: ((ticket: T) => string | undefined) | undefined;
   readonly #make: (ticket: T, key: string, host: ConnectionHost<H>) => C;
   readonly #drainDelayMs: number;
+  readonly #idleStopMs: ((ticket: T) => number) | undefined;
   readonly #now: () => number;
   readonly #warn: (message: string) => void;
   readonly #entries = new Map<string, Entry<H, C>>();
@@ -110,6 +124,7 @@ export class ConnectionPool<
     this.#refuse = options.refuse;
     this.#make = options.make;
     this.#drainDelayMs = options.drainDelayMs ?? DEFAULT_DRAIN_DELAY_MS;
+    this.#idleStopMs = options.idleStopMs;
     this.#now = options.now;
     this.#warn = options.warn;
   }
@@ -146,9 +161,14 @@ export class ConnectionPool<
     // A session holds a key once; a second acquire by it only refreshes its callbacks.
     e.refs.set(holder.sessionId, holder);
     e.connection.hold?.(holder.sessionId, ticket);
+    if (this.#idleStopMs) {
+      e.idleAsked.set(holder.sessionId, Math.max(0, this.#idleStopMs(ticket)));
+      if (e.state === 'ready') this.#armIdle(e);
+    }
     if (e.state === 'draining') {
       this.#cancelDrain(e);
       e.state = 'ready';
+      this.#armIdle(e);
     }
     if (e.state === 'ready')
       return Promise.resolve(
@@ -190,6 +210,7 @@ export class ConnectionPool<
   #letGo(entry: Entry<H, C>, sessionId: string, reason: ReleaseReason): void {
     if (this.#entries.get(entry.key) !== entry) return;
     const held = entry.refs.delete(sessionId);
+    entry.idleAsked.delete(sessionId);
     if (held) entry.connection.unhold?.(sessionId);
     const mine = entry.waiters.filter((w) => w.sessionId === sessionId);
     if (mine.length > 0) {
@@ -201,7 +222,11 @@ export class ConnectionPool<
     }
     // Only a session that held it may end it; another session's ref keeps it either way.
     if (!held && mine.length === 0) return;
-    if (entry.refs.size > 0 || entry.waiters.length > 0) return;
+    if (entry.refs.size > 0 || entry.waiters.length > 0) {
+      // What the holders left ask for may be another idle time.
+      if (entry.state === 'ready') this.#armIdle(entry);
+      return;
+    }
     if (reason === 'config') this.#closeUnwanted(entry);
     else this.#maybeDrain(entry);
   }
@@ -232,6 +257,7 @@ export class ConnectionPool<
       createdAt: e.createdAt,
       startedAt: e.startedAt,
       drainEndsAt: e.drainEndsAt,
+      ...(e.state === 'ready' && e.idleMs() > 0 ? { idleStopMs: e.idleMs() } : {}),
       ...(e.connection.stats() as ReturnType<C['stats']>),
     }));
   }
@@ -277,6 +303,43 @@ export class ConnectionPool<
     for (const w of waiters) w.resolve(lease);
     entry.connection.ready?.();
     this.#maybeDrain(entry);
+    this.#armIdle(entry);
+  }
+
+  /** Checks the entry for idling after its idle time (again while it is busy). */
+  #armIdle(entry: Entry<H, C>, afterMs?: number): void {
+    if (entry.idleTimer !== undefined) clearTimeout(entry.idleTimer);
+    entry.idleTimer = undefined;
+    const idleMs = entry.idleMs();
+    if (idleMs <= 0 || !entry.connection.activity || entry.state !== 'ready') return;
+    entry.idleTimer = setTimeout(() => {
+      entry.idleTimer = undefined;
+      this.#checkIdle(entry);
+    }, afterMs ?? idleMs);
+    // An idle check must not keep the daemon alive.
+    entry.idleTimer.unref();
+  }
+
+  #checkIdle(entry: Entry<H, C>): void {
+    const idleMs = entry.idleMs();
+    const activity = entry.connection.activity?.();
+    if (
+      !activity ||
+      idleMs <= 0 ||
+      entry.state !== 'ready' ||
+      this.#entries.get(entry.key) !== entry
+    )
+      return;
+    if (activity.inFlight > 0 || activity.subscriptions > 0) {
+      this.#armIdle(entry);
+      return;
+    }
+    const quiet = this.#now() - activity.lastActiveAt;
+    if (quiet < idleMs) {
+      this.#armIdle(entry, idleMs - quiet);
+      return;
+    }
+    this.#lost(entry, `stopped after ${Math.round(quiet / 1000)} s without requests`, 'idle');
   }
 
   /** The connection went away on its own. */
@@ -308,6 +371,10 @@ export class ConnectionPool<
   }
 
   #cancelDrain(entry: Entry<H, C>): void {
+    if (entry.idleTimer !== undefined) {
+      clearTimeout(entry.idleTimer);
+      entry.idleTimer = undefined;
+    }
     entry.drainEndsAt = undefined;
     if (entry.drainTimer !== undefined) {
       clearTimeout(entry.drainTimer);
@@ -338,6 +405,8 @@ export class ConnectionPool<
       return;
     }
     entry.state = 'draining';
+    if (entry.idleTimer !== undefined) clearTimeout(entry.idleTimer);
+    entry.idleTimer = undefined;
     entry.drainEndsAt = new Date(this.#now() + this.#drainDelayMs);
     entry.drainTimer = setTimeout(() => {
       entry.drainTimer = undefined;

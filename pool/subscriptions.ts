@@ -46,6 +46,13 @@ export class Subscriptions {
     this.#warn = warn;
   }
 
+  /** How many uris some agent is subscribed to (what keeps a server from idling). */
+  get size(): number {
+    let n = 0;
+    for (const u of this.#uris.values()) if (u.holders.size > 0) n += 1;
+    return n;
+  }
+
   /** The agents subscribed to `uri`; undefined when none is. */
   subscribersOf(uri: string): ReadonlySet<Subscriber> | undefined {
     return this.#uris.get(uri)?.holders;

@@ -4,6 +4,7 @@ export type EventType = 'Normal' | 'Warning';
 
 export type EventReason =
   | 'Connected'
+  | 'Stopped'
   | 'Disconnected'
   | 'Restarted'
   | 'ConnectFailed'

@@ -2,8 +2,9 @@
  * The tool/prompt registry of one session: what each Ready server offers now, already
  * filtered. Replacing an entry is one step, so a rolling update swaps tools with no gap.
  *
- * Guarantees: `set` and `delete` notify listeners only when the visible content changed;
- * listeners get the server name; readers always see a consistent per-server entry.
+ * Guarantees: `set` and `delete` notify listeners only when the visible content changed or
+ * what serves it (an idle server started, a live one stopped); listeners get the server name
+ * and whether what agents see changed; readers always see a consistent per-server entry.
  */
 import type { Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { jsonEqual } from '../api/index.js';
@@ -20,9 +21,15 @@ export interface RegistryEntry {
   readonly instructions?: string;
   /** What the pins held back or escaped of the listing (absent: no pinning). */
   readonly pins?: PinReview;
+  /**
+   * Served from the server's catalog while no process runs (issue #34): a request needs it
+   * started first (Session.request); nothing is attached to it.
+   */
+  readonly idle?: true;
 }
 
-export type RegistryListener = (serverName: string) => void;
+/** `visible`: what agents see (tools, prompts, the lease) changed, not only whether it runs. */
+export type RegistryListener = (serverName: string, visible: boolean) => void;
 
 export class Registry {
   readonly #entries = new Map<string, RegistryEntry>();
@@ -39,11 +46,12 @@ export class Registry {
   set(name: string, entry: RegistryEntry): void {
     const before = this.#entries.get(name);
     this.#entries.set(name, entry);
-    if (!before || !sameVisible(before, entry)) this.#emit(name);
+    if (!before || !sameVisible(before, entry)) this.#emit(name, true);
+    else if (before.idle !== entry.idle) this.#emit(name, false);
   }
 
   delete(name: string): void {
-    if (this.#entries.delete(name)) this.#emit(name);
+    if (this.#entries.delete(name)) this.#emit(name, true);
   }
 
   onChange(listener: RegistryListener): () => void {
@@ -51,8 +59,8 @@ export class Registry {
     return () => this.#listeners.delete(listener);
   }
 
-  #emit(name: string): void {
-    for (const l of this.#listeners) l(name);
+  #emit(name: string, visible: boolean): void {
+    for (const l of this.#listeners) l(name, visible);
   }
 }
 

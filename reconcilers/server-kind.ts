@@ -18,6 +18,8 @@ import {
 } from '../api/index.js';
 import type { AcquireOptions, Holder, Lease, Pool, ReleaseOptions } from '../pool/types.js';
 import type { AdmissionTicket } from '../pool/ticket.js';
+import type { Catalog, CatalogStore } from '../pool/catalog.js';
+import { idleStopOf, keyOf } from '../pool/mcp-pool.js';
 import {
   admit,
   type AdmissibleServer,
@@ -42,6 +44,25 @@ export interface KindPool<T, L> {
 export type ServedCondition = Omit<ConditionInput, 'observedGeneration' | 'reason'> & {
   readonly reason: EventReason;
 };
+
+/** What an idle server is served from (its catalog), as Ready's message says it. */
+export interface IdleServed {
+  /** When its catalog was learned (ISO time). */
+  readonly learnedAt: string;
+  /** What it offers, as Ready's message says it: `3 tools`. */
+  readonly note: string;
+}
+
+/**
+ * Start on demand and stop when idle (issue #34): a server whose catalog is known is served
+ * from it until a request needs it, and the pool stops it after its idle time.
+ */
+export interface IdleServing<S extends KindServer, T> {
+  /** The server's idle time; 0: started at once and kept while held (as before #34). */
+  idleStopMs(config: S['config']): number;
+  /** Serves `name` from what `ticket`'s connectionId listed last; undefined when unknown. */
+  serveIdle(name: string, ticket: T, config: S['config']): Promise<IdleServed | undefined>;
+}
 
 /** A desired server of a kind: what admission reads, and its config. */
 export type KindServer = AdmissibleServer;
@@ -78,6 +99,8 @@ export interface ServerKindAdapter<
   updateStrategy(config: S['config']): 'RollingUpdate' | 'Recreate';
   /** When to stop restarting; absent: never (back off forever). */
   restartPolicy?(server: S): RestartPolicy;
+  /** Absent: every admitted server runs while its session holds it. */
+  readonly idle?: IdleServing<S, T>;
 }
 
 /**
@@ -88,12 +111,38 @@ export function mcpKind(
   pool: Pool,
   registry: Registry,
   pins?: ToolPins,
+  catalogs?: McpCatalogs,
 ): ServerKindAdapter<DesiredServer, AdmissionTicket, Lease> {
   return {
     descriptor: MCP_SERVERS,
     admit,
     pool,
-    publish: (name, lease, config) => registry.set(name, entryOf(name, lease, config, pins)),
+    publish: (name, lease, config) => {
+      catalogs?.store.remember(lease.connectionId, catalogOf(lease));
+      registry.set(name, entryOf(name, lease, config, pins));
+    },
+    ...(catalogs
+      ? {
+          idle: {
+            idleStopMs: (config: McpServerConfig) => idleStopOf(config, catalogs.idleStopMs),
+            async serveIdle(name: string, ticket: AdmissionTicket, config: McpServerConfig) {
+              const key = keyOf(ticket);
+              // A process that runs (or drains) for another session is joined, not listed.
+              if (
+                pool
+                  .stats()
+                  .some((c) => c.key === key && c.state !== 'failed' && c.state !== 'closed')
+              )
+                return undefined;
+              const catalog = await catalogs.store.get(ticket.connectionId);
+              if (!catalog) return undefined;
+              const entry = entryOf(name, listedOf(key, catalog), config, pins, true);
+              registry.set(name, entry);
+              return { learnedAt: catalog.learnedAt, note: `${entry.tools.length} tools` };
+            },
+          },
+        }
+      : {}),
     unpublish: (name) => registry.delete(name),
     ...(pins
       ? {
@@ -110,11 +159,48 @@ export function mcpKind(
   };
 }
 
+/** The catalogs of MCP servers and the default idle time (the daemon's `--idle-stop`). */
+export interface McpCatalogs {
+  readonly store: CatalogStore;
+  readonly idleStopMs: number;
+}
+
+/** What a registry entry is made of: a live lease, or a catalog while the server is idle. */
+type Listed = Pick<
+  Lease,
+  'key' | 'connectionId' | 'tools' | 'prompts' | 'serverCapabilities' | 'instructions'
+>;
+
+function catalogOf(lease: Lease): Parameters<CatalogStore['remember']>[1] {
+  const capabilities = lease.serverCapabilities?.();
+  const serverInfo = lease.serverVersion?.();
+  const instructions = lease.instructions?.();
+  return {
+    tools: lease.tools(),
+    prompts: lease.prompts(),
+    ...(capabilities ? { capabilities } : {}),
+    ...(serverInfo ? { serverInfo } : {}),
+    ...(instructions !== undefined ? { instructions } : {}),
+  };
+}
+
+function listedOf(key: string, catalog: Catalog): Listed {
+  return {
+    key,
+    connectionId: catalog.connectionId,
+    tools: () => catalog.tools,
+    prompts: () => catalog.prompts,
+    serverCapabilities: () => catalog.capabilities,
+    instructions: () => catalog.instructions,
+  };
+}
+
 function entryOf(
   name: string,
-  lease: Lease,
+  lease: Listed,
   config: McpServerConfig,
   pins: ToolPins | undefined,
+  idle?: true,
 ): RegistryEntry {
   const keep = toolFilterOf(config);
   // The filter first: a tool the config leaves out is neither pinned nor held.
@@ -128,5 +214,6 @@ function entryOf(
     ...(review ? { pins: review } : {}),
     capabilities: lease.serverCapabilities?.(),
     instructions: lease.instructions?.(),
+    ...(idle ? { idle } : {}),
   };
 }

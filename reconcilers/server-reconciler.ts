@@ -32,6 +32,13 @@
  *   Warning event `MessageTooLarge` per message, saying what it was; the connection stays Ready.
  * - A kind with a restart policy (language servers) is given up past it and not tried again
  *   until its entry is edited or `retryGivenUp()` (a reload) says so.
+ * - Start on demand, stop when idle (a kind with `idle`, a server with an idle time): an
+ *   admitted server whose catalog is known is served from it (Ready, reason `Idle`) and runs
+ *   nothing until `demand(name)`; the pass that sees a demand connects with the same ticket as
+ *   any other (admission unchanged: a refused server is never started, on demand or not) and
+ *   settles the demand when it ends. The pool stopping it for idling (`idle` cause) is not a
+ *   failure: no backoff, no restart counted; the catalog serves again. A server with a failure
+ *   in its history, or never seen, connects as before.
  */
 import type { DesiredServer, Gating, ReadyReason } from '../api/index.js';
 import type { Lease, LostCause, ReleaseReason } from '../pool/types.js';
@@ -42,6 +49,7 @@ import type { Reconciler, Result } from './reconcile.js';
 import { ServerRecord, type LiveConnection, type ServedLease } from './server-record.js';
 import type { KindServer, ServerKindAdapter } from './server-kind.js';
 import { connectFailed, lost, markReady, type StatusDeps } from './server-status.js';
+import { Demands, settle } from './on-demand.js';
 
 /** A pass's connect in progress: the connectionId it waits for, and how to stop the wait. */
 interface Connecting {
@@ -94,6 +102,7 @@ export class ServerReconciler<
   readonly #removed = new Set<string>();
   /** The connect each running pass waits for, by name: what it connects and how to stop it. */
   readonly #connecting = new Map<string, Connecting>();
+  readonly #demands = new Demands();
   #closed = false;
 
   constructor(deps: ServerReconcilerDeps<S, T, L>) {
@@ -119,6 +128,7 @@ export class ServerReconciler<
    */
   close(): void {
     this.#closed = true;
+    this.#demands.close(new Error('the session closed'));
     for (const rec of this.#records.values())
       this.#teardown(rec, 'session closed', 'sessionClosed', false);
   }
@@ -176,11 +186,46 @@ export class ServerReconciler<
   }
 
   /**
+   * A request needs `name` running: resolves once a pass has it serving (at once when it runs
+   * already), rejects when the pass could not (refused, failed: `why` says why).
+   */
+  demand(name: string): Promise<void> {
+    const rec = this.#records.get(name);
+    if (rec?.live && rec.live.lost === undefined && rec.idle === undefined)
+      return Promise.resolve();
+    const waiting = this.#demands.demand(name);
+    this.#deps.enqueue(name);
+    return waiting;
+  }
+
+  /**
    * One pass for `name`, in phases: gone from the config → removed; admit (a refused or
-   * unrunnable server is kept down); take in a lost connection; keep an unchanged one; wait
-   * for a login or the end of a backoff; connect (and swap, on a rolling update).
+   * unrunnable server is kept down); take in a lost connection; keep an unchanged one; serve
+   * an idle one from its catalog; wait for a login or the end of a backoff; connect (and swap,
+   * on a rolling update). The demands made before it began are settled at its end.
    */
   async reconcile(name: string): Promise<Result> {
+    const demands = this.#demands.take(name);
+    let result: Result = {};
+    try {
+      result = await this.#pass(name, demands.length > 0);
+      return result;
+    } finally {
+      if (demands.length > 0) settle(demands, this.#demandFailure(name));
+    }
+  }
+
+  /** Why the demands of a pass that ended now are not met; undefined when `name` serves. */
+  #demandFailure(name: string): Error | undefined {
+    const rec = this.#records.get(name);
+    if (rec?.live && rec.live.lost === undefined && rec.idle === undefined) return undefined;
+    const ready = rec?.condition('Ready');
+    return new Error(
+      `${this.#noun()} ${name} did not start${ready?.message ? `: ${ready.message}` : ''}`,
+    );
+  }
+
+  async #pass(name: string, demanded: boolean): Promise<Result> {
     if (this.#closed) return {};
     const desired = this.#deps.desired();
     const server = Object.hasOwn(desired.servers, name) ? desired.servers[name] : undefined;
@@ -196,6 +241,7 @@ export class ServerReconciler<
     const wanted = ticket.connectionId;
     if (rec.live?.lost !== undefined) this.#handleLost(rec, rec.live, server, now);
     if (this.#keepCurrent(rec, server.config, wanted, now)) return {};
+    if (!demanded && (await this.#serveIdle(rec, server, ticket, now))) return {};
     const wait = this.#waitBeforeConnect(rec, wanted, now);
     if (wait !== undefined) return wait;
     return this.#connect(rec, server, ticket, now);
@@ -404,6 +450,9 @@ export class ServerReconciler<
     } catch (err) {
       // Preempted or closed: not a failure of the server; the next pass (queued) decides.
       if (abort.signal.aborted || this.#closed) return {};
+      // Its catalog was listed while it started: a server that cannot start lists nothing.
+      if (rec.idle !== undefined && !rec.live) this.#unpublish(rec);
+      rec.idle = undefined;
       return connectFailed(
         this.#deps,
         rec,
@@ -443,6 +492,7 @@ export class ServerReconciler<
       connectedAt: d.now(),
     };
     rec.live = next;
+    rec.idle = undefined;
     this.#kind.publish(rec.name, lease, config);
     if (previous) this.#kind.pool.release(previous.lease.key, d.sessionId, { reason: 'config' });
     if (rec.everConnected) rec.restarts += 1;
@@ -500,8 +550,60 @@ export class ServerReconciler<
     now: number,
   ): void {
     rec.live = undefined;
+    if (live.lostCause === 'idle') {
+      // Not a failure: what it listed stays served from its catalog (the next phase).
+      rec.idle = { connectionId: live.connectionId, stoppedAt: now };
+      this.#deps.events.record(
+        'Normal',
+        'Stopped',
+        rec.object,
+        `${live.lost ?? 'stopped after idling'}; its next request starts it again`,
+      );
+      return;
+    }
     this.#unpublish(rec);
     lost(this.#deps, rec, live, now, this.#kind.restartPolicy?.(server));
+  }
+
+  /**
+   * Serves an admitted server from its catalog instead of starting it, when its kind and
+   * config let it idle, nothing failed, and its connectionId listed before. False: connect.
+   */
+  async #serveIdle(
+    rec: ServerRecord<S['config'], L>,
+    server: S,
+    ticket: T,
+    now: number,
+  ): Promise<boolean> {
+    const idle = this.#kind.idle;
+    if (!idle || idle.idleStopMs(server.config) <= 0) return false;
+    if (
+      rec.failures > 0 ||
+      rec.retry ||
+      rec.awaitingLogin !== undefined ||
+      rec.gaveUp !== undefined
+    )
+      return false;
+    if (rec.idle !== undefined && rec.idle.connectionId !== ticket.connectionId)
+      rec.idle = undefined;
+    const served = await idle.serveIdle(rec.name, ticket, server.config);
+    if (!served || this.#closed || this.#records.get(rec.name) !== rec) return false;
+    // An edit back to a config whose catalog is known: the old process goes, nothing starts.
+    if (rec.live)
+      this.#teardown(rec, 'config changed; served from its catalog', 'config', true, false);
+    const since = rec.idle?.stoppedAt;
+    rec.idle = {
+      connectionId: ticket.connectionId,
+      ...(since !== undefined ? { stoppedAt: since } : {}),
+    };
+    const message =
+      since === undefined
+        ? `${served.note} from its catalog of ${served.learnedAt}; not started until a request needs it`
+        : `${served.note} from its catalog; stopped at ${new Date(since).toISOString()} after idling; its next request starts it`;
+    rec.setCondition({ type: 'Ready', status: 'True', reason: 'Idle', message }, now);
+    rec.setCondition({ type: 'UpToDate', status: 'True', reason: 'Current', message: '' }, now);
+    this.#markServed(rec, now);
+    return true;
   }
 
   /** Ready, with what the kind says of it (the number of tools the registry serves for it). */
@@ -511,6 +613,11 @@ export class ServerReconciler<
     now: number,
   ): void {
     markReady(this.#deps, rec, live, this.#kind.readyMessage(rec.name, live.lease), now);
+    this.#markServed(rec, now);
+  }
+
+  /** The condition about what is served (pins), beside Ready; a new False one is a Warning. */
+  #markServed(rec: ServerRecord<S['config'], L>, now: number): void {
     const served = this.#kind.servedCondition?.(rec.name);
     if (!served) return;
     const before = rec.condition(served.type);
@@ -539,10 +646,14 @@ export class ServerReconciler<
     why: string,
     reason: ReleaseReason,
     record = true,
+    unpublish = true,
   ): void {
     const d = this.#deps;
     const live = rec.live;
-    this.#unpublish(rec);
+    if (unpublish) {
+      this.#unpublish(rec);
+      rec.idle = undefined;
+    }
     if (!live) return;
     rec.live = undefined;
     if (live.lost === undefined) this.#kind.pool.release(live.lease.key, d.sessionId, { reason });

@@ -87,6 +87,11 @@ export class ServerRecord<C = McpServerConfig, L extends ServedLease = Lease> {
    * `maxRestarts`): not tried again until the entry is edited or the session reloads.
    */
   gaveUp: string | undefined;
+  /**
+   * Served from its catalog with no process (issue #34): the connectionId, and when the pool
+   * stopped it for idling (absent: not started yet this session).
+   */
+  idle: { readonly connectionId: string; readonly stoppedAt?: number } | undefined;
 
   constructor(
     readonly name: string,

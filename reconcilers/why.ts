@@ -87,7 +87,7 @@ const isPinReason = (r: string): r is 'ToolsChanged' | 'ToolsRejected' | 'PinsUn
 export interface WhyAnswer {
   readonly name: string;
   /** `Available` when the server is Ready; `Unknown` when no such server was ever configured. */
-  readonly reason: UnavailableReason | 'Available' | 'Connecting' | 'Unknown';
+  readonly reason: UnavailableReason | 'Available' | 'Idle' | 'Connecting' | 'Unknown';
   readonly message: string;
   readonly action: string;
 }
@@ -189,6 +189,13 @@ export function why<S extends AdmissibleServer>(
             ? `the held definitions were rejected; ${commandHint(['mcpctl', 'approve', name, '--tools'])} accepts them after all`
             : 'repair or remove the pins file the message names',
     };
+  if (ready?.status === 'True' && ready.reason === 'Idle')
+    return {
+      name,
+      reason: 'Idle',
+      message: `${noun} ${name} is idle, no process runs: ${ready.message}`,
+      action: `none: a call, a read, a subscription or a completion starts it (its entry's idleStopMs: 0, or the daemon's --idle-stop 0, keeps it running)`,
+    };
   if (ready?.status === 'True') {
     // A decision carried from another work tree of the repository says where it was made.
     const admittedNote = ctx.record?.condition('Admitted')?.message;
@@ -221,6 +228,7 @@ function actionFor<S extends AdmissibleServer>(
     WhyAnswer['reason'],
     | 'Available'
     | 'Connecting'
+    | 'Idle'
     | 'Unknown'
     | 'Removed'
     | 'ConnectFailed'

@@ -10,6 +10,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { SessionEnvSpec } from '../../controller/daemon.js';
+import { humanDuration, parseDuration } from '../output/age.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import type { GlobalOptions } from '../command-env.js';
 import { readStarterEnv, StarterEnvError } from '../serve/daemon-env.js';
@@ -20,6 +21,13 @@ import { TokenFileError, ensureToken, tokenPath } from '../http/token.js';
 import type { HttpServeOptions } from '../http/serve-http.js';
 import { LOG_FORMATS, resolveLogFormat, type LogFormat } from '../output/log-lines.js';
 
+/**
+ * The command line's idle stop (issue #34): long enough that a server stays warm across an
+ * agent's turn and the pause while its user reads the result (minutes), short enough that the
+ * servers a session stopped using do not run for the rest of the day.
+ */
+export const DEFAULT_IDLE_STOP_MS = 10 * 60_000;
+
 /** The variable that gives `--http` its default (a daemon `mcpctl serve` starts has it too). */
 export const HTTP_ENV = 'MCPCTL_HTTP';
 
@@ -28,6 +36,7 @@ interface DaemonFlags extends LspFlags {
   mcpConfig?: string;
   debounceMs: number;
   drainDelayMs?: number;
+  idleStop: number;
   envFromStdin?: boolean;
   http?: string;
   httpAllowRemote?: boolean;
@@ -39,6 +48,14 @@ export function nonNegativeInt(text: string): number {
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n))
     throw new InvalidArgumentError('expected a whole number of milliseconds');
   return n;
+}
+
+/** `--idle-stop`: a duration (`10m`, `90s`, `0`), at most a day. */
+function idleStop(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms > 86_400_000)
+    throw new InvalidArgumentError('expected a duration like 10m, 90s or 0 (at most 24h)');
+  return ms;
 }
 
 /** `a,b` → ['a','b']; repeated flags add up; empty names are dropped. */
@@ -115,6 +132,14 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
         'keep a connection nobody uses this long for a re-acquire',
       ).argParser(nonNegativeInt),
     )
+    .addOption(
+      new Option(
+        '--idle-stop <duration>',
+        'stop an MCP server after this long without requests; its next request starts it again (0: keep it while an agent holds it; a server entry may set its own idleStopMs)',
+      )
+        .argParser(idleStop)
+        .default(DEFAULT_IDLE_STOP_MS, humanDuration(DEFAULT_IDLE_STOP_MS)),
+    )
     .option(
       '--http <[host:]port>',
       `also serve MCP Streamable HTTP at http://HOST:PORT/mcp (host 127.0.0.1 unless given; port 0 picks a free one; default $${HTTP_ENV})`,
@@ -174,6 +199,7 @@ export function registerDaemon(program: Command, onExit: (code: number) => void)
         ...lspSessionOptions(o),
         debounceMs: o.debounceMs,
         ...(o.drainDelayMs === undefined ? {} : { drainDelayMs: o.drainDelayMs }),
+        idleStopMs: o.idleStop,
         ...(defaultSessionEnv ? { defaultSessionEnv } : {}),
         serverEnv,
         ...(http ? { http } : {}),

@@ -4,7 +4,8 @@
  * until when.
  *
  * Guarantees: one item per pool entry that is connecting, ready or draining (entries that
- * failed or closed are gone), of both pools (MCP servers and language servers, `spec.kind`), sorted by server name then key; no config values are included,
+ * failed or closed are gone), and one `Idle` item per server key that sessions list from its
+ * catalog while no process runs (its sessions are those listing it), of both pools (MCP servers and language servers, `spec.kind`), sorted by server name then key; no config values are included,
  * so nothing secret can show.
  */
 import { z } from 'zod';
@@ -60,6 +61,49 @@ export function toConnectionObject(
   };
 }
 
+/** The servers sessions list from a catalog with no process, by key (`live`: keys that run). */
+function idleConnections(ctx: MethodContext, live: ReadonlySet<string>): ConnectionObject[] {
+  const idle = new Map<
+    string,
+    { server: string; connectionId: string; sessions: Set<string>; tools: number; prompts: number }
+  >();
+  for (const { session } of ctx.daemon.sessions()) {
+    for (const [server, entry] of session.registry.entries()) {
+      if (!entry.idle || live.has(entry.key)) continue;
+      let item = idle.get(entry.key);
+      if (!item) {
+        item = {
+          server,
+          connectionId: entry.connectionId,
+          sessions: new Set(),
+          tools: entry.tools.length,
+          prompts: entry.prompts.length,
+        };
+        idle.set(entry.key, item);
+      }
+      item.sessions.add(session.id);
+    }
+  }
+  return [...idle].map(([key, item]) => {
+    const learnedAt = ctx.daemon.catalogs?.peek(item.connectionId)?.learnedAt;
+    return {
+      apiVersion: API_VERSION,
+      kind: 'Connection',
+      metadata: { name: key, creationTimestamp: learnedAt ?? new Date().toISOString() },
+      spec: { kind: MCP_SERVER, server: item.server, connectionId: item.connectionId },
+      status: {
+        state: 'Idle',
+        pid: null,
+        sessions: [...item.sessions].sort(),
+        readyTime: null,
+        ...(learnedAt ? { catalogTime: learnedAt } : {}),
+        tools: item.tools,
+        prompts: item.prompts,
+      },
+    };
+  });
+}
+
 export function connectionMethods(ctx: MethodContext): MethodTable {
   return {
     'connections.list': method(
@@ -75,6 +119,7 @@ export function connectionMethods(ctx: MethodContext): MethodTable {
           const state = STATES[e.state];
           if (state) items.push(toConnectionObject(e, state, LANGUAGE_SERVER));
         }
+        items.push(...idleConnections(ctx, new Set(items.map((i) => i.metadata.name))));
         items.sort(
           (a, b) =>
             a.spec.server.localeCompare(b.spec.server) ||

@@ -49,6 +49,10 @@ export function serverReason(server: McpServer | LanguageServer): string {
   return ready?.reason ?? 'Pending';
 }
 
+function idleOr(ready: { status?: string; reason?: string } | undefined): string | undefined {
+  return ready?.status === 'True' && ready.reason === 'Idle' ? 'Idle' : ready?.status;
+}
+
 function statusCell(style: Style, status: string | undefined): CellInput {
   const text = status ?? 'Unknown';
   return { text, paint: statusColour(style, text) };
@@ -89,7 +93,8 @@ function serverKindPrinter<T extends McpServer | LanguageServer>(kind: {
         s.metadata.name,
         s.metadata.annotations?.[ANNOTATION_SCOPE] ?? '',
         statusCell(style, findCondition(c, 'Admitted')?.status),
-        statusCell(style, findCondition(c, 'Ready')?.status),
+        // An idle server serves its catalog with no process: said apart from a running one.
+        statusCell(style, idleOr(findCondition(c, 'Ready'))),
         kind.what.cell(s),
         ageOf(s.metadata.creationTimestamp, now),
         serverReason(s),

@@ -74,6 +74,11 @@ export function stateFileOf(socketPath: string): string {
   return `${socketPath}.children.json`;
 }
 
+/** The servers' catalogs (issue #34), a folder beside the socket: private like it. */
+export function catalogDirOf(socketPath: string): string {
+  return `${socketPath}.catalogs`;
+}
+
 export const DAEMON_LOG_NAME = 'mcpctl-daemon.log';
 
 /** The log of a daemon started by mcpctl (serve, restart), beside its socket. */
