@@ -103,4 +103,27 @@ describe('the goals object', () => {
     );
     assert.deepEqual(benchGoals({ lspDiagnostics: { failed: 'no server' } }).goals, {});
   });
+
+  it('the lazy figure: warm listing against starting them all, with no process; a first call against a raw spawn', () => {
+    const lazy = (warmProcesses: number, firstCallRatio: number) => ({
+      lazy: {
+        servers: 30,
+        listWarmMs: 190,
+        listColdMs: 7900,
+        listSpeedup: 41.6,
+        warmProcesses,
+        firstCallMs: 400 * firstCallRatio,
+        rawCallMs: 400,
+        firstCallRatio,
+        goal: { listSpeedup: 20, firstCallRatio: 1.1, met: true },
+      },
+    });
+    const good = benchGoals(lazy(0, 0.9));
+    assert.equal(good.goals['lazy.list']?.met, true);
+    assert.equal(good.goals['lazy.list']?.floor, 7900);
+    assert.equal(good.goals['lazy.firstCall']?.met, true);
+    const started = benchGoals(lazy(3, 1.2));
+    assert.equal(started.goals['lazy.list']?.met, false, 'a process while listing misses it');
+    assert.equal(started.goals['lazy.firstCall']?.met, false);
+  });
 });

@@ -20,6 +20,7 @@ import type { ReloadFigure } from './reload.js';
 import type { RestartFigure } from './restart/figure.js';
 import type { ScaleRow } from './scale.js';
 import type { ServeRssFigure } from './serve-rss.js';
+import type { LazyFigure } from './lazy.js';
 import { isFailed } from './sections.js';
 
 export interface BenchGoal {
@@ -50,6 +51,7 @@ export interface MeasuredFigures {
   readonly lsp?: LspFigure;
   readonly lspDiagnostics?: LspDiagnosticsFigure;
   readonly serve?: ServeRssFigure;
+  readonly lazy?: LazyFigure;
 }
 
 /** `value` when it was measured: present and not `{ failed }`. */
@@ -173,6 +175,23 @@ export function benchGoals(f: Readonly<Record<string, unknown>>): BenchGoals {
       ratio: Math.round((serve.serveMb / serve.floorMb) * 100) / 100,
       met: serve.goal.met,
     };
+  const lazy = measured(figures.lazy);
+  if (lazy) {
+    goals['lazy.list'] = {
+      goal: `a new agent lists ${lazy.servers} servers' tools from warm catalogs ≥ ${lazy.goal.listSpeedup}× faster than starting them all, with 0 processes`,
+      figure: lazy.listWarmMs,
+      floor: lazy.listColdMs,
+      ratio: lazy.listSpeedup,
+      met: lazy.listSpeedup >= lazy.goal.listSpeedup && lazy.warmProcesses === 0,
+    };
+    goals['lazy.firstCall'] = {
+      goal: `a first call to an idle server ≤ ${lazy.goal.firstCallRatio}× a raw spawn, handshake and call`,
+      figure: lazy.firstCallMs,
+      floor: lazy.rawCallMs,
+      ratio: lazy.firstCallRatio,
+      met: lazy.firstCallRatio <= lazy.goal.firstCallRatio,
+    };
+  }
   return { met: Object.values(goals).every((g) => g.met), goals };
 }
 

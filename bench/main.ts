@@ -35,6 +35,7 @@ import { gapLines, poolLines, reloadLines, scaleLines, tableHead, writeResults }
 import { isScaleResult, scaleFigure } from './scale-figure.js';
 import { failedLine, failureMessage, runSections, type BenchSection } from './sections.js';
 import { serveRssFigure, serveRssLines } from './serve-rss.js';
+import { lazyFigure, lazyLines } from './lazy.js';
 
 /** The repository's bench/results.json, whether we run from dist/ or another build folder. */
 const DEFAULT_OUT = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
@@ -46,7 +47,7 @@ function log(line: string): void {
 /** The ten figures in order; each fills its keys of results.json and prints its lines. */
 const SECTIONS: readonly BenchSection[] = [
   {
-    title: '1/10 reload latency (stdio fixture, real watcher and debounce)',
+    title: '1/11 reload latency (stdio fixture, real watcher and debounce)',
     keys: ['reload'],
     async run(say) {
       const r = await reloadFigure();
@@ -55,7 +56,7 @@ const SECTIONS: readonly BenchSection[] = [
     },
   },
   {
-    title: '2/10 scale (in-memory servers, one child process per N)',
+    title: '2/11 scale (in-memory servers, one child process per N)',
     keys: ['scale'],
     async run(say) {
       const scale = await scaleFigure((r) =>
@@ -73,7 +74,7 @@ const SECTIONS: readonly BenchSection[] = [
     },
   },
   {
-    title: '3-4/10 tool gaps (20 servers × 50 edits: RollingUpdate, Recreate, restart-all)',
+    title: '3-4/11 tool gaps (20 servers × 50 edits: RollingUpdate, Recreate, restart-all)',
     keys: ['gapUnchanged', 'gapChanged'],
     async run() {
       const gap = await gapFigures();
@@ -81,7 +82,7 @@ const SECTIONS: readonly BenchSection[] = [
     },
   },
   {
-    title: '5/10 pool sharing (10 sessions × 5 stdio servers, pooled and a pool per session)',
+    title: '5/11 pool sharing (10 sessions × 5 stdio servers, pooled and a pool per session)',
     keys: ['pool'],
     async run() {
       const pool = await poolFigure();
@@ -89,7 +90,7 @@ const SECTIONS: readonly BenchSection[] = [
     },
   },
   {
-    title: '6/10 proxy (echo calls direct, through mcpctl serve, through mcp-hub)',
+    title: '6/11 proxy (echo calls direct, through mcpctl serve, through mcp-hub)',
     keys: ['proxy'],
     async run(say) {
       const proxy = await proxyFigure(say);
@@ -97,7 +98,7 @@ const SECTIONS: readonly BenchSection[] = [
     },
   },
   {
-    title: '7/10 http (20 agent sessions through serve and over HTTP: processes, echo calls)',
+    title: '7/11 http (20 agent sessions through serve and over HTTP: processes, echo calls)',
     keys: ['http'],
     async run(say) {
       const http = await httpFigure(say);
@@ -105,7 +106,7 @@ const SECTIONS: readonly BenchSection[] = [
     },
   },
   {
-    title: '8/10 restart (the daemon SIGKILLed under an agent with 10 servers)',
+    title: '8/11 restart (the daemon SIGKILLed under an agent with 10 servers)',
     keys: ['restart'],
     async run(say) {
       const restart = await restartFigure(say);
@@ -117,7 +118,7 @@ const SECTIONS: readonly BenchSection[] = [
   },
   {
     title:
-      '9/10 lsp (a TypeScript project of 300 files: cold vs warm, per request, 5 agents, edits, diagnostics)',
+      '9/11 lsp (a TypeScript project of 300 files: cold vs warm, per request, 5 agents, edits, diagnostics)',
     keys: ['lsp', 'lspDiagnostics'],
     async run(say) {
       const lsp = await lspFigure(say);
@@ -142,11 +143,20 @@ const SECTIONS: readonly BenchSection[] = [
     },
   },
   {
-    title: '10/10 serve (an idle mcpctl serve: RSS, beside its modules and a bare node)',
+    title: '10/11 serve (an idle mcpctl serve: RSS, beside its modules and a bare node)',
     keys: ['serve'],
     async run(say) {
       const serve = await serveRssFigure(say);
       return { figures: { serve }, lines: serveRssLines(serve) };
+    },
+  },
+  {
+    title:
+      '11/11 lazy (30 servers: a new agent lists from warm catalogs; a first call to an idle one)',
+    keys: ['lazy'],
+    async run(say) {
+      const lazy = await lazyFigure(say);
+      return { figures: { lazy }, lines: lazyLines(lazy) };
     },
   },
 ];

@@ -381,7 +381,8 @@ export class TestEnv {
   }
 
   /**
-   * Starts `mcpctl daemon` (workspace, debounce 50 ms and drain 0 unless `args` say otherwise)
+   * Starts `mcpctl daemon` (workspace, debounce 50 ms, drain 0 and idle stop 0 unless `args`
+   * say otherwise)
    * with `opts.env` over the test environment, and resolves once it answers on its socket.
    */
   async startDaemon(
@@ -396,6 +397,9 @@ export class TestEnv {
       '50',
       '--drain-delay-ms',
       '0',
+      // The tests written before issue #34 start every server at once, as mcpctl then did;
+      // e2e/zero-start (and any test that passes --idle-stop) tests the on-demand default.
+      ...(args.includes('--idle-stop') ? [] : ['--idle-stop', '0']),
       ...args,
     ];
     const daemon = this.spawnDaemon(all, opts);

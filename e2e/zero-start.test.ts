@@ -164,6 +164,9 @@ describe('zero-start views: start on demand, stop when idle (e2e)', () => {
       await env.startDaemon(IDLE);
       const agent = await env.serveClient();
       await untilTools(agent.client, 'three tools', (n) => n.length === 3);
+      // As an agent does: it lists the resources, then subscribes to one.
+      const resources = await agent.client.listResources();
+      assert.ok(resources.resources.some((r) => r.uri === 'fixture://r'));
       await agent.client.subscribeResource({ uri: 'fixture://r' });
       const call = agent.client.callTool(
         { name: 'busy__sleep', arguments: { ms: 4000 } },
@@ -221,4 +224,33 @@ describe('zero-start views: start on demand, stop when idle (e2e)', () => {
     assert.match(next.stderr(), /catalog was not used: others may read or write it/);
     await agent2.close();
   });
+
+  it(
+    'a gated server is never started on demand once its approval is gone; calls racing the idle stop are all served',
+    T,
+    async () => {
+      env.write(env.mcpJsonPath, { mcpServers: { proj: env.fixture('proj') } });
+      env.write(env.userSettingsPath, { mcpServers: { s1: env.fixture('s1') } });
+      await env.startDaemon(['--idle-stop', '60ms']);
+      assert.equal((await env.cli(['approve', 'proj'])).code, 0);
+      const agent = await env.serveClient();
+      await untilTools(agent.client, 'both listed', (n) => n.length === 2);
+      // Calls whose gaps straddle the idle time: each one either finds it running or starts it.
+      for (let i = 0; i < 25; i++) {
+        const answer = await agent.client.callTool({ name: 's1__echo', arguments: { i } });
+        assert.notEqual(answer.isError, true, `call ${i} served`);
+        await new Promise((resolve) => setTimeout(resolve, (i * 7) % 90));
+      }
+      await env.untilServers((m) => idle(m.get('proj')), 'proj Idle');
+      await until('proj to end', () => processesOf('proj').length === 0, { timeoutMs: 10_000 });
+      const pid = readFileSync(env.pidFile('proj'), 'utf8');
+      assert.equal((await env.cli(['reject', 'proj'])).code, 0);
+      await untilTools(agent.client, 'proj gone', (n) => n.length === 1);
+      const refused = await agent.client.callTool({ name: 'proj__echo', arguments: {} });
+      assert.equal(refused.isError, true, 'a call to the rejected server is refused');
+      assert.equal(readFileSync(env.pidFile('proj'), 'utf8'), pid, 'it never started again');
+      assert.deepEqual(processesOf('proj'), []);
+      await agent.close();
+    },
+  );
 });

@@ -27,8 +27,9 @@
  *   when all are gone. Holders are not told (shutting down is not a loss).
  * - Idle stop (`idleStopMs`): a ready, held connection with no request in flight, no
  *   subscription and none sent or answered for its idle time is removed and closed, and every
- *   holder hears `onLost(reason, 'idle')` once. The check and the removal are one step, so a
- *   request either reaches the connection before (and keeps it) or finds no live key after.
+ *   holder hears `onLost(reason, 'idle')` once, in that same step (before the close ends: it is
+ *   no failure to report a stderr tail of). So a request either reaches the connection before
+ *   (and keeps it) or finds no live key and a holder that already knows why.
  */
 import { callSafely, PoolError } from './errors.js';
 
@@ -349,12 +350,20 @@ export class ConnectionPool<
     this.#remove(entry);
     const holders = entry.holders();
     entry.refs.clear();
-    // Tell holders after the close, so the process group is gone and the stderr tail complete
-    // when they look at it or reconnect.
-    void this.#closeEntry(entry).then(() => {
+    const tell = (): void => {
       for (const h of holders)
         callSafely(this.#warn, `onLost of session ${h.sessionId}`, () => h.onLost(reason, cause));
-    });
+    };
+    // An idle stop is told at once, in the step that removed the key: a request that finds no
+    // live key then finds its holder knowing why, and starts it again.
+    if (cause === 'idle') {
+      tell();
+      void this.#closeEntry(entry);
+      return;
+    }
+    // Tell holders after the close, so the process group is gone and the stderr tail complete
+    // when they look at it or reconnect.
+    void this.#closeEntry(entry).then(tell);
   }
 
   #track<V>(p: Promise<V>): Promise<V> {

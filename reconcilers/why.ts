@@ -189,20 +189,21 @@ export function why<S extends AdmissibleServer>(
             ? `the held definitions were rejected; ${commandHint(['mcpctl', 'approve', name, '--tools'])} accepts them after all`
             : 'repair or remove the pins file the message names',
     };
+  // A decision carried from another work tree of the repository says where it was made.
+  const admittedNote = ctx.record?.condition('Admitted')?.message;
+  const carried = admittedNote ? ` (${admittedNote})` : '';
   if (ready?.status === 'True' && ready.reason === 'Idle')
     return {
       name,
       reason: 'Idle',
-      message: `${noun} ${name} is idle, no process runs: ${ready.message}`,
+      message: `${noun} ${name} is idle, no process runs: ${ready.message}${carried}`,
       action: `none: a call, a read, a subscription or a completion starts it (its entry's idleStopMs: 0, or the daemon's --idle-stop 0, keeps it running)`,
     };
   if (ready?.status === 'True') {
-    // A decision carried from another work tree of the repository says where it was made.
-    const admittedNote = ctx.record?.condition('Admitted')?.message;
     return {
       name,
       reason: 'Available',
-      message: `${noun} ${name} is ready: ${ready.message}${admittedNote ? ` (${admittedNote})` : ''}`,
+      message: `${noun} ${name} is ready: ${ready.message}${carried}`,
       action: 'none',
     };
   }

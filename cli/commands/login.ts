@@ -138,11 +138,14 @@ export function registerLogin(program: Command, io: Io): void {
           }
         }),
       );
-      if (answer.reason !== 'Available')
+      if (answer.reason !== 'Available' && answer.reason !== 'Idle')
         throw new CliError(
           `signed in, but server/${name} is not ready: ${answer.message}; ${answer.action}`,
         );
-      io.out(`server/${name} signed in (Ready)\n`);
+      // An idle server is listed from its catalog; its first request connects with the grant.
+      io.out(
+        `server/${name} signed in (${answer.reason === 'Idle' ? 'Idle: its first request connects' : 'Ready'})\n`,
+      );
     });
 
   program
