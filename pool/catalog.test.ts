@@ -62,6 +62,14 @@ test('an unchanged listing is not written again; a paged list is not kept', T, a
   await s.flushed();
   assert.equal(statSync(file).mtimeMs, before);
   assert.equal(s.answer('a::1', 'resources/list'), undefined);
+  const listed = { resources: [{ uri: 'x://1', name: 'one' }] };
+  s.rememberList('a::1', 'resources/list', listed);
+  await s.flushed();
+  writeFileSync(file, readFileSync(file, 'utf8'), { mode: 0o600 });
+  const kept = statSync(file).mtimeMs;
+  s.rememberList('a::1', 'resources/list', structuredClone(listed));
+  await s.flushed();
+  assert.equal(statSync(file).mtimeMs, kept, 'the same resources answer writes nothing');
   dir.remove();
 });
 

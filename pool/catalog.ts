@@ -136,13 +136,17 @@ export class CatalogStore {
   rememberList(connectionId: string, method: CatalogList, result: Record<string, unknown>): void {
     const before = this.#known.get(connectionId) ?? undefined;
     if (!before || result.nextCursor !== undefined) return;
-    if (method === 'resources/list' && Array.isArray(result.resources))
-      this.#put({ ...before, resources: { resources: result.resources as Resource[] } });
-    if (method === 'resources/templates/list' && Array.isArray(result.resourceTemplates))
-      this.#put({
-        ...before,
-        resourceTemplates: { resourceTemplates: result.resourceTemplates as ResourceTemplate[] },
-      });
+    // Agents list often; the same answer again writes nothing.
+    if (method === 'resources/list' && Array.isArray(result.resources)) {
+      if (!jsonEqual(before.resources?.resources, result.resources))
+        this.#put({ ...before, resources: { resources: result.resources as Resource[] } });
+    } else if (method === 'resources/templates/list' && Array.isArray(result.resourceTemplates)) {
+      if (!jsonEqual(before.resourceTemplates?.resourceTemplates, result.resourceTemplates))
+        this.#put({
+          ...before,
+          resourceTemplates: { resourceTemplates: result.resourceTemplates as ResourceTemplate[] },
+        });
+    }
   }
 
   /** The answer a list gets from the catalog, when it holds one. */

@@ -118,6 +118,7 @@ export function createPool(options: PoolOptions = {}): Pool {
     },
     attach: (key, agent) => live(key).attach(agent),
     stats: () => connections.stats(),
+    has: (key) => connections.has(key),
     close: () => connections.close(),
   };
 }

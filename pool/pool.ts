@@ -241,6 +241,11 @@ export class ConnectionPool<
     }
   }
 
+  /** Whether an entry of `key` is connecting, ready or draining (failed and closed ones go). */
+  has(key: string): boolean {
+    return this.#entries.has(key);
+  }
+
   /** The connection of `key` while the pool serves it (ready or draining). */
   live(key: string): C | undefined {
     const entry = this.#entries.get(key);

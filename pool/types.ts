@@ -214,6 +214,8 @@ export interface Pool {
    */
   attach(key: string, agent: PoolAgent): Attachment;
   stats(): PoolEntryStats[];
+  /** Whether a connection of `key` is connecting, ready or draining (not failed, not closed). */
+  has(key: string): boolean;
   /** Closes every connection (process groups gone) and resolves when all are closed. */
   close(): Promise<void>;
 }

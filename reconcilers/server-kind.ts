@@ -128,12 +128,7 @@ export function mcpKind(
             async serveIdle(name: string, ticket: AdmissionTicket, config: McpServerConfig) {
               const key = keyOf(ticket);
               // A process that runs (or drains) for another session is joined, not listed.
-              if (
-                pool
-                  .stats()
-                  .some((c) => c.key === key && c.state !== 'failed' && c.state !== 'closed')
-              )
-                return undefined;
+              if (pool.has(key)) return undefined;
               const catalog = await catalogs.store.get(ticket.connectionId);
               if (!catalog) return undefined;
               const entry = entryOf(name, listedOf(key, catalog), config, pins, true);

@@ -191,8 +191,7 @@ export class ServerReconciler<
    */
   demand(name: string): Promise<void> {
     const rec = this.#records.get(name);
-    if (rec?.live && rec.live.lost === undefined && rec.idle === undefined)
-      return Promise.resolve();
+    if (serving(rec)) return Promise.resolve();
     const waiting = this.#demands.demand(name);
     this.#deps.enqueue(name);
     return waiting;
@@ -218,7 +217,7 @@ export class ServerReconciler<
   /** Why the demands of a pass that ended now are not met; undefined when `name` serves. */
   #demandFailure(name: string): Error | undefined {
     const rec = this.#records.get(name);
-    if (rec?.live && rec.live.lost === undefined && rec.idle === undefined) return undefined;
+    if (serving(rec)) return undefined;
     const ready = rec?.condition('Ready');
     return new Error(
       `${this.#noun()} ${name} did not start${ready?.message ? `: ${ready.message}` : ''}`,
@@ -659,4 +658,9 @@ export class ServerReconciler<
     if (live.lost === undefined) this.#kind.pool.release(live.lease.key, d.sessionId, { reason });
     if (record) d.events.record('Normal', 'Disconnected', rec.object, `disconnected: ${why}`);
   }
+}
+
+/** Whether a live connection serves the record now (not lost, not idle). */
+function serving(rec: { live?: { lost?: string }; idle?: unknown } | undefined): boolean {
+  return rec?.live !== undefined && rec.live.lost === undefined && rec.idle === undefined;
 }

@@ -41,6 +41,9 @@ export class SpyPool implements Pool {
   stats(): ReturnType<Pool['stats']> {
     return this.inner.stats();
   }
+  has(key: string): boolean {
+    return this.inner.has(key);
+  }
   close(): Promise<void> {
     return this.inner.close();
   }
